@@ -1,0 +1,109 @@
+/*
+ * mnemo/api.h - the table of operations every front end calls.
+ *
+ * Each operation (save, get, list, ...) is a name, a JSON Schema for its
+ * input, a JSON Schema for its output, hints (read-only, destructive,
+ * idempotent) and a handler. The CLI, the MCP server and the HTTP API all
+ * call mn_api_call() with the same JSON, so an operation added to the table
+ * appears everywhere and one test of it covers every front end.
+ *
+ * JSON values are jansson's json_t. Ownership: mn_api_call() borrows args
+ * and stores a new reference in *out that the caller json_decref()s.
+ */
+#ifndef MNEMO_API_H
+#define MNEMO_API_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mnemo/errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** An open memory: the store plus who is calling. One per thread. */
+typedef struct mn_ctx mn_ctx;
+
+typedef struct {
+    unsigned version;
+    const char *db_path;   /* explicit database (--db); NULL: MNEMO_DB, then discovery */
+    const char *start_dir; /* where discovery starts; NULL: the current directory */
+    const char *actor;     /* who calls, for provenance and audit: "cli", "mcp", ... */
+    bool create;           /* create the store when none exists */
+} mn_ctx_options;
+
+#define MN_CTX_OPTIONS_VERSION 1
+#define MN_CTX_OPTIONS_INIT {MN_CTX_OPTIONS_VERSION, NULL, NULL, "cli", true}
+
+/** Where a store lives: the database file and the repository root (NULL outside one). */
+typedef struct {
+    char *db_path;
+    char *root;
+    const char *how; /* "--db", "MNEMO_DB", "repository", "user default" */
+} mn_location;
+
+/**
+ * Find the store as git finds its repository: an explicit path, else
+ * $MNEMO_DB, else the nearest .mnemo/ directory above start_dir, else the
+ * root of the enclosing git repository (<root>/.mnemo/mnemo.db), else the
+ * per-user default ($XDG_DATA_HOME or ~/.local/share)/mnemo/mnemo.db.
+ * Release with mn_location_release().
+ */
+int mn_locate(mn_location *out, const char *explicit_path, const char *start_dir);
+void mn_location_release(mn_location *loc);
+
+/**
+ * Create .mnemo/ at dir (a repository root), add it to .git/info/exclude
+ * when dir is a git work tree, and create the database. *out_db (malloc'd)
+ * is the database path. Succeeds on an existing store.
+ */
+int mn_init_at(char **out_db, const char *dir);
+
+int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts);
+void mn_ctx_free(mn_ctx *ctx);
+/** The database path and repository root (NULL outside a repository); owned by ctx. */
+const char *mn_ctx_db_path(const mn_ctx *ctx);
+const char *mn_ctx_root(const mn_ctx *ctx);
+
+typedef enum {
+    MN_OP_READONLY = 1 << 0,    /* changes nothing */
+    MN_OP_DESTRUCTIVE = 1 << 1, /* may delete or overwrite what was stored */
+    MN_OP_IDEMPOTENT = 1 << 2   /* calling twice with the same input does nothing more */
+} mn_op_flags;
+
+typedef struct mn_op {
+    const char *name;
+    const char *summary;          /* one line, for lists and --help */
+    const char *description;      /* when and how to use it, for --help and MCP */
+    const char *input_schema;     /* JSON Schema text */
+    const char *output_schema;    /* JSON Schema text */
+    unsigned flags;               /* mn_op_flags */
+    const char *cli_positional;   /* input property filled by CLI positional words, or NULL */
+    int (*handler)(mn_ctx *ctx, const json_t *args, json_t **out);
+} mn_op;
+
+/** The operation table, in a stable order. */
+const mn_op *mn_api_ops(size_t *count);
+/** The operation with this name, or NULL. */
+const mn_op *mn_api_find(const char *name);
+/** The parsed input (or output) schema of an op; borrowed, valid for the process. */
+const json_t *mn_api_input_schema(const mn_op *op);
+const json_t *mn_api_output_schema(const mn_op *op);
+
+/**
+ * Validate args against the op's input schema and run it. Returns 0 with
+ * *out set, or an mn_error_code with a one-line message (mn_error_last())
+ * naming the op. MN_EINVAL means the input was wrong (a usage error).
+ */
+int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out);
+
+/** Largest JSON request the front ends accept, in bytes. */
+#define MN_API_MAX_REQUEST (64u << 20)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

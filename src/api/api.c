@@ -1,0 +1,270 @@
+/*
+ * api.c - dispatch of the operation table, and the context operations run in.
+ *
+ * mn_api_call() validates the input against the op's schema, then runs the
+ * handler; a handler therefore sees only well-typed JSON and checks what a
+ * schema cannot say (that an id exists, that a link target is sound).
+ * Schemas are parsed once per process, on first use.
+ */
+#include "common.h"
+#include <pthread.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include "api/api_internal.h"
+#include "util/schema.h"
+
+static pthread_once_t schemas_once = PTHREAD_ONCE_INIT;
+static json_t **input_schemas, **output_schemas;
+
+static void parse_schemas(void)
+{
+    size_t n;
+    const mn_op *ops = mn_api_ops(&n);
+    input_schemas = mn_calloc(n, sizeof(json_t *));
+    output_schemas = mn_calloc(n, sizeof(json_t *));
+    for (size_t i = 0; i < n; i++) {
+        json_error_t err;
+        input_schemas[i] = json_loads(ops[i].input_schema, 0, &err);
+        output_schemas[i] = ops[i].output_schema ? json_loads(ops[i].output_schema, 0, &err) : NULL;
+        if (!input_schemas[i]) {
+            fprintf(stderr, "mnemo: bug: schema of '%s' does not parse: %s\n", ops[i].name,
+                    err.text);
+            abort();
+        }
+    }
+}
+
+const mn_op *mn_api_find(const char *name)
+{
+    size_t n;
+    const mn_op *ops = mn_api_ops(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(ops[i].name, name) == 0)
+            return &ops[i];
+    return NULL;
+}
+
+const json_t *mn_api_input_schema(const mn_op *op)
+{
+    size_t n;
+    const mn_op *ops = mn_api_ops(&n);
+    pthread_once(&schemas_once, parse_schemas);
+    return input_schemas[op - ops];
+}
+
+const json_t *mn_api_output_schema(const mn_op *op)
+{
+    size_t n;
+    const mn_op *ops = mn_api_ops(&n);
+    pthread_once(&schemas_once, parse_schemas);
+    return output_schemas[op - ops];
+}
+
+int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
+{
+    const mn_op *op = mn_api_find(name);
+    json_t *empty = NULL;
+    int rc;
+    *out = NULL;
+    if (!op)
+        return mn_error_set(MN_EINVAL, "unknown operation '%.60s'", name);
+    if (!args)
+        args = empty = json_object();
+    rc = mn_schema_validate(mn_api_input_schema(op), args);
+    if (rc == 0) {
+        mn_error_clear();
+        rc = op->handler(ctx, args, out);
+    }
+    if (rc) {
+        json_decref(*out);
+        *out = NULL;
+        mn_error_prefix("%s", name);
+    }
+    json_decref(empty);
+    return rc;
+}
+
+/* ---- locating and opening the store ---- */
+
+static char *find_upward(const char *start, const char *entry, bool want_dir)
+{
+    char *dir = mn_fs_abspath(start);
+    mn_buf probe = MN_BUF_INIT;
+    for (;;) {
+        mn_buf_clear(&probe);
+        mn_buf_printf(&probe, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", entry);
+        if (want_dir ? mn_fs_is_dir(probe.ptr) : mn_fs_exists(probe.ptr))
+            break;
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) {
+            if (strcmp(dir, "/") == 0) {
+                free(dir);
+                dir = NULL;
+                break;
+            }
+            dir[1] = '\0';
+            continue;
+        }
+        *slash = '\0';
+    }
+    mn_buf_release(&probe);
+    return dir;
+}
+
+int mn_locate(mn_location *out, const char *explicit_path, const char *start_dir)
+{
+    memset(out, 0, sizeof(*out));
+    const char *env = getenv("MNEMO_DB");
+    const char *start = start_dir ? start_dir : ".";
+    char *root;
+    if (explicit_path || (env && *env)) {
+        out->db_path = mn_fs_abspath(explicit_path ? explicit_path : env);
+        out->how = explicit_path ? "--db" : "MNEMO_DB";
+        out->root = find_upward(start, ".git", false);
+        return 0;
+    }
+    if ((root = find_upward(start, ".mnemo", true)) != NULL) {
+        mn_buf p = MN_BUF_INIT;
+        mn_buf_printf(&p, "%s/.mnemo/mnemo.db", strcmp(root, "/") ? root : "");
+        out->db_path = mn_buf_detach(&p);
+        out->root = root;
+        out->how = "repository";
+        return 0;
+    }
+    if ((root = find_upward(start, ".git", false)) != NULL) {
+        mn_buf p = MN_BUF_INIT;
+        mn_buf_printf(&p, "%s/.mnemo/mnemo.db", strcmp(root, "/") ? root : "");
+        out->db_path = mn_buf_detach(&p);
+        out->root = root;
+        out->how = "repository";
+        return 0;
+    }
+    mn_buf p = MN_BUF_INIT;
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg == '/') {
+        mn_buf_printf(&p, "%s/mnemo/mnemo.db", xdg);
+    } else {
+        if (!home || !*home) {
+            struct passwd *pw = getpwuid(getuid());
+            home = pw ? pw->pw_dir : NULL;
+        }
+        if (!home)
+            return mn_error_set(MN_ENOTFOUND,
+                                "no repository here and no home directory: give --db PATH");
+        mn_buf_printf(&p, "%s/.local/share/mnemo/mnemo.db", home);
+    }
+    out->db_path = mn_buf_detach(&p);
+    out->how = "user default";
+    return 0;
+}
+
+void mn_location_release(mn_location *loc)
+{
+    free(loc->db_path);
+    free(loc->root);
+    memset(loc, 0, sizeof(*loc));
+}
+
+/* Create the directory of a database; inside a git work tree, keep it out of git. */
+static int prepare_dir(const char *db_path, const char *root)
+{
+    char *dir = mn_strdup(db_path);
+    char *slash = strrchr(dir, '/');
+    int rc = 0;
+    if (slash && slash != dir) {
+        *slash = '\0';
+        rc = mn_fs_mkdir_p(dir);
+    }
+    if (rc == 0 && root) {
+        mn_buf mnemo_dir = MN_BUF_INIT, git_dir = MN_BUF_INIT;
+        mn_buf_printf(&mnemo_dir, "%s/.mnemo", root);
+        mn_buf_printf(&git_dir, "%s/.git/info", root);
+        if (strcmp(dir, mnemo_dir.ptr) == 0 && mn_fs_is_dir(git_dir.ptr)) {
+            mn_buf_puts(&git_dir, "/exclude");
+            rc = mn_fs_append_line_once(git_dir.ptr, "/.mnemo/");
+        }
+        mn_buf_release(&mnemo_dir);
+        mn_buf_release(&git_dir);
+    }
+    free(dir);
+    return rc;
+}
+
+int mn_init_at(char **out_db, const char *dir)
+{
+    char *root = mn_fs_abspath(dir);
+    mn_buf db = MN_BUF_INIT;
+    mn_store *s = NULL;
+    mn_store_options opts = MN_STORE_OPTIONS_INIT;
+    int rc;
+    mn_buf_printf(&db, "%s/.mnemo/mnemo.db", strcmp(root, "/") ? root : "");
+    if ((rc = prepare_dir(db.ptr, root)) == 0) {
+        opts.root_path = root;
+        rc = mn_store_open(&s, db.ptr, &opts);
+        mn_store_free(s);
+    }
+    free(root);
+    if (rc == 0)
+        *out_db = mn_buf_detach(&db);
+    mn_buf_release(&db);
+    return rc;
+}
+
+int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
+{
+    mn_ctx_options defaults = MN_CTX_OPTIONS_INIT;
+    mn_location loc;
+    mn_store_options so = MN_STORE_OPTIONS_INIT;
+    int rc;
+    *out = NULL;
+    if (!opts)
+        opts = &defaults;
+    if (opts->version != MN_CTX_OPTIONS_VERSION)
+        return mn_error_set(MN_EINVAL, "context options version %u is not supported",
+                            opts->version);
+    if ((rc = mn_locate(&loc, opts->db_path, opts->start_dir)) != 0)
+        return rc;
+    if (opts->create && !mn_fs_exists(loc.db_path) &&
+        (rc = prepare_dir(loc.db_path, strcmp(loc.how, "repository") == 0 ? loc.root : NULL)))
+        goto fail;
+    so.create = opts->create;
+    so.root_path = loc.root;
+    so.project = getenv("MNEMO_PROJECT") && *getenv("MNEMO_PROJECT") ? getenv("MNEMO_PROJECT")
+                                                                      : "default";
+    mn_ctx *ctx = mn_calloc(1, sizeof(*ctx));
+    if ((rc = mn_store_open(&ctx->store, loc.db_path, &so)) != 0) {
+        free(ctx);
+        goto fail;
+    }
+    ctx->db_path = loc.db_path;
+    ctx->root = loc.root;
+    ctx->actor = mn_strdup(opts->actor ? opts->actor : "cli");
+    *out = ctx;
+    return 0;
+fail:
+    mn_location_release(&loc);
+    return rc;
+}
+
+void mn_ctx_free(mn_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    mn_store_free(ctx->store);
+    free(ctx->db_path);
+    free(ctx->root);
+    free(ctx->actor);
+    free(ctx->author);
+    free(ctx);
+}
+
+const char *mn_ctx_db_path(const mn_ctx *ctx)
+{
+    return ctx->db_path;
+}
+
+const char *mn_ctx_root(const mn_ctx *ctx)
+{
+    return ctx->root;
+}

@@ -1,0 +1,35 @@
+/*
+ * api_internal.h - what the operation handlers share: the context they run
+ * in, and the per-project settings read from the config table.
+ */
+#ifndef MN_API_INTERNAL_H
+#define MN_API_INTERNAL_H
+
+#include "mnemo/api.h"
+#include "memory/memory.h"
+#include "store/store.h"
+
+struct mn_ctx {
+    mn_store *store;
+    char *db_path;
+    char *root;
+    char *actor;
+    char *author;
+    mn_memory_settings settings;
+    bool settings_loaded;
+};
+
+/** Load memory settings from config (once per context). */
+int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out);
+
+int mn_op_save(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_get(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_list(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_update(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_forget(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_link(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_export(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_import(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out);
+
+#endif

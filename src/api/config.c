@@ -1,0 +1,200 @@
+/*
+ * config.c - the per-project configuration keys, their types and defaults.
+ *
+ * Only keys listed here can be set, and each value is checked when it is
+ * set, so a typo is an error now rather than a silent default later.
+ * Values are stored as text in the store's config table.
+ */
+#include "common.h"
+#include <pwd.h>
+#include <unistd.h>
+
+#include "api/api_internal.h"
+
+typedef enum { KEY_INT, KEY_RATIO, KEY_BOOL, KEY_TEXT } key_type;
+
+static const struct config_key {
+    const char *key;
+    key_type type;
+    const char *def;
+    int64_t max; /* KEY_INT upper bound; KEY_TEXT max length */
+    const char *description;
+} keys[] = {
+    {"memory.dedup", KEY_BOOL, "true", 0,
+     "Merge a save into the live memory with the same kind, title and body."},
+    {"memory.excerpt_cap", KEY_INT, "32768", 1048576,
+     "Bytes kept of a conversation excerpt (stored zlib-compressed)."},
+    {"memory.review_threshold", KEY_RATIO, "0.5", 0,
+     "Saves with a confidence below this wait in the review queue (status pending)."},
+    {"user.name", KEY_TEXT, "", 200,
+     "Author recorded on saves (default: $USER)."},
+};
+
+static const struct config_key *find_key(const char *key)
+{
+    for (size_t i = 0; i < MN_ARRAY_SIZE(keys); i++)
+        if (strcmp(keys[i].key, key) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+static int unknown_key(const char *key)
+{
+    mn_buf names = MN_BUF_INIT;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(keys); i++)
+        mn_buf_printf(&names, "%s%s", i ? ", " : "", keys[i].key);
+    mn_error_set(MN_EINVAL, "unknown config key '%.60s' (known: %s)", key, names.ptr);
+    mn_buf_release(&names);
+    return MN_EINVAL;
+}
+
+/* Check a value and return its canonical text form (malloc'd). */
+static int check_value(char **out, const struct config_key *k, const char *v)
+{
+    int64_t i;
+    double d;
+    int rc = 0;
+    switch (k->type) {
+    case KEY_INT:
+        if ((rc = mn_parse_int64(&i, v, 0, k->max, k->key)) == 0) {
+            mn_buf b = MN_BUF_INIT;
+            mn_buf_printf(&b, "%lld", (long long)i);
+            *out = mn_buf_detach(&b);
+        }
+        return rc;
+    case KEY_RATIO:
+        if ((rc = mn_parse_double(&d, v, 0, 1, k->key)) == 0) {
+            mn_buf b = MN_BUF_INIT;
+            mn_buf_printf(&b, "%g", d);
+            *out = mn_buf_detach(&b);
+        }
+        return rc;
+    case KEY_BOOL:
+        if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1"))
+            *out = mn_strdup("true");
+        else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0"))
+            *out = mn_strdup("false");
+        else
+            return mn_error_set(MN_EINVAL, "%s must be true or false (got '%.40s')", k->key, v);
+        return 0;
+    case KEY_TEXT:
+        if ((int64_t)strlen(v) > k->max)
+            return mn_error_set(MN_EINVAL, "%s is longer than %lld bytes", k->key,
+                                (long long)k->max);
+        *out = mn_strdup(v);
+        return 0;
+    }
+    return MN_EINTERNAL;
+}
+
+/* The effective value of a key: stored, else the default. Caller frees. */
+static int effective(mn_ctx *ctx, char **out, const struct config_key *k, bool *is_set)
+{
+    int rc = mn_store_config_get(ctx->store, out, k->key);
+    if (is_set)
+        *is_set = rc == 0;
+    if (rc == MN_ENOTFOUND) {
+        mn_error_clear();
+        *out = mn_strdup(k->def);
+        return 0;
+    }
+    return rc;
+}
+
+int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
+{
+    if (!ctx->settings_loaded) {
+        char *v;
+        int rc;
+        if ((rc = effective(ctx, &v, find_key("memory.excerpt_cap"), NULL)) != 0)
+            return rc;
+        ctx->settings.excerpt_cap = (size_t)strtoull(v, NULL, 10);
+        free(v);
+        if ((rc = effective(ctx, &v, find_key("memory.review_threshold"), NULL)) != 0)
+            return rc;
+        ctx->settings.review_threshold = strtod(v, NULL);
+        free(v);
+        if ((rc = effective(ctx, &v, find_key("memory.dedup"), NULL)) != 0)
+            return rc;
+        ctx->settings.dedup = strcmp(v, "true") == 0;
+        free(v);
+        if ((rc = effective(ctx, &v, find_key("user.name"), NULL)) != 0)
+            return rc;
+        if (!*v) {
+            free(v);
+            const char *user = getenv("USER");
+            struct passwd *pw = user && *user ? NULL : getpwuid(getuid());
+            v = mn_strdup(user && *user ? user : pw ? pw->pw_name : "");
+        }
+        free(ctx->author);
+        ctx->author = v;
+        ctx->settings.author = ctx->author;
+        ctx->settings.actor = ctx->actor;
+        ctx->settings_loaded = true;
+    }
+    *out = &ctx->settings;
+    return 0;
+}
+
+int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    const char *action = json_string_value(json_object_get(args, "action"));
+    const char *key = json_string_value(json_object_get(args, "key"));
+    const char *value = json_string_value(json_object_get(args, "value"));
+    const struct config_key *k = key ? find_key(key) : NULL;
+    char *v = NULL;
+    int rc = 0;
+
+    if (strcmp(action, "list") == 0) {
+        json_t *arr = json_array();
+        for (size_t i = 0; i < MN_ARRAY_SIZE(keys) && rc == 0; i++) {
+            bool is_set;
+            if ((rc = effective(ctx, &v, &keys[i], &is_set)) == 0)
+                json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:b,s:s}", "key", keys[i].key,
+                                                     "value", v, "default", keys[i].def, "set",
+                                                     is_set, "description",
+                                                     keys[i].description));
+            free(v);
+            v = NULL;
+        }
+        if (rc) {
+            json_decref(arr);
+            return rc;
+        }
+        *out = json_pack("{s:o}", "settings", arr);
+        return 0;
+    }
+    if (!key)
+        return mn_error_set(MN_EINVAL, "config %s needs a key", action);
+    if (!k)
+        return unknown_key(key);
+    if (strcmp(action, "get") == 0) {
+        if ((rc = effective(ctx, &v, k, NULL)) == 0)
+            *out = json_pack("{s:s,s:s}", "key", key, "value", v);
+        free(v);
+        return rc;
+    }
+    if (strcmp(action, "set") == 0 && !value)
+        return mn_error_set(MN_EINVAL, "config set %s needs a value", key);
+    if (strcmp(action, "unset") == 0 && value)
+        return mn_error_set(MN_EINVAL, "config unset takes no value");
+    if (value && (rc = check_value(&v, k, value)) != 0)
+        return rc;
+    if ((rc = mn_store_begin(ctx->store)) == 0) {
+        json_t *detail = json_pack("{s:s,s:s?}", "key", key, "value", v);
+        rc = mn_store_config_set(ctx->store, key, v);
+        if (rc == 0)
+            rc = mn_store_audit(ctx->store, ctx->actor, "config", key, detail);
+        json_decref(detail);
+        if (rc == 0)
+            rc = mn_store_commit(ctx->store);
+        else
+            mn_store_rollback(ctx->store);
+    }
+    if (rc == 0) {
+        ctx->settings_loaded = false;
+        *out = json_pack("{s:s,s:s?}", "key", key, "value", v);
+    }
+    free(v);
+    return rc;
+}

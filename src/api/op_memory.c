@@ -1,0 +1,137 @@
+/*
+ * op_memory.c - handlers of the memory operations: thin adapters from the
+ * operation's JSON to memory/ and store/.
+ */
+#include "common.h"
+
+#include "api/api_internal.h"
+
+int mn_op_save(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    const mn_memory_settings *cfg;
+    int rc = mn_api__settings(ctx, &cfg);
+    return rc ? rc : mn_memory_save(out, ctx->store, cfg, args);
+}
+
+int mn_op_update(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    const mn_memory_settings *cfg;
+    int rc = mn_api__settings(ctx, &cfg);
+    return rc ? rc : mn_memory_update(out, ctx->store, cfg, args);
+}
+
+int mn_op_forget(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    const mn_memory_settings *cfg;
+    int rc = mn_api__settings(ctx, &cfg);
+    return rc ? rc : mn_memory_forget(out, ctx->store, cfg, args);
+}
+
+int mn_op_link(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    const mn_memory_settings *cfg;
+    int rc = mn_api__settings(ctx, &cfg);
+    return rc ? rc : mn_memory_link(out, ctx->store, cfg, args);
+}
+
+int mn_op_import(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    const mn_memory_settings *cfg;
+    int rc = mn_api__settings(ctx, &cfg);
+    return rc ? rc : mn_memory_import(out, ctx->store, cfg, args);
+}
+
+int mn_op_get(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    char id[MN_ID_LEN + 1];
+    json_t *mem = NULL, *back = NULL;
+    int rc = mn_store_memory_resolve(ctx->store, id, json_string_value(json_object_get(args, "id")));
+    if (rc == 0)
+        rc = mn_store_memory_get(ctx->store, &mem, id);
+    if (rc == 0)
+        rc = mn_store_memory_backlinks(ctx->store, &back, id);
+    if (rc) {
+        json_decref(mem);
+        return rc;
+    }
+    *out = json_pack("{s:o,s:o}", "memory", mem, "linked_from", back);
+    return 0;
+}
+
+static int append_summary(void *payload, json_t *mem)
+{
+    static const char *const keys[] = {"id",    "kind",       "level",      "status",
+                                       "title", "confidence", "updated_at", "deleted_at"};
+    json_t *sum = json_object();
+    for (size_t i = 0; i < MN_ARRAY_SIZE(keys); i++) {
+        json_t *v = json_object_get(mem, keys[i]);
+        if (v)
+            json_object_set(sum, keys[i], v);
+        if (i == 4) {
+            json_t *tags = json_object_get(json_object_get(mem, "scope"), "tags");
+            if (tags)
+                json_object_set(sum, "tags", tags);
+        }
+    }
+    json_array_append_new(payload, sum);
+    return 0;
+}
+
+int mn_op_list(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    mn_memory_filter f = MN_MEMORY_FILTER_INIT;
+    int64_t total = 0;
+    int rc = mn_memory_filter_from_json(&f, args, "exclude");
+    if (rc)
+        return rc;
+    json_t *lim = json_object_get(args, "limit"), *off = json_object_get(args, "offset");
+    f.limit = lim ? json_integer_value(lim) : 50;
+    f.offset = off ? json_integer_value(off) : 0;
+    json_t *arr = json_array();
+    /* one snapshot, so that total and the page agree while another process saves */
+    if ((rc = mn_store_begin_read(ctx->store)) == 0) {
+        rc = mn_store_memory_count(ctx->store, &f, &total);
+        if (rc == 0)
+            rc = mn_store_memory_list(ctx->store, &f, append_summary, arr);
+        if (rc)
+            mn_store_rollback(ctx->store);
+        else
+            rc = mn_store_commit(ctx->store);
+    }
+    if (rc) {
+        json_decref(arr);
+        return rc;
+    }
+    *out = json_pack("{s:o,s:I,s:I,s:I}", "memories", arr, "total", (json_int_t)total, "limit",
+                     (json_int_t)f.limit, "offset", (json_int_t)f.offset);
+    return 0;
+}
+
+static int append_memory(void *payload, json_t *mem)
+{
+    json_array_append(payload, mem);
+    return 0;
+}
+
+int mn_op_export(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    mn_memory_filter f = MN_MEMORY_FILTER_INIT;
+    int rc = mn_memory_filter_from_json(&f, args, "include");
+    if (rc)
+        return rc;
+    json_t *arr = json_array();
+    /* one snapshot, so a concurrent writer cannot tear the export */
+    if ((rc = mn_store_begin_read(ctx->store)) == 0) {
+        rc = mn_store_memory_list(ctx->store, &f, append_memory, arr);
+        if (rc)
+            mn_store_rollback(ctx->store);
+        else
+            rc = mn_store_commit(ctx->store);
+    }
+    if (rc) {
+        json_decref(arr);
+        return rc;
+    }
+    *out = json_pack("{s:o,s:I}", "memories", arr, "count", (json_int_t)json_array_size(arr));
+    return 0;
+}

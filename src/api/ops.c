@@ -1,0 +1,71 @@
+/*
+ * ops.c - the operation table: every operation mnemo offers, once.
+ *
+ * The CLI builds its commands, flags and --help from this table; the MCP
+ * server lists these as tools and the HTTP API routes to them. Input
+ * schemas live in src/api/schemas/<name>.json (embedded at build time) and
+ * are checked by tests/unit/api/test_ops.c. Descriptions are written for
+ * the agent that reads them in a tool list as much as for a person.
+ */
+#include "common.h"
+
+#include "api/api_internal.h"
+
+extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema_update[],
+    mn_schema_forget[], mn_schema_link[], mn_schema_export[], mn_schema_import[],
+    mn_schema_config[], mn_schema_out_save[], mn_schema_out_get[], mn_schema_out_list[],
+    mn_schema_out_update[], mn_schema_out_forget[], mn_schema_out_link[], mn_schema_out_export[],
+    mn_schema_out_import[], mn_schema_out_config[];
+
+static const mn_op ops[] = {
+    {"save", "Save a fact, decision, gotcha, pattern or other memory.",
+     "Save what you learned so the next session knows it: a bug solved (kind gotcha, with "
+     "context.situation, context.what_failed, context.error_messages and context.solution), a "
+     "decision made and why (kind decision), a convention (pattern or rule). Give "
+     "context.trigger_keywords: the words a future question would use. Example: "
+     "{\"kind\":\"gotcha\",\"title\":\"Cart sessions expire when delay is nil\",\"body\":\"...\","
+     "\"context\":{\"situation\":\"checkout returned 401 after idle\",\"error_messages\":"
+     "[\"SessionExpired: delay=None\"],\"solution\":\"default delay to 30s in "
+     "cart/session.py\",\"trigger_keywords\":[\"cart\",\"session\",\"delay\",\"401\"]},"
+     "\"scope\":{\"paths\":[\"cart/session.py\"]}}. An exact duplicate is merged into the "
+     "existing memory. Low confidence saves wait in the review queue (status pending).",
+     mn_schema_save, mn_schema_out_save, 0, "body", mn_op_save},
+    {"get", "Show one memory with every field, its links and what links to it.",
+     "Read a memory by id or unique id prefix.", mn_schema_get, mn_schema_out_get,
+     MN_OP_READONLY | MN_OP_IDEMPOTENT, "id", mn_op_get},
+    {"list", "List memories, newest id last, filtered by kind, level, tag, status, path, age.",
+     "Browse what is stored. Filters combine; 'path' matches memories scoped to that path, a "
+     "directory above it or a path below it.",
+     mn_schema_list, mn_schema_out_list, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL, mn_op_list},
+    {"update", "Change fields of a memory.",
+     "Fields given replace the stored ones; inside context, scope and provenance each key "
+     "given replaces that key and null removes it. Set status to active to approve a pending "
+     "memory, superseded or archived to retire one.",
+     mn_schema_update, mn_schema_out_update, MN_OP_IDEMPOTENT, "id", mn_op_update},
+    {"forget", "Forget a memory (hide it; --purge deletes it for good; --undo brings it back).",
+     "Forgetting hides a memory from every answer but keeps it for undo and export. Purging "
+     "deletes it with its links and citations.",
+     mn_schema_forget, mn_schema_out_forget, MN_OP_DESTRUCTIVE | MN_OP_IDEMPOTENT, "id",
+     mn_op_forget},
+    {"link", "Link a memory to another memory, a file, a symbol, a task, a doc or a commit.",
+     "Kinds: caused_by, supersedes, relates_to, contradicts, derived_from, about. Decisions and "
+     "their caused_by/supersedes links form the causal chains that answers include.",
+     mn_schema_link, mn_schema_out_link, MN_OP_IDEMPOTENT, "from kind to", mn_op_link},
+    {"export", "Export memories with every field (a full backup by default).",
+     "Returns memories in the canonical shape that import takes; the CLI writes them as JSONL or "
+     "YAML.",
+     mn_schema_export, mn_schema_out_export, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL,
+     mn_op_export},
+    {"import", "Import memories exported by mnemo, keeping their ids and every field.",
+     "All or nothing: one bad memory rejects the whole import and nothing is written.",
+     mn_schema_import, mn_schema_out_import, 0, NULL, mn_op_import},
+    {"config", "Read or change this project's mnemo configuration.",
+     "Actions: list, get KEY, set KEY VALUE, unset KEY. Unknown keys and bad values are refused.",
+     mn_schema_config, mn_schema_out_config, 0, "action key value", mn_op_config},
+};
+
+const mn_op *mn_api_ops(size_t *count)
+{
+    *count = MN_ARRAY_SIZE(ops);
+    return ops;
+}

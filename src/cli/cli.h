@@ -1,0 +1,75 @@
+/*
+ * cli.h - what the CLI's files share.
+ *
+ * The CLI is a thin front end: a command parses its words into the JSON
+ * input of one operation (flags are generated from the operation's input
+ * schema by args.c), calls mn_api_call(), and prints the result, as JSON
+ * with --json or for a person otherwise. Exit codes: 0 ok, 1 failure,
+ * 2 usage (bad flags or invalid input). Errors are one line on stderr.
+ */
+#ifndef MN_CLI_H
+#define MN_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "mnemo/mnemo.h"
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+typedef struct {
+    bool json;      /* --json: print the operation's JSON result */
+    const char *db; /* --db PATH */
+} cli_global;
+
+typedef struct cli_command {
+    const char *name;
+    const char *op;    /* the operation it runs, for flags and --help; NULL for none */
+    const char *usage; /* words after "mnemo NAME" in the usage line */
+    const char *summary;
+    int (*run)(const struct cli_command *cmd, cli_global *g, int argc, char **argv);
+    void (*print)(const json_t *result); /* human output of a generic op command */
+} cli_command;
+
+/** Print "mnemo: error: <last error>" and return the exit code for rc. */
+int cli_fail(int rc);
+/** Print a usage error naming the command, and return CLI_EXIT_USAGE. */
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int cli_open(mn_ctx **out, const cli_global *g);
+
+/**
+ * Build an operation's input from command-line words: --flags generated
+ * from the schema (nested context/scope/provenance keys are flags of their
+ * own), positional words bound to op->cli_positional. *out is a new object.
+ */
+int cli_parse_op_args(json_t **out, const mn_op *op, int argc, char **argv);
+/** True when the words contain a flag other than the positional ones. */
+bool cli_has_flags(int argc, char **argv);
+
+/** Run an operation with these args, print its result; returns the exit code. */
+int cli_call_and_print(const cli_command *cmd, cli_global *g, const json_t *args);
+/** The generic run: parse flags for cmd->op, call, print. */
+int cli_run_generic(const cli_command *cmd, cli_global *g, int argc, char **argv);
+
+void cli_print_json(const json_t *v);
+void cli_help(const cli_command *cmd, FILE *f);
+
+/* human printers (print.c) */
+void cli_print_saved(const json_t *r);
+void cli_print_memory(const json_t *r);
+void cli_print_list(const json_t *r);
+void cli_print_link(const json_t *r);
+void cli_print_config(const json_t *r);
+
+/* commands with their own logic (cmd_*.c) */
+int cli_cmd_init(const cli_command *cmd, cli_global *g, int argc, char **argv);
+int cli_cmd_save(const cli_command *cmd, cli_global *g, int argc, char **argv);
+int cli_cmd_edit(const cli_command *cmd, cli_global *g, int argc, char **argv);
+int cli_cmd_export(const cli_command *cmd, cli_global *g, int argc, char **argv);
+int cli_cmd_import(const cli_command *cmd, cli_global *g, int argc, char **argv);
+int cli_cmd_call(const cli_command *cmd, cli_global *g, int argc, char **argv);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * main.c - the mnemo command: global flags, the command table, dispatch.
+ *
+ * Global flags (--json, --db PATH, --help) may stand anywhere before a
+ * "--". Commands that only run an operation use cli_run_generic (flags from
+ * the op's schema, a printer for people); the others have a cmd_<name>.c.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const cli_command commands[] = {
+    {"init", NULL, "[DIR]",
+     "Create the store of a repository. DIR/.mnemo/ holds it (DIR defaults to the repository "
+     "around the current directory) and .git/info/exclude keeps it out of git.",
+     cli_cmd_init, NULL},
+    {"save", "save", "[options] [BODY...]", NULL, cli_cmd_save, cli_print_saved},
+    {"show", "get", "ID", NULL, cli_run_generic, cli_print_memory},
+    {"list", "list", "[options]", NULL, cli_run_generic, cli_print_list},
+    {"edit", "update", "ID [options]",
+     "Change a memory: with options, change those fields; without, open it as YAML in $EDITOR.",
+     cli_cmd_edit, cli_print_saved},
+    {"forget", "forget", "ID [--purge | --undo]", NULL, cli_run_generic, cli_print_saved},
+    {"link", "link", "FROM KIND TO [--note TEXT] [--remove]", NULL, cli_run_generic,
+     cli_print_link},
+    {"export", "export", "[options] [-o FILE] [--format jsonl|yaml|json]",
+     "Export memories with every field, as JSON Lines (default) or YAML, to stdout or FILE.",
+     cli_cmd_export, NULL},
+    {"import", "import", "FILE|- [--format jsonl|yaml|json] [--on-conflict skip|replace|fail]",
+     "Import memories from a file written by export (the format follows the extension).",
+     cli_cmd_import, NULL},
+    {"config", "config", "list | get KEY | set KEY VALUE | unset KEY", NULL, cli_run_generic,
+     cli_print_config},
+    {"call", NULL, "OPERATION [JSON | -]",
+     "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
+     "'mnemo call' alone lists the operations.",
+     cli_cmd_call, NULL},
+};
+
+int cli_fail(int rc)
+{
+    const char *msg = mn_error_last();
+    fprintf(stderr, "mnemo: error: %s\n", *msg ? msg : mn_error_name(rc));
+    return rc == MN_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+}
+
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "mnemo: error: %s: %s (see 'mnemo %s --help')\n", cmd->name, msg, cmd->name);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_open(mn_ctx **out, const cli_global *g)
+{
+    mn_ctx_options opts = MN_CTX_OPTIONS_INIT;
+    opts.db_path = g->db;
+    opts.actor = "cli";
+    return mn_ctx_open(out, &opts);
+}
+
+void cli_print_json(const json_t *v)
+{
+    char *s = json_dumps(v, MN_JSON_DUMP_FLAGS | JSON_ENCODE_ANY);
+    if (s) {
+        fputs(s, stdout);
+        fputc('\n', stdout);
+        free(s);
+    }
+}
+
+int cli_call_and_print(const cli_command *cmd, cli_global *g, const json_t *args)
+{
+    mn_ctx *ctx = NULL;
+    json_t *out = NULL;
+    int rc = cli_open(&ctx, g);
+    if (rc == 0)
+        rc = mn_api_call(ctx, cmd->op, args, &out);
+    mn_ctx_free(ctx);
+    if (rc)
+        return cli_fail(rc);
+    if (g->json || !cmd->print)
+        cli_print_json(out);
+    else
+        cmd->print(out);
+    json_decref(out);
+    return CLI_EXIT_OK;
+}
+
+int cli_run_generic(const cli_command *cmd, cli_global *g, int argc, char **argv)
+{
+    json_t *args;
+    int rc = cli_parse_op_args(&args, mn_api_find(cmd->op), argc, argv);
+    if (rc)
+        return cli_usage_error(cmd, "%s", mn_error_last());
+    rc = cli_call_and_print(cmd, g, args);
+    json_decref(args);
+    return rc;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: mnemo [--json] [--db PATH] <command> [options]\n\n"
+          "mnemo is the long-term memory of a software project: facts, decisions, gotchas\n"
+          "and patterns, kept beside the code for the agents and people who work on it.\n\n"
+          "commands:\n",
+          f);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        const cli_command *c = &commands[i];
+        const mn_op *op = c->op ? mn_api_find(c->op) : NULL;
+        const char *s = c->summary ? c->summary : op ? op->summary : "";
+        const char *stop = strstr(s, ". ");
+        size_t n = stop ? (size_t)(stop - s) : strcspn(s, ".");
+        fprintf(f, "  %-8s %.*s\n", c->name, (int)n, s);
+    }
+    fputs("\n'mnemo <command> --help' tells more. Exit codes: 0 ok, 1 failure, 2 usage.\n", f);
+}
+
+/* Take global flags out of argv (up to a "--"); returns the new argc or -1. */
+static int take_globals(cli_global *g, bool *help, bool *version, int argc, char **argv)
+{
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            while (i < argc)
+                argv[n++] = argv[i++];
+            break;
+        }
+        if (!strcmp(a, "--json")) {
+            g->json = true;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            *help = true;
+        } else if (!strcmp(a, "--version") && n == 0) {
+            *version = true;
+        } else if (!strcmp(a, "--db") || !strncmp(a, "--db=", 5)) {
+            if (a[4] == '=') {
+                g->db = a + 5;
+            } else if (i + 1 < argc) {
+                g->db = argv[++i];
+            } else {
+                fprintf(stderr, "mnemo: error: --db needs a path\n");
+                return -1;
+            }
+            if (!*g->db) {
+                fprintf(stderr, "mnemo: error: --db needs a path\n");
+                return -1;
+            }
+        } else {
+            argv[n++] = argv[i];
+        }
+    }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    cli_global g = {false, NULL};
+    bool help = false, version = false;
+    int n = take_globals(&g, &help, &version, argc - 1, argv + 1);
+    char **args = argv + 1;
+
+    if (n < 0)
+        return CLI_EXIT_USAGE;
+    if (version) {
+        printf("mnemo %s\n", MNEMO_VERSION);
+        return CLI_EXIT_OK;
+    }
+    if (n == 0 || !strcmp(args[0], "help")) {
+        if (n >= 2) {
+            for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+                if (!strcmp(commands[i].name, args[1])) {
+                    cli_help(&commands[i], stdout);
+                    return CLI_EXIT_OK;
+                }
+            fprintf(stderr, "mnemo: error: no command '%s' (see 'mnemo --help')\n", args[1]);
+            return CLI_EXIT_USAGE;
+        }
+        usage(n == 0 && !help ? stderr : stdout);
+        return n == 0 && !help ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        const cli_command *c = &commands[i];
+        if (strcmp(c->name, args[0]) != 0)
+            continue;
+        if (help) {
+            cli_help(c, stdout);
+            return CLI_EXIT_OK;
+        }
+        return c->run(c, &g, n - 1, args + 1);
+    }
+    fprintf(stderr, "mnemo: error: no command '%s' (see 'mnemo --help')\n", args[0]);
+    return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,710 @@
+/*
+ * memory.c - save, update, forget, link and import; see memory.h.
+ *
+ * Defaults, and why:
+ *  - level: L3 when the memory names symbols or cites code, L2 when it is
+ *    scoped to paths, else L1 (a domain-wide fact); L0 is for the project
+ *    overview that discovery writes.
+ *  - confidence by source: manual 0.9 (a person said so), document 0.8,
+ *    discovery 0.8, agent 0.7, issue 0.7, git 0.6 (inferred from a diff).
+ *  - the title, when omitted, is the body's first line cut at a word
+ *    boundary to 100 characters.
+ * Every operation runs in one store transaction: it all happens or none.
+ */
+#include "common.h"
+
+#include "memory/memory.h"
+#include "util/map.h"
+#include "util/util.h"
+
+#define TITLE_FROM_BODY_MAX 100
+
+static const char *const ref_prefixes[] = {"file:", "symbol:", "task:", "doc:",
+                                           "commit:", "url:", "issue:"};
+
+static const char *str(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(obj, key));
+}
+
+static double default_confidence(const char *source)
+{
+    static const struct {
+        const char *source;
+        double confidence;
+    } table[] = {{"manual", 0.9}, {"document", 0.8}, {"discovery", 0.8}, {"agent", 0.7},
+                 {"issue", 0.7},  {"git", 0.6},      {"import", 0.7}};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(table); i++)
+        if (strcmp(table[i].source, source) == 0)
+            return table[i].confidence;
+    return 0.7;
+}
+
+static int parse_duration(int64_t *out, const char *s)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(s, &end, 10);
+    int64_t unit = 0;
+    if (end != s && !errno && n > 0 && n <= 100000 && end[0] && !end[1]) {
+        switch (*end) {
+        case 's':
+            unit = 1000;
+            break;
+        case 'm':
+            unit = 60000;
+            break;
+        case 'h':
+            unit = 3600000;
+            break;
+        case 'd':
+            unit = 86400000;
+            break;
+        case 'w':
+            unit = 7 * 86400000LL;
+            break;
+        }
+    }
+    if (!unit)
+        return mn_error_set(MN_EINVAL, "ttl '%.20s' is not a duration: use e.g. 90m, 12h, 30d, 2w",
+                            s);
+    *out = n * unit;
+    return 0;
+}
+
+static void set_time(json_t *mem, const char *key, int64_t ms)
+{
+    char t[32];
+    mn_time_format(t, ms);
+    json_object_set_new(mem, key, json_string(t));
+}
+
+/* Drop empty strings, empty arrays and nulls from a group object. */
+static void prune_group(json_t *mem, const char *group)
+{
+    json_t *g = json_object_get(mem, group);
+    const char *key;
+    json_t *v;
+    void *tmp;
+    if (!json_is_object(g))
+        return;
+    json_object_foreach_safe(g, tmp, key, v)
+    {
+        if (json_is_null(v) || (json_is_string(v) && json_string_length(v) == 0) ||
+            (json_is_array(v) && json_array_size(v) == 0))
+            json_object_del(g, key);
+    }
+    if (json_object_size(g) == 0)
+        json_object_del(mem, group);
+}
+
+/* Keep at most cap bytes of the conversation excerpt, on a UTF-8 boundary. */
+static void cap_excerpt(json_t *mem, size_t cap)
+{
+    json_t *ctx = json_object_get(mem, "context");
+    json_t *ex = json_object_get(ctx, "conversation_excerpt");
+    if (!json_is_string(ex) || json_string_length(ex) <= cap)
+        return;
+    const char *s = json_string_value(ex);
+    size_t n = mn_utf8_floor(s, json_string_length(ex), cap);
+    json_object_set_new(ctx, "conversation_excerpt", json_stringn(s, n));
+}
+
+static const char *default_level(const json_t *mem)
+{
+    const json_t *scope = json_object_get(mem, "scope");
+    if (json_array_size(json_object_get(scope, "symbols")) ||
+        json_array_size(json_object_get(mem, "citations")))
+        return "L3";
+    if (json_array_size(json_object_get(scope, "paths")))
+        return "L2";
+    return "L1";
+}
+
+static json_t *title_from_body(const char *body)
+{
+    while (*body == ' ' || *body == '\t' || *body == '\n' || *body == '\r' || *body == '#')
+        body++;
+    size_t len = strcspn(body, "\r\n");
+    while (len && (body[len - 1] == ' ' || body[len - 1] == '\t'))
+        len--;
+    if (mn_utf8_len(body, len) > TITLE_FROM_BODY_MAX) {
+        /* cut at the last space before the limit, else at a code point */
+        size_t cp = 0, cut = 0, last_space = 0;
+        for (size_t i = 0; i < len && cp < TITLE_FROM_BODY_MAX; i++) {
+            if (((unsigned char)body[i] & 0xC0) != 0x80) {
+                cp++;
+                cut = i;
+                if (body[i] == ' ')
+                    last_space = i;
+            }
+        }
+        len = last_space > cut / 2 ? last_space : cut;
+    }
+    return json_stringn(body, len);
+}
+
+/* A link target: a reference with a known prefix, or a memory id (prefix). */
+static int resolve_target(char **out, mn_store *s, const char *to)
+{
+    const char *colon = strchr(to, ':');
+    if (colon) {
+        for (size_t i = 0; i < MN_ARRAY_SIZE(ref_prefixes); i++) {
+            size_t n = strlen(ref_prefixes[i]);
+            if (strncmp(to, ref_prefixes[i], n) == 0) {
+                if (!to[n])
+                    return mn_error_set(MN_EINVAL, "link target '%s' names nothing after '%s'",
+                                        to, ref_prefixes[i]);
+                *out = mn_strdup(to);
+                return 0;
+            }
+        }
+        return mn_error_set(MN_EINVAL,
+                            "link target '%.60s' must be a memory id or start with file:, "
+                            "symbol:, task:, doc:, commit:, url: or issue:",
+                            to);
+    }
+    char id[MN_ID_LEN + 1];
+    int rc = mn_store_memory_resolve(s, id, to);
+    if (rc)
+        return rc;
+    *out = mn_strdup(id);
+    return 0;
+}
+
+static int add_links(mn_store *s, const char *id, const json_t *links, int64_t now)
+{
+    size_t i;
+    json_t *l;
+    json_array_foreach(links, i, l)
+    {
+        char *to = NULL;
+        int rc = resolve_target(&to, s, str(l, "to"));
+        if (rc == 0 && strcmp(to, id) == 0)
+            rc = mn_error_set(MN_EINVAL, "a memory cannot link to itself");
+        if (rc == 0) {
+            rc = mn_store_link_add(s, id, str(l, "kind"), to, str(l, "note"), now);
+            if (rc == MN_EEXISTS) {
+                mn_error_clear();
+                rc = 0;
+            }
+        }
+        free(to);
+        if (rc)
+            return mn_error_prefix("links[%zu]", i);
+    }
+    return 0;
+}
+
+/* a := a ∪ b for arrays of strings, keeping a's order. */
+static void strv_union(json_t *group, const char *key, const json_t *add)
+{
+    json_t *cur = json_object_get(group, key);
+    size_t i, j;
+    json_t *v, *w;
+    if (!json_array_size(add))
+        return;
+    if (!cur) {
+        json_object_set_new(group, key, json_deep_copy(add));
+        return;
+    }
+    json_array_foreach(add, i, v)
+    {
+        bool seen = false;
+        json_array_foreach(cur, j, w) if (json_equal(v, w)) seen = true;
+        if (!seen)
+            json_array_append(cur, v);
+    }
+}
+
+static json_t *ensure_group(json_t *mem, const char *group)
+{
+    json_t *g = json_object_get(mem, group);
+    if (!g) {
+        g = json_object();
+        json_object_set_new(mem, group, g);
+    }
+    return g;
+}
+
+/* Merge a new save into the live duplicate `old` (modified in place). */
+static void merge_into(json_t *old, const json_t *mem, double threshold)
+{
+    static const char *const lists[][2] = {
+        {"context", "trigger_keywords"}, {"context", "error_messages"},
+        {"context", "files_modified"},   {"scope", "paths"},
+        {"scope", "symbols"},            {"scope", "tags"},
+    };
+    static const char *const texts[][2] = {
+        {"context", "situation"},   {"context", "solution"}, {"context", "what_failed"},
+        {"context", "conversation_excerpt"}, {"scope", "branch"},
+    };
+    for (size_t i = 0; i < MN_ARRAY_SIZE(lists); i++)
+        strv_union(ensure_group(old, lists[i][0]), lists[i][1],
+                   json_object_get(json_object_get(mem, lists[i][0]), lists[i][1]));
+    for (size_t i = 0; i < MN_ARRAY_SIZE(texts); i++) {
+        json_t *g = ensure_group(old, texts[i][0]);
+        json_t *nv = json_object_get(json_object_get(mem, texts[i][0]), texts[i][1]);
+        if (nv && !json_object_get(g, texts[i][1]))
+            json_object_set(g, texts[i][1], nv);
+    }
+    json_t *cits = json_object_get(old, "citations");
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(mem, "citations"), i, c)
+    {
+        if (!cits) {
+            cits = json_array();
+            json_object_set_new(old, "citations", cits);
+        }
+        size_t j;
+        json_t *d;
+        bool seen = false;
+        json_array_foreach(cits, j, d) if (json_equal(c, d)) seen = true;
+        if (!seen && json_array_size(cits) < 64)
+            json_array_append(cits, c);
+    }
+    double oc = json_number_value(json_object_get(old, "confidence"));
+    double nc = json_number_value(json_object_get(mem, "confidence"));
+    if (nc > oc) {
+        json_object_set_new(old, "confidence", json_real(nc));
+        if (strcmp(str(old, "status"), "pending") == 0 && nc >= threshold)
+            json_object_set_new(old, "status", json_string("active"));
+    }
+    json_object_set(old, "updated_at", json_object_get(mem, "updated_at"));
+    prune_group(old, "context");
+    prune_group(old, "scope");
+}
+
+static json_t *result(const char *id, const char *action, const json_t *mem)
+{
+    json_t *r = json_object();
+    json_object_set_new(r, "id", json_string(id));
+    json_object_set_new(r, "action", json_string(action));
+    if (mem) {
+        json_object_set(r, "kind", json_object_get(mem, "kind"));
+        json_object_set(r, "level", json_object_get(mem, "level"));
+        json_object_set(r, "status", json_object_get(mem, "status"));
+        json_object_set(r, "title", json_object_get(mem, "title"));
+    }
+    return r;
+}
+
+int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
+{
+    json_t *mem = json_object(), *old = NULL;
+    char id[MN_ID_LEN + 1], dup[MN_ID_LEN + 1], hash[17];
+    int64_t now = mn_time_now_ms();
+    int rc = 0;
+    bool in_tx = false;
+
+    mn_id_new(id);
+    json_object_set_new(mem, "id", json_string(id));
+    json_object_set_new(mem, "kind", json_string(str(in, "kind") ? str(in, "kind") : "fact"));
+    const char *body = str(in, "body") ? str(in, "body") : "";
+    const char *title = str(in, "title");
+    json_t *t = title && *title ? json_string(title) : title_from_body(body);
+    json_object_set_new(mem, "title", t);
+    if (json_string_length(t) == 0) {
+        rc = mn_error_set(MN_EINVAL, "a memory needs a title or a body");
+        goto out;
+    }
+    json_object_set_new(mem, "body", json_string(body));
+    for (const char *const *g = (const char *const[]){"context", "scope", "provenance", NULL}; *g;
+         g++) {
+        json_t *v = json_object_get(in, *g);
+        if (v)
+            json_object_set_new(mem, *g, json_deep_copy(v));
+    }
+    prune_group(mem, "context");
+    prune_group(mem, "scope");
+    cap_excerpt(mem, cfg->excerpt_cap);
+    json_t *prov = ensure_group(mem, "provenance");
+    if (!str(prov, "source"))
+        json_object_set_new(prov, "source", json_string("manual"));
+    if (!str(prov, "author") && cfg->author && *cfg->author)
+        json_object_set_new(prov, "author", json_string(cfg->author));
+    const char *source = str(prov, "source");
+    const char *kind = str(mem, "kind");
+
+    if (strcmp(source, "agent") == 0 &&
+        (!strcmp(kind, "fact") || !strcmp(kind, "gotcha") || !strcmp(kind, "fewshot") ||
+         !strcmp(kind, "pattern")) &&
+        !json_array_size(json_object_get(json_object_get(mem, "context"), "trigger_keywords"))) {
+        rc = mn_error_set(MN_EINVAL,
+                          "missing required field 'context.trigger_keywords': an agent saving a "
+                          "%s must give 3-8 words or identifiers that should bring it back",
+                          kind);
+        goto out;
+    }
+    if (json_object_get(in, "citations"))
+        json_object_set_new(mem, "citations", json_deep_copy(json_object_get(in, "citations")));
+    json_object_set_new(mem, "level", json_string(str(in, "level") ? str(in, "level")
+                                                                    : default_level(mem)));
+    double confidence = json_is_number(json_object_get(in, "confidence"))
+                            ? json_number_value(json_object_get(in, "confidence"))
+                            : default_confidence(source);
+    json_object_set_new(mem, "confidence", json_real(confidence));
+    if (json_object_get(in, "quality"))
+        json_object_set_new(mem, "quality",
+                            json_real(json_number_value(json_object_get(in, "quality"))));
+    json_object_set_new(mem, "status", json_string(confidence < cfg->review_threshold ? "pending"
+                                                                                      : "active"));
+    if (str(in, "ttl")) {
+        int64_t ttl;
+        if ((rc = parse_duration(&ttl, str(in, "ttl"))) != 0)
+            goto out;
+        set_time(mem, "expires_at", now + ttl);
+    }
+    set_time(mem, "created_at", now);
+    set_time(mem, "updated_at", now);
+
+    if ((rc = mn_store_begin(s)) != 0)
+        goto out;
+    in_tx = true;
+    mn_store_content_hash(hash, mem);
+    if (cfg->dedup && mn_store_memory_find_hash(s, dup, hash) == 0) {
+        if ((rc = mn_store_memory_get(s, &old, dup)) != 0)
+            goto out;
+        merge_into(old, mem, cfg->review_threshold);
+        if ((rc = mn_store_memory_replace(s, old)) != 0 ||
+            (rc = add_links(s, dup, json_object_get(in, "links"), now)) != 0 ||
+            (rc = mn_store_audit(s, cfg->actor, "merge", dup, NULL)) != 0 ||
+            (rc = mn_store_commit(s)) != 0)
+            goto out;
+        in_tx = false;
+        *out = result(dup, "merged", old);
+        goto out;
+    }
+    mn_error_clear();
+    if ((rc = mn_store_memory_insert(s, mem)) != 0 ||
+        (rc = add_links(s, id, json_object_get(in, "links"), now)) != 0 ||
+        (rc = mn_store_audit(s, cfg->actor, "save", id, NULL)) != 0 ||
+        (rc = mn_store_commit(s)) != 0)
+        goto out;
+    in_tx = false;
+    *out = result(id, "created", mem);
+out:
+    if (in_tx)
+        mn_store_rollback(s);
+    json_decref(old);
+    json_decref(mem);
+    return rc;
+}
+
+static bool group_apply(json_t *mem, const char *group, const json_t *changes, json_t *changed)
+{
+    json_t *g = json_object_get(changes, group);
+    const char *key;
+    json_t *v;
+    bool any = false;
+    if (!json_is_object(g))
+        return false;
+    json_t *cur = ensure_group(mem, group);
+    json_object_foreach(g, key, v)
+    {
+        json_t *old = json_object_get(cur, key);
+        if (json_is_null(v)) {
+            if (old) {
+                json_object_del(cur, key);
+                any = true;
+            }
+        } else if (!old || !json_equal(old, v)) {
+            json_object_set(cur, key, v);
+            any = true;
+        }
+        if (any)
+            json_array_append_new(changed, json_sprintf("%s.%s", group, key));
+        any = false;
+    }
+    prune_group(mem, group);
+    return json_array_size(changed) > 0;
+}
+
+int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
+{
+    static const char *const plain[] = {"kind",   "level",      "title",  "body",
+                                        "status", "confidence", "quality"};
+    char id[MN_ID_LEN + 1];
+    json_t *mem = NULL, *changed = json_array();
+    int rc;
+    bool in_tx = false;
+    int64_t now = mn_time_now_ms();
+
+    if ((rc = mn_store_begin(s)) != 0)
+        goto out;
+    in_tx = true;
+    if ((rc = mn_store_memory_resolve(s, id, str(in, "id"))) != 0 ||
+        (rc = mn_store_memory_get(s, &mem, id)) != 0)
+        goto out;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(plain); i++) {
+        json_t *v = json_object_get(in, plain[i]);
+        if (v && !json_equal(v, json_object_get(mem, plain[i]))) {
+            if (json_is_number(v))
+                json_object_set_new(mem, plain[i], json_real(json_number_value(v)));
+            else
+                json_object_set(mem, plain[i], v);
+            json_array_append_new(changed, json_string(plain[i]));
+        }
+    }
+    if (json_string_length(json_object_get(mem, "title")) == 0) {
+        rc = mn_error_set(MN_EINVAL, "field 'title': must not be empty");
+        goto out;
+    }
+    group_apply(mem, "context", in, changed);
+    group_apply(mem, "scope", in, changed);
+    group_apply(mem, "provenance", in, changed);
+    if (!str(json_object_get(mem, "provenance"), "source")) {
+        rc = mn_error_set(MN_EINVAL, "field 'provenance.source': cannot be removed");
+        goto out;
+    }
+    cap_excerpt(mem, cfg->excerpt_cap);
+    json_t *tags_add = json_object_get(in, "add_tags"), *tags_rm = json_object_get(in, "remove_tags");
+    if (json_array_size(tags_add) || json_array_size(tags_rm)) {
+        json_t *scope = ensure_group(mem, "scope");
+        strv_union(scope, "tags", tags_add);
+        json_t *tags = json_object_get(scope, "tags");
+        size_t i, j;
+        json_t *v, *w;
+        json_array_foreach(tags_rm, i, v)
+        {
+            json_array_foreach(tags, j, w) if (json_equal(v, w))
+            {
+                json_array_remove(tags, j);
+                break;
+            }
+        }
+        if (json_array_size(tags) > 32) {
+            rc = mn_error_set(MN_EINVAL, "field 'scope.tags': must have at most 32 items");
+            goto out;
+        }
+        prune_group(mem, "scope");
+        json_array_append_new(changed, json_string("scope.tags"));
+    }
+    if (json_object_get(in, "citations")) {
+        json_t *c = json_object_get(in, "citations");
+        if (json_array_size(c))
+            json_object_set(mem, "citations", c);
+        else
+            json_object_del(mem, "citations");
+        json_array_append_new(changed, json_string("citations"));
+    }
+    json_t *ttl = json_object_get(in, "ttl");
+    if (json_is_null(ttl)) {
+        json_object_del(mem, "expires_at");
+        json_array_append_new(changed, json_string("expires_at"));
+    } else if (json_is_string(ttl)) {
+        int64_t d;
+        if ((rc = parse_duration(&d, json_string_value(ttl))) != 0)
+            goto out;
+        set_time(mem, "expires_at", now + d);
+        json_array_append_new(changed, json_string("expires_at"));
+    }
+    if (json_array_size(changed)) {
+        set_time(mem, "updated_at", now);
+        json_t *detail = json_pack("{s:O}", "changed", changed);
+        rc = mn_store_memory_replace(s, mem);
+        if (rc == 0)
+            rc = mn_store_audit(s, cfg->actor, "update", id, detail);
+        json_decref(detail);
+        if (rc)
+            goto out;
+    }
+    if ((rc = mn_store_commit(s)) != 0)
+        goto out;
+    in_tx = false;
+    *out = result(id, json_array_size(changed) ? "updated" : "unchanged", mem);
+    json_object_set(*out, "changed", changed);
+out:
+    if (in_tx)
+        mn_store_rollback(s);
+    json_decref(mem);
+    json_decref(changed);
+    return rc;
+}
+
+int mn_memory_forget(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
+{
+    char id[MN_ID_LEN + 1];
+    int rc;
+    bool purge = json_is_true(json_object_get(in, "purge"));
+    bool undo = json_is_true(json_object_get(in, "undo"));
+    const char *action = purge ? "purged" : undo ? "restored" : "forgotten";
+    if (purge && undo)
+        return mn_error_set(MN_EINVAL, "give either purge or undo, not both");
+    if ((rc = mn_store_begin(s)) != 0)
+        return rc;
+    if ((rc = mn_store_memory_resolve(s, id, str(in, "id"))) != 0)
+        goto fail;
+    if (purge)
+        rc = mn_store_memory_purge(s, id);
+    else
+        rc = mn_store_memory_set_deleted(s, id, undo ? 0 : mn_time_now_ms());
+    if (rc || (rc = mn_store_audit(s, cfg->actor, purge ? "purge" : undo ? "restore" : "forget",
+                                   id, NULL)) != 0)
+        goto fail;
+    if ((rc = mn_store_commit(s)) != 0)
+        return rc;
+    *out = result(id, action, NULL);
+    return 0;
+fail:
+    mn_store_rollback(s);
+    return rc;
+}
+
+int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
+{
+    char from[MN_ID_LEN + 1];
+    char *to = NULL;
+    int rc;
+    bool remove = json_is_true(json_object_get(in, "remove"));
+    if ((rc = mn_store_begin(s)) != 0)
+        return rc;
+    if ((rc = mn_store_memory_resolve(s, from, str(in, "from"))) != 0 ||
+        (rc = resolve_target(&to, s, str(in, "to"))) != 0)
+        goto fail;
+    if (strcmp(from, to) == 0) {
+        rc = mn_error_set(MN_EINVAL, "a memory cannot link to itself");
+        goto fail;
+    }
+    if (remove)
+        rc = mn_store_link_remove(s, from, str(in, "kind"), to);
+    else
+        rc = mn_store_link_add(s, from, str(in, "kind"), to, str(in, "note"), mn_time_now_ms());
+    if (rc)
+        goto fail;
+    json_t *detail = json_pack("{s:s,s:s}", "kind", str(in, "kind"), "to", to);
+    rc = mn_store_audit(s, cfg->actor, remove ? "unlink" : "link", from, detail);
+    json_decref(detail);
+    if (rc || (rc = mn_store_commit(s)) != 0)
+        goto fail;
+    *out = json_pack("{s:s,s:s,s:s,s:s}", "from", from, "to", to, "kind", str(in, "kind"),
+                     "action", remove ? "unlinked" : "linked");
+    free(to);
+    return 0;
+fail:
+    mn_store_rollback(s);
+    free(to);
+    return rc;
+}
+
+int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
+{
+    const json_t *mems = json_object_get(in, "memories");
+    const char *mode = str(in, "on_conflict") ? str(in, "on_conflict") : "skip";
+    size_t n = json_array_size(mems), i;
+    json_t *m;
+    int64_t imported = 0, skipped = 0, replaced = 0, links = 0;
+    char *written = mn_calloc(n ? n : 1, 1);
+    int rc = 0;
+
+    /* Checks the schema cannot make, all before anything is written. */
+    {
+        mn_map seen = MN_MAP_INIT;
+        json_array_foreach(mems, i, m)
+        {
+            const char *id = str(m, "id");
+            if (!mn_id_is_prefix(id) || strlen(id) != MN_ID_LEN) {
+                rc = mn_error_set(MN_EINVAL, "memories[%zu]: '%s' is not a memory id", i, id);
+                break;
+            }
+            if (mn_map_has(&seen, id)) {
+                rc = mn_error_set(MN_EINVAL, "memories[%zu]: id '%s' appears twice", i, id);
+                break;
+            }
+            mn_map_set(&seen, id, NULL);
+        }
+        mn_map_release(&seen);
+        if (rc)
+            goto out_free;
+    }
+
+    if ((rc = mn_store_begin(s)) != 0)
+        goto out_free;
+    json_array_foreach(mems, i, m)
+    {
+        rc = mn_store_memory_insert(s, m);
+        if (rc == MN_EEXISTS && strcmp(mode, "skip") == 0) {
+            skipped++;
+            rc = 0;
+            continue;
+        }
+        if (rc == MN_EEXISTS && strcmp(mode, "replace") == 0) {
+            rc = mn_store_memory_replace(s, m);
+            replaced++;
+        } else {
+            imported++;
+        }
+        if (rc) {
+            mn_error_prefix("memories[%zu]", i);
+            goto fail;
+        }
+        written[i] = 1;
+    }
+    json_array_foreach(mems, i, m)
+    {
+        size_t j;
+        json_t *l;
+        if (!written[i])
+            continue;
+        json_array_foreach(json_object_get(m, "links"), j, l)
+        {
+            int64_t ms = mn_time_now_ms();
+            if (str(l, "created_at") && (rc = mn_time_parse(&ms, str(l, "created_at"))) != 0)
+                goto link_fail;
+            const char *to = str(l, "to");
+            if (!strchr(to, ':') && (!mn_id_is_prefix(to) || strlen(to) != MN_ID_LEN)) {
+                rc = mn_error_set(MN_EINVAL, "'%.60s' is not a memory id or a reference", to);
+                goto link_fail;
+            }
+            rc = mn_store_link_add(s, str(m, "id"), str(l, "kind"), to, str(l, "note"), ms);
+            if (rc == MN_EEXISTS) {
+                rc = 0;
+                continue;
+            }
+            if (rc)
+                goto link_fail;
+            links++;
+            continue;
+        link_fail:
+            mn_error_prefix("memories[%zu].links[%zu]", i, j);
+            goto fail;
+        }
+    }
+    json_t *detail = json_pack("{s:I,s:I,s:I,s:I}", "imported", (json_int_t)imported, "replaced",
+                               (json_int_t)replaced, "skipped", (json_int_t)skipped, "links",
+                               (json_int_t)links);
+    rc = mn_store_audit(s, cfg->actor, "import", NULL, detail);
+    if (rc == 0)
+        rc = mn_store_commit(s);
+    if (rc) {
+        json_decref(detail);
+        goto fail;
+    }
+    *out = detail;
+    goto out_free;
+fail:
+    mn_store_rollback(s);
+out_free:
+    free(written);
+    return rc;
+}
+
+int mn_memory_filter_from_json(mn_memory_filter *f, const json_t *in, const char *deleted_default)
+{
+    const char *deleted = str(in, "deleted") ? str(in, "deleted") : deleted_default;
+    f->kind = str(in, "kind");
+    f->status = str(in, "status");
+    f->tag = str(in, "tag");
+    f->path = str(in, "path");
+    f->source = str(in, "source");
+    f->level = str(in, "level") ? str(in, "level")[1] - '0' : -1;
+    f->include_deleted = strcmp(deleted, "include") == 0;
+    f->only_deleted = strcmp(deleted, "only") == 0;
+    if (str(in, "since")) {
+        int rc = mn_time_parse(&f->since, str(in, "since"));
+        if (rc)
+            return mn_error_prefix("field 'since'");
+    }
+    return 0;
+}

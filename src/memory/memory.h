@@ -1,0 +1,40 @@
+/*
+ * memory.h - the life of a memory: save, update, forget, link, import.
+ *
+ * The save pipeline (docs/internals/memory.md): validate what the schema
+ * cannot (agent saves need trigger keywords; a title or a body) -> distill
+ * (derive the title, cap the conversation excerpt, default level and
+ * confidence from scope and source) -> deduplicate (the exact content hash:
+ * merge into the live memory that has it, union its lists, keep the higher
+ * confidence) -> judge (below the review threshold it waits as 'pending')
+ * -> store, link and audit in one transaction.
+ *
+ * Inputs are JSON already validated against the operation's schema;
+ * outputs are new JSON references the caller json_decref()s.
+ */
+#ifndef MN_MEMORY_H
+#define MN_MEMORY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "store/store.h"
+
+typedef struct {
+    size_t excerpt_cap;      /* bytes kept of a conversation excerpt */
+    double review_threshold; /* confidence below it: status pending */
+    bool dedup;              /* merge exact duplicates */
+    const char *author;      /* default provenance author */
+    const char *actor;       /* who calls, for the audit log */
+} mn_memory_settings;
+
+int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in);
+int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in);
+int mn_memory_forget(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in);
+int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in);
+int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in);
+
+/** Store filter from the list/export input (since, deleted, ...); caller keeps `in` alive. */
+int mn_memory_filter_from_json(mn_memory_filter *f, const json_t *in, const char *deleted_default);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * sqlite_internal.h - what the SQLite back end's files share.
+ */
+#ifndef MN_SQLITE_INTERNAL_H
+#define MN_SQLITE_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+#include "util/map.h"
+
+struct mn_store {
+    sqlite3 *db;
+    char *path;
+    int64_t project_id;
+    bool read_only;
+    bool in_tx;
+    int schema_version;
+    mn_map stmts;      /* SQL text -> prepared statement */
+    char *insert_sql;  /* built from the field table once */
+    char *replace_sql;
+    char *select_sql;
+    char *get_sql;
+    int field_params; /* number of field columns in select_sql */
+};
+
+sqlite3_stmt *mn_sqlite__stmt(mn_store *s, const char *sql);
+int mn_sqlite__exec(mn_store *s, const char *sql);
+int mn_sqlite__migrate(mn_store *s);
+
+#endif

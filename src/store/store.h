@@ -1,0 +1,117 @@
+/*
+ * store.h - the one interface to stored data. No SQL outside src/store/.
+ *
+ * A store holds projects and, per project, the code index and the team's
+ * memories (docs/internals/store.md). Everything above this layer speaks
+ * JSON in the canonical memory shape (docs/memory-format.md) through these
+ * functions, so the SQLite and PostgreSQL back ends pass one test suite.
+ *
+ * Transactions: every write function must be called between
+ * mn_store_begin() and mn_store_commit()/mn_store_rollback(); reads may be
+ * called inside or outside one. A store handle is used by one thread at a
+ * time; several processes may share the same database.
+ *
+ * Ownership: json_t values returned through `out` are new references the
+ * caller json_decref()s; strings returned through `out` are malloc'd.
+ */
+#ifndef MN_STORE_H
+#define MN_STORE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+typedef struct mn_store mn_store;
+
+typedef struct {
+    unsigned version;
+    int busy_timeout_ms;   /* how long a writer waits for the lock; default 10000 */
+    bool create;           /* create the database when it does not exist */
+    bool read_only;
+    const char *project;   /* project name; default derived from the path */
+    const char *root_path; /* repository root recorded for the project */
+} mn_store_options;
+
+#define MN_STORE_OPTIONS_VERSION 1
+#define MN_STORE_OPTIONS_INIT {MN_STORE_OPTIONS_VERSION, 10000, true, false, NULL, NULL}
+
+/** Open (and migrate forward) the store at path. */
+int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts);
+void mn_store_free(mn_store *s);
+const char *mn_store_path(const mn_store *s);
+/** The schema version the store is at, and the newest this build knows. */
+int mn_store_schema_version(const mn_store *s);
+int mn_store_schema_latest(void);
+
+int mn_store_begin(mn_store *s); /* a write transaction, taken at once */
+/** A read transaction: one consistent snapshot for several reads (end with commit). */
+int mn_store_begin_read(mn_store *s);
+int mn_store_commit(mn_store *s);
+void mn_store_rollback(mn_store *s);
+/** Run PRAGMA integrity_check and foreign_key_check; 0 or MN_ECORRUPT. */
+int mn_store_check(mn_store *s);
+
+/* ---- memories (canonical JSON shape) ---- */
+
+typedef struct {
+    const char *kind;    /* NULL: any */
+    int level;           /* -1: any */
+    const char *status;  /* NULL: any */
+    const char *tag;     /* memories carrying this tag */
+    const char *path;    /* memories scoped to this path or a path under it */
+    const char *source;  /* provenance source */
+    int64_t since;       /* updated at or after (ms); 0: any */
+    bool include_deleted;
+    bool only_deleted;
+    int64_t limit;       /* 0: no limit */
+    int64_t offset;
+} mn_memory_filter;
+
+#define MN_MEMORY_FILTER_INIT {NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0}
+
+/** Insert a memory (links excluded; see mn_store_link_add). MN_EEXISTS when the id is taken. */
+int mn_store_memory_insert(mn_store *s, const json_t *mem);
+/** Replace every stored field of an existing memory (links excluded). */
+int mn_store_memory_replace(mn_store *s, const json_t *mem);
+/** The memory with this full id, with its citations and outgoing links. */
+int mn_store_memory_get(mn_store *s, json_t **out, const char *id);
+/** Full id for an exact id or a unique prefix: MN_ENOTFOUND / MN_EAMBIGUOUS. */
+int mn_store_memory_resolve(mn_store *s, char out[MN_ID_LEN + 1], const char *prefix);
+/** A live (not deleted) memory with this content hash, if any (MN_ENOTFOUND). */
+int mn_store_memory_find_hash(mn_store *s, char out[MN_ID_LEN + 1], const char *hash);
+/** Call cb for each matching memory in id order; a non-zero return stops and is returned. */
+int mn_store_memory_list(mn_store *s, const mn_memory_filter *f,
+                         int (*cb)(void *payload, json_t *mem), void *payload);
+int mn_store_memory_count(mn_store *s, const mn_memory_filter *f, int64_t *out);
+/** Soft delete (deleted_at = ms) or undelete (ms = 0). */
+int mn_store_memory_set_deleted(mn_store *s, const char *id, int64_t ms);
+/** Remove a memory with its citations and links, for good. */
+int mn_store_memory_purge(mn_store *s, const char *id);
+/** Memories linking to this one: [{kind, from, note, created_at}]. */
+int mn_store_memory_backlinks(mn_store *s, json_t **out, const char *id);
+
+/**
+ * The exact-duplicate key of a memory: xxh3 of kind, title and body,
+ * lower-cased (ASCII) with runs of white space folded; 16 hex digits.
+ */
+void mn_store_content_hash(char out[17], const json_t *mem);
+
+/* ---- links ---- */
+/** Link from a memory to a memory id or a reference ("file:...", "task:..."). */
+int mn_store_link_add(mn_store *s, const char *from, const char *kind, const char *to,
+                      const char *note, int64_t created_at);
+int mn_store_link_remove(mn_store *s, const char *from, const char *kind, const char *to);
+
+/* ---- per-project configuration ---- */
+int mn_store_config_get(mn_store *s, char **out, const char *key); /* MN_ENOTFOUND */
+int mn_store_config_set(mn_store *s, const char *key, const char *value); /* NULL unsets */
+/** {key: value} of every key set. */
+int mn_store_config_all(mn_store *s, json_t **out);
+
+/* ---- audit ---- */
+int mn_store_audit(mn_store *s, const char *actor, const char *action, const char *target,
+                   const json_t *detail);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * fs.c - file helpers. Reads are capped (sizes from outside are checked
+ * before allocating); writes that replace a file go through a temporary
+ * file and rename so a crash leaves the old or the new content, never half.
+ */
+#include "common.h"
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+int mn_fs_read(mn_buf *out, const char *path, size_t max_size)
+{
+    int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return mn_error_set(errno == ENOENT ? MN_ENOTFOUND : MN_EIO, "cannot open '%s': %s", path,
+                            strerror(errno));
+    int rc = 0;
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = mn_error_set(MN_EIO, "cannot read '%s': %s", path, strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;
+        if (out->len + (size_t)n > max_size) {
+            rc = mn_error_set(MN_ETOOBIG, "'%s' is larger than the limit of %zu bytes", path,
+                              max_size);
+            break;
+        }
+        mn_buf_put(out, chunk, (size_t)n);
+    }
+    if (fd != 0)
+        close(fd);
+    return rc;
+}
+
+int mn_fs_write_atomic(const char *path, const void *data, size_t len)
+{
+    mn_buf tmp = MN_BUF_INIT;
+    int rc = 0, fd;
+    mn_buf_printf(&tmp, "%s.tmp.%d", path, (int)getpid());
+    fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        rc = mn_error_set(MN_EIO, "cannot create '%s': %s", tmp.ptr, strerror(errno));
+        goto out;
+    }
+    const char *p = data;
+    size_t left = len;
+    while (left) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = mn_error_set(MN_EIO, "cannot write '%s': %s", tmp.ptr, strerror(errno));
+            close(fd);
+            unlink(tmp.ptr);
+            goto out;
+        }
+        p += n;
+        left -= (size_t)n;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        rc = mn_error_set(MN_EIO, "cannot write '%s': %s", tmp.ptr, strerror(errno));
+        unlink(tmp.ptr);
+        goto out;
+    }
+    if (rename(tmp.ptr, path) != 0) {
+        rc = mn_error_set(MN_EIO, "cannot replace '%s': %s", path, strerror(errno));
+        unlink(tmp.ptr);
+    }
+out:
+    mn_buf_release(&tmp);
+    return rc;
+}
+
+bool mn_fs_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool mn_fs_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int mn_fs_mkdir_p(const char *path)
+{
+    if (!*path)
+        return mn_error_set(MN_EINVAL, "cannot create a directory with an empty name");
+    char *p = mn_strdup(path);
+    int rc = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s == '/' || *s == '\0') {
+            char saved = *s;
+            *s = '\0';
+            if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+                rc = mn_error_set(MN_EIO, "cannot create directory '%s': %s", p, strerror(errno));
+                break;
+            }
+            *s = saved;
+            if (saved == '\0')
+                break;
+        }
+    }
+    free(p);
+    if (rc == 0 && !mn_fs_is_dir(path))
+        rc = mn_error_set(MN_EIO, "'%s' exists and is not a directory", path);
+    return rc;
+}
+
+char *mn_fs_abspath(const char *path)
+{
+    mn_buf in = MN_BUF_INIT, out = MN_BUF_INIT;
+    if (path[0] != '/') {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof(cwd)))
+            mn_buf_puts(&in, cwd);
+        mn_buf_putc(&in, '/');
+    }
+    mn_buf_puts(&in, path);
+
+    /* normalize ".", ".." and repeated slashes */
+    char *save = NULL;
+    for (char *tok = strtok_r(in.ptr, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        if (strcmp(tok, ".") == 0)
+            continue;
+        if (strcmp(tok, "..") == 0) {
+            char *slash = strrchr(out.ptr, '/');
+            mn_buf_truncate(&out, slash ? (size_t)(slash - out.ptr) : 0);
+            continue;
+        }
+        mn_buf_putc(&out, '/');
+        mn_buf_puts(&out, tok);
+    }
+    if (out.len == 0)
+        mn_buf_putc(&out, '/');
+    mn_buf_release(&in);
+    return mn_buf_detach(&out);
+}
+
+int mn_fs_append_line_once(const char *path, const char *line)
+{
+    mn_buf cur = MN_BUF_INIT;
+    int rc = mn_fs_read(&cur, path, 16 << 20);
+    if (rc == MN_ENOTFOUND) {
+        mn_error_clear();
+        rc = 0;
+    }
+    if (rc)
+        goto out;
+    size_t n = strlen(line);
+    for (const char *p = cur.ptr; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        if (l == n && memcmp(p, line, n) == 0)
+            goto out;
+        p += l + (nl ? 1 : 0);
+    }
+    if (cur.len && cur.ptr[cur.len - 1] != '\n')
+        mn_buf_putc(&cur, '\n');
+    mn_buf_puts(&cur, line);
+    mn_buf_putc(&cur, '\n');
+    rc = mn_fs_write_atomic(path, cur.ptr, cur.len);
+out:
+    mn_buf_release(&cur);
+    return rc;
+}

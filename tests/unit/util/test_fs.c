@@ -1,0 +1,280 @@
+/*
+ * test_fs.c - file helpers in a scratch directory: atomic write then read
+ * back, the size cap (MN_ETOOBIG), missing files (MN_ENOTFOUND), mkdir -p,
+ * abspath normalization, and append_line_once being idempotent.
+ */
+#include "common.h"
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "util/util.h"
+#include "test.h"
+
+static char tmp[64];
+
+static void setup(void)
+{
+    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-fs-XXXXXX");
+    if (!mkdtemp(tmp)) {
+        perror("mkdtemp");
+        exit(2);
+    }
+}
+
+static void rm_rf(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            mn_buf p = MN_BUF_INIT;
+            mn_buf_printf(&p, "%s/%s", path, e->d_name);
+            rm_rf(p.ptr);
+            mn_buf_release(&p);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static char *in_tmp(const char *name)
+{
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "%s/%s", tmp, name);
+    return mn_buf_detach(&p);
+}
+
+static size_t count_entries(const char *dir)
+{
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_write_read(void)
+{
+    char *path = in_tmp("file.txt");
+    const char data[] = "line one\nline two\0binary";
+    CHECK_OK(mn_fs_write_atomic(path, data, sizeof(data)));
+    mn_buf b = MN_BUF_INIT;
+    CHECK_OK(mn_fs_read(&b, path, 1024));
+    CHECK(b.len == sizeof(data));
+    CHECK(memcmp(b.ptr, data, sizeof(data)) == 0);
+    mn_buf_release(&b);
+
+    /* replacing keeps no temporary file behind */
+    CHECK_OK(mn_fs_write_atomic(path, "new", 3));
+    CHECK_OK(mn_fs_read(&b, path, 1024));
+    CHECK_STR(b.ptr, "new");
+    mn_buf_release(&b);
+    CHECK(count_entries(tmp) == 1);
+
+    mode_t mask = umask(0);
+    umask(mask);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == (0644 & ~mask));
+
+    /* an empty file */
+    CHECK_OK(mn_fs_write_atomic(path, "", 0));
+    CHECK_OK(mn_fs_read(&b, path, 1024));
+    CHECK(b.len == 0);
+    mn_buf_release(&b);
+
+    /* a larger file crosses the read chunk size */
+    size_t big_len = 200000;
+    char *big = mn_malloc(big_len);
+    for (size_t i = 0; i < big_len; i++)
+        big[i] = (char)('a' + i % 23);
+    CHECK_OK(mn_fs_write_atomic(path, big, big_len));
+    CHECK_OK(mn_fs_read(&b, path, big_len));
+    CHECK(b.len == big_len && memcmp(b.ptr, big, big_len) == 0);
+    mn_buf_release(&b);
+    free(big);
+
+    /* writing into a missing directory fails with a message naming it */
+    char *bad = in_tmp("no/such/dir/f");
+    CHECK(mn_fs_write_atomic(bad, "x", 1) == MN_EIO);
+    CHECK(strstr(mn_error_last(), "no/such/dir") != NULL);
+    free(bad);
+    free(path);
+}
+
+static void test_read_limits(void)
+{
+    char *path = in_tmp("sized");
+    char data[1000];
+    memset(data, 'x', sizeof(data));
+    CHECK_OK(mn_fs_write_atomic(path, data, sizeof(data)));
+    mn_buf b = MN_BUF_INIT;
+    CHECK_OK(mn_fs_read(&b, path, 1000)); /* exactly the cap is fine */
+    CHECK(b.len == 1000);
+    mn_buf_release(&b);
+    mn_error_clear();
+    CHECK(mn_fs_read(&b, path, 999) == MN_ETOOBIG);
+    CHECK(strstr(mn_error_last(), "sized") != NULL);
+    CHECK(strstr(mn_error_last(), "999") != NULL);
+    mn_buf_release(&b);
+
+    char *missing = in_tmp("missing");
+    CHECK(mn_fs_read(&b, missing, 1000) == MN_ENOTFOUND);
+    CHECK(strstr(mn_error_last(), "missing") != NULL);
+    CHECK(b.len == 0);
+    mn_buf_release(&b);
+    /* a directory cannot be read as a file */
+    CHECK(mn_fs_read(&b, tmp, 1000) == MN_EIO);
+    mn_buf_release(&b);
+    free(missing);
+    free(path);
+}
+
+static void test_mkdir_p(void)
+{
+    char *deep = in_tmp("a/b/c/d");
+    CHECK(!mn_fs_exists(deep));
+    CHECK_OK(mn_fs_mkdir_p(deep));
+    CHECK(mn_fs_is_dir(deep));
+    mode_t mask = umask(0);
+    umask(mask);
+    struct stat st;
+    CHECK(stat(deep, &st) == 0 && (st.st_mode & 0777) == (0755 & ~mask));
+    /* again: fine */
+    CHECK_OK(mn_fs_mkdir_p(deep));
+    /* a trailing slash and doubled slashes */
+    char *slashed = in_tmp("x//y/");
+    CHECK_OK(mn_fs_mkdir_p(slashed));
+    char *y = in_tmp("x/y");
+    CHECK(mn_fs_is_dir(y));
+    free(y);
+    free(slashed);
+
+    /* a file in the way */
+    char *file = in_tmp("a/b/file");
+    CHECK_OK(mn_fs_write_atomic(file, "x", 1));
+    CHECK(mn_fs_is_dir(deep));
+    CHECK(!mn_fs_is_dir(file));
+    CHECK(mn_fs_exists(file));
+    CHECK(mn_fs_mkdir_p(file) == MN_EIO);
+    CHECK(strstr(mn_error_last(), "not a directory") != NULL);
+    char *under = in_tmp("a/b/file/sub");
+    CHECK(mn_fs_mkdir_p(under) == MN_EIO);
+    free(under);
+    free(file);
+    free(deep);
+    /* the empty path is refused, not read past */
+    CHECK(mn_fs_mkdir_p("") != 0);
+}
+
+static void test_abspath(void)
+{
+    char *p;
+    p = mn_fs_abspath("/a/b/../c/./d//e/");
+    CHECK_STR(p, "/a/c/d/e");
+    free(p);
+    p = mn_fs_abspath("/");
+    CHECK_STR(p, "/");
+    free(p);
+    p = mn_fs_abspath("/..");
+    CHECK_STR(p, "/");
+    free(p);
+    p = mn_fs_abspath("/a/../..");
+    CHECK_STR(p, "/");
+    free(p);
+    p = mn_fs_abspath("//x///y");
+    CHECK_STR(p, "/x/y");
+    free(p);
+    p = mn_fs_abspath("/a/./b/.");
+    CHECK_STR(p, "/a/b");
+    free(p);
+    p = mn_fs_abspath("/a/..b/c");
+    CHECK_STR(p, "/a/..b/c");
+    free(p);
+
+    /* relative paths are resolved against the current directory */
+    char cwd[PATH_MAX], *saved = getcwd(cwd, sizeof(cwd)) ? mn_strdup(cwd) : NULL;
+    REQUIRE(saved != NULL);
+    REQUIRE(chdir(tmp) == 0);
+    char real[PATH_MAX];
+    REQUIRE(getcwd(real, sizeof(real)) != NULL);
+    p = mn_fs_abspath("sub/../file");
+    mn_buf want = MN_BUF_INIT;
+    mn_buf_printf(&want, "%s/file", real);
+    CHECK_STR(p, want.ptr);
+    free(p);
+    p = mn_fs_abspath(".");
+    CHECK_STR(p, real);
+    free(p);
+    p = mn_fs_abspath("..");
+    char *slash = strrchr(real, '/');
+    mn_buf_clear(&want);
+    mn_buf_put(&want, real, (size_t)(slash - real));
+    CHECK_STR(p, want.len ? want.ptr : "/");
+    free(p);
+    mn_buf_release(&want);
+    CHECK(chdir(saved) == 0);
+    free(saved);
+}
+
+static void test_append_line_once(void)
+{
+    char *path = in_tmp("exclude");
+    mn_buf b = MN_BUF_INIT;
+
+    /* creates the file */
+    CHECK_OK(mn_fs_append_line_once(path, "/.mnemo/"));
+    CHECK_OK(mn_fs_read(&b, path, 4096));
+    CHECK_STR(b.ptr, "/.mnemo/\n");
+    mn_buf_release(&b);
+    /* idempotent */
+    CHECK_OK(mn_fs_append_line_once(path, "/.mnemo/"));
+    CHECK_OK(mn_fs_append_line_once(path, "/.mnemo/"));
+    CHECK_OK(mn_fs_read(&b, path, 4096));
+    CHECK_STR(b.ptr, "/.mnemo/\n");
+    mn_buf_release(&b);
+
+    /* existing content without a final newline; a line that only shares a prefix */
+    CHECK_OK(mn_fs_write_atomic(path, "# comment\n/.mnemo/x", 19));
+    CHECK_OK(mn_fs_append_line_once(path, "/.mnemo/"));
+    CHECK_OK(mn_fs_read(&b, path, 4096));
+    CHECK_STR(b.ptr, "# comment\n/.mnemo/x\n/.mnemo/\n");
+    mn_buf_release(&b);
+    CHECK_OK(mn_fs_append_line_once(path, "/.mnemo/"));
+    CHECK_OK(mn_fs_append_line_once(path, "# comment"));
+    CHECK_OK(mn_fs_read(&b, path, 4096));
+    CHECK_STR(b.ptr, "# comment\n/.mnemo/x\n/.mnemo/\n");
+    mn_buf_release(&b);
+
+    /* the line present as the last line without a newline */
+    CHECK_OK(mn_fs_write_atomic(path, "a\n/.mnemo/", 10));
+    CHECK_OK(mn_fs_append_line_once(path, "/.mnemo/"));
+    CHECK_OK(mn_fs_read(&b, path, 4096));
+    CHECK_STR(b.ptr, "a\n/.mnemo/");
+    mn_buf_release(&b);
+    free(path);
+}
+
+static void test_setup(void)
+{
+    setup();
+    CHECK(mn_fs_is_dir(tmp));
+}
+
+static void test_cleanup(void)
+{
+    rm_rf(tmp);
+    CHECK(!mn_fs_exists(tmp));
+}
+
+MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_write_read), MN_TEST(test_read_limits),
+             MN_TEST(test_mkdir_p), MN_TEST(test_abspath), MN_TEST(test_append_line_once),
+             MN_TEST(test_cleanup))
