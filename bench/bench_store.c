@@ -230,7 +230,7 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Nearest-rank percentiles of ns[0..n), in milliseconds. */
+/* Percentiles of ns[0..n) in ms: the sorted sample at index round(p * (n - 1)). */
 static stats summarize(const uint64_t *ns, size_t n)
 {
     stats st = {0};
@@ -430,7 +430,7 @@ static void remove_db_files(const char *path)
 
 static void print_row(FILE *f, const char *name, const stats *s)
 {
-    fprintf(f, "  %-30s %9.3f %9.3f %9.3f %9.3f %10.0f\n", name, s->p50, s->p95, s->p99, s->max,
+    fprintf(f, "  %-34s %9.3f %9.3f %9.3f %9.3f %10.0f\n", name, s->p50, s->p95, s->p99, s->max,
             s->ops);
 }
 
@@ -571,7 +571,7 @@ int main(int argc, char **argv)
     snprintf(last_label, sizeof(last_label), "save, last %zu (%zu-%zu)", window, n - window, n);
     fprintf(f, "bench_store: n=%zu, sqlite %s, %ld cpus, store '%s'\n", n, sqlite3_libversion(),
             cpus, store_path.ptr);
-    fprintf(f, "  %-30s %9s %9s %9s %9s %10s\n", "latency (ms)", "p50", "p95", "p99", "max",
+    fprintf(f, "  %-34s %9s %9s %9s %9s %10s\n", "latency (ms)", "p50", "p95", "p99", "max",
             "ops/s");
     fprintf(f, "  mnemo\n");
     print_row(f, save_label, &save_all);

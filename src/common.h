@@ -26,19 +26,19 @@
 #include "mnemo/errors.h"
 
 #define MN_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define MN_UNUSED(x) ((void)(x))
+#define MN_UNUSED(x)     ((void)(x))
 
 /*
  * Programming errors: abort in debug builds, return an error in release
  * builds so a library caller is never killed by a broken invariant.
  */
 #ifdef NDEBUG
-#define MN_ASSERT_OR(cond, ret)                                                                    \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            mn_error_set(MN_EINTERNAL, "internal error: %s (%s:%d)", #cond, __FILE__, __LINE__);   \
-            return (ret);                                                                          \
-        }                                                                                          \
+#define MN_ASSERT_OR(cond, ret)                                                                  \
+    do {                                                                                         \
+        if (!(cond)) {                                                                           \
+            mn_error_set(MN_EINTERNAL, "internal error: %s (%s:%d)", #cond, __FILE__, __LINE__); \
+            return (ret);                                                                        \
+        }                                                                                        \
     } while (0)
 #else
 #include <assert.h>

@@ -35,7 +35,10 @@ typedef struct {
 } mn_ctx_options;
 
 #define MN_CTX_OPTIONS_VERSION 1
-#define MN_CTX_OPTIONS_INIT {MN_CTX_OPTIONS_VERSION, NULL, NULL, "cli", true}
+#define MN_CTX_OPTIONS_INIT                             \
+    {                                                   \
+        MN_CTX_OPTIONS_VERSION, NULL, NULL, "cli", true \
+    }
 
 /** Where a store lives: the database file and the repository root (NULL outside one). */
 typedef struct {
@@ -75,12 +78,12 @@ typedef enum {
 
 typedef struct mn_op {
     const char *name;
-    const char *summary;          /* one line, for lists and --help */
-    const char *description;      /* when and how to use it, for --help and MCP */
-    const char *input_schema;     /* JSON Schema text */
-    const char *output_schema;    /* JSON Schema text */
-    unsigned flags;               /* mn_op_flags */
-    const char *cli_positional;   /* input property filled by CLI positional words, or NULL */
+    const char *summary;        /* one line, for lists and --help */
+    const char *description;    /* when and how to use it, for --help and MCP */
+    const char *input_schema;   /* JSON Schema text */
+    const char *output_schema;  /* JSON Schema text */
+    unsigned flags;             /* mn_op_flags */
+    const char *cli_positional; /* input property filled by CLI positional words, or NULL */
     int (*handler)(mn_ctx *ctx, const json_t *args, json_t **out);
 } mn_op;
 

@@ -179,10 +179,14 @@ static int prepare_dir(const char *db_path, const char *root)
     if (rc == 0 && root) {
         mn_buf mnemo_dir = MN_BUF_INIT, git_dir = MN_BUF_INIT;
         mn_buf_printf(&mnemo_dir, "%s/.mnemo", root);
-        mn_buf_printf(&git_dir, "%s/.git/info", root);
+        mn_buf_printf(&git_dir, "%s/.git", root);
         if (strcmp(dir, mnemo_dir.ptr) == 0 && mn_fs_is_dir(git_dir.ptr)) {
+            /* `git init --template=` makes no info/, yet git reads info/exclude */
+            mn_buf_puts(&git_dir, "/info");
+            rc = mn_fs_mkdir_p(git_dir.ptr);
             mn_buf_puts(&git_dir, "/exclude");
-            rc = mn_fs_append_line_once(git_dir.ptr, "/.mnemo/");
+            if (rc == 0)
+                rc = mn_fs_append_line_once(git_dir.ptr, "/.mnemo/");
         }
         mn_buf_release(&mnemo_dir);
         mn_buf_release(&git_dir);
@@ -230,8 +234,8 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
         goto fail;
     so.create = opts->create;
     so.root_path = loc.root;
-    so.project = getenv("MNEMO_PROJECT") && *getenv("MNEMO_PROJECT") ? getenv("MNEMO_PROJECT")
-                                                                      : "default";
+    so.project =
+        getenv("MNEMO_PROJECT") && *getenv("MNEMO_PROJECT") ? getenv("MNEMO_PROJECT") : "default";
     mn_ctx *ctx = mn_calloc(1, sizeof(*ctx));
     if ((rc = mn_store_open(&ctx->store, loc.db_path, &so)) != 0) {
         free(ctx);

@@ -26,8 +26,7 @@ static const struct config_key {
      "Bytes kept of a conversation excerpt (stored zlib-compressed)."},
     {"memory.review_threshold", KEY_RATIO, "0.5", 0,
      "Saves with a confidence below this wait in the review queue (status pending)."},
-    {"user.name", KEY_TEXT, "", 200,
-     "Author recorded on saves (default: $USER)."},
+    {"user.name", KEY_TEXT, "", 200, "Author recorded on saves (default: $USER)."},
 };
 
 static const struct config_key *find_key(const char *key)
@@ -152,8 +151,7 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
             if ((rc = effective(ctx, &v, &keys[i], &is_set)) == 0)
                 json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:b,s:s}", "key", keys[i].key,
                                                      "value", v, "default", keys[i].def, "set",
-                                                     is_set, "description",
-                                                     keys[i].description));
+                                                     is_set, "description", keys[i].description));
             free(v);
             v = NULL;
         }

@@ -54,8 +54,7 @@ static const mn_op ops[] = {
     {"export", "Export memories with every field (a full backup by default).",
      "Returns memories in the canonical shape that import takes; the CLI writes them as JSONL or "
      "YAML.",
-     mn_schema_export, mn_schema_out_export, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL,
-     mn_op_export},
+     mn_schema_export, mn_schema_out_export, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL, mn_op_export},
     {"import", "Import memories exported by mnemo, keeping their ids and every field.",
      "All or nothing: one bad memory rejects the whole import and nothing is written.",
      mn_schema_import, mn_schema_out_import, 0, NULL, mn_op_import},

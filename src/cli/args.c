@@ -20,11 +20,11 @@
 #include "cli.h"
 
 typedef struct {
-    char name[80];       /* flag without dashes */
-    const char *group;   /* object property it sits in, or NULL */
-    const char *prop;    /* property name */
+    char name[80];     /* flag without dashes */
+    const char *group; /* object property it sits in, or NULL */
+    const char *prop;  /* property name */
     const json_t *schema;
-    bool whole_group;    /* --<group>-json */
+    bool whole_group; /* --<group>-json */
 } flagdef;
 
 static void dashed(char *out, size_t n, const char *name, const char *suffix)
@@ -104,9 +104,9 @@ static const flagdef *find_flag(const flagdef *t, size_t n, const char *name, si
     return NULL;
 }
 
-static bool is_positional(const mn_op *op, const char *prop)
+/* True when prop is one of the space-separated words. */
+static bool in_words(const char *p, const char *prop)
 {
-    const char *p = op->cli_positional;
     size_t n = strlen(prop);
     while (p && *p) {
         size_t w = strcspn(p, " ");
@@ -117,6 +117,11 @@ static bool is_positional(const mn_op *op, const char *prop)
             p++;
     }
     return false;
+}
+
+static bool is_positional(const mn_op *op, const char *prop)
+{
+    return in_words(op->cli_positional, prop);
 }
 
 static json_t *target_object(json_t *args, const flagdef *f)
@@ -215,8 +220,7 @@ static int set_flag(json_t *args, const flagdef *f, const char *value, bool nega
         errno = 0;
         double d = strtod(value, &end);
         if (!*value || *end || errno)
-            return mn_error_set(MN_EINVAL, "option --%s: '%.40s' is not a number", f->name,
-                                value);
+            return mn_error_set(MN_EINVAL, "option --%s: '%.40s' is not a number", f->name, value);
         v = json_real(d);
     } else if (has_type(f->schema, "boolean")) {
         if (!strcmp(value, "true"))
@@ -254,7 +258,8 @@ int cli_parse_op_args(json_t **out, const mn_op *op, int argc, char **argv)
 
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (only_positional || a[0] != '-' || !a[1]) {
+        /* "-" is stdin and "-1" a negative number: both are words, not options */
+        if (only_positional || a[0] != '-' || !a[1] || isdigit((unsigned char)a[1])) {
             pos[npos++] = argv[i];
             continue;
         }
@@ -459,7 +464,8 @@ void cli_help(const cli_command *cmd, FILE *f)
             if (i + 1 < n && table[i + 1].prop == fd->prop && table[i + 1].group == fd->group &&
                 !table[i + 1].whole_group)
                 continue;
-            if (!fd->group && !fd->whole_group && is_positional(op, fd->prop))
+            if (!fd->group && !fd->whole_group &&
+                (is_positional(op, fd->prop) || in_words(cmd->not_flags, fd->prop)))
                 continue;
             char left[120];
             snprintf(left, sizeof(left), "  --%.80s%.8s", fd->name, metavar(fd));
@@ -467,6 +473,8 @@ void cli_help(const cli_command *cmd, FILE *f)
             help_line(f, left, desc ? desc : "", fd);
         }
     }
+    if (cmd->options)
+        fputs(cmd->options, f);
     fputs("  --json               print the result as JSON\n"
           "  --db PATH            use the store at PATH (also: MNEMO_DB)\n"
           "  -h, --help           show this help\n",

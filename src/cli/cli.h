@@ -15,8 +15,8 @@
 
 #include "mnemo/mnemo.h"
 
-#define CLI_EXIT_OK 0
-#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_OK    0
+#define CLI_EXIT_FAIL  1
 #define CLI_EXIT_USAGE 2
 
 typedef struct {
@@ -31,6 +31,8 @@ typedef struct cli_command {
     const char *summary;
     int (*run)(const struct cli_command *cmd, cli_global *g, int argc, char **argv);
     void (*print)(const json_t *result); /* human output of a generic op command */
+    const char *not_flags; /* op properties the command fills itself: not shown as flags */
+    const char *options;   /* --help lines of the options the command parses itself */
 } cli_command;
 
 /** Print "mnemo: error: <last error>" and return the exit code for rc. */

@@ -38,8 +38,8 @@ int cli_cmd_call(const cli_command *cmd, cli_global *g, int argc, char **argv)
         args = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
         free(text);
         if (!args)
-            return cli_usage_error(cmd, "invalid JSON input at line %d, column %d: %s",
-                                   err.line, err.column, err.text);
+            return cli_usage_error(cmd, "invalid JSON input at line %d, column %d: %s", err.line,
+                                   err.column, err.text);
         if (!json_is_object(args)) {
             json_decref(args);
             return cli_usage_error(cmd, "the input must be a JSON object");

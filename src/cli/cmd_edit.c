@@ -115,12 +115,15 @@ static int edit_in_editor(const cli_command *cmd, cli_global *g, const char *id)
 {
     mn_ctx *ctx = NULL;
     json_t *got = NULL, *before = NULL, *after = NULL, *args = NULL, *out = NULL;
-    char path[] = "/tmp/mnemo-edit-XXXXXX.yaml";
+    char path[4096];
     char *yaml = NULL, *text = NULL;
     size_t len = 0;
     int rc, fd = -1;
     bool keep = false;
 
+    /* $TMPDIR like mktemp(1), so a test or a locked-down /tmp can move it */
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(path, sizeof(path), "%s/mnemo-edit-XXXXXX.yaml", tmpdir && *tmpdir ? tmpdir : "/tmp");
     json_t *q = json_pack("{s:s}", "id", id);
     rc = cli_open(&ctx, g);
     if (rc == 0)

@@ -102,8 +102,10 @@ int cli_cmd_import(const cli_command *cmd, cli_global *g, int argc, char **argv)
         return cli_usage_error(cmd, "needs a file (or - for stdin)");
     if (fmt < 0)
         fmt = mn_format_parse(file) >= 0 ? mn_format_parse(file) : MN_FORMAT_JSONL;
-    if ((rc = mn_file_read(&text, &len, file, MN_API_MAX_REQUEST)) != 0)
+    if ((rc = mn_file_read(&text, &len, file, MN_API_MAX_REQUEST)) != 0) {
+        mn_error_prefix("import");
         return cli_fail(rc);
+    }
     rc = mn_format_read(&mems, (mn_format)fmt, text, len);
     free(text);
     if (rc) {

@@ -21,7 +21,9 @@ int cli_cmd_init(const cli_command *cmd, cli_global *g, int argc, char **argv)
     if (argc == 1) {
         dir = argv[0];
     } else {
-        /* the repository around us, else the current directory */
+        /* The repository around us, else the current directory. MNEMO_DB
+         * says where commands look for a store, not where init makes one. */
+        unsetenv("MNEMO_DB");
         if ((rc = mn_locate(&loc, NULL, ".")) != 0)
             return cli_fail(rc);
         dir = loc.root && !strcmp(loc.how, "repository") ? loc.root : ".";

@@ -12,32 +12,41 @@
 
 #include "cli.h"
 
+#define FORMAT_HELP(dflt)                                             \
+    "  --format WORD        jsonl, yaml or json. [jsonl|yaml|json]\n" \
+    "                       Default: " dflt ".\n"                     \
+    "  --yaml               Same as --format yaml.\n"
+
 static const cli_command commands[] = {
     {"init", NULL, "[DIR]",
      "Create the store of a repository. DIR/.mnemo/ holds it (DIR defaults to the repository "
      "around the current directory) and .git/info/exclude keeps it out of git.",
-     cli_cmd_init, NULL},
-    {"save", "save", "[options] [BODY...]", NULL, cli_cmd_save, cli_print_saved},
-    {"show", "get", "ID", NULL, cli_run_generic, cli_print_memory},
-    {"list", "list", "[options]", NULL, cli_run_generic, cli_print_list},
+     cli_cmd_init, NULL, NULL, NULL},
+    {"save", "save", "[options] [BODY...]", NULL, cli_cmd_save, cli_print_saved, NULL, NULL},
+    {"show", "get", "ID", NULL, cli_run_generic, cli_print_memory, NULL, NULL},
+    {"list", "list", "[options]", NULL, cli_run_generic, cli_print_list, NULL, NULL},
     {"edit", "update", "ID [options]",
      "Change a memory: with options, change those fields; without, open it as YAML in $EDITOR.",
-     cli_cmd_edit, cli_print_saved},
-    {"forget", "forget", "ID [--purge | --undo]", NULL, cli_run_generic, cli_print_saved},
-    {"link", "link", "FROM KIND TO [--note TEXT] [--remove]", NULL, cli_run_generic,
-     cli_print_link},
+     cli_cmd_edit, cli_print_saved, NULL, NULL},
+    {"forget", "forget", "ID [--purge | --undo]", NULL, cli_run_generic, cli_print_saved, NULL,
+     NULL},
+    {"link", "link", "FROM KIND TO [--note TEXT] [--remove]", NULL, cli_run_generic, cli_print_link,
+     NULL, NULL},
     {"export", "export", "[options] [-o FILE] [--format jsonl|yaml|json]",
      "Export memories with every field, as JSON Lines (default) or YAML, to stdout or FILE.",
-     cli_cmd_export, NULL},
+     cli_cmd_export, NULL, NULL,
+     "  -o, --output FILE    Write FILE (replaced whole) instead of stdout; its\n"
+     "                       extension (.jsonl, .yaml, .json) picks the format.\n" FORMAT_HELP(
+         "from -o FILE's extension, else jsonl")},
     {"import", "import", "FILE|- [--format jsonl|yaml|json] [--on-conflict skip|replace|fail]",
      "Import memories from a file written by export (the format follows the extension).",
-     cli_cmd_import, NULL},
+     cli_cmd_import, NULL, "memories", FORMAT_HELP("from FILE's extension, else jsonl")},
     {"config", "config", "list | get KEY | set KEY VALUE | unset KEY", NULL, cli_run_generic,
-     cli_print_config},
+     cli_print_config, NULL, NULL},
     {"call", NULL, "OPERATION [JSON | -]",
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
      "'mnemo call' alone lists the operations.",
-     cli_cmd_call, NULL},
+     cli_cmd_call, NULL, NULL, NULL},
 };
 
 int cli_fail(int rc)

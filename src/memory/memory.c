@@ -19,8 +19,8 @@
 
 #define TITLE_FROM_BODY_MAX 100
 
-static const char *const ref_prefixes[] = {"file:", "symbol:", "task:", "doc:",
-                                           "commit:", "url:", "issue:"};
+static const char *const ref_prefixes[] = {
+    "file:", "symbol:", "task:", "doc:", "commit:", "url:", "issue:"};
 
 static const char *str(const json_t *obj, const char *key)
 {
@@ -144,25 +144,44 @@ static json_t *title_from_body(const char *body)
     return json_stringn(body, len);
 }
 
+/* A reference link target ("file:a.c"): 0 when its prefix is known. */
+static int check_ref(const char *to)
+{
+    for (size_t i = 0; i < MN_ARRAY_SIZE(ref_prefixes); i++) {
+        size_t n = strlen(ref_prefixes[i]);
+        if (strncmp(to, ref_prefixes[i], n) == 0) {
+            if (!to[n])
+                return mn_error_set(MN_EINVAL, "link target '%s' names nothing after '%s'", to,
+                                    ref_prefixes[i]);
+            return 0;
+        }
+    }
+    return mn_error_set(MN_EINVAL,
+                        "link target '%.60s' must be a memory id or start with file:, "
+                        "symbol:, task:, doc:, commit:, url: or issue:",
+                        to);
+}
+
+/* A full memory id: 26 Crockford characters, upper case, the first at most
+ * '7' (a ULID's 48-bit time). */
+static bool is_full_id(const char *id)
+{
+    if (!mn_id_is_prefix(id) || strlen(id) != MN_ID_LEN || id[0] > '7')
+        return false;
+    for (const char *p = id; *p; p++)
+        if (*p >= 'a' && *p <= 'z')
+            return false;
+    return true;
+}
+
 /* A link target: a reference with a known prefix, or a memory id (prefix). */
 static int resolve_target(char **out, mn_store *s, const char *to)
 {
-    const char *colon = strchr(to, ':');
-    if (colon) {
-        for (size_t i = 0; i < MN_ARRAY_SIZE(ref_prefixes); i++) {
-            size_t n = strlen(ref_prefixes[i]);
-            if (strncmp(to, ref_prefixes[i], n) == 0) {
-                if (!to[n])
-                    return mn_error_set(MN_EINVAL, "link target '%s' names nothing after '%s'",
-                                        to, ref_prefixes[i]);
-                *out = mn_strdup(to);
-                return 0;
-            }
-        }
-        return mn_error_set(MN_EINVAL,
-                            "link target '%.60s' must be a memory id or start with file:, "
-                            "symbol:, task:, doc:, commit:, url: or issue:",
-                            to);
+    if (strchr(to, ':')) {
+        int rc = check_ref(to);
+        if (rc == 0)
+            *out = mn_strdup(to);
+        return rc;
     }
     char id[MN_ID_LEN + 1];
     int rc = mn_store_memory_resolve(s, id, to);
@@ -231,13 +250,17 @@ static json_t *ensure_group(json_t *mem, const char *group)
 static void merge_into(json_t *old, const json_t *mem, double threshold)
 {
     static const char *const lists[][2] = {
-        {"context", "trigger_keywords"}, {"context", "error_messages"},
-        {"context", "files_modified"},   {"scope", "paths"},
-        {"scope", "symbols"},            {"scope", "tags"},
+        {"context", "trigger_keywords"},
+        {"context", "error_messages"},
+        {"context", "files_modified"},
+        {"scope", "paths"},
+        {"scope", "symbols"},
+        {"scope", "tags"},
     };
     static const char *const texts[][2] = {
-        {"context", "situation"},   {"context", "solution"}, {"context", "what_failed"},
-        {"context", "conversation_excerpt"}, {"scope", "branch"},
+        {"context", "situation"},   {"context", "solution"},
+        {"context", "what_failed"}, {"context", "conversation_excerpt"},
+        {"scope", "branch"},
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(lists); i++)
         strv_union(ensure_group(old, lists[i][0]), lists[i][1],
@@ -339,8 +362,8 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     }
     if (json_object_get(in, "citations"))
         json_object_set_new(mem, "citations", json_deep_copy(json_object_get(in, "citations")));
-    json_object_set_new(mem, "level", json_string(str(in, "level") ? str(in, "level")
-                                                                    : default_level(mem)));
+    json_object_set_new(mem, "level",
+                        json_string(str(in, "level") ? str(in, "level") : default_level(mem)));
     double confidence = json_is_number(json_object_get(in, "confidence"))
                             ? json_number_value(json_object_get(in, "confidence"))
                             : default_confidence(source);
@@ -348,8 +371,8 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     if (json_object_get(in, "quality"))
         json_object_set_new(mem, "quality",
                             json_real(json_number_value(json_object_get(in, "quality"))));
-    json_object_set_new(mem, "status", json_string(confidence < cfg->review_threshold ? "pending"
-                                                                                      : "active"));
+    json_object_set_new(mem, "status",
+                        json_string(confidence < cfg->review_threshold ? "pending" : "active"));
     if (str(in, "ttl")) {
         int64_t ttl;
         if ((rc = parse_duration(&ttl, str(in, "ttl"))) != 0)
@@ -459,9 +482,11 @@ int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
         goto out;
     }
     cap_excerpt(mem, cfg->excerpt_cap);
-    json_t *tags_add = json_object_get(in, "add_tags"), *tags_rm = json_object_get(in, "remove_tags");
+    json_t *tags_add = json_object_get(in, "add_tags"),
+           *tags_rm = json_object_get(in, "remove_tags");
     if (json_array_size(tags_add) || json_array_size(tags_rm)) {
         json_t *scope = ensure_group(mem, "scope");
+        json_t *before = json_deep_copy(json_object_get(scope, "tags"));
         strv_union(scope, "tags", tags_add);
         json_t *tags = json_object_get(scope, "tags");
         size_t i, j;
@@ -474,25 +499,34 @@ int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
                 break;
             }
         }
+        /* only a real change counts, so that the update stays idempotent */
+        bool same = json_array_size(before) == json_array_size(tags) &&
+                    (!before || json_equal(before, tags));
+        json_decref(before);
         if (json_array_size(tags) > 32) {
             rc = mn_error_set(MN_EINVAL, "field 'scope.tags': must have at most 32 items");
             goto out;
         }
         prune_group(mem, "scope");
-        json_array_append_new(changed, json_string("scope.tags"));
+        if (!same)
+            json_array_append_new(changed, json_string("scope.tags"));
     }
     if (json_object_get(in, "citations")) {
-        json_t *c = json_object_get(in, "citations");
+        json_t *c = json_object_get(in, "citations"), *cur = json_object_get(mem, "citations");
+        bool same = json_array_size(c) == json_array_size(cur) && (!cur || json_equal(c, cur));
         if (json_array_size(c))
             json_object_set(mem, "citations", c);
         else
             json_object_del(mem, "citations");
-        json_array_append_new(changed, json_string("citations"));
+        if (!same)
+            json_array_append_new(changed, json_string("citations"));
     }
     json_t *ttl = json_object_get(in, "ttl");
     if (json_is_null(ttl)) {
-        json_object_del(mem, "expires_at");
-        json_array_append_new(changed, json_string("expires_at"));
+        if (json_object_get(mem, "expires_at")) {
+            json_object_del(mem, "expires_at");
+            json_array_append_new(changed, json_string("expires_at"));
+        }
     } else if (json_is_string(ttl)) {
         int64_t d;
         if ((rc = parse_duration(&d, json_string_value(ttl))) != 0)
@@ -540,7 +574,10 @@ int mn_memory_forget(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
         rc = mn_store_memory_purge(s, id);
     else
         rc = mn_store_memory_set_deleted(s, id, undo ? 0 : mn_time_now_ms());
-    if (rc || (rc = mn_store_audit(s, cfg->actor, purge ? "purge" : undo ? "restore" : "forget",
+    if (rc || (rc = mn_store_audit(s, cfg->actor,
+                                   purge  ? "purge"
+                                   : undo ? "restore"
+                                          : "forget",
                                    id, NULL)) != 0)
         goto fail;
     if ((rc = mn_store_commit(s)) != 0)
@@ -571,6 +608,15 @@ int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
         rc = mn_store_link_remove(s, from, str(in, "kind"), to);
     else
         rc = mn_store_link_add(s, from, str(in, "kind"), to, str(in, "note"), mn_time_now_ms());
+    if (rc == MN_EEXISTS || (remove && rc == MN_ENOTFOUND)) {
+        /* idempotent: the link is there (or gone), as asked */
+        mn_error_clear();
+        mn_store_rollback(s);
+        *out = json_pack("{s:s,s:s,s:s,s:s}", "from", from, "to", to, "kind", str(in, "kind"),
+                         "action", "unchanged");
+        free(to);
+        return 0;
+    }
     if (rc)
         goto fail;
     json_t *detail = json_pack("{s:s,s:s}", "kind", str(in, "kind"), "to", to);
@@ -578,8 +624,8 @@ int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     json_decref(detail);
     if (rc || (rc = mn_store_commit(s)) != 0)
         goto fail;
-    *out = json_pack("{s:s,s:s,s:s,s:s}", "from", from, "to", to, "kind", str(in, "kind"),
-                     "action", remove ? "unlinked" : "linked");
+    *out = json_pack("{s:s,s:s,s:s,s:s}", "from", from, "to", to, "kind", str(in, "kind"), "action",
+                     remove ? "unlinked" : "linked");
     free(to);
     return 0;
 fail:
@@ -604,7 +650,7 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
         json_array_foreach(mems, i, m)
         {
             const char *id = str(m, "id");
-            if (!mn_id_is_prefix(id) || strlen(id) != MN_ID_LEN) {
+            if (!is_full_id(id)) {
                 rc = mn_error_set(MN_EINVAL, "memories[%zu]: '%s' is not a memory id", i, id);
                 break;
             }
@@ -623,18 +669,24 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
         goto out_free;
     json_array_foreach(mems, i, m)
     {
-        rc = mn_store_memory_insert(s, m);
+        /* body is optional in the memory shape; stored, it is "" (NOT NULL) */
+        json_t *one = json_object_get(m, "body") ? json_incref(m) : json_copy(m);
+        if (!json_object_get(one, "body"))
+            json_object_set_new(one, "body", json_string(""));
+        rc = mn_store_memory_insert(s, one);
         if (rc == MN_EEXISTS && strcmp(mode, "skip") == 0) {
+            json_decref(one);
             skipped++;
             rc = 0;
             continue;
         }
         if (rc == MN_EEXISTS && strcmp(mode, "replace") == 0) {
-            rc = mn_store_memory_replace(s, m);
+            rc = mn_store_memory_replace(s, one);
             replaced++;
         } else {
             imported++;
         }
+        json_decref(one);
         if (rc) {
             mn_error_prefix("memories[%zu]", i);
             goto fail;
@@ -653,8 +705,13 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
             if (str(l, "created_at") && (rc = mn_time_parse(&ms, str(l, "created_at"))) != 0)
                 goto link_fail;
             const char *to = str(l, "to");
-            if (!strchr(to, ':') && (!mn_id_is_prefix(to) || strlen(to) != MN_ID_LEN)) {
-                rc = mn_error_set(MN_EINVAL, "'%.60s' is not a memory id or a reference", to);
+            if (strchr(to, ':') ? (rc = check_ref(to)) != 0 : !is_full_id(to)) {
+                if (!rc)
+                    rc = mn_error_set(MN_EINVAL, "'%.60s' is not a memory id or a reference", to);
+                goto link_fail;
+            }
+            if (strcmp(to, str(m, "id")) == 0) {
+                rc = mn_error_set(MN_EINVAL, "a memory cannot link to itself");
                 goto link_fail;
             }
             rc = mn_store_link_add(s, str(m, "id"), str(l, "kind"), to, str(l, "note"), ms);
@@ -671,9 +728,9 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
             goto fail;
         }
     }
-    json_t *detail = json_pack("{s:I,s:I,s:I,s:I}", "imported", (json_int_t)imported, "replaced",
-                               (json_int_t)replaced, "skipped", (json_int_t)skipped, "links",
-                               (json_int_t)links);
+    json_t *detail =
+        json_pack("{s:I,s:I,s:I,s:I}", "imported", (json_int_t)imported, "replaced",
+                  (json_int_t)replaced, "skipped", (json_int_t)skipped, "links", (json_int_t)links);
     rc = mn_store_audit(s, cfg->actor, "import", NULL, detail);
     if (rc == 0)
         rc = mn_store_commit(s);

@@ -183,6 +183,7 @@ CREATE TABLE links (
 ) STRICT;
 CREATE UNIQUE INDEX links_unique_memory ON links(src_id, kind, dst_memory_id) WHERE dst_memory_id IS NOT NULL;
 CREATE UNIQUE INDEX links_unique_ref ON links(src_id, kind, dst_ref) WHERE dst_ref IS NOT NULL;
+CREATE INDEX links_src ON links(src_id);
 CREATE INDEX links_dst ON links(dst_memory_id);
 
 -- ---- sources of knowledge (filled by ingest/) ----

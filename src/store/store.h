@@ -27,15 +27,18 @@ typedef struct mn_store mn_store;
 
 typedef struct {
     unsigned version;
-    int busy_timeout_ms;   /* how long a writer waits for the lock; default 10000 */
-    bool create;           /* create the database when it does not exist */
+    int busy_timeout_ms; /* how long a writer waits for the lock; default 10000 */
+    bool create;         /* create the database when it does not exist */
     bool read_only;
     const char *project;   /* project name; default derived from the path */
     const char *root_path; /* repository root recorded for the project */
 } mn_store_options;
 
 #define MN_STORE_OPTIONS_VERSION 1
-#define MN_STORE_OPTIONS_INIT {MN_STORE_OPTIONS_VERSION, 10000, true, false, NULL, NULL}
+#define MN_STORE_OPTIONS_INIT                                    \
+    {                                                            \
+        MN_STORE_OPTIONS_VERSION, 10000, true, false, NULL, NULL \
+    }
 
 /** Open (and migrate forward) the store at path. */
 int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts);
@@ -56,20 +59,23 @@ int mn_store_check(mn_store *s);
 /* ---- memories (canonical JSON shape) ---- */
 
 typedef struct {
-    const char *kind;    /* NULL: any */
-    int level;           /* -1: any */
-    const char *status;  /* NULL: any */
-    const char *tag;     /* memories carrying this tag */
-    const char *path;    /* memories scoped to this path or a path under it */
-    const char *source;  /* provenance source */
-    int64_t since;       /* updated at or after (ms); 0: any */
+    const char *kind;   /* NULL: any */
+    int level;          /* -1: any */
+    const char *status; /* NULL: any */
+    const char *tag;    /* memories carrying this tag */
+    const char *path;   /* memories scoped to this path or a path under it */
+    const char *source; /* provenance source */
+    int64_t since;      /* updated at or after (ms); 0: any */
     bool include_deleted;
     bool only_deleted;
-    int64_t limit;       /* 0: no limit */
+    int64_t limit; /* 0: no limit */
     int64_t offset;
 } mn_memory_filter;
 
-#define MN_MEMORY_FILTER_INIT {NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0}
+#define MN_MEMORY_FILTER_INIT                                   \
+    {                                                           \
+        NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0 \
+    }
 
 /** Insert a memory (links excluded; see mn_store_link_add). MN_EEXISTS when the id is taken. */
 int mn_store_memory_insert(mn_store *s, const json_t *mem);
@@ -105,7 +111,7 @@ int mn_store_link_add(mn_store *s, const char *from, const char *kind, const cha
 int mn_store_link_remove(mn_store *s, const char *from, const char *kind, const char *to);
 
 /* ---- per-project configuration ---- */
-int mn_store_config_get(mn_store *s, char **out, const char *key); /* MN_ENOTFOUND */
+int mn_store_config_get(mn_store *s, char **out, const char *key);        /* MN_ENOTFOUND */
 int mn_store_config_set(mn_store *s, const char *key, const char *value); /* NULL unsets */
 /** {key: value} of every key set. */
 int mn_store_config_all(mn_store *s, json_t **out);

@@ -18,7 +18,10 @@ typedef struct {
     size_t next_size;
 } mn_arena;
 
-#define MN_ARENA_INIT {NULL, 4096}
+#define MN_ARENA_INIT \
+    {                 \
+        NULL, 4096    \
+    }
 
 void mn_arena_init(mn_arena *a);
 /** Free everything allocated from the arena; it can be used again after. */

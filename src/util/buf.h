@@ -24,7 +24,10 @@ typedef struct {
     size_t asize;
 } mn_buf;
 
-#define MN_BUF_INIT {mn_buf__empty, 0, 0}
+#define MN_BUF_INIT         \
+    {                       \
+        mn_buf__empty, 0, 0 \
+    }
 
 typedef struct {
     const char *ptr;

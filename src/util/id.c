@@ -65,8 +65,10 @@ bool mn_id_is_prefix(const char *s)
     size_t n = strlen(s);
     if (n == 0 || n > MN_ID_LEN)
         return false;
-    for (size_t i = 0; i < n; i++)
-        if (!strchr(crockford, s[i]) || s[i] == '\0')
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 'a' + 'A') : s[i];
+        if (!strchr(crockford, c) || c == '\0')
             return false;
+    }
     return true;
 }

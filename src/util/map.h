@@ -18,7 +18,10 @@ typedef struct {
     size_t cap, len, used; /* used counts tombstones too */
 } mn_map;
 
-#define MN_MAP_INIT {NULL, 0, 0, 0}
+#define MN_MAP_INIT   \
+    {                 \
+        NULL, 0, 0, 0 \
+    }
 
 void mn_map_release(mn_map *m);
 /** Insert or replace; returns the previous value or NULL. */

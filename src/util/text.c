@@ -15,7 +15,8 @@ int mn_parse_int64(int64_t *out, const char *s, int64_t min, int64_t max, const 
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (end == s || isspace((unsigned char)s[0]) || *end != '\0' || errno == ERANGE || v < min || v > max)
+    if (end == s || isspace((unsigned char)s[0]) || *end != '\0' || errno == ERANGE || v < min ||
+        v > max)
         return mn_error_set(MN_EINVAL, "%s must be a whole number from %lld to %lld (got '%.40s')",
                             what, (long long)min, (long long)max, s);
     *out = v;
@@ -27,9 +28,10 @@ int mn_parse_double(double *out, const char *s, double min, double max, const ch
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || isspace((unsigned char)s[0]) || *end != '\0' || errno == ERANGE || !isfinite(v) || v < min || v > max)
-        return mn_error_set(MN_EINVAL, "%s must be a number from %g to %g (got '%.40s')", what,
-                            min, max, s);
+    if (end == s || isspace((unsigned char)s[0]) || *end != '\0' || errno == ERANGE ||
+        !isfinite(v) || v < min || v > max)
+        return mn_error_set(MN_EINVAL, "%s must be a number from %g to %g (got '%.40s')", what, min,
+                            max, s);
     *out = v;
     return 0;
 }

@@ -102,8 +102,7 @@ int mn_time_parse(int64_t *out, const char *s)
 
     if (parse_relative(out, s) == 0)
         return 0;
-    if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) || *p++ != '-' ||
-        digits(&p, 2, &d))
+    if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) || *p++ != '-' || digits(&p, 2, &d))
         goto bad;
     if (*p == 'T' || *p == 't' || *p == ' ') {
         p++;
@@ -137,11 +136,12 @@ int mn_time_parse(int64_t *out, const char *s)
             goto bad;
         }
     }
+    /* check the day against its month: timegm would silently turn Feb 30 into Mar 2 */
     static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (*p != '\0' || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 ||
         sec > 60)
         goto bad;
-    /* timegm would silently turn Feb 29 of a common year into Mar 1 */
+    /* and Feb 29 of a common year into Mar 1 */
     if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
         goto bad;
 

@@ -31,7 +31,7 @@ int mn_time_parse(int64_t *out, const char *s);
 #define MN_ID_LEN 26
 /** A new ULID (Crockford base32, 26 chars, time-ordered) in out (27 bytes). */
 void mn_id_new(char out[MN_ID_LEN + 1]);
-/** True when s is 1..26 Crockford base32 characters (an id or an id prefix). */
+/** True when s is 1..26 Crockford base32 characters, either case (an id or an id prefix). */
 bool mn_id_is_prefix(const char *s);
 
 /* ---- numbers and text ---- */

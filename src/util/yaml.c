@@ -224,8 +224,9 @@ static bool yaml11_ambiguous(const char *s, size_t n)
         return false;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        if (!(is_hex(c) || (c >= 'g' && c <= 'z') || (c >= 'G' && c <= 'Z') || c == '_' ||
-              c == '.' || c == ':' || c == '+' || c == '-'))
+        /* the characters of YAML 1.1 numbers: digits, hex, 0x/0o/0b, _ . : + - e */
+        if (!(is_hex(c) || c == 'x' || c == 'X' || c == 'o' || c == 'O' || c == '_' || c == '.' ||
+              c == ':' || c == '+' || c == '-'))
             return false;
     }
     return true; /* 1_000, 0b101, 12:30:00, 1.2.3: number-like enough to quote */

@@ -9,13 +9,22 @@
 # pass, and every process must have exited 0: a busy timeout is a failure.
 # The readers also check every memory of every export, so a reader that saw
 # half a save fails too. STRESS_SAVERS, STRESS_SAVES and STRESS_READERS
-# change the numbers. Needs $MNEMO_STRESS_WORKER (tests/integration/stress_worker.c).
+# change the numbers.
+#
+# First, STRESS_CREATE_ROUNDS times (default 20), 8 processes released at the
+# same moment open a store that is not in WAL mode yet: a new file every
+# third round, else a store switched back to a rollback journal (as a copy
+# made by a backup tool may be). Each must succeed: switching to WAL mode
+# takes a lock without waiting for it, and once failed at once with
+# "database is locked" in all but one of them.
+# Needs $MNEMO_STRESS_WORKER (tests/integration/stress_worker.c).
 set -euo pipefail
 
 W=${MNEMO_STRESS_WORKER:?MNEMO_STRESS_WORKER must name the stress_worker program}
 SAVERS=${STRESS_SAVERS:-4}
 SAVES=${STRESS_SAVES:-1000}
 READERS=${STRESS_READERS:-2}
+CREATE_ROUNDS=${STRESS_CREATE_ROUNDS:-20}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-concurrency.XXXXXX")
 pids=()
@@ -32,6 +41,41 @@ trap cleanup EXIT
 db=$tmp/mnemo.db
 stop=$tmp/stop
 start=$SECONDS
+
+mkfifo "$tmp/barrier"
+for round in $(seq 1 "$CREATE_ROUNDS"); do
+    new=$tmp/new-$round.db
+    if ((round % 3 != 0)); then
+        if ! { "$W" open "$new" >/dev/null && "$W" unwal "$new"; }; then
+            echo "FAIL: cannot prepare a store in rollback journal mode" >&2
+            exit 1
+        fi
+    fi
+    for c in 1 2 3 4 5 6 7 8; do
+        MNEMO_STRESS_BARRIER=$tmp/barrier "$W" save "$new" 5 "create$c" >"$tmp/create$c.out" 2>&1 &
+        pids+=($!)
+    done
+    # they wait in open(barrier) for a writer; opening it releases them all at once
+    sleep 0.2
+    exec 3<>"$tmp/barrier"
+    c=0
+    for p in "${pids[@]}"; do
+        c=$((c + 1))
+        wait "$p" || {
+            echo "FAIL: round $round: process $c of 8 opening one store at once failed:" >&2
+            cat "$tmp/create$c.out" >&2
+            exit 1
+        }
+    done
+    exec 3>&-
+    pids=()
+    "$W" check "$new" 40 >"$tmp/check.out" 2>&1 || {
+        echo "FAIL: round $round: the store 8 processes opened at once is not whole:" >&2
+        cat "$tmp/check.out" >&2
+        exit 1
+    }
+done
+echo "concurrency: ok: $CREATE_ROUNDS times 8 processes switched one store to WAL mode at once"
 
 # the store and its schema exist before the race starts
 "$W" save "$db" 1 init >"$tmp/init.out" 2>&1 || {

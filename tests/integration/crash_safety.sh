@@ -8,13 +8,18 @@
 # foreign_key_check, and compares every stored memory field by field with
 # what was saved; the number of memories must never go down, and every save
 # the killed process saw commit must be there (committed means durable).
+# The store grows by a few hundred memories a run, so every 10 runs start
+# a new one (CRASH_SERIES) to keep the check after each kill quick.
 # Every 10th run also kills 3 processes during the very first open of a
 # fresh database, while the schema is being created: that database must
-# open (and migrate) afterwards. Needs $MNEMO_STRESS_WORKER.
+# open (and migrate) afterwards. The kills are aimed at random moments
+# within the time a process takes to create a store, and at least one must
+# land inside the open. Needs $MNEMO_STRESS_WORKER.
 set -euo pipefail
 
 W=${MNEMO_STRESS_WORKER:?MNEMO_STRESS_WORKER must name the stress_worker program}
 RUNS=${CRASH_RUNS:-60}
+SERIES=${CRASH_SERIES:-10}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-crash.XXXXXX")
 pid=
@@ -65,18 +70,26 @@ check() {
 }
 
 start=$SECONDS
-db=$tmp/mnemo.db
-log=$tmp/committed.log
-: >"$log"
 
-# How long a process takes to create a store, to aim kills inside that.
-t0=$(now_us)
-"$W" open "$tmp/calibrate.db" >/dev/null || fail "cannot create a store"
-open_us=$(($(now_us) - t0))
+# How long a process takes to create a store (the median of 3), to aim kills inside that.
+times=()
+for k in 1 2 3; do
+    t0=$(now_us)
+    "$W" open "$tmp/calibrate-$k.db" >/dev/null || fail "cannot create a store"
+    times+=($(($(now_us) - t0)))
+done
+open_us=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
 
-prev=0
-fresh_total=0 fresh_no_file=0 fresh_mid_open=0 fresh_after_open=0
+total=0 committed=0
+fresh_total=0 fresh_no_file=0 fresh_mid_tx=0 fresh_mid_open=0 fresh_after_open=0
 for run in $(seq 1 "$RUNS"); do
+    if (((run - 1) % SERIES == 0)); then
+        ((run == 1)) || total=$((total + prev)) committed=$((committed + $(wc -l <"$log")))
+        db=$tmp/series-$run.db
+        log=$tmp/series-$run.log
+        : >"$log"
+        prev=0
+    fi
     crash "$db" "$log" $(((10 + RANDOM % 291) * 1000))
     out=$(check "$db" --committed "$log")
     n=${out#check: }
@@ -87,10 +100,12 @@ for run in $(seq 1 "$RUNS"); do
     if ((run % 10 == 0)); then
         for k in 1 2 3; do
             fresh=$tmp/fresh-$run-$k.db
-            crash "$fresh" "" $((RANDOM * 32768 + RANDOM) % (open_us + 1))
+            crash "$fresh" "" $(((RANDOM * 32768 + RANDOM) % (open_us + 1)))
             fresh_total=$((fresh_total + 1))
             if [[ -e $fresh.opened ]]; then
                 fresh_after_open=$((fresh_after_open + 1))
+            elif [[ -e $fresh-journal ]]; then
+                fresh_mid_tx=$((fresh_mid_tx + 1))
             elif [[ -e $fresh ]]; then
                 fresh_mid_open=$((fresh_mid_open + 1))
             else
@@ -101,9 +116,14 @@ for run in $(seq 1 "$RUNS"); do
     fi
 done
 
-((prev > 0)) || fail "no save committed in $RUNS runs: the kills came too early"
-echo "crash_safety: ok: $RUNS kills during saves, $prev memories stored and whole," \
-    "$(wc -l <"$log") committed saves all present"
+total=$((total + prev)) committed=$((committed + $(wc -l <"$log")))
+((total > 0)) || fail "no save committed in $RUNS runs: the kills came too early"
+echo "crash_safety: ok: $RUNS kills during saves, $total memories stored and whole," \
+    "$committed committed saves all present"
+((fresh_mid_tx + fresh_mid_open > 0)) ||
+    fail "none of $fresh_total kills aimed at the first open landed inside it"
 echo "crash_safety: ok: $fresh_total kills while creating a store (open takes" \
-    "$((open_us / 1000)) ms): $fresh_no_file before the file existed, $fresh_mid_open during" \
-    "the open, $fresh_after_open after it; each opened afterwards ($((SECONDS - start)) s)"
+    "$((open_us / 1000)) ms): $fresh_no_file before the file existed, $fresh_mid_tx inside a" \
+    "transaction (schema creation or the switch to WAL; a hot journal left behind)," \
+    "$fresh_mid_open between the steps of the open, $fresh_after_open once open; each opened" \
+    "afterwards ($((SECONDS - start)) s)"

@@ -9,6 +9,9 @@
  *                                        integrity + every memory complete
  *   stress_worker crashloop DB [LOG]     save forever (the caller kills it)
  *   stress_worker open DB                open (create) the store and exit
+ *   stress_worker unwal DB               switch the store back to a rollback
+ *                                        journal, as a store copied by a
+ *                                        backup tool may be
  *
  * Every memory is a pure function of its title "PREFIX-i": make_memory()
  * builds the save input from it and check_memory() rebuilds that input
@@ -23,6 +26,10 @@
  * it and exit 1. check also reads the side tables and the audit log with
  * SQL, because export shows neither: a memory must have exactly the
  * memory_tags and memory_paths rows its JSON lists and one 'save' audit row.
+ *
+ * With MNEMO_STRESS_BARRIER naming a FIFO, save opens it for reading before
+ * it opens the store: that blocks until the caller opens the FIFO for
+ * writing, which releases every waiting process at the same moment.
  *
  * crashloop appends the title of each save it saw commit to LOG, one
  * write(2) per line; check --committed LOG then requires every title in it
@@ -43,10 +50,10 @@
 
 static const char *const kinds[] = {"fact", "gotcha", "decision", "pattern"};
 static const char *const words[] = {
-    "the",   "store",  "lock",   "busy",   "commit", "rollback", "writer", "reader",
-    "WAL",   "page",   "index",  "memory", "save",   "export",   "agent",  "session",
-    "retry", "cart",   "delay",  "nil",    "401",    "timeout",  "fixed",  "by",
-    "using", "BEGIN",  "IMMEDIATE", "so", "two",    "writers",  "never",  "deadlock"};
+    "the",   "store", "lock",      "busy",   "commit", "rollback", "writer", "reader",
+    "WAL",   "page",  "index",     "memory", "save",   "export",   "agent",  "session",
+    "retry", "cart",  "delay",     "nil",    "401",    "timeout",  "fixed",  "by",
+    "using", "BEGIN", "IMMEDIATE", "so",     "two",    "writers",  "never",  "deadlock"};
 
 static uint64_t fnv1a(const char *s)
 {
@@ -203,12 +210,12 @@ static bool check_memory(const json_t *mem, mn_buf *why, long *out_i)
         mn_buf_printf(why, "has %zu tags, saved with %ld",
                       json_array_size(json_object_get(scope, "tags")), 1 + i % 4);
     } else if (json_array_size(cits) != 1 + (size_t)(i % 3)) {
-        mn_buf_printf(why, "has %zu citations, saved with %ld", json_array_size(cits),
-                      1 + i % 3);
+        mn_buf_printf(why, "has %zu citations, saved with %ld", json_array_size(cits), 1 + i % 3);
     } else if (!ex || strlen(ex) != excerpt_len(i)) {
         mn_buf_printf(why, "conversation excerpt is %zu bytes, saved %zu", ex ? strlen(ex) : 0,
                       excerpt_len(i));
-    } else if (json_array_size(kw) != 3 || !json_equal(kw, json_object_get(wctx, "trigger_keywords"))) {
+    } else if (json_array_size(kw) != 3 ||
+               !json_equal(kw, json_object_get(wctx, "trigger_keywords"))) {
         mn_buf_puts(why, "trigger keywords missing or changed");
     } else if (!json_equal(ctx, wctx)) {
         mn_buf_puts(why, "context differs from what was saved");
@@ -283,6 +290,15 @@ static int cmd_save(const char *db, const char *count, const char *tag)
     if (mn_parse_int64(&n, count, 0, 10000000, "N")) {
         fprintf(stderr, "stress_worker: %s\n", mn_error_last());
         return 2;
+    }
+    const char *barrier = getenv("MNEMO_STRESS_BARRIER");
+    if (barrier && *barrier) {
+        int fd = open(barrier, O_RDONLY);
+        if (fd < 0) {
+            fprintf(stderr, "stress_worker: cannot open '%s': %s\n", barrier, strerror(errno));
+            return 1;
+        }
+        close(fd);
     }
     if (open_ctx(&ctx, db))
         return 1;
@@ -536,8 +552,7 @@ static bool check_committed(const char *log, const char **titles, size_t n, mn_b
         *nl = '\0';
         const char *key = line;
         if (!bsearch(&key, titles, n, sizeof(*titles), cmp_str)) {
-            mn_buf_printf(why, "memory '%s' was committed before the kill but is not stored",
-                          line);
+            mn_buf_printf(why, "memory '%s' was committed before the kill but is not stored", line);
             ok = false;
         }
         (*out_count)++;
@@ -632,8 +647,7 @@ static int cmd_check(const char *db, int argc, char **argv)
         fprintf(stderr, "stress_worker: check '%s': %s\n", db, why.ptr);
         goto out;
     }
-    printf("check: %zu memories, all complete; integrity and foreign keys ok; side tables ok",
-           n);
+    printf("check: %zu memories, all complete; integrity and foreign keys ok; side tables ok", n);
     if (committed)
         printf("; all %zu committed saves present", n_committed);
     printf("\n");
@@ -648,13 +662,28 @@ out:
     return rc;
 }
 
+/* A rollback journal again, so that the next opens switch the file to WAL mode. */
+static int cmd_unwal(const char *path)
+{
+    sqlite3 *db = NULL;
+    int rc = 0;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL) != SQLITE_OK) {
+        fprintf(stderr, "stress_worker: unwal '%s': %s\n", path, sqlite3_errmsg(db));
+        rc = 1;
+    }
+    sqlite3_close(db);
+    return rc;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: stress_worker save DB N TAG\n"
                     "       stress_worker read DB SECONDS|STOP_FILE\n"
                     "       stress_worker check DB [EXPECT_N] [--committed LOG]\n"
                     "       stress_worker crashloop DB [LOG]\n"
-                    "       stress_worker open DB\n");
+                    "       stress_worker open DB\n"
+                    "       stress_worker unwal DB\n");
     return 2;
 }
 
@@ -673,5 +702,7 @@ int main(int argc, char **argv)
         return cmd_crashloop(db, argc == 4 ? argv[3] : NULL);
     if (strcmp(cmd, "open") == 0 && argc == 3)
         return cmd_open(db);
+    if (strcmp(cmd, "unwal") == 0 && argc == 3)
+        return cmd_unwal(db);
     return usage();
 }

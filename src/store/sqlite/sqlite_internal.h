@@ -16,8 +16,8 @@ struct mn_store {
     bool read_only;
     bool in_tx;
     int schema_version;
-    mn_map stmts;      /* SQL text -> prepared statement */
-    char *insert_sql;  /* built from the field table once */
+    mn_map stmts;     /* SQL text -> prepared statement */
+    char *insert_sql; /* built from the field table once */
     char *replace_sql;
     char *select_sql;
     char *get_sql;

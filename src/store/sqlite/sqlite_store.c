@@ -28,7 +28,7 @@
 static int sql_error(mn_store *s, int rc, const char *what)
 {
     int code = MN_EIO;
-    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
         code = MN_EBUSY;
     else if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
         code = MN_ECORRUPT;
@@ -60,7 +60,7 @@ int mn_sqlite__exec(mn_store *s, const char *sql)
     char *err = NULL;
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, &err);
     if (rc != SQLITE_OK) {
-        mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "database '%s': %s", s->path,
+        mn_error_set((rc & 0xff) == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "database '%s': %s", s->path,
                      err ? err : sqlite3_errstr(rc));
         sqlite3_free(err);
         return mn_error_last_code();
@@ -89,6 +89,23 @@ static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
 }
 
 /* ---- open, close, transactions ---- */
+
+/*
+ * Changing the journal mode takes an exclusive lock without calling the
+ * busy handler, so when several processes created a store at once all but
+ * one failed at once with "database is locked". Retry within the busy
+ * timeout instead; on a store already in WAL mode this is a no-op.
+ */
+static int set_wal(mn_store *s, int timeout_ms)
+{
+    int rc, waited = 0;
+    while ((rc = mn_sqlite__exec(s, "PRAGMA journal_mode=WAL")) == MN_EBUSY &&
+           waited < timeout_ms) {
+        sqlite3_sleep(5);
+        waited += 5;
+    }
+    return rc;
+}
 
 static int ensure_project(mn_store *s, const char *name, const char *root)
 {
@@ -158,19 +175,21 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
         mn_error_prefix("'%s' is not a mnemo store", path);
         goto fail;
     }
-    if (!opts->read_only) {
-        if ((rc = mn_sqlite__exec(s, "PRAGMA journal_mode=WAL")) != 0)
-            goto fail;
-    }
     if ((rc = mn_sqlite__exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
                                  "PRAGMA temp_store=MEMORY")) != 0)
         goto fail;
     if ((rc = mn_sqlite__migrate(s)) != 0)
         goto fail;
+    /* After the version check: switching to WAL writes the file header, and
+     * a store from a newer mnemo must be left untouched. */
+    if (!opts->read_only) {
+        if ((rc = set_wal(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 10000)) != 0)
+            goto fail;
+    }
 
     {
         char *copy = mn_strdup(opts->root_path ? opts->root_path : "default");
-        const char *name = opts->project ? opts->project
+        const char *name = opts->project     ? opts->project
                            : opts->root_path ? basename(copy)
                                              : "default";
         rc = ensure_project(s, name, opts->root_path);
@@ -283,29 +302,44 @@ int mn_store_check(mn_store *s)
 static void content_hash(char out[17], const char *kind, const char *title, const char *body)
 {
     /* Exact-duplicate key: kind + title + body, lower-cased (ASCII) with
-     * runs of white space folded, so trivial re-wordings of spacing or case
-     * hit the same memory. */
+     * runs of white space folded to one space and leading and trailing
+     * white space dropped, so trivial re-wordings of spacing or case (or a
+     * body read from a file with its final newline) hit the same memory.
+     * The normalized bytes go through a small buffer
+     * so xxh3 is fed in blocks, not one call per byte (the digest of a
+     * stream does not depend on how it is cut). */
     XXH3_state_t *h = XXH3_createState();
+    char chunk[512];
+    size_t n = 0;
     XXH3_64bits_reset(h);
     const char *parts[] = {kind, title, body};
     for (size_t p = 0; p < 3; p++) {
-        bool space = true;
+        bool start = true, space = false;
         for (const char *c = parts[p] ? parts[p] : ""; *c; c++) {
             char ch = *c;
             if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
-                if (space)
-                    continue;
-                space = true;
-                ch = ' ';
-            } else {
-                space = false;
-                if (ch >= 'A' && ch <= 'Z')
-                    ch = (char)(ch - 'A' + 'a');
+                space = !start; /* written before the next word, so never at the end */
+                continue;
             }
-            XXH3_64bits_update(h, &ch, 1);
+            start = false;
+            if (ch >= 'A' && ch <= 'Z')
+                ch = (char)(ch - 'A' + 'a');
+            if (n + 2 > sizeof(chunk)) {
+                XXH3_64bits_update(h, chunk, n);
+                n = 0;
+            }
+            if (space)
+                chunk[n++] = ' ';
+            space = false;
+            chunk[n++] = ch;
         }
-        XXH3_64bits_update(h, "\x1f", 1);
+        if (n == sizeof(chunk)) {
+            XXH3_64bits_update(h, chunk, n);
+            n = 0;
+        }
+        chunk[n++] = '\x1f';
     }
+    XXH3_64bits_update(h, chunk, n);
     snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits_digest(h));
     XXH3_freeState(h);
 }
@@ -508,13 +542,12 @@ static int bind_memory(mn_store *s, sqlite3_stmt *st, const json_t *mem)
 {
     int idx = 1, rc;
     for (size_t i = 0; i < mn_memory_field_count; i++)
-        if ((rc = bind_field(s, st, &idx, &mn_memory_fields[i], mn_field_get(mem,
-                                                                               &mn_memory_fields[i]))))
+        if ((rc = bind_field(s, st, &idx, &mn_memory_fields[i],
+                             mn_field_get(mem, &mn_memory_fields[i]))))
             return rc;
     char hash[17];
     mn_store_content_hash(hash, mem);
-    sqlite3_bind_text(st, idx, json_string_value(json_object_get(mem, "id")), -1,
-                      SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, idx, json_string_value(json_object_get(mem, "id")), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, idx + 1, s->project_id);
     sqlite3_bind_text(st, idx + 2, hash, -1, SQLITE_TRANSIENT);
     return 0;
@@ -616,8 +649,7 @@ static json_t *column_json(mn_store *s, sqlite3_stmt *st, int *col, const mn_fie
         if (zr == Z_OK && out_len == (uLongf)len)
             v = json_stringn((const char *)raw, (size_t)len);
         else
-            mn_error_set(MN_ECORRUPT, "database '%s': a conversation excerpt is damaged",
-                         s->path);
+            mn_error_set(MN_ECORRUPT, "database '%s': a conversation excerpt is damaged", s->path);
         free(raw);
         return v;
     }
@@ -638,8 +670,7 @@ static int load_citations(mn_store *s, json_t *mem, int64_t rowid)
         json_t *c = json_object();
         json_object_set_new(c, "path", json_string((const char *)sqlite3_column_text(st, 0)));
         if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-            json_object_set_new(c, "symbol",
-                                json_string((const char *)sqlite3_column_text(st, 1)));
+            json_object_set_new(c, "symbol", json_string((const char *)sqlite3_column_text(st, 1)));
         if (sqlite3_column_type(st, 2) != SQLITE_NULL)
             json_object_set_new(c, "start_line", json_integer(sqlite3_column_int64(st, 2)));
         if (sqlite3_column_type(st, 3) != SQLITE_NULL)
@@ -741,11 +772,11 @@ int mn_store_memory_get(mn_store *s, json_t **out, const char *id)
     json_t *mem = NULL;
     int rc;
     *out = NULL;
-    build_sql(s);
-    mn_buf_printf(&sql, "%s WHERE uid = ?1 AND project_id = ?2", s->select_sql);
-    if (!s->get_sql)
+    if (!s->get_sql) { /* built once: formatting it cost ~6% of a get */
+        build_sql(s);
+        mn_buf_printf(&sql, "%s WHERE uid = ?1 AND project_id = ?2", s->select_sql);
         s->get_sql = mn_buf_detach(&sql);
-    mn_buf_release(&sql);
+    }
     sqlite3_stmt *st = mn_sqlite__stmt(s, s->get_sql);
     if (!st)
         return mn_error_last_code();
@@ -775,8 +806,12 @@ int mn_store_memory_get(mn_store *s, json_t **out, const char *id)
 int mn_store_memory_resolve(mn_store *s, char out[MN_ID_LEN + 1], const char *prefix)
 {
     size_t n = strlen(prefix);
+    char upper[MN_ID_LEN + 1];
     if (!mn_id_is_prefix(prefix))
         return mn_error_set(MN_EINVAL, "'%.60s' is not a memory id", prefix);
+    for (size_t i = 0; i <= n; i++) /* ids are stored upper-case; Crockford is case-blind */
+        upper[i] = prefix[i] >= 'a' && prefix[i] <= 'z' ? (char)(prefix[i] - 'a' + 'A') : prefix[i];
+    prefix = upper;
     /* The unary + keeps the planner off the indexes that start with
      * project_id (memories_hash, memories_listing): without statistics it
      * prefers that equality to the uid range and then reads every memory
@@ -934,8 +969,9 @@ out:
 int mn_store_memory_set_deleted(mn_store *s, const char *id, int64_t ms)
 {
     MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
-    sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "UPDATE memories SET deleted_at = ?1 WHERE uid = ?2 AND project_id = ?3");
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "UPDATE memories SET deleted_at = CASE WHEN ?1 IS NULL THEN NULL "
+                           "ELSE coalesce(deleted_at, ?1) END WHERE uid = ?2 AND project_id = ?3");
     if (!st)
         return mn_error_last_code();
     if (ms)
@@ -1095,8 +1131,8 @@ int mn_store_config_set(mn_store *s, const char *key, const char *value)
 
 int mn_store_config_all(mn_store *s, json_t **out)
 {
-    sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "SELECT key, value FROM config WHERE project_id = ?1 ORDER BY key");
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "SELECT key, value FROM config WHERE project_id = ?1 ORDER BY key");
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_int64(st, 1, s->project_id);

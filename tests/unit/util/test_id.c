@@ -99,10 +99,11 @@ static void test_is_prefix(void)
 {
     CHECK(mn_id_is_prefix("0"));
     CHECK(mn_id_is_prefix("01JD"));
+    CHECK(mn_id_is_prefix("01jd")); /* Crockford base32 is case-blind */
     CHECK(mn_id_is_prefix("01ARZ3NDEKTSV4RRFFQ69G5FAV"));
     CHECK(!mn_id_is_prefix(""));
     CHECK(!mn_id_is_prefix("01ARZ3NDEKTSV4RRFFQ69G5FAVX")); /* 27 characters */
-    CHECK(!mn_id_is_prefix("01I"));                        /* I, L, O, U are not Crockford */
+    CHECK(!mn_id_is_prefix("01I"));                         /* I, L, O, U are not Crockford */
     CHECK(!mn_id_is_prefix("01L"));
     CHECK(!mn_id_is_prefix("01O"));
     CHECK(!mn_id_is_prefix("01U"));

@@ -26,9 +26,23 @@ static void test_int64(void)
     CHECK_OK(mn_parse_int64(&v, "-9223372036854775808", INT64_MIN, 0, "n"));
     CHECK(v == INT64_MIN);
 
-    static const char *const bad[] = {"",    " ",     "abc", "12abc", "1.5", "1e3", "0x10",
-                                      "101", "-1",    "--1", "1 ",    " 1",  "\t1", "+-1",
-                                      "1,000", "9223372036854775808", "-9223372036854775809",
+    static const char *const bad[] = {"",
+                                      " ",
+                                      "abc",
+                                      "12abc",
+                                      "1.5",
+                                      "1e3",
+                                      "0x10",
+                                      "101",
+                                      "-1",
+                                      "--1",
+                                      "1 ",
+                                      " 1",
+                                      "\t1",
+                                      "+-1",
+                                      "1,000",
+                                      "9223372036854775808",
+                                      "-9223372036854775809",
                                       "99999999999999999999999"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(bad); i++) {
         v = 12345;
@@ -61,9 +75,9 @@ static void test_double(void)
     CHECK_OK(mn_parse_double(&d, ".25", 0, 1, "x"));
     CHECK(d == 0.25);
 
-    static const char *const bad[] = {"",     "abc",  "0.5x", "1.0000001", "-0.1", "nan",
-                                      "NaN",  "inf",  "-inf", "infinity",  "1e999", " 0.5",
-                                      "0.5 ", "0,5",  ".",    "e5",        "--1"};
+    static const char *const bad[] = {"",     "abc", "0.5x", "1.0000001", "-0.1",  "nan",
+                                      "NaN",  "inf", "-inf", "infinity",  "1e999", " 0.5",
+                                      "0.5 ", "0,5", ".",    "e5",        "--1"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(bad); i++) {
         d = 42;
         mn_error_clear();
@@ -85,17 +99,17 @@ static void test_utf8_valid(void)
 {
     CHECK(mn_utf8_valid("", 0));
     CHECK(valid("plain ascii\t\n"));
-    CHECK(valid("\xc2\x80"));                  /* U+0080, smallest 2-byte */
-    CHECK(valid("caf\xc3\xa9"));               /* é */
-    CHECK(valid("\xdf\xbf"));                  /* U+07FF */
-    CHECK(valid("\xe0\xa0\x80"));              /* U+0800, smallest 3-byte */
-    CHECK(valid("\xe2\x82\xac"));              /* € */
-    CHECK(valid("\xed\x9f\xbf"));              /* U+D7FF, just below the surrogates */
-    CHECK(valid("\xee\x80\x80"));              /* U+E000, just above them */
-    CHECK(valid("\xef\xbf\xbf"));              /* U+FFFF */
-    CHECK(valid("\xf0\x90\x80\x80"));          /* U+10000, smallest 4-byte */
-    CHECK(valid("\xf0\x9f\x98\x80"));          /* an emoji */
-    CHECK(valid("\xf4\x8f\xbf\xbf"));          /* U+10FFFF, the last code point */
+    CHECK(valid("\xc2\x80"));         /* U+0080, smallest 2-byte */
+    CHECK(valid("caf\xc3\xa9"));      /* é */
+    CHECK(valid("\xdf\xbf"));         /* U+07FF */
+    CHECK(valid("\xe0\xa0\x80"));     /* U+0800, smallest 3-byte */
+    CHECK(valid("\xe2\x82\xac"));     /* € */
+    CHECK(valid("\xed\x9f\xbf"));     /* U+D7FF, just below the surrogates */
+    CHECK(valid("\xee\x80\x80"));     /* U+E000, just above them */
+    CHECK(valid("\xef\xbf\xbf"));     /* U+FFFF */
+    CHECK(valid("\xf0\x90\x80\x80")); /* U+10000, smallest 4-byte */
+    CHECK(valid("\xf0\x9f\x98\x80")); /* an emoji */
+    CHECK(valid("\xf4\x8f\xbf\xbf")); /* U+10FFFF, the last code point */
     CHECK(valid("a\xc3\xa9z\xe2\x82\xac\xf0\x9f\x98\x80!"));
 
     /* overlong encodings */

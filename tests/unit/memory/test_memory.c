@@ -1,0 +1,264 @@
+/*
+ * test_memory.c - the memory pipeline called directly, below the schema
+ * checks of the API: the settings it is given (actor, author, excerpt cap,
+ * threshold, dedup), titles derived from bodies in any script, the audit
+ * trail, the filter built from list input, and that a failure inside the
+ * store's transaction leaves nothing behind.
+ */
+#include "common.h"
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "memory/memory.h"
+#include "util/util.h"
+#include "test.h"
+
+static char tmp[64];
+static char db[128];
+
+static json_t *J(const char *text)
+{
+    mn_buf b = MN_BUF_INIT;
+    json_error_t err;
+    for (const char *p = text; *p; p++)
+        mn_buf_putc(&b, *p == '\'' ? '"' : *p);
+    json_t *v = json_loads(b.ptr, JSON_DECODE_ANY, &err);
+    if (!v) {
+        fprintf(stderr, "bad JSON in test: %s: %s\n", b.ptr, err.text);
+        abort();
+    }
+    mn_buf_release(&b);
+    return v;
+}
+
+static mn_memory_settings settings(void)
+{
+    mn_memory_settings cfg = {32768, 0.5, true, "author-x", "actor-y"};
+    return cfg;
+}
+
+static int64_t sql_int(const char *sql)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+    return v;
+}
+
+static int64_t count(mn_store *s, bool include_deleted)
+{
+    mn_memory_filter f = MN_MEMORY_FILTER_INIT;
+    int64_t n = -1;
+    f.include_deleted = include_deleted;
+    if (mn_store_memory_count(s, &f, &n) != 0)
+        return -1;
+    return n;
+}
+
+static void test_setup(void)
+{
+    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-memory-XXXXXX");
+    REQUIRE(mkdtemp(tmp) != NULL);
+    snprintf(db, sizeof(db), "%s/mnemo.db", tmp);
+    unsetenv("MNEMO_NOW_MS");
+}
+
+static void test_settings_and_audit(void)
+{
+    mn_store *s = NULL;
+    REQUIRE_OK(mn_store_open(&s, db, NULL));
+    mn_memory_settings cfg = settings();
+    cfg.excerpt_cap = 4;
+    json_t *out = NULL, *in = J("{'title':'t','context':{'conversation_excerpt':'abcdefgh'}}");
+    REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+    json_decref(in);
+    char id[MN_ID_LEN + 1];
+    snprintf(id, sizeof(id), "%s", json_string_value(json_object_get(out, "id")));
+    json_decref(out);
+    json_t *m = NULL;
+    REQUIRE_OK(mn_store_memory_get(s, &m, id));
+    json_t *ctx = json_object_get(m, "context");
+    CHECK_STR(json_string_value(json_object_get(ctx, "conversation_excerpt")), "abcd");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(m, "provenance"), "author")),
+              "author-x");
+    json_decref(m);
+
+    /* a given author wins over the default */
+    in = J("{'title':'t2','provenance':{'author':'someone'}}");
+    REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+    json_decref(in);
+    REQUIRE_OK(mn_store_memory_get(s, &m, json_string_value(json_object_get(out, "id"))));
+    CHECK_STR(json_string_value(json_object_get(json_object_get(m, "provenance"), "author")),
+              "someone");
+    json_decref(m);
+    json_decref(out);
+
+    /* no author configured: none recorded */
+    cfg.author = NULL;
+    in = J("{'title':'t3'}");
+    REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+    json_decref(in);
+    REQUIRE_OK(mn_store_memory_get(s, &m, json_string_value(json_object_get(out, "id"))));
+    CHECK(json_object_get(json_object_get(m, "provenance"), "author") == NULL);
+    json_decref(m);
+    json_decref(out);
+
+    /* every write is audited with the actor from the settings */
+    in = json_pack("{s:s,s:s}", "id", id, "title", "renamed");
+    REQUIRE_OK(mn_memory_update(&out, s, &cfg, in));
+    json_decref(in);
+    json_decref(out);
+    in = json_pack("{s:s}", "id", id);
+    REQUIRE_OK(mn_memory_forget(&out, s, &cfg, in));
+    json_decref(in);
+    json_decref(out);
+    mn_store_free(s);
+    CHECK(sql_int("SELECT count(*) FROM audit WHERE actor = 'actor-y' AND action = 'save'") == 3);
+    CHECK(sql_int("SELECT count(*) FROM audit WHERE action = 'update' AND "
+                  "detail LIKE '%\"title\"%'") == 1);
+    CHECK(sql_int("SELECT count(*) FROM audit WHERE action = 'forget'") == 1);
+}
+
+static void test_titles(void)
+{
+    mn_store *s = NULL;
+    REQUIRE_OK(mn_store_open(&s, db, NULL));
+    mn_memory_settings cfg = settings();
+    cfg.dedup = false;
+    struct {
+        const char *body, *title;
+    } cases[] = {
+        {"one line", "one line"},
+        {"\n\n  \t# Title here  \nrest", "Title here"},
+        {"first\r\nsecond", "first"},
+        {"## \xc3\xa9t\xc3\xa9 \xe2\x82\xac\nx", "\xc3\xa9t\xc3\xa9 \xe2\x82\xac"},
+    };
+    for (size_t i = 0; i < MN_ARRAY_SIZE(cases); i++) {
+        json_t *out = NULL, *in = json_pack("{s:s}", "body", cases[i].body);
+        REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+        CHECK_STR(json_string_value(json_object_get(out, "title")), cases[i].title);
+        json_decref(in);
+        json_decref(out);
+    }
+
+    /* a long line without spaces is cut on a code point, never inside one */
+    mn_buf body = MN_BUF_INIT;
+    for (int i = 0; i < 150; i++)
+        mn_buf_puts(&body, "\xe2\x82\xac"); /* € is 3 bytes */
+    json_t *out = NULL, *in = json_pack("{s:s}", "body", body.ptr);
+    REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+    const char *t = json_string_value(json_object_get(out, "title"));
+    REQUIRE(t);
+    CHECK(mn_utf8_valid(t, strlen(t)));
+    CHECK(mn_utf8_len(t, strlen(t)) <= 100);
+    CHECK(mn_utf8_len(t, strlen(t)) >= 90);
+    json_decref(in);
+    json_decref(out);
+    mn_buf_release(&body);
+    mn_store_free(s);
+}
+
+static void test_filter_from_json(void)
+{
+    mn_memory_filter f = MN_MEMORY_FILTER_INIT;
+    json_t *in = J("{'kind':'gotcha','level':'L2','status':'active','tag':'t','path':'src',"
+                   "'source':'git','since':'1970-01-02T00:00:00Z','deleted':'only'}");
+    CHECK_OK(mn_memory_filter_from_json(&f, in, "exclude"));
+    CHECK_STR(f.kind, "gotcha");
+    CHECK(f.level == 2);
+    CHECK_STR(f.status, "active");
+    CHECK_STR(f.tag, "t");
+    CHECK_STR(f.path, "src");
+    CHECK_STR(f.source, "git");
+    CHECK(f.since == 86400000);
+    CHECK(f.only_deleted && !f.include_deleted);
+    json_decref(in);
+
+    mn_memory_filter g = MN_MEMORY_FILTER_INIT;
+    in = J("{}");
+    CHECK_OK(mn_memory_filter_from_json(&g, in, "include"));
+    CHECK(g.include_deleted && !g.only_deleted);
+    CHECK(g.level == -1 && g.kind == NULL && g.since == 0);
+    json_decref(in);
+
+    in = J("{'since':'whenever'}");
+    CHECK(mn_memory_filter_from_json(&g, in, "exclude") == MN_EINVAL);
+    CHECK(strstr(mn_error_last(), "since") != NULL);
+    json_decref(in);
+}
+
+static void test_failures_roll_back(void)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "%s/rollback.db", tmp);
+    mn_store *s = NULL;
+    REQUIRE_OK(mn_store_open(&s, path, NULL));
+    mn_memory_settings cfg = settings();
+
+    /* a memory the store's constraints refuse, in the middle of an import */
+    json_t *in = J("{'memories':["
+                   "{'id':'01JD3Q7Y8Z00000000000000A1','kind':'fact','level':'L1','title':'ok',"
+                   "'provenance':{'source':'manual'},'status':'active','confidence':0.9,"
+                   "'created_at':'2026-01-01T00:00:00Z','updated_at':'2026-01-01T00:00:00Z'},"
+                   "{'id':'01JD3Q7Y8Z00000000000000B2','kind':'bogus','level':'L1','title':'bad',"
+                   "'provenance':{'source':'manual'},'status':'active','confidence':0.9,"
+                   "'created_at':'2026-01-01T00:00:00Z','updated_at':'2026-01-01T00:00:00Z'}]}");
+    json_t *out = NULL;
+    CHECK(mn_memory_import(&out, s, &cfg, in) == MN_EINVAL);
+    CHECK(out == NULL);
+    CHECK(strstr(mn_error_last(), "memories[1]") != NULL);
+    CHECK(count(s, true) == 0);
+    json_decref(in);
+
+    /* a link to a missing memory: the saved memory is rolled back with it */
+    in = J("{'title':'with a bad link','links':[{'kind':'relates_to','to':'7ZZZZZZ'}]}");
+    CHECK(mn_memory_save(&out, s, &cfg, in) == MN_ENOTFOUND);
+    CHECK(count(s, true) == 0);
+    json_decref(in);
+
+    /* the store is usable afterwards: no transaction was left open */
+    in = J("{'title':'fine'}");
+    CHECK_OK(mn_memory_save(&out, s, &cfg, in));
+    json_decref(out);
+    json_decref(in);
+    CHECK(count(s, false) == 1);
+    CHECK_OK(mn_store_begin(s));
+    mn_store_rollback(s);
+
+    /* update of an id that does not resolve, and a bad ttl, change nothing */
+    in = J("{'id':'7ZZZZZZ','title':'x'}");
+    CHECK(mn_memory_update(&out, s, &cfg, in) == MN_ENOTFOUND);
+    json_decref(in);
+    CHECK_OK(mn_store_begin(s));
+    mn_store_rollback(s);
+    mn_store_free(s);
+}
+
+static void cleanup_dir(const char *dir)
+{
+    static const char *const names[] = {"mnemo.db",    "mnemo.db-wal",    "mnemo.db-shm",
+                                        "rollback.db", "rollback.db-wal", "rollback.db-shm"};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(names); i++) {
+        char p[192];
+        snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+static void test_cleanup(void)
+{
+    cleanup_dir(tmp);
+    CHECK(!mn_fs_exists(tmp));
+}
+
+MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_settings_and_audit), MN_TEST(test_titles),
+             MN_TEST(test_filter_from_json), MN_TEST(test_failures_roll_back),
+             MN_TEST(test_cleanup))

@@ -1,0 +1,343 @@
+/*
+ * test_migrate.c - every store fixture in tests/data/migrations/ opens.
+ *
+ * For each v*.sql there (the dump of a store made by an older or the
+ * current schema; see the README in that directory) the test builds a
+ * database from the dump, opens it with mn_store_open, which migrates it
+ * to the latest schema, and checks: the version, every memory against the
+ * facts below, links both ways, config, the side tables behind the list
+ * filters, mn_store_check, and that the migrated store takes new writes.
+ * The facts are written here by hand, not read from the fixture, so a
+ * migration that loses or garbles a field fails.
+ */
+#include "common.h"
+#include <sqlite3.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "util/util.h"
+#include "test.h"
+
+#define ID1 "01JD3Q7Y8Z00000000000000A1"
+#define ID2 "01JD3Q7Y8Z00000000000000B2"
+#define ID3 "01JD3Q7Y8Z00000000000000C3"
+
+static char tmp[64];
+
+/* What every fixture holds: {memory id, field path, expected value as JSON}. */
+static const struct {
+    const char *id, *path, *json;
+} facts[] = {
+    {ID1, "kind", "\"gotcha\""},
+    {ID1, "level", "\"L3\""},
+    {ID1, "title", "\"Cart sessions expire when delay is nil \\u00e9\\u20ac\""},
+    {ID1, "body", "\"Line one\\nLine 'two'\""},
+    {ID1, "context.situation", "\"checkout returned 401 after idle\""},
+    {ID1, "context.solution", "\"default delay to 30s\""},
+    {ID1, "context.trigger_keywords", "[\"cart\",\"session\",\"401\"]"},
+    {ID1, "context.what_failed", "\"raising the timeout\""},
+    {ID1, "context.error_messages", "[\"SessionExpired: delay=None\"]"},
+    {ID1, "context.files_modified", "[\"cart/session.py\"]"},
+    {ID1, "context.conversation_excerpt", "\"user: why 401?\\nagent: delay is None\""},
+    {ID1, "scope.paths", "[\"cart/session.py\",\"cart\"]"},
+    {ID1, "scope.symbols", "[\"Session.refresh\"]"},
+    {ID1, "scope.tags", "[\"auth\",\"cart\"]"},
+    {ID1, "scope.branch", "\"main\""},
+    {ID1, "provenance",
+     "{\"source\":\"agent\",\"author\":\"ada\",\"commit\":\"0123abcd\",\"task\":\"PROJ-12\","
+     "\"dialog\":\"dlg-7\",\"session\":\"sess-9\"}"},
+    {ID1, "status", "\"active\""},
+    {ID1, "confidence", "0.75"},
+    {ID1, "quality", "0.5"},
+    {ID1, "expires_at", "\"2027-01-01T00:00:00.000Z\""},
+    {ID1, "created_at", "\"2026-11-21T05:37:25.123Z\""},
+    {ID1, "updated_at", "\"2026-11-21T06:00:00.000Z\""},
+    {ID1, "accessed_at", "\"2026-11-22T00:00:00.001Z\""},
+    {ID1, "deleted_at", NULL},
+    {ID1, "counters", "{\"hits\":3,\"used\":2,\"ignored\":1}"},
+    {ID1, "citations",
+     "[{\"path\":\"cart/session.py\",\"symbol\":\"Session.refresh\",\"start_line\":10,"
+     "\"end_line\":20,\"hash\":\"abc123\"},{\"path\":\"cart/tests.py\"}]"},
+    {ID1, "links", NULL},
+
+    {ID2, "kind", "\"decision\""},
+    {ID2, "level", "\"L1\""},
+    {ID2, "title", "\"Use Postgres for the team server\""},
+    {ID2, "body", "\"Because of row-level locks.\""},
+    {ID2, "context", NULL},
+    {ID2, "scope", NULL},
+    {ID2, "provenance", "{\"source\":\"manual\",\"author\":\"bob\"}"},
+    {ID2, "confidence", "0.9"},
+    {ID2, "quality", NULL},
+    {ID2, "links",
+     "[{\"kind\":\"caused_by\",\"to\":\"" ID1 "\",\"note\":\"the outage\","
+     "\"created_at\":\"2026-11-21T07:00:01.000Z\"},"
+     "{\"kind\":\"about\",\"to\":\"file:server/db.c\",\"created_at\":\"2026-11-21T07:00:02.000Z\"},"
+     "{\"kind\":\"supersedes\",\"to\":\"" ID3 "\",\"created_at\":\"2026-11-21T07:00:03.000Z\"}]"},
+    {ID2, "counters", "{\"hits\":0,\"used\":0,\"ignored\":0}"},
+
+    {ID3, "kind", "\"fact\""},
+    {ID3, "level", "\"L2\""},
+    {ID3, "title", "\"SQLite was the team server store\""},
+    {ID3, "body", "\"\""},
+    {ID3, "scope", "{\"paths\":[\"server\"],\"tags\":[\"db\"]}"},
+    {ID3, "provenance", "{\"source\":\"git\",\"commit\":\"feedbeef\"}"},
+    {ID3, "status", "\"superseded\""},
+    {ID3, "confidence", "0.6"},
+    {ID3, "created_at", "\"2026-11-20T00:00:00.000Z\""},
+    {ID3, "deleted_at", "\"2026-11-21T08:00:00.000Z\""},
+    {ID3, "counters", "{\"hits\":0,\"used\":0,\"ignored\":5}"},
+    {ID3, "citations", NULL},
+};
+
+static void rm_rf(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            mn_buf p = MN_BUF_INIT;
+            mn_buf_printf(&p, "%s/%s", path, e->d_name);
+            rm_rf(p.ptr);
+            mn_buf_release(&p);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+/* The value at a dotted path ("context.solution"), or NULL. */
+static json_t *at(json_t *mem, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof(buf), "%s", path);
+    char *dot = strchr(buf, '.');
+    if (!dot)
+        return json_object_get(mem, buf);
+    *dot = '\0';
+    return json_object_get(json_object_get(mem, buf), dot + 1);
+}
+
+/* The conversation excerpt of ID3, as the fixture generator wrote it. */
+static char *excerpt3(void)
+{
+    mn_buf b = MN_BUF_INIT;
+    for (int i = 0; i < 60; i++)
+        mn_buf_printf(&b, "user: step %02d fails \xe2\x80\x94 agent: retry with backoff.\n", i);
+    return mn_buf_detach(&b);
+}
+
+static int collect(void *payload, json_t *mem)
+{
+    mn_buf *b = payload;
+    mn_buf_printf(b, "%s%s", b->len ? "," : "", json_string_value(json_object_get(mem, "id")));
+    return 0;
+}
+
+static char *list_ids(mn_store *s, const mn_memory_filter *f)
+{
+    mn_buf b = MN_BUF_INIT;
+    if (mn_store_memory_list(s, f, collect, &b) != 0)
+        mn_buf_puts(&b, "(error)");
+    return mn_buf_detach(&b);
+}
+
+/* Build a database from a dump, open it, check everything. */
+static void check_fixture(const char *sql_path, const char *name)
+{
+    int failed_before = mn_test__failed_checks;
+    mn_buf sql = MN_BUF_INIT, db = MN_BUF_INIT;
+    REQUIRE_OK(mn_fs_read(&sql, sql_path, 64u << 20));
+    mn_buf_printf(&db, "%s/%s.db", tmp, name);
+
+    sqlite3 *raw;
+    char *err = NULL;
+    REQUIRE(sqlite3_open(db.ptr, &raw) == SQLITE_OK);
+    int rc = sqlite3_exec(raw, sql.ptr, NULL, NULL, &err);
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "%s: %s\n", name, err ? err : "?");
+    sqlite3_free(err);
+    sqlite3_close(raw);
+    mn_buf_release(&sql);
+    REQUIRE(rc == SQLITE_OK);
+
+    mn_store *s = NULL;
+    rc = mn_store_open(&s, db.ptr, NULL);
+    if (rc)
+        fprintf(stderr, "%s: open failed: %s\n", name, mn_error_last());
+    REQUIRE(rc == 0);
+    CHECK(mn_store_schema_version(s) == mn_store_schema_latest());
+    CHECK_OK(mn_store_check(s));
+
+    /* every fact about every memory */
+    for (size_t i = 0; i < MN_ARRAY_SIZE(facts); i++) {
+        json_t *mem = NULL;
+        if (mn_store_memory_get(s, &mem, facts[i].id) != 0) {
+            fprintf(stderr, "%s: %s: %s\n", name, facts[i].id, mn_error_last());
+            CHECK(!"memory missing");
+            continue;
+        }
+        json_t *got = at(mem, facts[i].path);
+        json_t *want = facts[i].json ? json_loads(facts[i].json, JSON_DECODE_ANY, NULL) : NULL;
+        bool ok = want ? got && json_equal(got, want) : got == NULL;
+        if (!ok) {
+            char *g = got ? json_dumps(got, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+            fprintf(stderr, "%s: %s %s: got %s, want %s\n", name, facts[i].id, facts[i].path,
+                    g ? g : "(absent)", facts[i].json ? facts[i].json : "(absent)");
+            free(g);
+        }
+        CHECK(ok);
+        json_decref(want);
+        json_decref(mem);
+    }
+
+    /* the 3 KB excerpt comes back whole from its compressed blob */
+    json_t *mem = NULL;
+    if (mn_store_memory_get(s, &mem, ID3) == 0) {
+        char *want = excerpt3();
+        CHECK_STR(json_string_value(at(mem, "context.conversation_excerpt")), want);
+        free(want);
+        json_decref(mem);
+    }
+
+    /* backlinks, prefixes, the content hash */
+    json_t *back = NULL;
+    CHECK_OK(mn_store_memory_backlinks(s, &back, ID1));
+    CHECK(json_array_size(back) == 1);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(back, 0), "from")), ID2);
+    json_decref(back);
+    char id[MN_ID_LEN + 1];
+    CHECK(mn_store_memory_resolve(s, id, "01JD3Q7Y8Z") == MN_EAMBIGUOUS);
+    CHECK_OK(mn_store_memory_resolve(s, id, "01JD3Q7Y8Z00000000000000B"));
+    CHECK_STR(id, ID2);
+    if (mn_store_memory_get(s, &mem, ID2) == 0) {
+        char hash[17];
+        mn_store_content_hash(hash, mem);
+        CHECK_OK(mn_store_memory_find_hash(s, id, hash));
+        CHECK_STR(id, ID2);
+        json_decref(mem);
+    }
+
+    /* the side tables behind the filters */
+    mn_memory_filter f = MN_MEMORY_FILTER_INIT;
+    char *ids = list_ids(s, &f);
+    CHECK_STR(ids, ID1 "," ID2);
+    free(ids);
+    f.include_deleted = true;
+    f.tag = "db";
+    ids = list_ids(s, &f);
+    CHECK_STR(ids, ID3);
+    free(ids);
+    f.tag = NULL;
+    f.path = "cart/session.py";
+    ids = list_ids(s, &f);
+    CHECK_STR(ids, ID1);
+    free(ids);
+    f.path = "server/db.c";
+    ids = list_ids(s, &f);
+    CHECK_STR(ids, ID3);
+    free(ids);
+
+    /* config */
+    static const char *const config[][2] = {
+        {"memory.excerpt_cap", "4096"},
+        {"memory.review_threshold", "0.6"},
+        {"user.name", "fixture"},
+    };
+    for (size_t i = 0; i < MN_ARRAY_SIZE(config); i++) {
+        char *v = NULL;
+        CHECK_OK(mn_store_config_get(s, &v, config[i][0]));
+        CHECK_STR(v, config[i][1]);
+        free(v);
+    }
+
+    /* the migrated store takes writes, and purging cascades */
+    json_t *m = json_pack("{s:s,s:s,s:s,s:s,s:s,s:{s:s},s:s,s:f,s:s,s:s}", "id",
+                          "01JD3Q7Y8Z00000000000000D4", "kind", "fact", "level", "L1", "title",
+                          "written after migrating", "body", "", "provenance", "source", "manual",
+                          "status", "active", "confidence", 0.9, "created_at",
+                          "2026-11-21T09:00:00.000Z", "updated_at", "2026-11-21T09:00:00.000Z");
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_memory_insert(s, m));
+    CHECK_OK(mn_store_link_add(s, "01JD3Q7Y8Z00000000000000D4", "relates_to", ID1, NULL, 0));
+    CHECK_OK(mn_store_memory_purge(s, ID2));
+    CHECK_OK(mn_store_commit(s));
+    json_decref(m);
+    CHECK_OK(mn_store_memory_backlinks(s, &back, ID1));
+    CHECK(json_array_size(back) == 1);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(back, 0), "from")),
+              "01JD3Q7Y8Z00000000000000D4");
+    json_decref(back);
+    CHECK_OK(mn_store_check(s));
+    mn_store_free(s);
+
+    /* and opens again at the same version */
+    s = NULL;
+    CHECK_OK(mn_store_open(&s, db.ptr, NULL));
+    if (s)
+        CHECK(mn_store_schema_version(s) == mn_store_schema_latest());
+    mn_store_free(s);
+    mn_buf_release(&db);
+    if (mn_test__failed_checks != failed_before)
+        fprintf(stderr, "fixture %s failed\n", name);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int is_fixture(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return e->d_name[0] == 'v' && n > 5 && strcmp(e->d_name + n - 4, ".sql") == 0;
+}
+
+static void test_every_fixture(void)
+{
+    const char *data = getenv("MNEMO_TEST_DATA");
+    REQUIRE(data && *data);
+    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-migrate-XXXXXX");
+    REQUIRE(mkdtemp(tmp) != NULL);
+    unsetenv("MNEMO_NOW_MS");
+
+    mn_buf dir = MN_BUF_INIT;
+    mn_buf_printf(&dir, "%s/migrations", data);
+    struct dirent **names = NULL;
+    int n = scandir(dir.ptr, &names, is_fixture, by_name);
+    REQUIRE(n >= 0);
+    /* at least v1, and one fixture per schema version up to the latest */
+    CHECK(n >= 1);
+    CHECK(n >= mn_store_schema_latest());
+    for (int v = 1; v <= mn_store_schema_latest(); v++) {
+        char want[32];
+        snprintf(want, sizeof(want), "v%d.sql", v);
+        bool found = false;
+        for (int i = 0; i < n; i++)
+            found = found || strcmp(names[i]->d_name, want) == 0;
+        if (!found)
+            fprintf(stderr, "missing fixture %s (see tests/data/migrations/README.md)\n", want);
+        CHECK(found);
+    }
+    for (int i = 0; i < n; i++) {
+        mn_buf p = MN_BUF_INIT;
+        mn_buf_printf(&p, "%s/%s", dir.ptr, names[i]->d_name);
+        char name[64];
+        snprintf(name, sizeof(name), "%.*s", (int)strlen(names[i]->d_name) - 4, names[i]->d_name);
+        printf("fixture %s\n", name);
+        check_fixture(p.ptr, name);
+        mn_buf_release(&p);
+        free(names[i]);
+    }
+    free(names);
+    mn_buf_release(&dir);
+    rm_rf(tmp);
+    CHECK(!mn_fs_exists(tmp));
+}
+
+MN_TEST_MAIN(MN_TEST(test_every_fixture))
