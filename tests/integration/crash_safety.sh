@@ -13,8 +13,9 @@
 # Every 10th run also kills 3 processes during the very first open of a
 # fresh database, while the schema is being created: that database must
 # open (and migrate) afterwards. The kills are aimed at random moments
-# within the time a process takes to create a store, and at least one must
-# land inside the open. Needs $MNEMO_STRESS_WORKER.
+# within the first half of the time a process takes to create a store (the
+# sleep before the kill takes time of its own), and at least one must land
+# inside the open. Needs $MNEMO_STRESS_WORKER.
 set -euo pipefail
 
 W=${MNEMO_STRESS_WORKER:?MNEMO_STRESS_WORKER must name the stress_worker program}
@@ -100,7 +101,7 @@ for run in $(seq 1 "$RUNS"); do
     if ((run % 10 == 0)); then
         for k in 1 2 3; do
             fresh=$tmp/fresh-$run-$k.db
-            crash "$fresh" "" $(((RANDOM * 32768 + RANDOM) % (open_us + 1)))
+            crash "$fresh" "" $(((RANDOM * 32768 + RANDOM) % (open_us / 2 + 1)))
             fresh_total=$((fresh_total + 1))
             if [[ -e $fresh.opened ]]; then
                 fresh_after_open=$((fresh_after_open + 1))
