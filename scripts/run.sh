@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# run.sh - `make run`: show that the freshly built mnemo works on this
-# repository: its version, then `init` and `list` in the repository root.
+# run.sh - `make run`: mnemo's main job on this repository, as far as it
+# exists: create the store, index the code (only what changed since the last
+# run), and show the index's state, the most central files and the memories.
 #   scripts/run.sh BUILD/mnemo
 set -euo pipefail
 
@@ -20,4 +21,10 @@ esac
 }
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-"$bin" --version && "$bin" init && "$bin" list
+"$bin" --version
+"$bin" init
+"$bin" index
+"$bin" status
+echo "the most central source files:"
+"$bin" files --role source --sort rank --limit 8
+"$bin" list

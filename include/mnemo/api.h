@@ -32,12 +32,13 @@ typedef struct {
     const char *start_dir; /* where discovery starts; NULL: the current directory */
     const char *actor;     /* who calls, for provenance and audit: "cli", "mcp", ... */
     bool create;           /* create the store when none exists */
+    bool progress;         /* long operations draw a progress line on stderr */
 } mn_ctx_options;
 
 #define MN_CTX_OPTIONS_VERSION 1
-#define MN_CTX_OPTIONS_INIT                             \
-    {                                                   \
-        MN_CTX_OPTIONS_VERSION, NULL, NULL, "cli", true \
+#define MN_CTX_OPTIONS_INIT                                    \
+    {                                                          \
+        MN_CTX_OPTIONS_VERSION, NULL, NULL, "cli", true, false \
     }
 
 /** Where a store lives: the database file and the repository root (NULL outside one). */

@@ -244,6 +244,7 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
     ctx->db_path = loc.db_path;
     ctx->root = loc.root;
     ctx->actor = mn_strdup(opts->actor ? opts->actor : "cli");
+    ctx->progress = opts->progress;
     *out = ctx;
     return 0;
 fail:

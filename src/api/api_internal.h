@@ -17,6 +17,7 @@ struct mn_ctx {
     char *author;
     mn_memory_settings settings;
     bool settings_loaded;
+    bool progress;
 };
 
 /** Load memory settings from config (once per context). */
@@ -31,5 +32,10 @@ int mn_op_link(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_export(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_import(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_status(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_files(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_symbols(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_graph(mn_ctx *ctx, const json_t *args, json_t **out);
 
 #endif

@@ -13,9 +13,11 @@
 
 extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema_update[],
     mn_schema_forget[], mn_schema_link[], mn_schema_export[], mn_schema_import[],
-    mn_schema_config[], mn_schema_out_save[], mn_schema_out_get[], mn_schema_out_list[],
-    mn_schema_out_update[], mn_schema_out_forget[], mn_schema_out_link[], mn_schema_out_export[],
-    mn_schema_out_import[], mn_schema_out_config[];
+    mn_schema_config[], mn_schema_index[], mn_schema_status[], mn_schema_files[],
+    mn_schema_symbols[], mn_schema_graph[], mn_schema_out_index[], mn_schema_out_status[],
+    mn_schema_out_files[], mn_schema_out_symbols[], mn_schema_out_graph[], mn_schema_out_save[],
+    mn_schema_out_get[], mn_schema_out_list[], mn_schema_out_update[], mn_schema_out_forget[],
+    mn_schema_out_link[], mn_schema_out_export[], mn_schema_out_import[], mn_schema_out_config[];
 
 static const mn_op ops[] = {
     {"save", "Save a fact, decision, gotcha, pattern or other memory.",
@@ -61,6 +63,29 @@ static const mn_op ops[] = {
     {"config", "Read or change this project's mnemo configuration.",
      "Actions: list, get KEY, set KEY VALUE, unset KEY. Unknown keys and bad values are refused.",
      mn_schema_config, mn_schema_out_config, 0, "action key value", mn_op_config},
+    {"index", "Index the repository's code: files, symbols, imports and calls.",
+     "Walks the repository (honouring .gitignore, .git/info/exclude and .mnemoignore), parses "
+     "what changed since the last run with tree-sitter, resolves imports and calls, and ranks "
+     "files and symbols by how central they are in the graph. Only changed files are re-read.",
+     mn_schema_index, mn_schema_out_index, MN_OP_IDEMPOTENT, "path", mn_op_index},
+    {"status", "How the code index compares with the files: fresh, stale, new, removed.",
+     "Reads no file: compares sizes and modification times with what was indexed.",
+     mn_schema_status, mn_schema_out_status, MN_OP_READONLY | MN_OP_IDEMPOTENT, "path",
+     mn_op_status},
+    {"files", "List indexed files with their language, role, size and rank.",
+     "Filter by a path glob, a language or a role (source, test, doc, config, build, generated, "
+     "vendored, marker, lock).",
+     mn_schema_files, mn_schema_out_files, MN_OP_READONLY | MN_OP_IDEMPOTENT, "pattern",
+     mn_op_files},
+    {"symbols", "Find functions, classes and methods by name or glob.",
+     "Matches the name or the qualified name (Class.method); filter by kind and by a path glob.",
+     mn_schema_symbols, mn_schema_out_symbols, MN_OP_READONLY | MN_OP_IDEMPOTENT, "name",
+     mn_op_symbols},
+    {"graph", "What a file imports and who imports it; what a symbol calls and who calls it.",
+     "Give a repository path or a symbol name. References to code outside the repository are "
+     "listed by name.",
+     mn_schema_graph, mn_schema_out_graph, MN_OP_READONLY | MN_OP_IDEMPOTENT, "target",
+     mn_op_graph},
 };
 
 const mn_op *mn_api_ops(size_t *count)

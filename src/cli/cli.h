@@ -65,6 +65,11 @@ void cli_print_memory(const json_t *r);
 void cli_print_list(const json_t *r);
 void cli_print_link(const json_t *r);
 void cli_print_config(const json_t *r);
+void cli_print_index(const json_t *r);
+void cli_print_status(const json_t *r);
+void cli_print_files(const json_t *r);
+void cli_print_symbols(const json_t *r);
+void cli_print_graph(const json_t *r);
 
 /* commands with their own logic (cmd_*.c) */
 int cli_cmd_init(const cli_command *cmd, cli_global *g, int argc, char **argv);

@@ -43,6 +43,12 @@ static const cli_command commands[] = {
      cli_cmd_import, NULL, "memories", FORMAT_HELP("from FILE's extension, else jsonl")},
     {"config", "config", "list | get KEY | set KEY VALUE | unset KEY", NULL, cli_run_generic,
      cli_print_config, NULL, NULL},
+    {"index", "index", "[PATH] [--full]", NULL, cli_run_generic, cli_print_index, NULL, NULL},
+    {"status", "status", "[PATH]", NULL, cli_run_generic, cli_print_status, NULL, NULL},
+    {"files", "files", "[PATTERN] [options]", NULL, cli_run_generic, cli_print_files, NULL, NULL},
+    {"symbols", "symbols", "[NAME] [options]", NULL, cli_run_generic, cli_print_symbols, NULL,
+     NULL},
+    {"graph", "graph", "FILE|SYMBOL", NULL, cli_run_generic, cli_print_graph, NULL, NULL},
     {"call", NULL, "OPERATION [JSON | -]",
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
      "'mnemo call' alone lists the operations.",
@@ -72,6 +78,7 @@ int cli_open(mn_ctx **out, const cli_global *g)
     mn_ctx_options opts = MN_CTX_OPTIONS_INIT;
     opts.db_path = g->db;
     opts.actor = "cli";
+    opts.progress = isatty(2) && !g->json;
     return mn_ctx_open(out, &opts);
 }
 

@@ -107,3 +107,93 @@ void cli_print_config(const json_t *r)
     else
         printf("%s\n", str(r, "value"));
 }
+
+static long long num(const json_t *o, const char *k)
+{
+    return (long long)json_integer_value(json_object_get(o, k));
+}
+
+void cli_print_index(const json_t *r)
+{
+    printf("indexed %s: %lld files (%lld parsed, %lld unchanged, %lld removed, %lld binary, "
+           "%lld skipped, %lld unreadable) in %.2f s\n",
+           str(r, "root"), num(r, "files"), num(r, "parsed"), num(r, "unchanged"),
+           num(r, "removed"), num(r, "binary"), num(r, "skipped"), num(r, "failed"),
+           json_number_value(json_object_get(r, "seconds")));
+    printf("resolved %lld of %lld open imports and %lld of %lld open calls\n",
+           num(r, "imports_resolved"), num(r, "imports"), num(r, "calls_resolved"),
+           num(r, "calls"));
+}
+
+void cli_print_status(const json_t *r)
+{
+    printf("index of %s: %lld fresh, %lld stale, %lld new, %lld removed\n", str(r, "root"),
+           num(r, "fresh"), num(r, "stale"), num(r, "new"), num(r, "removed"));
+    printf("%lld files, %lld symbols, %lld edges (%lld resolved), %lld chunks\n", num(r, "files"),
+           num(r, "symbols"), num(r, "edges"), num(r, "resolved"), num(r, "chunks"));
+    if (num(r, "stale") || num(r, "new") || num(r, "removed"))
+        printf("(run 'mnemo index' to bring it up to date)\n");
+}
+
+void cli_print_files(const json_t *r)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(r, "files"), i, f)
+    {
+        const char *lang = json_string_value(json_object_get(f, "language"));
+        printf("%-60s %-10s %-9s %6lld lines  rank %.2f\n", str(f, "path"), lang ? lang : "-",
+               str(f, "role"), num(f, "lines"), json_number_value(json_object_get(f, "rank")));
+    }
+    if ((long long)json_array_size(json_object_get(r, "files")) < num(r, "total"))
+        printf("-- %zu of %lld files\n", json_array_size(json_object_get(r, "files")),
+               num(r, "total"));
+}
+
+void cli_print_symbols(const json_t *r)
+{
+    size_t i;
+    json_t *y;
+    json_array_foreach(json_object_get(r, "symbols"), i, y)
+    {
+        const char *sig = json_string_value(json_object_get(y, "signature"));
+        printf("%s:%lld  %-8s %s%s%s\n", str(y, "path"), num(y, "start_line"), str(y, "kind"),
+               str(y, "qualified_name"), sig ? "  " : "", sig ? sig : "");
+    }
+    if ((long long)json_array_size(json_object_get(r, "symbols")) < num(r, "total"))
+        printf("-- %zu of %lld symbols\n", json_array_size(json_object_get(r, "symbols")),
+               num(r, "total"));
+}
+
+static void print_neighbours(const char *title, const json_t *list)
+{
+    size_t i;
+    json_t *n;
+    printf("%s (%zu):\n", title, json_array_size(list));
+    json_array_foreach(list, i, n)
+    {
+        const char *path = json_string_value(json_object_get(n, "path"));
+        const char *sym = json_string_value(json_object_get(n, "symbol"));
+        if (!path)
+            printf("  %s  (%s, not in this repository)\n", str(n, "name"), str(n, "edge"));
+        else if (sym)
+            printf("  %s:%lld %s  (%s)\n", path, num(n, "line"), sym, str(n, "edge"));
+        else
+            printf("  %s  (%s)\n", path, str(n, "edge"));
+    }
+}
+
+void cli_print_graph(const json_t *r)
+{
+    if (!strcmp(str(r, "kind"), "file")) {
+        print_neighbours("imports", json_object_get(r, "imports"));
+        print_neighbours("imported by", json_object_get(r, "importers"));
+        return;
+    }
+    json_t *m = json_object_get(r, "matches");
+    if (json_array_size(m) > 1)
+        printf("%zu symbols are called '%s'; showing the most central one (--json lists all)\n",
+               json_array_size(m), str(r, "target"));
+    print_neighbours("calls", json_object_get(r, "callees"));
+    print_neighbours("called by", json_object_get(r, "callers"));
+}

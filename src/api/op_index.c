@@ -1,0 +1,270 @@
+/*
+ * op_index.c - the code index operations: index, status, files, symbols,
+ * graph. The repository is the `path` given, else the one around the store.
+ */
+#include "common.h"
+#include <fnmatch.h>
+
+#include "api/api_internal.h"
+#include "index/index.h"
+#include "index/rank.h"
+#include "store/store_index.h"
+
+static int repo_root(mn_ctx *ctx, const json_t *args, char **out)
+{
+    const char *p = json_string_value(json_object_get(args, "path"));
+    if (!p && !ctx->root)
+        return mn_error_set(MN_EINVAL, "not inside a repository: give the path to index");
+    char *abs = mn_fs_abspath(p ? p : ctx->root);
+    if (!mn_fs_is_dir(abs)) {
+        mn_error_set(MN_ENOTFOUND, "'%s' is not a directory", abs);
+        free(abs);
+        return MN_ENOTFOUND;
+    }
+    *out = abs;
+    return 0;
+}
+
+/* "\rindexed N files: path" at most every 100 ms, on stderr. */
+static void progress(void *payload, size_t done, const char *path)
+{
+    uint64_t *last = payload, now = mn_time_mono_ns();
+    if (now - *last < 100000000u)
+        return;
+    *last = now;
+    fprintf(stderr, "\r\033[Kindexing: %zu files  %.60s", done, path);
+    fflush(stderr);
+}
+
+int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    mn_index_options opts = MN_INDEX_OPTIONS_INIT;
+    mn_index_stats st;
+    char *root = NULL;
+    uint64_t last = 0;
+    int rc = repo_root(ctx, args, &root);
+    if (rc)
+        return rc;
+    opts.full = json_is_true(json_object_get(args, "full"));
+    if (ctx->progress) {
+        opts.progress = progress;
+        opts.payload = &last;
+    }
+    rc = mn_index_run(ctx->store, root, &opts, &st);
+    if (ctx->progress)
+        fprintf(stderr, "\r\033[K");
+    if (rc == 0)
+        rc = mn_rank_all(ctx->store);
+    if (rc == 0)
+        *out = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "root", root,
+                         "files", (json_int_t)st.seen, "parsed", (json_int_t)st.parsed, "unchanged",
+                         (json_int_t)st.unchanged, "removed", (json_int_t)st.removed, "binary",
+                         (json_int_t)st.binary, "skipped", (json_int_t)st.skipped, "failed",
+                         (json_int_t)st.failed, "bytes", (json_int_t)st.bytes, "imports",
+                         (json_int_t)st.resolve.imports, "imports_resolved",
+                         (json_int_t)st.resolve.imports_resolved, "calls",
+                         (json_int_t)st.resolve.calls, "calls_resolved",
+                         (json_int_t)st.resolve.calls_resolved, "seconds", st.seconds);
+    free(root);
+    return rc;
+}
+
+int mn_op_status(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    mn_index_freshness fr;
+    mn_index_counts n;
+    char *root = NULL;
+    int rc = repo_root(ctx, args, &root);
+    if (rc == 0)
+        rc = mn_index_status(ctx->store, root, &fr);
+    if (rc == 0)
+        rc = mn_store_index_counts(ctx->store, &n);
+    if (rc == 0)
+        *out = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "root", root, "fresh",
+                         (json_int_t)fr.fresh, "stale", (json_int_t)fr.stale, "new",
+                         (json_int_t)fr.added, "removed", (json_int_t)fr.removed, "files",
+                         (json_int_t)n.files, "symbols", (json_int_t)n.symbols, "edges",
+                         (json_int_t)n.edges, "resolved", (json_int_t)n.resolved, "chunks",
+                         (json_int_t)n.chunks);
+    free(root);
+    return rc;
+}
+
+typedef struct {
+    const json_t *args;
+    json_t *items;
+    int64_t total, offset, limit;
+} listing;
+
+static bool take(listing *l)
+{
+    int64_t at = l->total++;
+    return at >= l->offset && at < l->offset + l->limit;
+}
+
+static int on_file(void *payload, const mn_file_rec *f)
+{
+    listing *l = payload;
+    const char *lang = json_string_value(json_object_get(l->args, "language"));
+    const char *role = json_string_value(json_object_get(l->args, "role"));
+    if ((lang && (!f->language || strcmp(lang, f->language))) || (role && strcmp(role, f->role)))
+        return 0;
+    if (take(l))
+        json_array_append_new(l->items,
+                              json_pack("{s:s,s:s?,s:s,s:I,s:I,s:f}", "path", f->path, "language",
+                                        f->language, "role", f->role, "lines", (json_int_t)f->lines,
+                                        "size", (json_int_t)f->size, "rank", f->rank));
+    return 0;
+}
+
+static json_int_t int_arg(const json_t *args, const char *key, json_int_t def)
+{
+    const json_t *v = json_object_get(args, key);
+    return v ? json_integer_value(v) : def;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    double x = json_number_value(json_object_get(*(json_t *const *)a, "rank"));
+    double y = json_number_value(json_object_get(*(json_t *const *)b, "rank"));
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int mn_op_files(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    const char *sort = json_string_value(json_object_get(args, "sort"));
+    bool rank = sort && !strcmp(sort, "rank");
+    /* sorting by rank needs every match first; the page is cut after */
+    listing l = {args, json_array(), 0, rank ? 0 : int_arg(args, "offset", 0),
+                 rank ? INT64_MAX : int_arg(args, "limit", 1000)};
+    int rc = mn_store_files_each(ctx->store, json_string_value(json_object_get(args, "pattern")),
+                                 on_file, &l);
+    if (rc) {
+        json_decref(l.items);
+        return rc;
+    }
+    if (rank) {
+        size_t n = json_array_size(l.items), off = (size_t)int_arg(args, "offset", 0);
+        size_t lim = (size_t)int_arg(args, "limit", 1000);
+        json_t **v = mn_malloc((n ? n : 1) * sizeof(json_t *));
+        for (size_t i = 0; i < n; i++)
+            v[i] = json_incref(json_array_get(l.items, i));
+        qsort(v, n, sizeof(json_t *), by_rank);
+        json_t *page = json_array();
+        for (size_t i = 0; i < n; i++) {
+            if (i >= off && i - off < lim)
+                json_array_append(page, v[i]);
+            json_decref(v[i]);
+        }
+        free(v);
+        json_decref(l.items);
+        l.items = page;
+    }
+    *out = json_pack("{s:o,s:I}", "files", l.items, "total", (json_int_t)l.total);
+    return 0;
+}
+
+static json_t *symbol_json(const mn_symbol_row *y)
+{
+    return json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:s?,s:f}", "name", y->name, "qualified_name",
+                     y->qualified_name, "kind", y->kind, "path", y->path, "start_line",
+                     (json_int_t)y->start_line, "end_line", (json_int_t)y->end_line, "signature",
+                     y->signature, "rank", y->rank);
+}
+
+static int on_symbol(void *payload, const mn_symbol_row *y)
+{
+    listing *l = payload;
+    const char *kind = json_string_value(json_object_get(l->args, "kind"));
+    const char *path = json_string_value(json_object_get(l->args, "path"));
+    if ((kind && strcmp(kind, y->kind)) || (path && fnmatch(path, y->path, 0) != 0))
+        return 0;
+    if (take(l))
+        json_array_append_new(l->items, symbol_json(y));
+    return 0;
+}
+
+int mn_op_symbols(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    listing l = {args, json_array(), 0, 0, int_arg(args, "limit", 200)};
+    int rc = mn_store_symbols_each(ctx->store, json_string_value(json_object_get(args, "name")),
+                                   on_symbol, &l);
+    if (rc) {
+        json_decref(l.items);
+        return rc;
+    }
+    *out = json_pack("{s:o,s:I}", "symbols", l.items, "total", (json_int_t)l.total);
+    return 0;
+}
+
+static int on_neighbour(void *payload, const mn_neighbour *n)
+{
+    json_array_append_new(payload, json_pack("{s:s,s:s?,s:s?,s:s?,s:I}", "edge", n->edge, "path",
+                                             n->path, "symbol", n->symbol, "name", n->name, "line",
+                                             (json_int_t)n->line));
+    return 0;
+}
+
+typedef struct {
+    const char *target;
+    json_t *matches;
+    int64_t best_id;
+    double best_rank;
+} symbol_search;
+
+static int match_symbol(void *payload, const mn_symbol_row *y)
+{
+    symbol_search *q = payload;
+    if (strcmp(y->name, q->target) && strcmp(y->qualified_name, q->target))
+        return 0;
+    json_array_append_new(q->matches, symbol_json(y));
+    if (!q->best_id || y->rank > q->best_rank) {
+        q->best_id = y->id;
+        q->best_rank = y->rank;
+    }
+    return 0;
+}
+
+int mn_op_graph(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    const char *target = json_string_value(json_object_get(args, "target"));
+    int64_t id;
+    char hash[MN_HASH_HEX];
+    int rc = mn_store_file_lookup(ctx->store, &id, hash, target);
+    json_t *a = json_array(), *b = json_array();
+    if (rc == 0) {
+        if ((rc = mn_store_neighbours_each(ctx->store, "file", id, false, on_neighbour, a)) == 0 &&
+            (rc = mn_store_neighbours_each(ctx->store, "file", id, true, on_neighbour, b)) == 0) {
+            *out = json_pack("{s:s,s:s,s:o,s:o}", "target", target, "kind", "file", "imports", a,
+                             "importers", b);
+            return 0;
+        }
+        goto fail;
+    }
+    if (rc != MN_ENOTFOUND)
+        goto fail;
+    mn_error_clear();
+    symbol_search q = {target, json_array(), 0, 0};
+    if ((rc = mn_store_symbols_each(ctx->store, NULL, match_symbol, &q)) != 0) {
+        json_decref(q.matches);
+        goto fail;
+    }
+    if (!q.best_id) {
+        json_decref(q.matches);
+        rc = mn_error_set(MN_ENOTFOUND, "no indexed file or symbol '%.200s' (run 'mnemo index'?)",
+                          target);
+        goto fail;
+    }
+    if ((rc = mn_store_neighbours_each(ctx->store, "symbol", q.best_id, false, on_neighbour, a)) ||
+        (rc = mn_store_neighbours_each(ctx->store, "symbol", q.best_id, true, on_neighbour, b))) {
+        json_decref(q.matches);
+        goto fail;
+    }
+    *out = json_pack("{s:s,s:s,s:o,s:o,s:o}", "target", target, "kind", "symbol", "callees", a,
+                     "callers", b, "matches", q.matches);
+    return 0;
+fail:
+    json_decref(a);
+    json_decref(b);
+    return rc;
+}

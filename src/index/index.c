@@ -1,0 +1,449 @@
+/*
+ * index.c - see index.h.
+ *
+ * Threads: the calling thread walks and writes; N workers read, hash,
+ * classify and parse. Jobs go through two lists guarded by one mutex: todo
+ * (walk -> workers) and done (workers -> writer). At most MAX_INFLIGHT jobs
+ * exist at once, so memory stays bounded by a few dozen parsed files. Only
+ * the calling thread touches the store (one SQLite handle, one writer).
+ *
+ * Freshness: a file whose size and mtime match the stored ones is taken as
+ * unchanged without being read (git's stat cache does the same); one whose
+ * content hash matches is unchanged and only its size and mtime are
+ * updated. Everything else is parsed and replaced whole.
+ */
+#include "common.h"
+#include <pthread.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "index/classify.h"
+#include "index/index.h"
+#include "index/parse.h"
+#include "index/walk.h"
+#include "store/store_index.h"
+#include "util/map.h"
+
+#define MAX_INFLIGHT 64
+
+enum { JOB_PARSED, JOB_UNCHANGED, JOB_BINARY, JOB_FAILED };
+
+typedef struct job {
+    struct job *next;
+    char *path, *full_path;
+    uint64_t size;
+    int64_t mtime_ms;
+    int64_t old_id; /* 0: new file */
+    char old_hash[MN_HASH_HEX];
+    /* results */
+    int status;
+    char hash[MN_HASH_HEX];
+    mn_file_class cls;
+    mn_parse_result parse;
+    bool have_parse;
+} job;
+
+typedef struct {
+    int64_t id;
+    uint64_t size;
+    int64_t mtime_ms;
+    char hash[MN_HASH_HEX];
+    bool visited;
+} known_file;
+
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t has_todo, has_done;
+    job *todo_head, *todo_tail, *done_head, *done_tail;
+    size_t inflight;
+    bool walk_over;
+    size_t max_file_size;
+    bool full; /* re-parse even when the hash is the same */
+} queue;
+
+typedef struct {
+    mn_store *s;
+    const mn_index_options *opts;
+    mn_index_stats *stats;
+    queue q;
+    mn_map known; /* path -> known_file* */
+    size_t in_tx; /* files written in the open transaction */
+    size_t done;
+    int rc;
+} indexer;
+
+static void push(job **head, job **tail, job *j)
+{
+    j->next = NULL;
+    if (*tail)
+        (*tail)->next = j;
+    else
+        *head = j;
+    *tail = j;
+}
+
+static job *pop(job **head, job **tail)
+{
+    job *j = *head;
+    if (j) {
+        *head = j->next;
+        if (!*head)
+            *tail = NULL;
+    }
+    return j;
+}
+
+static void job_free(job *j)
+{
+    if (j->have_parse)
+        mn_parse_result_release(&j->parse);
+    free(j->path);
+    free(j->full_path);
+    free(j);
+}
+
+static void hash_hex(char out[MN_HASH_HEX], const void *data, size_t len)
+{
+    XXH128_hash_t h = XXH3_128bits(data, len);
+    snprintf(out, MN_HASH_HEX, "%016llx%016llx", (unsigned long long)h.high64,
+             (unsigned long long)h.low64);
+}
+
+/* Read, hash, classify and parse one file (on a worker thread). */
+static void work(job *j, mn_parser *parser, size_t max_size, bool full)
+{
+    mn_buf data = MN_BUF_INIT;
+    if (mn_fs_read(&data, j->full_path, max_size) != 0) {
+        j->status = JOB_FAILED;
+        goto out;
+    }
+    j->size = data.len;
+    hash_hex(j->hash, data.ptr, data.len);
+    if (j->old_id && !full && strcmp(j->hash, j->old_hash) == 0) {
+        j->status = JOB_UNCHANGED;
+        goto out;
+    }
+    mn_classify(&j->cls, j->path, data.ptr, data.len < 8192 ? data.len : 8192, data.len);
+    if (j->cls.binary) {
+        j->status = JOB_BINARY;
+        goto out;
+    }
+    if (mn_parser_parse(parser, &j->parse, j->cls.language, j->path, data.ptr, data.len) != 0) {
+        j->status = JOB_FAILED;
+        goto out;
+    }
+    j->have_parse = true;
+    j->status = JOB_PARSED;
+out:
+    mn_buf_release(&data);
+}
+
+static void *worker(void *arg)
+{
+    queue *q = arg;
+    mn_parser *parser = NULL;
+    if (mn_parser_new(&parser) != 0)
+        parser = NULL;
+    for (;;) {
+        pthread_mutex_lock(&q->lock);
+        while (!q->todo_head && !q->walk_over)
+            pthread_cond_wait(&q->has_todo, &q->lock);
+        job *j = pop(&q->todo_head, &q->todo_tail);
+        pthread_mutex_unlock(&q->lock);
+        if (!j)
+            break;
+        if (parser)
+            work(j, parser, q->max_file_size, q->full);
+        else
+            j->status = JOB_FAILED;
+        pthread_mutex_lock(&q->lock);
+        push(&q->done_head, &q->done_tail, j);
+        pthread_cond_signal(&q->has_done);
+        pthread_mutex_unlock(&q->lock);
+    }
+    mn_parser_free(parser);
+    return NULL;
+}
+
+static int ensure_tx(indexer *x)
+{
+    if (x->in_tx)
+        return 0;
+    int rc = mn_store_begin(x->s);
+    if (rc == 0)
+        x->in_tx = 1;
+    return rc;
+}
+
+static int end_tx(indexer *x)
+{
+    if (!x->in_tx)
+        return 0;
+    x->in_tx = 0;
+    return mn_store_commit(x->s);
+}
+
+/* Write one finished job (calling thread). */
+static int store_job(indexer *x, job *j)
+{
+    int rc = 0;
+    x->done++;
+    switch (j->status) {
+    case JOB_FAILED:
+        x->stats->failed++;
+        return 0;
+    case JOB_UNCHANGED:
+        x->stats->unchanged++;
+        if ((rc = ensure_tx(x)) == 0)
+            rc = mn_store_file_touch(x->s, j->old_id, (int64_t)j->size, j->mtime_ms);
+        break;
+    case JOB_BINARY:
+        x->stats->binary++;
+        if (j->old_id && (rc = ensure_tx(x)) == 0)
+            rc = mn_store_file_remove(x->s, j->path);
+        break;
+    case JOB_PARSED: {
+        x->stats->parsed++;
+        x->stats->bytes += j->size;
+        mn_file_rec f = {0};
+        f.path = j->path;
+        f.language = j->cls.language;
+        f.role = mn_role_name(j->cls.role);
+        memcpy(f.hash, j->hash, sizeof(f.hash));
+        f.size = (int64_t)j->size;
+        f.lines = j->parse.lines;
+        f.mtime_ms = j->mtime_ms;
+        mn_file_content c;
+        mn_parse_result_content(&j->parse, &c);
+        if ((rc = ensure_tx(x)) == 0)
+            rc = mn_store_file_replace(x->s, &f, &c);
+        break;
+    }
+    }
+    if (rc == 0 && x->in_tx >= 1 && ++x->in_tx > MN_INDEX_BATCH)
+        rc = end_tx(x);
+    if (x->opts->progress)
+        x->opts->progress(x->opts->payload, x->done, j->path);
+    return rc;
+}
+
+/* Store finished jobs; with wait, block until at least one is there. The
+ * first store error sticks in x->rc: later jobs are only freed. */
+static int drain(indexer *x, bool wait)
+{
+    pthread_mutex_lock(&x->q.lock);
+    while (wait && !x->q.done_head && x->q.inflight)
+        pthread_cond_wait(&x->q.has_done, &x->q.lock);
+    job *list = x->q.done_head;
+    x->q.done_head = x->q.done_tail = NULL;
+    pthread_mutex_unlock(&x->q.lock);
+    while (list) {
+        job *j = list;
+        list = j->next;
+        if (x->rc == 0)
+            x->rc = store_job(x, j);
+        job_free(j);
+        pthread_mutex_lock(&x->q.lock);
+        x->q.inflight--;
+        pthread_mutex_unlock(&x->q.lock);
+    }
+    return x->rc;
+}
+
+static int on_entry(void *payload, const mn_walk_entry *e)
+{
+    indexer *x = payload;
+    known_file *k = mn_map_get(&x->known, e->path);
+    x->stats->seen++;
+    if (k) {
+        k->visited = true;
+        if (!x->opts->full && k->size == e->size && k->mtime_ms == e->mtime_ms) {
+            x->stats->unchanged++;
+            return 0;
+        }
+    }
+    job *j = mn_calloc(1, sizeof(*j));
+    j->path = mn_strdup(e->path);
+    j->full_path = mn_strdup(e->full_path);
+    j->size = e->size;
+    j->mtime_ms = e->mtime_ms;
+    if (k) {
+        j->old_id = k->id;
+        memcpy(j->old_hash, k->hash, sizeof(j->old_hash));
+    }
+    pthread_mutex_lock(&x->q.lock);
+    push(&x->q.todo_head, &x->q.todo_tail, j);
+    x->q.inflight++;
+    bool full = x->q.inflight >= MAX_INFLIGHT;
+    pthread_cond_signal(&x->q.has_todo);
+    pthread_mutex_unlock(&x->q.lock);
+    /* write what is ready; block only when the queue is full */
+    return drain(x, full);
+}
+
+static int load_known(void *payload, const mn_file_rec *f)
+{
+    indexer *x = payload;
+    known_file *k = mn_calloc(1, sizeof(*k));
+    k->id = f->id;
+    k->size = (uint64_t)f->size;
+    k->mtime_ms = f->mtime_ms;
+    memcpy(k->hash, f->hash, sizeof(k->hash));
+    mn_map_set(&x->known, f->path, k);
+    return 0;
+}
+
+static int remove_gone(indexer *x)
+{
+    size_t pos = 0;
+    const char *path;
+    void *v;
+    int rc = 0;
+    while (rc == 0 && mn_map_next(&x->known, &pos, &path, &v)) {
+        known_file *k = v;
+        if (k->visited)
+            continue;
+        if ((rc = ensure_tx(x)) == 0)
+            rc = mn_store_file_remove(x->s, path);
+        x->stats->removed++;
+        if (rc == 0 && ++x->in_tx > MN_INDEX_BATCH)
+            rc = end_tx(x);
+    }
+    return rc;
+}
+
+int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out)
+{
+    mn_index_options defaults = MN_INDEX_OPTIONS_INIT;
+    mn_walk_options wopts = MN_WALK_OPTIONS_INIT;
+    mn_walk_stats wstats;
+    indexer x;
+    pthread_t threads[8];
+    int nthreads, rc, wrc;
+    uint64_t start = mn_time_mono_ns();
+
+    if (!opts)
+        opts = &defaults;
+    memset(out, 0, sizeof(*out));
+    memset(&x, 0, sizeof(x));
+    x.s = s;
+    x.opts = opts;
+    x.stats = out;
+    pthread_mutex_init(&x.q.lock, NULL);
+    pthread_cond_init(&x.q.has_todo, NULL);
+    pthread_cond_init(&x.q.has_done, NULL);
+    x.q.max_file_size = opts->max_file_size ? opts->max_file_size : 1u << 20;
+    wopts.max_file_size = x.q.max_file_size;
+    x.q.full = opts->full;
+
+    if ((rc = mn_store_files_each(s, NULL, load_known, &x)) != 0)
+        goto out_map;
+    nthreads = opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (nthreads < 1)
+        nthreads = 1;
+    if (nthreads > (int)MN_ARRAY_SIZE(threads))
+        nthreads = (int)MN_ARRAY_SIZE(threads);
+    for (int i = 0; i < nthreads; i++)
+        if (pthread_create(&threads[i], NULL, worker, &x.q) != 0) {
+            nthreads = i;
+            break;
+        }
+
+    wrc = nthreads ? mn_walk(root, &wopts, on_entry, &x, &wstats)
+                   : mn_error_set(MN_ERROR, "cannot start the index workers");
+    pthread_mutex_lock(&x.q.lock);
+    x.q.walk_over = true;
+    pthread_cond_broadcast(&x.q.has_todo);
+    pthread_mutex_unlock(&x.q.lock);
+    rc = wrc;
+    for (;;) { /* finish what is in flight, even after an error, to free it */
+        pthread_mutex_lock(&x.q.lock);
+        size_t left = x.q.inflight;
+        pthread_mutex_unlock(&x.q.lock);
+        if (!left)
+            break;
+        drain(&x, true);
+    }
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(threads[i], NULL);
+    if (rc == 0)
+        rc = x.rc;
+    if (rc == 0) {
+        out->skipped = wstats.skipped_ignored + wstats.skipped_large + wstats.skipped_bad_name +
+                       wstats.skipped_symlink + wstats.skipped_special +
+                       wstats.skipped_nested_repo + wstats.skipped_tool_dir;
+        rc = remove_gone(&x);
+    }
+    if (rc == 0)
+        rc = end_tx(&x);
+    else if (x.in_tx)
+        mn_store_rollback(s);
+    if (rc == 0)
+        rc = mn_resolve_all(s, &out->resolve);
+out_map : {
+    size_t pos = 0;
+    const char *k;
+    void *v;
+    while (mn_map_next(&x.known, &pos, &k, &v))
+        free(v);
+    mn_map_release(&x.known);
+}
+    pthread_mutex_destroy(&x.q.lock);
+    pthread_cond_destroy(&x.q.has_todo);
+    pthread_cond_destroy(&x.q.has_done);
+    out->seconds = (double)(mn_time_mono_ns() - start) / 1e9;
+    return rc;
+}
+
+typedef struct {
+    mn_map *known;
+    mn_index_freshness *out;
+} status_ctx;
+
+static int status_entry(void *payload, const mn_walk_entry *e)
+{
+    status_ctx *c = payload;
+    known_file *k = mn_map_get(c->known, e->path);
+    if (!k) {
+        /* the index skips binary files: so does status, from their head */
+        char head[MN_CLASSIFY_HEAD_MAX];
+        FILE *f = fopen(e->full_path, "rb");
+        size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
+        mn_file_class cls;
+        if (f)
+            fclose(f);
+        mn_classify(&cls, e->path, head, n, e->size);
+        if (!cls.binary)
+            c->out->added++;
+        return 0;
+    }
+    k->visited = true;
+    if (k->size == e->size && k->mtime_ms == e->mtime_ms)
+        c->out->fresh++;
+    else
+        c->out->stale++;
+    return 0;
+}
+
+int mn_index_status(mn_store *s, const char *root, mn_index_freshness *out)
+{
+    indexer x;
+    mn_walk_options wopts = MN_WALK_OPTIONS_INIT;
+    mn_walk_stats wstats;
+    memset(&x, 0, sizeof(x));
+    memset(out, 0, sizeof(*out));
+    status_ctx c = {&x.known, out};
+    int rc = mn_store_files_each(s, NULL, load_known, &x);
+    if (rc == 0)
+        rc = mn_walk(root, &wopts, status_entry, &c, &wstats);
+    size_t pos = 0;
+    const char *path;
+    void *v;
+    while (mn_map_next(&x.known, &pos, &path, &v)) {
+        if (rc == 0 && !((known_file *)v)->visited)
+            out->removed++;
+        free(v);
+    }
+    mn_map_release(&x.known);
+    return rc;
+}

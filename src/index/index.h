@@ -1,0 +1,67 @@
+/*
+ * index.h - index a repository: walk, classify, parse, store, resolve.
+ *
+ * mn_index_run() walks the repository (walk.h), and for each file whose
+ * size or modification time differs from what is stored (or every file
+ * with `full`), reads it, hashes it (xxh3-128) and, when the hash changed,
+ * classifies (classify.h) and parses it (parse.h) and replaces its rows in
+ * the store. Files gone from the tree are removed. Then references are
+ * resolved (resolve.h). Reading and parsing run on worker threads (one per
+ * core); the calling thread alone writes to the store, in transactions of
+ * up to MN_INDEX_BATCH files. A bounded queue keeps the working set small
+ * whatever the repository's size.
+ */
+#ifndef MN_INDEX_INDEX_H
+#define MN_INDEX_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "index/resolve.h"
+#include "store/store.h"
+
+#define MN_INDEX_BATCH 256
+
+typedef struct {
+    unsigned version;
+    size_t max_file_size; /* default 1 MiB */
+    bool full;            /* re-read and re-parse every file */
+    int threads;          /* 0: one per online core, at most 8 */
+    /* called on the calling thread after each file; total is 0 while walking */
+    void (*progress)(void *payload, size_t done, const char *path);
+    void *payload;
+} mn_index_options;
+
+#define MN_INDEX_OPTIONS_VERSION 1
+#define MN_INDEX_OPTIONS_INIT                                    \
+    {                                                            \
+        MN_INDEX_OPTIONS_VERSION, 1u << 20, false, 0, NULL, NULL \
+    }
+
+typedef struct {
+    size_t seen;      /* files the walk passed on */
+    size_t parsed;    /* new or changed: parsed and stored */
+    size_t unchanged; /* same size and time, or same hash */
+    size_t removed;   /* gone from the tree */
+    size_t binary;    /* skipped: binary content */
+    size_t skipped;   /* skipped by the walk: ignored, large, links, bad names */
+    size_t failed;    /* could not be read */
+    size_t bytes;     /* bytes read */
+    mn_resolve_stats resolve;
+    double seconds;
+} mn_index_stats;
+
+int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
+
+typedef struct {
+    size_t fresh;   /* indexed, same size and modification time */
+    size_t stale;   /* indexed, changed since */
+    size_t added;   /* in the tree, not indexed yet */
+    size_t removed; /* indexed, gone from the tree */
+} mn_index_freshness;
+
+/** How the index compares with the tree, from a walk alone (no file is read). */
+int mn_index_status(mn_store *s, const char *root, mn_index_freshness *out);
+
+#endif

@@ -1,0 +1,559 @@
+/*
+ * resolve.c - imports to files, calls and base classes to symbols.
+ *
+ * Import candidates per language (mn_resolve_import_candidates) are exact
+ * repository paths, or suffixes written "*" then "/suffix" (shown as
+ * <any>/suffix below): any file whose path ends with the suffix; the
+ * shortest such path wins, then the one sharing the longest directory
+ * prefix with the importer. Examples:
+ *   python  "..utils" in pkg/sub/m.py -> pkg/utils.py, pkg/utils/__init__.py
+ *           "requests.adapters"       -> <any>/requests/adapters.py, .../__init__.py
+ *   js/ts   "./lib/x" in src/a.ts     -> src/lib/x, src/lib/x.ts, ..., src/lib/x/index.ts
+ *   c/cpp   "util.h" (quoted) in src/a.c -> src/util.h, <any>/util.h; <x.h> -> <any>/x.h
+ *   go      "example.com/m/pkg/x"     -> a directory ending in pkg/x: its first
+ *                                        non-test .go file
+ *   rust    "crate::a::b" in src/x.rs -> src/a/b.rs, src/a/b/mod.rs, src/a.rs, src/a/mod.rs
+ *   java    "a.b.C"                   -> <any>/a/b/C.java
+ *   ruby    require_relative "x"      -> dir/x.rb; require "x" -> <any>/x.rb
+ *   php     "A\\B\\C"                 -> <any>/A/B/C.php
+ *   bash    source "./x.sh"           -> dir/x.sh
+ * Calls use the last part of a dotted name ("self.save" -> "save") and
+ * resolve when the name has one definition in the repository, else one in
+ * the calling file, else one among the files the calling file imports.
+ */
+#include "common.h"
+
+#include "index/resolve.h"
+#include "store/store_index.h"
+#include "util/map.h"
+#include "util/vec.h"
+
+typedef struct {
+    int64_t id;
+    char *path;
+    char *language;
+} file_ent;
+
+typedef struct {
+    int64_t id, file_id;
+} sym_ent;
+
+typedef MN_VEC(size_t) idx_vec;
+typedef MN_VEC(sym_ent) sym_vec;
+
+typedef struct {
+    MN_VEC(file_ent) files;
+    mn_map by_path; /* path -> index + 1 */
+    mn_map by_base; /* basename -> idx_vec* */
+    mn_map by_id;   /* "%lld" id -> index + 1 */
+    mn_map dirs_go; /* directory -> index + 1 of its first non-test .go file */
+    mn_map symbols; /* name -> sym_vec* */
+    mn_map imports; /* "%lld:%lld" src file:dst file -> 1 */
+    MN_VEC(int64_t) edge_ids;
+    MN_VEC(int64_t) edge_dst;
+} resolver;
+
+static const char *basename_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static int add_file(void *payload, const mn_file_rec *f)
+{
+    resolver *r = payload;
+    file_ent e = {f->id, mn_strdup(f->path), f->language ? mn_strdup(f->language) : NULL};
+    mn_vec_push(&r->files, e);
+    size_t ix = r->files.len;
+    char key[32];
+    mn_map_set(&r->by_path, f->path, (void *)ix);
+    snprintf(key, sizeof(key), "%lld", (long long)f->id);
+    mn_map_set(&r->by_id, key, (void *)ix);
+    idx_vec *v = mn_map_get(&r->by_base, basename_of(f->path));
+    if (!v) {
+        v = mn_calloc(1, sizeof(*v));
+        mn_map_set(&r->by_base, basename_of(f->path), v);
+    }
+    mn_vec_push(v, ix - 1);
+    size_t n = strlen(f->path);
+    if (n > 3 && !strcmp(f->path + n - 3, ".go") &&
+        (n < 8 || strcmp(f->path + n - 8, "_test.go"))) {
+        const char *slash = strrchr(f->path, '/');
+        char *dir = mn_strndup(f->path, slash ? (size_t)(slash - f->path) : 0);
+        if (!mn_map_has(&r->dirs_go, dir))
+            mn_map_set(&r->dirs_go, dir, (void *)ix);
+        free(dir);
+    }
+    return 0;
+}
+
+static int add_symbol(void *payload, const mn_symbol_row *y)
+{
+    resolver *r = payload;
+    sym_vec *v = mn_map_get(&r->symbols, y->name);
+    if (!v) {
+        v = mn_calloc(1, sizeof(*v));
+        mn_map_set(&r->symbols, y->name, v);
+    }
+    sym_ent e = {y->id, y->file_id};
+    mn_vec_push(v, e);
+    return 0;
+}
+
+/* ---- import candidates ---- */
+
+static void push(char **out, size_t max, size_t *n, const char *s)
+{
+    if (*n < max)
+        out[(*n)++] = mn_strdup(s);
+}
+
+/* Normalize a '/' path with "." and ".." parts; NULL when it climbs above the root. */
+static char *normalize(const char *path)
+{
+    mn_buf out = MN_BUF_INIT;
+    const char *p = path;
+    while (*p) {
+        size_t n = strcspn(p, "/");
+        if (n == 0 || (n == 1 && p[0] == '.')) {
+            /* skip */
+        } else if (n == 2 && p[0] == '.' && p[1] == '.') {
+            char *slash = strrchr(out.ptr, '/');
+            if (!out.len) {
+                mn_buf_release(&out);
+                return NULL;
+            }
+            mn_buf_truncate(&out, slash ? (size_t)(slash - out.ptr) : 0);
+        } else {
+            if (out.len)
+                mn_buf_putc(&out, '/');
+            mn_buf_put(&out, p, n);
+        }
+        p += n;
+        if (*p == '/')
+            p++;
+    }
+    return mn_buf_detach(&out);
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return mn_strndup(path, slash ? (size_t)(slash - path) : 0);
+}
+
+/* dir + "/" + rel, normalized; NULL when it leaves the repository. */
+static char *join(const char *dir, const char *rel)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_printf(&b, "%s%s%s", dir, *dir ? "/" : "", rel);
+    char *n = normalize(b.ptr);
+    mn_buf_release(&b);
+    return n;
+}
+
+static void with_exts(char **out, size_t max, size_t *n, const char *base, bool suffix,
+                      const char *const *exts)
+{
+    for (const char *const *e = exts; *e; e++) {
+        mn_buf b = MN_BUF_INIT;
+        mn_buf_printf(&b, "%s%s%s", suffix ? "*/" : "", base, *e);
+        push(out, max, n, b.ptr);
+        mn_buf_release(&b);
+    }
+}
+
+static bool lang_is(const char *language, const char *a, const char *b)
+{
+    return language && (!strcmp(language, a) || (b && !strcmp(language, b)));
+}
+
+size_t mn_resolve_import_candidates(char **out, size_t max, const char *language,
+                                    const char *src_path, const char *target)
+{
+    static const char *const py[] = {".py", "/__init__.py", ".pyi", NULL};
+    static const char *const js[] = {"",          ".ts",        ".tsx", ".d.ts",     ".js",
+                                     ".jsx",      ".mjs",       ".cjs", "/index.ts", "/index.tsx",
+                                     "/index.js", "/index.jsx", NULL};
+    static const char *const none[] = {"", NULL};
+    size_t n = 0;
+    char *dir = dir_of(src_path);
+    mn_buf b = MN_BUF_INIT;
+
+    if (!target || !*target)
+        goto out;
+    if (lang_is(language, "python", NULL)) {
+        size_t dots = strspn(target, ".");
+        mn_buf_puts(&b, target + dots);
+        for (char *c = b.ptr; *c; c++)
+            if (*c == '.')
+                *c = '/';
+        if (dots) {
+            char *base = mn_strdup(dir);
+            for (size_t i = 1; i < dots && base; i++) {
+                char *up = join(base, "..");
+                free(base);
+                base = up;
+            }
+            if (base) {
+                char *p = b.len ? join(base, b.ptr) : mn_strdup(base);
+                if (p && b.len)
+                    with_exts(out, max, &n, p, false, py);
+                else if (p)
+                    with_exts(out, max, &n, p, false, (const char *const[]){"/__init__.py", NULL});
+                free(p);
+            }
+            free(base);
+        } else {
+            with_exts(out, max, &n, b.ptr, true, py);
+        }
+    } else if (lang_is(language, "javascript", "typescript") || lang_is(language, "tsx", NULL)) {
+        if (target[0] == '.') {
+            char *p = join(dir, target);
+            if (p)
+                with_exts(out, max, &n, p, false, js);
+            free(p);
+        } else if (!strncmp(target, "@/", 2) || !strncmp(target, "~/", 2)) {
+            with_exts(out, max, &n, target + 2, true, js); /* common src aliases */
+        }
+    } else if (lang_is(language, "c", "cpp")) {
+        size_t len = strlen(target);
+        bool quoted = target[0] == '"';
+        if (len > 2 && (quoted || target[0] == '<')) {
+            char *inner = mn_strndup(target + 1, len - 2);
+            if (quoted) {
+                char *p = join(dir, inner);
+                if (p)
+                    push(out, max, &n, p);
+                free(p);
+            }
+            with_exts(out, max, &n, inner, true, none);
+            free(inner);
+        } else {
+            with_exts(out, max, &n, target, true, none);
+        }
+    } else if (lang_is(language, "go", NULL)) {
+        /* a package is a directory: "*dir:" asks for a directory suffix */
+        const char *p = target;
+        while (p) {
+            mn_buf_clear(&b);
+            mn_buf_printf(&b, "*dir:%s", p);
+            push(out, max, &n, b.ptr);
+            p = strchr(p, '/');
+            if (p)
+                p++;
+        }
+    } else if (lang_is(language, "rust", NULL)) {
+        const char *t = target;
+        char *base = NULL;
+        if (!strncmp(t, "crate::", 7)) {
+            /* the crate root: the nearest enclosing "src" directory */
+            const char *src = strstr(src_path, "src/");
+            base = src ? mn_strndup(src_path, (size_t)(src - src_path) + 3) : mn_strdup("src");
+            t += 7;
+        } else if (!strncmp(t, "super::", 7)) {
+            base = join(dir, "..");
+            t += 7;
+        } else if (!strncmp(t, "self::", 6)) {
+            base = mn_strdup(dir);
+            t += 6;
+        } else if (!strstr(t, "::")) {
+            base = mn_strdup(dir); /* `mod x;` */
+        }
+        if (base) {
+            mn_buf_puts(&b, t);
+            for (int pass = 0; pass < 2 && b.len; pass++) {
+                mn_buf path = MN_BUF_INIT;
+                for (const char *c = b.ptr; *c; c++) {
+                    if (c[0] == ':' && c[1] == ':') {
+                        mn_buf_putc(&path, '/');
+                        c++;
+                    } else {
+                        mn_buf_putc(&path, *c);
+                    }
+                }
+                char *p = join(base, path.ptr);
+                if (p)
+                    with_exts(out, max, &n, p, false,
+                              (const char *const[]){".rs", "/mod.rs", NULL});
+                free(p);
+                mn_buf_release(&path);
+                /* the last part may be an item (use crate::a::Thing): try its module */
+                char *last = strstr(b.ptr, "::") ? strrchr(b.ptr, ':') - 1 : NULL;
+                if (!last)
+                    break;
+                mn_buf_truncate(&b, (size_t)(last - b.ptr));
+            }
+            free(base);
+        }
+    } else if (lang_is(language, "java", NULL)) {
+        mn_buf_puts(&b, target);
+        for (char *c = b.ptr; *c; c++)
+            if (*c == '.')
+                *c = '/';
+        with_exts(out, max, &n, b.ptr, true, (const char *const[]){".java", NULL});
+    } else if (lang_is(language, "ruby", NULL)) {
+        if (target[0] == '.') {
+            char *p = join(dir, target);
+            if (p)
+                with_exts(out, max, &n, p, false, (const char *const[]){".rb", "", NULL});
+            free(p);
+        } else {
+            with_exts(out, max, &n, target, true, (const char *const[]){".rb", "", NULL});
+        }
+    } else if (lang_is(language, "php", NULL)) {
+        mn_buf_puts(&b, target[0] == '\\' ? target + 1 : target);
+        for (char *c = b.ptr; *c; c++)
+            if (*c == '\\')
+                *c = '/';
+        if (strstr(b.ptr, ".php")) {
+            char *p = join(dir, b.ptr);
+            if (p)
+                push(out, max, &n, p);
+            free(p);
+            with_exts(out, max, &n, b.ptr, true, none);
+        } else {
+            with_exts(out, max, &n, b.ptr, true, (const char *const[]){".php", NULL});
+        }
+    } else if (lang_is(language, "bash", NULL)) {
+        char *p = join(dir, target);
+        if (p)
+            push(out, max, &n, p);
+        free(p);
+    }
+out:
+    mn_buf_release(&b);
+    free(dir);
+    return n;
+}
+
+/* Length of the common directory prefix of two paths. */
+static size_t common_prefix(const char *a, const char *b)
+{
+    size_t n = 0, last = 0;
+    while (a[n] && a[n] == b[n]) {
+        if (a[n] == '/')
+            last = n + 1;
+        n++;
+    }
+    return last;
+}
+
+static bool ends_with_path(const char *path, const char *suffix)
+{
+    size_t p = strlen(path), s = strlen(suffix);
+    return p == s ? !strcmp(path, suffix)
+                  : p > s && path[p - s - 1] == '/' && !strcmp(path + p - s, suffix);
+}
+
+/* The file a candidate names, or -1. */
+static ssize_t find_file(resolver *r, const char *cand, const char *importer)
+{
+    if (strncmp(cand, "*dir:", 5) == 0) {
+        /* the go package whose directory path ends with the suffix */
+        size_t pos = 0;
+        const char *dir;
+        void *v;
+        ssize_t best = -1;
+        size_t best_len = SIZE_MAX;
+        while (mn_map_next(&r->dirs_go, &pos, &dir, &v)) {
+            if (ends_with_path(dir, cand + 5) && strlen(dir) < best_len) {
+                best = (ssize_t)(size_t)v - 1;
+                best_len = strlen(dir);
+            }
+        }
+        return best;
+    }
+    if (strncmp(cand, "*/", 2) != 0) {
+        size_t ix = (size_t)mn_map_get(&r->by_path, cand);
+        return ix ? (ssize_t)ix - 1 : -1;
+    }
+    const char *suffix = cand + 2;
+    idx_vec *v = mn_map_get(&r->by_base, basename_of(suffix));
+    ssize_t best = -1;
+    for (size_t i = 0; v && i < v->len; i++) {
+        const file_ent *f = &r->files.items[v->items[i]];
+        if (!ends_with_path(f->path, suffix))
+            continue;
+        if (best < 0) {
+            best = (ssize_t)v->items[i];
+            continue;
+        }
+        const file_ent *b = &r->files.items[best];
+        size_t fl = strlen(f->path), bl = strlen(b->path);
+        if (fl < bl ||
+            (fl == bl && common_prefix(f->path, importer) > common_prefix(b->path, importer)))
+            best = (ssize_t)v->items[i];
+    }
+    return best;
+}
+
+static const file_ent *file_by_id(resolver *r, int64_t id)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%lld", (long long)id);
+    size_t ix = (size_t)mn_map_get(&r->by_id, key);
+    return ix ? &r->files.items[ix - 1] : NULL;
+}
+
+typedef struct {
+    resolver *r;
+    mn_resolve_stats *stats;
+    int pass; /* 0: imports, 1: calls and inherits */
+} walk_ctx;
+
+static void found(resolver *r, int64_t edge, int64_t dst)
+{
+    mn_vec_push(&r->edge_ids, edge);
+    mn_vec_push(&r->edge_dst, dst);
+}
+
+static int resolve_import(walk_ctx *w, const mn_edge_rec *e)
+{
+    const file_ent *src = file_by_id(w->r, e->src_file);
+    char *cands[32];
+    w->stats->imports++;
+    if (!src)
+        return 0;
+    size_t n = mn_resolve_import_candidates(cands, 32, src->language, src->path, e->name);
+    for (size_t i = 0; i < n; i++) {
+        ssize_t f = find_file(w->r, cands[i], src->path);
+        if (f >= 0 && w->r->files.items[f].id != src->id) {
+            const file_ent *dst = &w->r->files.items[f];
+            char key[48];
+            found(w->r, e->id, dst->id);
+            snprintf(key, sizeof(key), "%lld:%lld", (long long)src->id, (long long)dst->id);
+            mn_map_set(&w->r->imports, key, (void *)1);
+            w->stats->imports_resolved++;
+            break;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(cands[i]);
+    return 0;
+}
+
+static int resolve_name(walk_ctx *w, const mn_edge_rec *e)
+{
+    bool call = !strcmp(e->kind, "call");
+    if (call)
+        w->stats->calls++;
+    else
+        w->stats->inherits++;
+    const char *name = strrchr(e->name, '.');
+    name = name ? name + 1 : e->name;
+    const char *colons = strstr(name, "::");
+    while (colons) {
+        name = colons + 2;
+        colons = strstr(name, "::");
+    }
+    sym_vec *v = mn_map_get(&w->r->symbols, name);
+    if (!v || !v->len)
+        return 0;
+    int64_t pick = 0;
+    if (v->len == 1) {
+        pick = v->items[0].id;
+    } else {
+        size_t same = 0, imported = 0;
+        int64_t same_id = 0, imported_id = 0;
+        for (size_t i = 0; i < v->len; i++) {
+            if (v->items[i].file_id == e->src_file) {
+                same++;
+                same_id = v->items[i].id;
+            } else {
+                char key[48];
+                snprintf(key, sizeof(key), "%lld:%lld", (long long)e->src_file,
+                         (long long)v->items[i].file_id);
+                if (mn_map_has(&w->r->imports, key)) {
+                    imported++;
+                    imported_id = v->items[i].id;
+                }
+            }
+        }
+        pick = same == 1 ? same_id : same == 0 && imported == 1 ? imported_id : 0;
+    }
+    if (pick) {
+        found(w->r, e->id, pick);
+        if (call)
+            w->stats->calls_resolved++;
+        else
+            w->stats->inherits_resolved++;
+    }
+    return 0;
+}
+
+static int on_edge(void *payload, const mn_edge_rec *e)
+{
+    walk_ctx *w = payload;
+    bool import = !strcmp(e->kind, "import");
+    if (w->pass == 0 && import)
+        return resolve_import(w, e);
+    if (w->pass == 1 && !import)
+        return resolve_name(w, e);
+    return 0;
+}
+
+static int apply(mn_store *s, resolver *r)
+{
+    int rc = 0;
+    if (!r->edge_ids.len)
+        return 0;
+    if ((rc = mn_store_begin(s)) != 0)
+        return rc;
+    for (size_t i = 0; i < r->edge_ids.len && rc == 0; i++)
+        rc = mn_store_edge_resolve(s, r->edge_ids.items[i], r->edge_dst.items[i]);
+    if (rc == 0)
+        rc = mn_store_commit(s);
+    else
+        mn_store_rollback(s);
+    r->edge_ids.len = r->edge_dst.len = 0;
+    return rc;
+}
+
+static void free_vec_map(mn_map *m)
+{
+    size_t pos = 0;
+    const char *k;
+    void *v;
+    while (mn_map_next(m, &pos, &k, &v)) {
+        idx_vec *iv = v; /* idx_vec and sym_vec share the layout of their header */
+        free(iv->items);
+        free(iv);
+    }
+    mn_map_release(m);
+}
+
+int mn_resolve_all(mn_store *s, mn_resolve_stats *stats)
+{
+    resolver r;
+    memset(&r, 0, sizeof(r));
+    memset(stats, 0, sizeof(*stats));
+    walk_ctx w = {&r, stats, 0};
+    int rc = mn_store_files_each(s, NULL, add_file, &r);
+    if (rc == 0)
+        rc = mn_store_edges_unresolved_each(s, on_edge, &w);
+    if (rc == 0)
+        rc = apply(s, &r);
+    if (rc == 0)
+        rc = mn_store_symbols_each(s, NULL, add_symbol, &r);
+    w.pass = 1;
+    if (rc == 0)
+        rc = mn_store_edges_unresolved_each(s, on_edge, &w);
+    if (rc == 0)
+        rc = apply(s, &r);
+
+    for (size_t i = 0; i < r.files.len; i++) {
+        free(r.files.items[i].path);
+        free(r.files.items[i].language);
+    }
+    mn_vec_release(&r.files);
+    mn_map_release(&r.by_path);
+    mn_map_release(&r.by_id);
+    mn_map_release(&r.dirs_go);
+    mn_map_release(&r.imports);
+    free_vec_map(&r.by_base);
+    free_vec_map(&r.symbols);
+    mn_vec_release(&r.edge_ids);
+    mn_vec_release(&r.edge_dst);
+    return rc;
+}

@@ -1,0 +1,188 @@
+/*
+ * test_index_store.c - files, symbols, edges and chunks through
+ * store_index.h: replace keeps exactly the new content, edges into a
+ * replaced or removed file are unresolved (never dangling), counts, the
+ * path glob.
+ */
+#include "common.h"
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "store/store_index.h"
+#include "test.h"
+
+static char dir[64];
+
+static mn_store *open_store(void)
+{
+    mn_buf path = MN_BUF_INIT;
+    mn_store *s = NULL;
+    snprintf(dir, sizeof(dir), "/tmp/mnemo-idx-XXXXXX");
+    if (!mkdtemp(dir))
+        return NULL;
+    mn_buf_printf(&path, "%s/m.db", dir);
+    if (mn_store_open(&s, path.ptr, NULL) != 0)
+        s = NULL;
+    mn_buf_release(&path);
+    return s;
+}
+
+static void close_store(mn_store *s)
+{
+    mn_buf cmd = MN_BUF_INIT;
+    mn_store_free(s);
+    mn_buf_printf(&cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd.ptr) == 0);
+    mn_buf_release(&cmd);
+}
+
+/* One query's single integer answer, straight from SQLite. */
+static int64_t scalar(mn_store *s, const char *sql)
+{
+    MN_UNUSED(s);
+    mn_buf path = MN_BUF_INIT;
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    mn_buf_printf(&path, "%s/m.db", dir);
+    if (sqlite3_open(path.ptr, &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    mn_buf_release(&path);
+    return v;
+}
+
+static int put(mn_store *s, const char *path, const char *hash, int nsym, const char *import)
+{
+    mn_file_rec f = {0};
+    f.path = path;
+    f.language = "python";
+    f.role = "source";
+    snprintf(f.hash, sizeof(f.hash), "%s", hash);
+    f.size = 100;
+    f.lines = 10;
+    mn_symbol_rec syms[4] = {{0}};
+    const char *names[] = {"alpha", "beta", "gamma", "delta"};
+    for (int i = 0; i < nsym; i++) {
+        syms[i].name = names[i];
+        syms[i].kind = "function";
+        syms[i].start_line = 1 + i;
+        syms[i].end_line = 2 + i;
+    }
+    mn_ref_rec refs[2] = {{-1, "import", import, 0}, {0, "call", "beta", 0}};
+    mn_chunk_rec chunks[1] = {{0, 1, 2, "def alpha(): beta()", ""}};
+    mn_file_content c = {syms, (size_t)nsym, refs, nsym ? 2u : 1u, chunks, nsym ? 1u : 0u};
+    int rc = mn_store_begin(s);
+    if (rc == 0)
+        rc = mn_store_file_replace(s, &f, &c);
+    if (rc == 0)
+        rc = mn_store_commit(s);
+    else
+        mn_store_rollback(s);
+    return rc;
+}
+
+static int count_files(void *payload, const mn_file_rec *f)
+{
+    MN_UNUSED(f);
+    (*(int *)payload)++;
+    return 0;
+}
+
+static void test_replace_and_counts(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    REQUIRE_OK(put(s, "pkg/a.py", "aaaa", 2, "pkg.b"));
+    REQUIRE_OK(put(s, "pkg/b.py", "bbbb", 1, "os"));
+    mn_index_counts n;
+    REQUIRE_OK(mn_store_index_counts(s, &n));
+    CHECK(n.files == 2 && n.symbols == 3 && n.edges == 4 && n.resolved == 0 && n.chunks == 2);
+
+    int64_t id;
+    char hash[MN_HASH_HEX];
+    REQUIRE_OK(mn_store_file_lookup(s, &id, hash, "pkg/a.py"));
+    CHECK_STR(hash, "aaaa");
+    CHECK(mn_store_file_lookup(s, &id, hash, "nope.py") == MN_ENOTFOUND);
+
+    /* replacing a file keeps its id and exactly the new content */
+    int64_t before = id;
+    REQUIRE_OK(put(s, "pkg/a.py", "a2a2", 1, "pkg.c"));
+    REQUIRE_OK(mn_store_file_lookup(s, &id, hash, "pkg/a.py"));
+    CHECK(id == before);
+    CHECK_STR(hash, "a2a2");
+    REQUIRE_OK(mn_store_index_counts(s, &n));
+    CHECK(n.files == 2 && n.symbols == 2 && n.edges == 4 && n.chunks == 2);
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE dst_name = 'pkg.b'") == 0);
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE dst_name = 'pkg.c'") == 1);
+
+    int files = 0;
+    REQUIRE_OK(mn_store_files_each(s, "pkg/*.py", count_files, &files));
+    CHECK(files == 2);
+    files = 0;
+    REQUIRE_OK(mn_store_files_each(s, "pkg/b*", count_files, &files));
+    CHECK(files == 1);
+    close_store(s);
+}
+
+static void test_edges_into_a_removed_file_are_unresolved(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    REQUIRE_OK(put(s, "a.py", "aaaa", 2, "b"));
+    REQUIRE_OK(put(s, "b.py", "bbbb", 1, "os"));
+    /* resolve a.py's import to b.py by hand, as the resolver will */
+    int64_t b;
+    char hash[MN_HASH_HEX];
+    REQUIRE_OK(mn_store_file_lookup(s, &b, hash, "b.py"));
+    mn_buf sql = MN_BUF_INIT;
+    mn_buf_printf(&sql, "%s/m.db", dir);
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(sql.ptr, &db) == SQLITE_OK);
+    mn_buf_clear(&sql);
+    mn_buf_printf(&sql, "UPDATE edges SET dst_id = %lld WHERE dst_name = 'b'", (long long)b);
+    CHECK(sqlite3_exec(db, sql.ptr, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    mn_buf_release(&sql);
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE dst_id IS NOT NULL") == 1);
+
+    mn_store_begin(s);
+    CHECK_OK(mn_store_file_remove(s, "b.py"));
+    CHECK_OK(mn_store_commit(s));
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE dst_id IS NOT NULL") == 0);
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE dst_name = 'b'") == 1);
+    CHECK(scalar(s, "SELECT count(*) FROM symbols") == 2);
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE dst_name = 'os'") == 0);
+
+    mn_store_begin(s);
+    CHECK(mn_store_file_remove(s, "b.py") == MN_ENOTFOUND);
+    mn_store_rollback(s);
+    CHECK_OK(mn_store_check(s));
+    close_store(s);
+}
+
+static void test_ranks_and_touch(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    REQUIRE_OK(put(s, "a.py", "aaaa", 1, "b"));
+    int64_t id;
+    char hash[MN_HASH_HEX];
+    REQUIRE_OK(mn_store_file_lookup(s, &id, hash, "a.py"));
+    REQUIRE_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_set_rank(s, "file", id, 0.25));
+    CHECK_OK(mn_store_file_touch(s, id, 4242, 77));
+    REQUIRE_OK(mn_store_commit(s));
+    CHECK(scalar(s, "SELECT rank * 100 FROM files") == 25);
+    CHECK(scalar(s, "SELECT size FROM files") == 4242);
+    CHECK(scalar(s, "SELECT mtime FROM files") == 77);
+    close_store(s);
+}
+
+MN_TEST_MAIN(MN_TEST(test_replace_and_counts),
+             MN_TEST(test_edges_into_a_removed_file_are_unresolved), MN_TEST(test_ranks_and_touch))
