@@ -124,15 +124,11 @@ int mn_locate(mn_location *out, const char *explicit_path, const char *start_dir
         out->root = find_upward(start, ".git", false);
         return 0;
     }
-    if ((root = find_upward(start, ".mnemo", true)) != NULL) {
-        mn_buf p = MN_BUF_INIT;
-        mn_buf_printf(&p, "%s/.mnemo/mnemo.db", strcmp(root, "/") ? root : "");
-        out->db_path = mn_buf_detach(&p);
-        out->root = root;
-        out->how = "repository";
-        return 0;
-    }
-    if ((root = find_upward(start, ".git", false)) != NULL) {
+    /* the nearest .mnemo/ above, else the root of the enclosing git work tree */
+    root = find_upward(start, ".mnemo", true);
+    if (!root)
+        root = find_upward(start, ".git", false);
+    if (root) {
         mn_buf p = MN_BUF_INIT;
         mn_buf_printf(&p, "%s/.mnemo/mnemo.db", strcmp(root, "/") ? root : "");
         out->db_path = mn_buf_detach(&p);

@@ -6,39 +6,40 @@
 
 #include "api/api_internal.h"
 
-int mn_op_save(mn_ctx *ctx, const json_t *args, json_t **out)
+typedef int (*memory_fn)(json_t **out, mn_store *s, const mn_memory_settings *cfg,
+                         const json_t *in);
+
+/* The memory operations need the project's settings, loaded once per context. */
+static int with_settings(mn_ctx *ctx, memory_fn fn, const json_t *args, json_t **out)
 {
     const mn_memory_settings *cfg;
     int rc = mn_api__settings(ctx, &cfg);
-    return rc ? rc : mn_memory_save(out, ctx->store, cfg, args);
+    return rc ? rc : fn(out, ctx->store, cfg, args);
+}
+
+int mn_op_save(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    return with_settings(ctx, mn_memory_save, args, out);
 }
 
 int mn_op_update(mn_ctx *ctx, const json_t *args, json_t **out)
 {
-    const mn_memory_settings *cfg;
-    int rc = mn_api__settings(ctx, &cfg);
-    return rc ? rc : mn_memory_update(out, ctx->store, cfg, args);
+    return with_settings(ctx, mn_memory_update, args, out);
 }
 
 int mn_op_forget(mn_ctx *ctx, const json_t *args, json_t **out)
 {
-    const mn_memory_settings *cfg;
-    int rc = mn_api__settings(ctx, &cfg);
-    return rc ? rc : mn_memory_forget(out, ctx->store, cfg, args);
+    return with_settings(ctx, mn_memory_forget, args, out);
 }
 
 int mn_op_link(mn_ctx *ctx, const json_t *args, json_t **out)
 {
-    const mn_memory_settings *cfg;
-    int rc = mn_api__settings(ctx, &cfg);
-    return rc ? rc : mn_memory_link(out, ctx->store, cfg, args);
+    return with_settings(ctx, mn_memory_link, args, out);
 }
 
 int mn_op_import(mn_ctx *ctx, const json_t *args, json_t **out)
 {
-    const mn_memory_settings *cfg;
-    int rc = mn_api__settings(ctx, &cfg);
-    return rc ? rc : mn_memory_import(out, ctx->store, cfg, args);
+    return with_settings(ctx, mn_memory_import, args, out);
 }
 
 int mn_op_get(mn_ctx *ctx, const json_t *args, json_t **out)

@@ -22,6 +22,7 @@
 #include "util/schema.h"
 #include "util/util.h"
 #include "test.h"
+#include "test_fs.h"
 
 #define NOW 1795239445123LL /* 2026-11-21T05:37:25.123Z */
 
@@ -29,26 +30,6 @@ static char tmp[64];
 static int db_seq;
 
 /* ---- helpers ---- */
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            mn_buf p = MN_BUF_INIT;
-            mn_buf_printf(&p, "%s/%s", path, e->d_name);
-            rm_rf(p.ptr);
-            mn_buf_release(&p);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 /* JSON with ' for " (a literal apostrophe is \u0027). */
 static json_t *J(const char *text)

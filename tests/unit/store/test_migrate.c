@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "util/util.h"
 #include "test.h"
+#include "test_fs.h"
 
 #define ID1 "01JD3Q7Y8Z00000000000000A1"
 #define ID2 "01JD3Q7Y8Z00000000000000B2"
@@ -90,26 +91,6 @@ static const struct {
     {ID3, "counters", "{\"hits\":0,\"used\":0,\"ignored\":5}"},
     {ID3, "citations", NULL},
 };
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            mn_buf p = MN_BUF_INIT;
-            mn_buf_printf(&p, "%s/%s", path, e->d_name);
-            rm_rf(p.ptr);
-            mn_buf_release(&p);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 /* The value at a dotted path ("context.solution"), or NULL. */
 static json_t *at(json_t *mem, const char *path)

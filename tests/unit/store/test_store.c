@@ -18,31 +18,12 @@
 #include "store/store.h"
 #include "util/util.h"
 #include "test.h"
+#include "test_fs.h"
 
 static char tmp[64];
 static int db_seq;
 
 /* ---- helpers ---- */
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            mn_buf p = MN_BUF_INIT;
-            mn_buf_printf(&p, "%s/%s", path, e->d_name);
-            rm_rf(p.ptr);
-            mn_buf_release(&p);
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 /* A fresh database path in the scratch directory (malloc'd). */
 static char *new_db_path(void)
