@@ -22,6 +22,8 @@ struct mn_ctx {
 
 /** Load memory settings from config (once per context). */
 int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out);
+/** The effective value of a duration config key (discovery.max_age), in ms; 0 means never. */
+int mn_api__config_duration(mn_ctx *ctx, int64_t *out, const char *key);
 
 int mn_op_save(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_get(mn_ctx *ctx, const json_t *args, json_t **out);
@@ -37,5 +39,6 @@ int mn_op_status(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_files(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_symbols(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_graph(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_discover(mn_ctx *ctx, const json_t *args, json_t **out);
 
 #endif

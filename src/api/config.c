@@ -11,7 +11,7 @@
 
 #include "api/api_internal.h"
 
-typedef enum { KEY_INT, KEY_RATIO, KEY_BOOL, KEY_TEXT } key_type;
+typedef enum { KEY_INT, KEY_RATIO, KEY_BOOL, KEY_TEXT, KEY_DURATION } key_type;
 
 static const struct config_key {
     const char *key;
@@ -20,6 +20,9 @@ static const struct config_key {
     int64_t max; /* KEY_INT upper bound; KEY_TEXT max length */
     const char *description;
 } keys[] = {
+    {"discovery.max_age", KEY_DURATION, "7d", 0,
+     "Refresh the discovery facts at the next index when they are older than this "
+     "(90m, 12h, 7d, 2w; 0: never by age)."},
     {"memory.dedup", KEY_BOOL, "true", 0,
      "Merge a save into the live memory with the same kind, title and body."},
     {"memory.excerpt_cap", KEY_INT, "32768", 1048576,
@@ -45,6 +48,32 @@ static int unknown_key(const char *key)
     mn_error_set(MN_EINVAL, "unknown config key '%.60s' (known: %s)", key, names.ptr);
     mn_buf_release(&names);
     return MN_EINVAL;
+}
+
+/* A duration: "0", or a whole number with s, m, h, d or w; in ms. */
+static int parse_duration(int64_t *out, const char *key, const char *v)
+{
+    static const struct {
+        char unit;
+        int64_t ms;
+    } units[] = {{'s', 1000}, {'m', 60000}, {'h', 3600000}, {'d', 86400000}, {'w', 604800000}};
+    char *end;
+    if (!strcmp(v, "0")) {
+        *out = 0;
+        return 0;
+    }
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    for (size_t i = 0; i < MN_ARRAY_SIZE(units); i++)
+        if (end != v && !errno && n > 0 && n <= 100000 && v[0] >= '0' && v[0] <= '9' &&
+            end[0] == units[i].unit && !end[1]) {
+            *out = n * units[i].ms;
+            return 0;
+        }
+    return mn_error_set(MN_EINVAL,
+                        "%s must be a duration such as 90m, 12h, 7d or 2w, or 0 "
+                        "(got '%.40s')",
+                        key, v);
 }
 
 /* Check a value and return its canonical text form (malloc'd). */
@@ -76,6 +105,12 @@ static int check_value(char **out, const struct config_key *k, const char *v)
         else
             return mn_error_set(MN_EINVAL, "%s must be true or false (got '%.40s')", k->key, v);
         return 0;
+    case KEY_DURATION: {
+        int64_t ms;
+        if ((rc = parse_duration(&ms, k->key, v)) == 0)
+            *out = mn_strdup(v);
+        return rc;
+    }
     case KEY_TEXT:
         if ((int64_t)strlen(v) > k->max)
             return mn_error_set(MN_EINVAL, "%s is longer than %lld bytes", k->key,
@@ -133,6 +168,18 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
     }
     *out = &ctx->settings;
     return 0;
+}
+
+int mn_api__config_duration(mn_ctx *ctx, int64_t *out, const char *key)
+{
+    const struct config_key *k = find_key(key);
+    char *v = NULL;
+    MN_ASSERT_OR(k && k->type == KEY_DURATION, MN_EINTERNAL);
+    int rc = effective(ctx, &v, k, NULL);
+    if (rc == 0)
+        rc = parse_duration(out, key, v);
+    free(v);
+    return rc;
 }
 
 int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)

@@ -1,11 +1,18 @@
 /*
  * op_index.c - the code index operations: index, status, files, symbols,
- * graph. The repository is the `path` given, else the one around the store.
+ * graph, discover. The repository is the `path` given, else the one around
+ * the store.
+ *
+ * After indexing, `index` runs discovery (index/discover.h) when it is due:
+ * the first time, when the root or the manifests changed, or when the facts
+ * are older than config discovery.max_age. `discover` always runs it (and
+ * indexes first when nothing is indexed yet).
  */
 #include "common.h"
 #include <fnmatch.h>
 
 #include "api/api_internal.h"
+#include "index/discover.h"
 #include "index/index.h"
 #include "index/rank.h"
 #include "store/store_index.h"
@@ -36,6 +43,8 @@ static void progress(void *payload, size_t done, const char *path)
     fflush(stderr);
 }
 
+static int discover_if_due(mn_ctx *ctx, const char *root, json_t **out);
+
 int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
 {
     mn_index_options opts = MN_INDEX_OPTIONS_INIT;
@@ -55,6 +64,9 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
         fprintf(stderr, "\r\033[K");
     if (rc == 0)
         rc = mn_rank_all(ctx->store);
+    json_t *disc = NULL;
+    if (rc == 0)
+        rc = discover_if_due(ctx, root, &disc);
     if (rc == 0)
         *out = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "root", root,
                          "files", (json_int_t)st.seen, "parsed", (json_int_t)st.parsed, "unchanged",
@@ -65,6 +77,77 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
                          (json_int_t)st.resolve.imports_resolved, "calls",
                          (json_int_t)st.resolve.calls, "calls_resolved",
                          (json_int_t)st.resolve.calls_resolved, "seconds", st.seconds);
+    if (rc == 0 && disc)
+        json_object_set_new(*out, "discovery", disc);
+    else
+        json_decref(disc);
+    free(root);
+    return rc;
+}
+
+static json_t *discover_counts(const mn_discover_stats *ds)
+{
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:f}", "created", (json_int_t)ds->created, "updated",
+                     (json_int_t)ds->updated, "archived", (json_int_t)ds->archived, "unchanged",
+                     (json_int_t)ds->unchanged, "kept", (json_int_t)ds->kept, "seconds",
+                     ds->seconds);
+}
+
+/* Run discovery after an index run when it is due; *out the counts, or NULL. */
+static int discover_if_due(mn_ctx *ctx, const char *root, json_t **out)
+{
+    const mn_memory_settings *cfg;
+    int64_t max_age;
+    bool due;
+    const char *why;
+    mn_discover_stats ds;
+    int rc;
+    *out = NULL;
+    if ((rc = mn_api__config_duration(ctx, &max_age, "discovery.max_age")) != 0 ||
+        (rc = mn_discover_due(ctx->store, root, max_age, &due, &why)) != 0 || !due ||
+        (rc = mn_api__settings(ctx, &cfg)) != 0)
+        return rc;
+    rc = mn_discover(ctx->store, root, cfg, NULL, &ds);
+    if (rc == 0) {
+        *out = discover_counts(&ds);
+        json_object_set_new(*out, "reason", json_string(why));
+    }
+    mn_discover_stats_release(&ds);
+    return rc;
+}
+
+int mn_op_discover(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    const mn_memory_settings *cfg;
+    mn_discover_options opts = MN_DISCOVER_OPTIONS_INIT;
+    mn_discover_stats ds;
+    mn_index_counts n;
+    char *root = NULL;
+    int rc = repo_root(ctx, args, &root);
+    if (rc)
+        return rc;
+    memset(&ds, 0, sizeof(ds));
+    opts.restore_forgotten = json_is_true(json_object_get(args, "force"));
+    if ((rc = mn_api__settings(ctx, &cfg)) != 0 ||
+        (rc = mn_store_index_counts(ctx->store, &n)) != 0)
+        goto out;
+    if (n.files == 0) {
+        /* nothing indexed yet: discovery reads the index, so make one */
+        mn_index_options io = MN_INDEX_OPTIONS_INIT;
+        mn_index_stats st;
+        if ((rc = mn_index_run(ctx->store, root, &io, &st)) != 0 ||
+            (rc = mn_rank_all(ctx->store)) != 0)
+            goto out;
+    }
+    if ((rc = mn_discover(ctx->store, root, cfg, &opts, &ds)) != 0)
+        goto out;
+    *out = discover_counts(&ds);
+    json_object_set_new(*out, "root", json_string(root));
+    json_object_set_new(*out, "manifests", json_integer((json_int_t)ds.manifests));
+    json_object_set_new(*out, "broken", json_integer((json_int_t)ds.broken));
+    json_object_set(*out, "facts", ds.facts);
+out:
+    mn_discover_stats_release(&ds);
     free(root);
     return rc;
 }

@@ -17,7 +17,8 @@ extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema
     mn_schema_symbols[], mn_schema_graph[], mn_schema_out_index[], mn_schema_out_status[],
     mn_schema_out_files[], mn_schema_out_symbols[], mn_schema_out_graph[], mn_schema_out_save[],
     mn_schema_out_get[], mn_schema_out_list[], mn_schema_out_update[], mn_schema_out_forget[],
-    mn_schema_out_link[], mn_schema_out_export[], mn_schema_out_import[], mn_schema_out_config[];
+    mn_schema_out_link[], mn_schema_out_export[], mn_schema_out_import[], mn_schema_out_config[],
+    mn_schema_discover[], mn_schema_out_discover[];
 
 static const mn_op ops[] = {
     {"save", "Save a fact, decision, gotcha, pattern or other memory.",
@@ -86,6 +87,15 @@ static const mn_op ops[] = {
      "listed by name.",
      mn_schema_graph, mn_schema_out_graph, MN_OP_READONLY | MN_OP_IDEMPOTENT, "target",
      mn_op_graph},
+    {"discover", "Find the project overview: languages, package managers, commands, domains.",
+     "Reads the code index and the manifests (package.json, pyproject.toml, go.mod, Cargo.toml, "
+     "Makefile, CI workflows...) and keeps the project overview as fact memories with "
+     "provenance discovery: L0 facts (main language, project type, package manager, frameworks, "
+     "dependencies, build/test/run/lint commands, entry points, main package, code style, CI, "
+     "docs) and an L1 fact per domain or monorepo package. Facts are refreshed in place, never "
+     "duplicated; those that no longer hold are archived. 'index' runs it by itself the first "
+     "time and when the manifests change.",
+     mn_schema_discover, mn_schema_out_discover, MN_OP_IDEMPOTENT, "path", mn_op_discover},
 };
 
 const mn_op *mn_api_ops(size_t *count)

@@ -49,6 +49,8 @@ static const cli_command commands[] = {
     {"symbols", "symbols", "[NAME] [options]", NULL, cli_run_generic, cli_print_symbols, NULL,
      NULL},
     {"graph", "graph", "FILE|SYMBOL", NULL, cli_run_generic, cli_print_graph, NULL, NULL},
+    {"discover", "discover", "[PATH] [--force]", NULL, cli_run_generic, cli_print_discover, NULL,
+     NULL},
     {"call", NULL, "OPERATION [JSON | -]",
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
      "'mnemo call' alone lists the operations.",

@@ -123,6 +123,30 @@ void cli_print_index(const json_t *r)
     printf("resolved %lld of %lld open imports and %lld of %lld open calls\n",
            num(r, "imports_resolved"), num(r, "imports"), num(r, "calls_resolved"),
            num(r, "calls"));
+    const json_t *d = json_object_get(r, "discovery");
+    if (d)
+        printf("discovery (%s): %lld created, %lld updated, %lld archived, %lld unchanged\n",
+               str(d, "reason"), num(d, "created"), num(d, "updated"), num(d, "archived"),
+               num(d, "unchanged"));
+}
+
+void cli_print_discover(const json_t *r)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(r, "facts"), i, f)
+    {
+        const char *action = str(f, "action");
+        if (strcmp(action, "archived") == 0)
+            printf("(archived) %s\n", str(f, "title"));
+        else if (strcmp(action, "kept") == 0)
+            printf("(kept as edited) %s\n", str(f, "title"));
+        else
+            printf("%s\n", str(f, "title"));
+    }
+    printf("discovery of %s: %lld created, %lld updated, %lld archived, %lld unchanged\n",
+           str(r, "root"), num(r, "created"), num(r, "updated"), num(r, "archived"),
+           num(r, "unchanged"));
 }
 
 void cli_print_status(const json_t *r)

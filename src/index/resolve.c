@@ -6,8 +6,10 @@
  * <any>/suffix below): any file whose path ends with the suffix; the
  * shortest such path wins, then the one sharing the longest directory
  * prefix with the importer. Examples:
- *   python  "..utils" in pkg/sub/m.py -> pkg/utils.py, pkg/utils/__init__.py
+ *   python  "..utils" in pkg/sub/m.py -> pkg/utils.py, pkg/utils/__init__.py,
+ *                                        pkg/utils.pyi, pkg/__init__.py
  *           "requests.adapters"       -> <any>/requests/adapters.py, .../__init__.py
+ *                                        (<any> must not be a package: see find_python)
  *   js/ts   "./lib/x" in src/a.ts     -> src/lib/x, src/lib/x.ts, ..., src/lib/x/index.ts
  *   c/cpp   "util.h" (quoted) in src/a.c -> src/util.h, <any>/util.h; <x.h> -> <any>/x.h
  *   go      "example.com/m/pkg/x"     -> a directory ending in pkg/x: its first
@@ -25,6 +27,7 @@
 
 #include "index/resolve.h"
 #include "store/store_index.h"
+#include "util/arena.h"
 #include "util/map.h"
 #include "util/vec.h"
 
@@ -40,6 +43,13 @@ typedef struct {
 
 typedef MN_VEC(size_t) idx_vec;
 typedef MN_VEC(sym_ent) sym_vec;
+typedef MN_VEC(int64_t) id_vec;
+
+typedef struct {
+    int64_t id, src_file;
+    bool call;
+    const char *name;
+} name_edge;
 
 typedef struct {
     MN_VEC(file_ent) files;
@@ -48,9 +58,12 @@ typedef struct {
     mn_map by_id;   /* "%lld" id -> index + 1 */
     mn_map dirs_go; /* directory -> index + 1 of its first non-test .go file */
     mn_map symbols; /* name -> sym_vec* */
-    mn_map imports; /* "%lld:%lld" src file:dst file -> 1 */
+    mn_map imports; /* "%lld" src file -> id_vec* of the files it imports (this run) */
     MN_VEC(int64_t) edge_ids;
     MN_VEC(int64_t) edge_dst;
+    /* calls and inherits met during the imports pass, for the second pass */
+    MN_VEC(name_edge) names;
+    mn_arena arena; /* their names */
 } resolver;
 
 static const char *basename_of(const char *path)
@@ -199,8 +212,16 @@ size_t mn_resolve_import_candidates(char **out, size_t max, const char *language
                 char *p = b.len ? join(base, b.ptr) : mn_strdup(base);
                 if (p && b.len)
                     with_exts(out, max, &n, p, false, py);
-                else if (p)
-                    with_exts(out, max, &n, p, false, (const char *const[]){"/__init__.py", NULL});
+                /* ".name" is `from . import name` (a submodule, else something
+                 * the package's __init__.py defines) or `from .name import x`
+                 * (a module): a one-part name falls back to the package;
+                 * ".a.b" names a module */
+                if (p && (!b.len || !strchr(b.ptr, '/'))) {
+                    char *init = join(base, "__init__.py");
+                    if (init)
+                        push(out, max, &n, init);
+                    free(init);
+                }
                 free(p);
             }
             free(base);
@@ -399,13 +420,98 @@ static const file_ent *file_by_id(resolver *r, int64_t id)
 typedef struct {
     resolver *r;
     mn_resolve_stats *stats;
-    int pass; /* 0: imports, 1: calls and inherits */
 } walk_ctx;
 
 static void found(resolver *r, int64_t edge, int64_t dst)
 {
     mn_vec_push(&r->edge_ids, edge);
     mn_vec_push(&r->edge_dst, dst);
+}
+
+static bool has_init(resolver *r, const char *dir, size_t len)
+{
+    char key[4096];
+    if ((size_t)snprintf(key, sizeof(key), "%.*s/__init__.py", (int)len, dir) >= sizeof(key))
+        return false;
+    return mn_map_has(&r->by_path, key);
+}
+
+/*
+ * Python's absolute imports name a module from a sys.path entry, so a file
+ * matching the suffix counts only where the directory above the match is
+ * such a root: not itself a package (no __init__.py), or the top. Without
+ * this `import pathlib` resolved to src/_pytest/pathlib.py (which is
+ * _pytest.pathlib) and `import flask` to a test fixture's
+ * tests/.../inner2/flask.py (tests.....inner2.flask). Among the roots that
+ * hold the module, the importer's own base directory wins (the nearest
+ * directory above it that is not a package: where a script or pytest puts
+ * it on sys.path), then the shortest root (the repository's src/ or top
+ * before nested copies), then the one sharing most of the importer's path;
+ * in one directory a package (x/__init__.py) before a module (x.py), as
+ * Python's finder does. Candidates that are exact paths (relative imports)
+ * keep their order.
+ */
+static ssize_t find_python(resolver *r, char *const *cands, size_t n, const file_ent *src)
+{
+    const char *importer = src->path;
+    size_t base = 0; /* length of the importer's base directory */
+    const char *slash = strrchr(importer, '/');
+    if (slash) {
+        base = (size_t)(slash - importer);
+        while (base && has_init(r, importer, base)) {
+            size_t up = base;
+            while (up && importer[up - 1] != '/')
+                up--;
+            base = up ? up - 1 : 0;
+        }
+    }
+    ssize_t best = -1;
+    size_t best_root = 0, best_common = 0;
+    bool best_base = false, best_pkg = false;
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(cands[i], "*/", 2) != 0) {
+            if (best >= 0)
+                break;
+            ssize_t f = find_file(r, cands[i], importer);
+            if (f >= 0 && r->files.items[f].id != src->id)
+                return f;
+            continue;
+        }
+        const char *suffix = cands[i] + 2;
+        size_t slen = strlen(suffix);
+        bool pkg = slen >= 12 && !strcmp(suffix + slen - 12, "/__init__.py");
+        idx_vec *v = mn_map_get(&r->by_base, basename_of(suffix));
+        for (size_t k = 0; v && k < v->len; k++) {
+            const file_ent *f = &r->files.items[v->items[k]];
+            if (f->id == src->id || !ends_with_path(f->path, suffix))
+                continue;
+            size_t plen = strlen(f->path);
+            size_t root = plen > slen ? plen - slen - 1 : 0; /* the root directory's length */
+            if (root && has_init(r, f->path, root))
+                continue;
+            bool at_base = root == base && !strncmp(f->path, importer, root);
+            size_t common = common_prefix(f->path, importer);
+            bool better;
+            if (best < 0)
+                better = true;
+            else if (at_base != best_base)
+                better = at_base;
+            else if (root != best_root)
+                better = root < best_root;
+            else if (pkg != best_pkg)
+                better = pkg;
+            else
+                better = common > best_common;
+            if (better) {
+                best = (ssize_t)v->items[k];
+                best_root = root;
+                best_common = common;
+                best_base = at_base;
+                best_pkg = pkg;
+            }
+        }
+    }
+    return best;
 }
 
 static int resolve_import(walk_ctx *w, const mn_edge_rec *e)
@@ -416,14 +522,21 @@ static int resolve_import(walk_ctx *w, const mn_edge_rec *e)
     if (!src)
         return 0;
     size_t n = mn_resolve_import_candidates(cands, 32, src->language, src->path, e->name);
-    for (size_t i = 0; i < n; i++) {
-        ssize_t f = find_file(w->r, cands[i], src->path);
+    bool python = lang_is(src->language, "python", NULL);
+    for (size_t i = 0; i < (python ? 1 : n); i++) {
+        ssize_t f =
+            python ? find_python(w->r, cands, n, src) : find_file(w->r, cands[i], src->path);
         if (f >= 0 && w->r->files.items[f].id != src->id) {
             const file_ent *dst = &w->r->files.items[f];
-            char key[48];
+            char key[32];
             found(w->r, e->id, dst->id);
-            snprintf(key, sizeof(key), "%lld:%lld", (long long)src->id, (long long)dst->id);
-            mn_map_set(&w->r->imports, key, (void *)1);
+            snprintf(key, sizeof(key), "%lld", (long long)src->id);
+            id_vec *v = mn_map_get(&w->r->imports, key);
+            if (!v) {
+                v = mn_calloc(1, sizeof(*v));
+                mn_map_set(&w->r->imports, key, v);
+            }
+            mn_vec_push(v, dst->id);
             w->stats->imports_resolved++;
             break;
         }
@@ -433,10 +546,20 @@ static int resolve_import(walk_ctx *w, const mn_edge_rec *e)
     return 0;
 }
 
-static int resolve_name(walk_ctx *w, const mn_edge_rec *e)
+static int cmp_id(const void *a, const void *b)
 {
-    bool call = !strcmp(e->kind, "call");
-    if (call)
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool has_id(const id_vec *v, int64_t id)
+{
+    return v && bsearch(&id, v->items, v->len, sizeof(int64_t), cmp_id) != NULL;
+}
+
+static int resolve_name(walk_ctx *w, const name_edge *e)
+{
+    if (e->call)
         w->stats->calls++;
     else
         w->stats->inherits++;
@@ -460,11 +583,14 @@ static int resolve_name(walk_ctx *w, const mn_edge_rec *e)
             if (v->items[i].file_id == e->src_file) {
                 same++;
                 same_id = v->items[i].id;
-            } else {
-                char key[48];
-                snprintf(key, sizeof(key), "%lld:%lld", (long long)e->src_file,
-                         (long long)v->items[i].file_id);
-                if (mn_map_has(&w->r->imports, key)) {
+            }
+        }
+        if (same == 0) { /* one definition among the files the caller imports */
+            char key[32];
+            snprintf(key, sizeof(key), "%lld", (long long)e->src_file);
+            const id_vec *files = mn_map_get(&w->r->imports, key);
+            for (size_t i = 0; files && i < v->len && imported < 2; i++) {
+                if (has_id(files, v->items[i].file_id)) {
                     imported++;
                     imported_id = v->items[i].id;
                 }
@@ -474,7 +600,7 @@ static int resolve_name(walk_ctx *w, const mn_edge_rec *e)
     }
     if (pick) {
         found(w->r, e->id, pick);
-        if (call)
+        if (e->call)
             w->stats->calls_resolved++;
         else
             w->stats->inherits_resolved++;
@@ -482,14 +608,15 @@ static int resolve_name(walk_ctx *w, const mn_edge_rec *e)
     return 0;
 }
 
+/* One scan of the unresolved edges: imports now, the rest kept for later. */
 static int on_edge(void *payload, const mn_edge_rec *e)
 {
     walk_ctx *w = payload;
-    bool import = !strcmp(e->kind, "import");
-    if (w->pass == 0 && import)
+    if (!strcmp(e->kind, "import"))
         return resolve_import(w, e);
-    if (w->pass == 1 && !import)
-        return resolve_name(w, e);
+    name_edge n = {e->id, e->src_file, !strcmp(e->kind, "call"),
+                   mn_arena_strdup(&w->r->arena, e->name)};
+    mn_vec_push(&w->r->names, n);
     return 0;
 }
 
@@ -516,7 +643,7 @@ static void free_vec_map(mn_map *m)
     const char *k;
     void *v;
     while (mn_map_next(m, &pos, &k, &v)) {
-        idx_vec *iv = v; /* idx_vec and sym_vec share the layout of their header */
+        idx_vec *iv = v; /* idx_vec, id_vec and sym_vec share the layout of their header */
         free(iv->items);
         free(iv);
     }
@@ -528,17 +655,25 @@ int mn_resolve_all(mn_store *s, mn_resolve_stats *stats)
     resolver r;
     memset(&r, 0, sizeof(r));
     memset(stats, 0, sizeof(*stats));
-    walk_ctx w = {&r, stats, 0};
+    mn_arena_init(&r.arena);
+    walk_ctx w = {&r, stats};
     int rc = mn_store_files_each(s, NULL, add_file, &r);
     if (rc == 0)
         rc = mn_store_edges_unresolved_each(s, on_edge, &w);
     if (rc == 0)
         rc = apply(s, &r);
-    if (rc == 0)
+    if (rc == 0 && r.names.len) {
+        size_t pos = 0;
+        const char *k;
+        void *v;
+        while (mn_map_next(&r.imports, &pos, &k, &v)) {
+            id_vec *iv = v;
+            qsort(iv->items, iv->len, sizeof(int64_t), cmp_id);
+        }
         rc = mn_store_symbols_each(s, NULL, add_symbol, &r);
-    w.pass = 1;
-    if (rc == 0)
-        rc = mn_store_edges_unresolved_each(s, on_edge, &w);
+    }
+    for (size_t i = 0; rc == 0 && i < r.names.len; i++)
+        rc = resolve_name(&w, &r.names.items[i]);
     if (rc == 0)
         rc = apply(s, &r);
 
@@ -550,10 +685,12 @@ int mn_resolve_all(mn_store *s, mn_resolve_stats *stats)
     mn_map_release(&r.by_path);
     mn_map_release(&r.by_id);
     mn_map_release(&r.dirs_go);
-    mn_map_release(&r.imports);
+    free_vec_map(&r.imports);
     free_vec_map(&r.by_base);
     free_vec_map(&r.symbols);
     mn_vec_release(&r.edge_ids);
     mn_vec_release(&r.edge_dst);
+    mn_vec_release(&r.names);
+    mn_arena_release(&r.arena);
     return rc;
 }

@@ -34,7 +34,10 @@ static char *cands(const char *language, const char *src, const char *target)
 
 static void test_candidates(void)
 {
-    CANDS("python", "pkg/sub/m.py", "..utils", "pkg/utils.py|pkg/utils/__init__.py|pkg/utils.pyi");
+    CANDS("python", "pkg/sub/m.py", "..utils",
+          "pkg/utils.py|pkg/utils/__init__.py|pkg/utils.pyi|pkg/__init__.py");
+    CANDS("python", "pkg/sub/m.py", ".a.b",
+          "pkg/sub/a/b.py|pkg/sub/a/b/__init__.py|pkg/sub/a/b.pyi");
     CANDS("python", "pkg/sub/m.py", ".", "pkg/sub/__init__.py");
     CANDS("python", "pkg/m.py", "requests.adapters",
           "*/requests/adapters.py|*/requests/adapters/__init__.py|*/requests/adapters.pyi");
@@ -177,4 +180,55 @@ static void test_resolve_in_store(void)
     mn_buf_release(&cmd);
 }
 
-MN_TEST_MAIN(MN_TEST(test_candidates), MN_TEST(test_resolve_in_store))
+/*
+ * Python's absolute imports count only from a root that is not a package:
+ * `import pathlib` inside src/_pytest/ is the standard library, not
+ * src/_pytest/pathlib.py; `import flask` is src/flask/, not a test fixture
+ * tests/apps/inner/flask.py whose directory is a package. The importer's
+ * own base directory comes first (a script's sibling module), and
+ * `from . import name` falls back to the package's __init__.py when name is
+ * not a module.
+ */
+static void test_python_roots(void)
+{
+    mn_buf path = MN_BUF_INIT;
+    mn_store *s = NULL;
+    snprintf(dir, sizeof(dir), "/tmp/mnemo-res-XXXXXX");
+    REQUIRE(mkdtemp(dir));
+    mn_buf_printf(&path, "%s/m.db", dir);
+    REQUIRE_OK(mn_store_open(&s, path.ptr, NULL));
+    mn_buf_release(&path);
+
+    REQUIRE_OK(put(s, "src/_pytest/__init__.py", "python", NULL, NULL, NULL));
+    REQUIRE_OK(put(s, "src/_pytest/pathlib.py", "python", NULL, NULL, NULL));
+    REQUIRE_OK(put(s, "src/_pytest/main.py", "python", NULL,
+                   (const char *const[]){"pathlib", "_pytest.pathlib", ".Flag", NULL}, NULL));
+    REQUIRE_OK(put(s, "src/flask/__init__.py", "python", NULL, NULL, NULL));
+    REQUIRE_OK(put(s, "tests/apps/__init__.py", "python", NULL, NULL, NULL));
+    REQUIRE_OK(put(s, "tests/apps/inner/__init__.py", "python", NULL, NULL, NULL));
+    REQUIRE_OK(put(s, "tests/apps/inner/flask.py", "python", NULL, NULL, NULL));
+    REQUIRE_OK(put(s, "tests/conftest.py", "python", NULL,
+                   (const char *const[]){"flask", "helper", NULL}, NULL));
+    REQUIRE_OK(put(s, "tests/helper.py", "python", NULL, NULL, NULL));
+    REQUIRE_OK(put(s, "scripts/helper.py", "python", NULL, NULL, NULL));
+    REQUIRE_OK(
+        put(s, "scripts/run.py", "python", NULL, (const char *const[]){"helper", NULL}, NULL));
+
+    mn_resolve_stats st;
+    REQUIRE_OK(mn_resolve_all(s, &st));
+    TARGET("src/_pytest/main.py", "pathlib", "");
+    TARGET("src/_pytest/main.py", "_pytest.pathlib", "src/_pytest/pathlib.py");
+    TARGET("src/_pytest/main.py", ".Flag", "src/_pytest/__init__.py");
+    TARGET("tests/conftest.py", "flask", "src/flask/__init__.py");
+    TARGET("tests/conftest.py", "helper", "tests/helper.py");
+    TARGET("scripts/run.py", "helper", "scripts/helper.py");
+    CHECK(st.imports == 6 && st.imports_resolved == 5);
+    CHECK_OK(mn_store_check(s));
+    mn_store_free(s);
+    mn_buf cmd = MN_BUF_INIT;
+    mn_buf_printf(&cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd.ptr) == 0);
+    mn_buf_release(&cmd);
+}
+
+MN_TEST_MAIN(MN_TEST(test_candidates), MN_TEST(test_resolve_in_store), MN_TEST(test_python_roots))

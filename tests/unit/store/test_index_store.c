@@ -184,5 +184,117 @@ static void test_ranks_and_touch(void)
     close_store(s);
 }
 
+/* chunks.symbol_id cascades from symbols: without an index every symbol
+ * deleted scanned the whole chunks table (2 s to replace one sympy file) */
+static void test_chunks_symbol_index(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    CHECK(scalar(s, "SELECT count(*) FROM pragma_index_info('chunks_symbol') "
+                    "WHERE name = 'symbol_id'") == 1);
+    close_store(s);
+}
+
+static int64_t id_of(mn_store *s, const char *path)
+{
+    int64_t id = 0;
+    char hash[MN_HASH_HEX];
+    return mn_store_file_lookup(s, &id, hash, path) == 0 ? id : 0;
+}
+
+typedef struct {
+    int64_t src[8], dst[8];
+    double w[8];
+    int n;
+} pairs;
+
+static int collect_pair(void *payload, int64_t src, int64_t dst, double weight)
+{
+    pairs *p = payload;
+    if (p->n < 8) {
+        p->src[p->n] = src;
+        p->dst[p->n] = dst;
+        p->w[p->n] = weight;
+    }
+    p->n++;
+    return 0;
+}
+
+typedef struct {
+    int64_t src_file[8];
+    char name[8][16];
+    int n;
+} unresolved;
+
+static int collect_unresolved(void *payload, const mn_edge_rec *e)
+{
+    unresolved *u = payload;
+    if (u->n < 8) {
+        u->src_file[u->n] = e->src_file;
+        snprintf(u->name[u->n], sizeof(u->name[0]), "%s", e->name);
+    }
+    u->n++;
+    return 0;
+}
+
+/*
+ * The graph as rank reads it: file level = imports plus calls lifted to
+ * their files, weights summed, self-pairs left out; symbol level = calls
+ * between symbols. Unresolved edges carry the file they come from, also
+ * when their source is a symbol.
+ */
+static void test_graph_and_unresolved(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    REQUIRE_OK(put(s, "a.py", "aaaa", 2, "b"));  /* alpha calls beta; imports b */
+    REQUIRE_OK(put(s, "b.py", "bbbb", 2, "os")); /* alpha calls beta; imports os */
+    REQUIRE_OK(put(s, "c.py", "cccc", 2, "os")); /* left unresolved */
+    int64_t a = id_of(s, "a.py"), b = id_of(s, "b.py"), c = id_of(s, "c.py");
+    REQUIRE(a && b && c);
+    mn_buf sql = MN_BUF_INIT;
+    mn_buf_printf(&sql, "%s/m.db", dir);
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(sql.ptr, &db) == SQLITE_OK);
+    mn_buf_clear(&sql);
+    /* a imports b; both alphas call a's beta; b's alpha twice (weight 2) */
+    mn_buf_printf(&sql,
+                  "UPDATE edges SET dst_id = %lld WHERE dst_name = 'b';"
+                  "UPDATE edges SET dst_id = (SELECT id FROM symbols WHERE file_id = %lld AND "
+                  "name = 'beta'), weight = CASE WHEN src_id IN (SELECT id FROM symbols WHERE "
+                  "file_id = %lld) THEN 2 ELSE 1 END WHERE kind = 'call' AND src_id IN "
+                  "(SELECT id FROM symbols WHERE file_id IN (%lld, %lld))",
+                  (long long)b, (long long)a, (long long)b, (long long)a, (long long)b);
+    CHECK(sqlite3_exec(db, sql.ptr, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    mn_buf_release(&sql);
+
+    pairs p = {0};
+    REQUIRE_OK(mn_store_graph_each(s, "file", collect_pair, &p));
+    /* a -> b (import), b -> a (call, lifted); a's own call stays inside a */
+    REQUIRE(p.n == 2);
+    int ab = p.src[0] == a ? 0 : 1, ba = 1 - ab;
+    CHECK(p.src[ab] == a && p.dst[ab] == b && p.w[ab] == 1.0);
+    CHECK(p.src[ba] == b && p.dst[ba] == a && p.w[ba] == 2.0);
+
+    pairs q = {0};
+    REQUIRE_OK(mn_store_graph_each(s, "symbol", collect_pair, &q));
+    CHECK(q.n == 2);
+    CHECK(q.w[0] + q.w[1] == 3.0);
+    CHECK(q.src[0] < q.src[1]); /* in (src, dst) order */
+
+    unresolved u = {0};
+    REQUIRE_OK(mn_store_edges_unresolved_each(s, collect_unresolved, &u));
+    REQUIRE(u.n == 3); /* in id order: b's import, c's import, c's call */
+    CHECK_STR(u.name[0], "os");
+    CHECK(u.src_file[0] == b);
+    CHECK_STR(u.name[1], "os");
+    CHECK(u.src_file[1] == c);
+    CHECK_STR(u.name[2], "beta");
+    CHECK(u.src_file[2] == c);
+    close_store(s);
+}
+
 MN_TEST_MAIN(MN_TEST(test_replace_and_counts),
-             MN_TEST(test_edges_into_a_removed_file_are_unresolved), MN_TEST(test_ranks_and_touch))
+             MN_TEST(test_edges_into_a_removed_file_are_unresolved), MN_TEST(test_ranks_and_touch),
+             MN_TEST(test_chunks_symbol_index), MN_TEST(test_graph_and_unresolved))
