@@ -59,7 +59,7 @@ void cli_print_list(const json_t *r)
     json_t *m;
     json_array_foreach(mems, i, m)
     {
-        printf("%.12s  %-8s %s  %-8s %s", str(m, "id"), str(m, "kind"), str(m, "level"),
+        printf("%s  %-8s %s  %-8s %s", str(m, "id"), str(m, "kind"), str(m, "level"),
                str(m, "status"), str(m, "title"));
         json_t *tags = json_object_get(m, "tags");
         if (json_array_size(tags)) {

@@ -406,8 +406,8 @@ new_id l1 "save l1" --db "$ldb" save --kind decision --tag a,b --path src/x.c --
 new_id l2 "save l2" --db "$ldb" save --kind fact --tag b --path lib --source agent --keyword k1,k2,k3 --title "Second fact" "f"
 new_id l3 "save l3" --db "$ldb" save --kind gotcha --title "Third gotcha" "g"
 ok "list" --db "$ldb" list
-out_has "list" "${l1:0:12}  decision L2  active   First decision  \[a, b\]" \
-    "${l2:0:12}  fact     L2  active   Second fact  \[b\]" "${l3:0:12}  gotcha   L1  active   Third gotcha"
+out_has "list" "${l1}  decision L2  active   First decision  \[a, b\]" \
+    "${l2}  fact     L2  active   Second fact  \[b\]" "${l3}  gotcha   L1  active   Third gotcha"
 [ "$(wc -l <"$tmp/out")" -eq 3 ] || fail "list printed more than the three memories"
 ok "list --json" --db "$ldb" --json list
 js "list --json: newest id last, the summary fields" "d.total === 3 && d.limit === 50 && d.offset === 0 &&
@@ -498,7 +498,7 @@ out_is "forget" "forgotten $F
 mn --json list
 js "list hides a forgotten memory" "!d.memories.some(m => m.id === '$F')"
 mn list --deleted only
-out_has "list --deleted only" "${F:0:12}  fact     L1  active   To forget  \(forgotten\)"
+out_has "list --deleted only" "${F}  fact     L1  active   To forget  \(forgotten\)"
 mn --json show "$F"
 js "show still finds it, with deleted_at" "/Z$/.test(d.memory.deleted_at)"
 mn export
