@@ -22,6 +22,7 @@
 #include "util/schema.h"
 #include "util/util.h"
 #include "test.h"
+#include "test_json.h"
 #include "test_fs.h"
 
 #define NOW 1795239445123LL /* 2026-11-21T05:37:25.123Z */
@@ -30,22 +31,6 @@ static char tmp[64];
 static int db_seq;
 
 /* ---- helpers ---- */
-
-/* JSON with ' for " (a literal apostrophe is \u0027). */
-static json_t *J(const char *text)
-{
-    mn_buf b = MN_BUF_INIT;
-    json_error_t err;
-    for (const char *p = text; *p; p++)
-        mn_buf_putc(&b, *p == '\'' ? '"' : *p);
-    json_t *v = json_loads(b.ptr, JSON_DECODE_ANY, &err);
-    if (!v) {
-        fprintf(stderr, "bad JSON in test: %s: %s\n", b.ptr, err.text);
-        abort();
-    }
-    mn_buf_release(&b);
-    return v;
-}
 
 static json_t *Jf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static json_t *Jf(const char *fmt, ...)

@@ -12,24 +12,10 @@
 #include "memory/memory.h"
 #include "util/util.h"
 #include "test.h"
+#include "test_json.h"
 
 static char tmp[64];
 static char db[128];
-
-static json_t *J(const char *text)
-{
-    mn_buf b = MN_BUF_INIT;
-    json_error_t err;
-    for (const char *p = text; *p; p++)
-        mn_buf_putc(&b, *p == '\'' ? '"' : *p);
-    json_t *v = json_loads(b.ptr, JSON_DECODE_ANY, &err);
-    if (!v) {
-        fprintf(stderr, "bad JSON in test: %s: %s\n", b.ptr, err.text);
-        abort();
-    }
-    mn_buf_release(&b);
-    return v;
-}
 
 static mn_memory_settings settings(void)
 {

@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "util/util.h"
 #include "test.h"
+#include "test_json.h"
 #include "test_fs.h"
 
 static char tmp[64];
@@ -31,22 +32,6 @@ static char *new_db_path(void)
     mn_buf p = MN_BUF_INIT;
     mn_buf_printf(&p, "%s/db%d.sqlite", tmp, ++db_seq);
     return mn_buf_detach(&p);
-}
-
-/* JSON with ' for " (a literal apostrophe is \u0027). */
-static json_t *J(const char *text)
-{
-    mn_buf b = MN_BUF_INIT;
-    json_error_t err;
-    for (const char *p = text; *p; p++)
-        mn_buf_putc(&b, *p == '\'' ? '"' : *p);
-    json_t *v = json_loads(b.ptr, JSON_DECODE_ANY, &err);
-    if (!v) {
-        fprintf(stderr, "bad JSON in test: %s: %s\n", b.ptr, err.text);
-        abort();
-    }
-    mn_buf_release(&b);
-    return v;
 }
 
 /* Same value and same key order (the store promises its key order). */

@@ -11,22 +11,7 @@
 #include "util/schema.h"
 #include "util/buf.h"
 #include "test.h"
-
-static json_t *J(const char *text)
-{
-    mn_buf b = MN_BUF_INIT;
-    json_error_t err;
-    json_t *v;
-    for (const char *p = text; *p; p++)
-        mn_buf_putc(&b, *p == '\'' ? '"' : *p);
-    v = json_loads(b.ptr, JSON_DECODE_ANY, &err);
-    if (!v) {
-        fprintf(stderr, "bad JSON in test: %s: %s\n", b.ptr, err.text);
-        abort();
-    }
-    mn_buf_release(&b);
-    return v;
-}
+#include "test_json.h"
 
 static int validate(const char *schema, const char *value)
 {
