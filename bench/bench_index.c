@@ -5,9 +5,9 @@
  * What is measured (each phase in its own child process, so that its peak
  * resident set size is its own: wait4's ru_maxrss):
  *  - full: a new store, mn_index_run (walk, read, hash, classify, parse,
- *    store, resolve) then mn_rank_all, as `mnemo index` does. Wall time,
+ *    store, resolve) then mn_rank_refresh, as `mnemo index` does. Wall time,
  *    peak RSS, and the store's size per MB of source read.
- *  - no change: the store re-opened, mn_index_run + mn_rank_all again with
+ *  - no change: the store re-opened, mn_index_run + mn_rank_refresh again with
  *    nothing changed (median of --runs).
  *  - one change: the same after rewriting ONE file with new content (new
  *    size, time and hash, so it is re-read, re-parsed and stored, and its
@@ -253,7 +253,7 @@ static int open_store(mn_store **s, const char *db, const char *repo)
     return mn_store_open(s, db, &so);
 }
 
-/* One `mnemo index`: open, index, rank, close. *rank_s gets the rank part. */
+/* One `mnemo index`: open, index, rank when due, close. *rank_s gets the rank part. */
 static int index_once(const options *o, mn_index_stats *st, double *rank_s)
 {
     mn_store *s = NULL;
@@ -264,7 +264,7 @@ static int index_once(const options *o, mn_index_stats *st, double *rank_s)
         rc = mn_index_run(s, o->repo, &io, st);
     double t = now_s();
     if (rc == 0)
-        rc = mn_rank_all(s);
+        rc = mn_rank_refresh(s, st->changed, st->seen, false, NULL);
     if (rank_s)
         *rank_s = now_s() - t;
     mn_store_free(s);

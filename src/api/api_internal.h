@@ -7,6 +7,7 @@
 
 #include "mnemo/api.h"
 #include "memory/memory.h"
+#include "retrieve/embed.h"
 #include "store/store.h"
 
 struct mn_ctx {
@@ -40,5 +41,11 @@ int mn_op_files(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_symbols(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_graph(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_discover(mn_ctx *ctx, const json_t *args, json_t **out);
+/** The embedder settings from config (embed.*); release with mn_embed_options_release. */
+int mn_api__embed_options(mn_ctx *ctx, mn_embed_options *out);
+/** Index (and discover) when nothing is indexed or the index is older than index.refresh_age. */
+int mn_api__ensure_fresh(mn_ctx *ctx, const json_t *args, json_t *notes);
+int mn_op_context(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_recall(mn_ctx *ctx, const json_t *args, json_t **out);
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "api/api_internal.h"
+#include "retrieve/embed.h"
 
 typedef enum { KEY_INT, KEY_RATIO, KEY_BOOL, KEY_TEXT, KEY_DURATION } key_type;
 
@@ -23,6 +24,32 @@ static const struct config_key {
     {"discovery.max_age", KEY_DURATION, "7d", 0,
      "Refresh the discovery facts at the next index when they are older than this "
      "(90m, 12h, 7d, 2w; 0: never by age)."},
+    {"embed.batch", KEY_INT, "32", 2048, "Texts per request to the embeddings server (embed.url)."},
+    {"embed.document_prefix", KEY_TEXT, "", 200,
+     "Text put before each document sent to embed.url, for models trained with one "
+     "(\"search_document: \" for nomic-embed-text)."},
+    {"embed.key", KEY_TEXT, "", 4000,
+     "Bearer token sent to embed.url, or env:NAME to read it from $NAME when used "
+     "(shown masked)."},
+    {"embed.model", KEY_TEXT, "", 200,
+     "Embedding model asked of embed.url (nomic-embed-text, text-embedding-3-small); "
+     "a new model re-embeds everything."},
+    {"embed.provider", KEY_TEXT, "builtin", 16,
+     "Semantic search: builtin (learned from this project's own text, nothing to download), "
+     "http (an OpenAI-compatible server: embed.url, embed.model, embed.key) or off."},
+    {"embed.query_prefix", KEY_TEXT, "", 200,
+     "Text put before each query sent to embed.url (\"search_query: \" for nomic-embed-text)."},
+    {"embed.retries", KEY_INT, "2", 10,
+     "Attempts after the first when embed.url cannot be reached, is busy (429) or fails (5xx); "
+     "each waits twice as long as the one before."},
+    {"embed.timeout", KEY_DURATION, "30s", 0,
+     "Longest wait for one request to embed.url (10s, 2m; 0: 30s)."},
+    {"embed.url", KEY_TEXT, "", 2000,
+     "Base URL of an OpenAI-compatible embeddings API, used when embed.provider is http "
+     "(http://localhost:11434/v1 for Ollama); requests go to <url>/embeddings."},
+    {"index.refresh_age", KEY_DURATION, "1m", 0,
+     "Before answering context or recall, index again when the last index is older than "
+     "this (30s, 5m; 0: only when nothing is indexed yet)."},
     {"memory.dedup", KEY_BOOL, "true", 0,
      "Merge a save into the live memory with the same kind, title and body."},
     {"memory.excerpt_cap", KEY_INT, "32768", 1048576,
@@ -76,6 +103,47 @@ static int parse_duration(int64_t *out, const char *key, const char *v)
                         key, v);
 }
 
+/* The embed.* keys whose text has a shape (embed.provider, embed.url, embed.key). */
+static int check_embed_text(const char *key, const char *v)
+{
+    if (strcmp(key, "embed.provider") == 0 && strcmp(v, "builtin") != 0 && strcmp(v, "http") != 0 &&
+        strcmp(v, "off") != 0)
+        return mn_error_set(MN_EINVAL, "embed.provider must be builtin, http or off (got '%.40s')",
+                            v);
+    if (strcmp(key, "embed.url") == 0 && *v && strncmp(v, "http://", 7) != 0 &&
+        strncmp(v, "https://", 8) != 0)
+        return mn_error_set(MN_EINVAL,
+                            "embed.url must start with http:// or https:// (got '%.80s')", v);
+    if (strcmp(key, "embed.key") == 0)
+        for (const char *p = v; *p; p++)
+            if ((unsigned char)*p < 0x20)
+                return mn_error_set(MN_EINVAL, "embed.key must be one line of printable text");
+    return 0;
+}
+
+/*
+ * What config shows of a secret value: never the value itself (config list
+ * and get print it, and the audit log keeps every set). An "env:NAME"
+ * reference is not a secret and shows as is; a key shows its last four
+ * characters when it is long enough that they give nothing away.
+ */
+static bool is_secret(const struct config_key *k)
+{
+    return strcmp(k->key, "embed.key") == 0;
+}
+
+static char *shown_value(const struct config_key *k, const char *v)
+{
+    if (!v || !is_secret(k) || !*v || strncmp(v, "env:", 4) == 0)
+        return v ? mn_strdup(v) : NULL;
+    size_t len = strlen(v);
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_puts(&b, "****");
+    if (len >= 16)
+        mn_buf_puts(&b, v + len - 4);
+    return mn_buf_detach(&b);
+}
+
 /* Check a value and return its canonical text form (malloc'd). */
 static int check_value(char **out, const struct config_key *k, const char *v)
 {
@@ -115,6 +183,8 @@ static int check_value(char **out, const struct config_key *k, const char *v)
         if ((int64_t)strlen(v) > k->max)
             return mn_error_set(MN_EINVAL, "%s is longer than %lld bytes", k->key,
                                 (long long)k->max);
+        if ((rc = check_embed_text(k->key, v)) != 0)
+            return rc;
         *out = mn_strdup(v);
         return 0;
     }
@@ -195,10 +265,13 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
         json_t *arr = json_array();
         for (size_t i = 0; i < MN_ARRAY_SIZE(keys) && rc == 0; i++) {
             bool is_set;
-            if ((rc = effective(ctx, &v, &keys[i], &is_set)) == 0)
+            if ((rc = effective(ctx, &v, &keys[i], &is_set)) == 0) {
+                char *shown = shown_value(&keys[i], v);
                 json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:b,s:s}", "key", keys[i].key,
-                                                     "value", v, "default", keys[i].def, "set",
+                                                     "value", shown, "default", keys[i].def, "set",
                                                      is_set, "description", keys[i].description));
+                free(shown);
+            }
             free(v);
             v = NULL;
         }
@@ -214,8 +287,11 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
     if (!k)
         return unknown_key(key);
     if (strcmp(action, "get") == 0) {
-        if ((rc = effective(ctx, &v, k, NULL)) == 0)
-            *out = json_pack("{s:s,s:s}", "key", key, "value", v);
+        if ((rc = effective(ctx, &v, k, NULL)) == 0) {
+            char *shown = shown_value(k, v);
+            *out = json_pack("{s:s,s:s}", "key", key, "value", shown);
+            free(shown);
+        }
         free(v);
         return rc;
     }
@@ -225,8 +301,9 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
         return mn_error_set(MN_EINVAL, "config unset takes no value");
     if (value && (rc = check_value(&v, k, value)) != 0)
         return rc;
+    char *shown = shown_value(k, v);
     if ((rc = mn_store_begin(ctx->store)) == 0) {
-        json_t *detail = json_pack("{s:s,s:s?}", "key", key, "value", v);
+        json_t *detail = json_pack("{s:s,s:s?}", "key", key, "value", shown);
         rc = mn_store_config_set(ctx->store, key, v);
         if (rc == 0)
             rc = mn_store_audit(ctx->store, ctx->actor, "config", key, detail);
@@ -238,8 +315,53 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
     }
     if (rc == 0) {
         ctx->settings_loaded = false;
-        *out = json_pack("{s:s,s:s?}", "key", key, "value", v);
+        *out = json_pack("{s:s,s:s?}", "key", key, "value", shown);
     }
+    free(shown);
     free(v);
     return rc;
+}
+
+/*
+ * The embedding settings (the embed.* keys) as mn_embed_options; the
+ * strings are malloc'd (mn_embed_options_release). Declared in
+ * api_internal.h.
+ */
+int mn_api__embed_options(mn_ctx *ctx, mn_embed_options *out)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+    } texts[] = {
+        {"embed.provider", offsetof(mn_embed_options, provider)},
+        {"embed.url", offsetof(mn_embed_options, url)},
+        {"embed.model", offsetof(mn_embed_options, model)},
+        {"embed.key", offsetof(mn_embed_options, key)},
+        {"embed.query_prefix", offsetof(mn_embed_options, query_prefix)},
+        {"embed.document_prefix", offsetof(mn_embed_options, document_prefix)},
+    };
+    mn_embed_options o = MN_EMBED_OPTIONS_INIT;
+    char *v = NULL;
+    int64_t n;
+    int rc = 0;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(texts) && rc == 0; i++)
+        if ((rc = effective(ctx, &v, find_key(texts[i].key), NULL)) == 0)
+            *(char **)((char *)&o + texts[i].offset) = v;
+    if (rc == 0 && (rc = effective(ctx, &v, find_key("embed.batch"), NULL)) == 0 &&
+        (rc = mn_parse_int64(&n, v, 0, 2048, "embed.batch")) == 0 && n > 0)
+        o.batch = (size_t)n;
+    free(v);
+    v = NULL;
+    if (rc == 0 && (rc = effective(ctx, &v, find_key("embed.retries"), NULL)) == 0 &&
+        (rc = mn_parse_int64(&n, v, 0, 10, "embed.retries")) == 0)
+        o.retries = (int)n;
+    free(v);
+    if (rc == 0 && (rc = mn_api__config_duration(ctx, &n, "embed.timeout")) == 0 && n > 0)
+        o.timeout_ms = n;
+    if (rc) {
+        mn_embed_options_release(&o);
+        return rc;
+    }
+    *out = o;
+    return 0;
 }

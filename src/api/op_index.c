@@ -7,6 +7,11 @@
  * the first time, when the root or the manifests changed, or when the facts
  * are older than config discovery.max_age. `discover` always runs it (and
  * indexes first when nothing is indexed yet).
+ *
+ * mn_api__ensure_fresh is what context and recall call first: index (and
+ * discover) when nothing is indexed yet or the last index is older than
+ * config index.refresh_age (internal key index.last_run), so an agent's
+ * question sees the code as it is without paying a walk on every call.
  */
 #include "common.h"
 #include <fnmatch.h>
@@ -45,6 +50,20 @@ static void progress(void *payload, size_t done, const char *path)
 
 static int discover_if_due(mn_ctx *ctx, const char *root, json_t **out);
 
+#define KEY_LAST_RUN "index.last_run"
+
+static int note_last_run(mn_ctx *ctx)
+{
+    char ts[32];
+    snprintf(ts, sizeof(ts), "%lld", (long long)mn_time_now_ms());
+    int rc = mn_store_begin(ctx->store);
+    if (rc == 0 && (rc = mn_store_config_set(ctx->store, KEY_LAST_RUN, ts)) == 0)
+        return mn_store_commit(ctx->store);
+    if (rc)
+        mn_store_rollback(ctx->store);
+    return rc;
+}
+
 int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
 {
     mn_index_options opts = MN_INDEX_OPTIONS_INIT;
@@ -62,8 +81,11 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
     rc = mn_index_run(ctx->store, root, &opts, &st);
     if (ctx->progress)
         fprintf(stderr, "\r\033[K");
+    bool ranked = false;
     if (rc == 0)
-        rc = mn_rank_all(ctx->store);
+        rc = mn_rank_refresh(ctx->store, st.changed, st.seen, opts.full, &ranked);
+    if (rc == 0)
+        rc = note_last_run(ctx);
     json_t *disc = NULL;
     if (rc == 0)
         rc = discover_if_due(ctx, root, &disc);
@@ -77,6 +99,8 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
                          (json_int_t)st.resolve.imports_resolved, "calls",
                          (json_int_t)st.resolve.calls, "calls_resolved",
                          (json_int_t)st.resolve.calls_resolved, "seconds", st.seconds);
+    if (rc == 0)
+        json_object_set_new(*out, "ranked", json_boolean(ranked));
     if (rc == 0 && disc)
         json_object_set_new(*out, "discovery", disc);
     else
@@ -136,7 +160,7 @@ int mn_op_discover(mn_ctx *ctx, const json_t *args, json_t **out)
         mn_index_options io = MN_INDEX_OPTIONS_INIT;
         mn_index_stats st;
         if ((rc = mn_index_run(ctx->store, root, &io, &st)) != 0 ||
-            (rc = mn_rank_all(ctx->store)) != 0)
+            (rc = mn_rank_refresh(ctx->store, st.changed, st.seen, false, NULL)) != 0)
             goto out;
     }
     if ((rc = mn_discover(ctx->store, root, cfg, &opts, &ds)) != 0)
@@ -349,5 +373,45 @@ int mn_op_graph(mn_ctx *ctx, const json_t *args, json_t **out)
 fail:
     json_decref(a);
     json_decref(b);
+    return rc;
+}
+
+int mn_api__ensure_fresh(mn_ctx *ctx, const json_t *args, json_t *notes)
+{
+    char *last = NULL;
+    int64_t refresh, when = 0;
+    if (!json_object_get(args, "path") && !ctx->root)
+        return 0; /* a store outside any repository: memories only */
+    int rc = mn_store_config_get(ctx->store, &last, KEY_LAST_RUN);
+    if (rc == 0) {
+        if (mn_parse_int64(&when, last, 0, INT64_MAX, KEY_LAST_RUN) != 0)
+            when = 0;
+        free(last);
+    } else if (rc != MN_ENOTFOUND) {
+        return rc;
+    }
+    mn_error_clear();
+    if ((rc = mn_api__config_duration(ctx, &refresh, "index.refresh_age")) != 0)
+        return rc;
+    if (when && (refresh == 0 || mn_time_now_ms() - when < refresh))
+        return 0;
+    json_t *idx = NULL, *iargs = json_object();
+    const json_t *path = json_object_get(args, "path");
+    if (path)
+        json_object_set(iargs, "path", (json_t *)path);
+    bool progress = ctx->progress;
+    ctx->progress = false; /* context's output is the answer, not a progress line */
+    rc = mn_op_index(ctx, iargs, &idx);
+    ctx->progress = progress;
+    json_decref(iargs);
+    if (rc == 0 && notes) {
+        const char *root = json_string_value(json_object_get(idx, "root"));
+        json_array_append_new(notes, json_pack("s+",
+                                               when ? "indexed again (older than "
+                                                      "index.refresh_age): "
+                                                    : "indexed the repository first: ",
+                                               root ? root : ""));
+    }
+    json_decref(idx);
     return rc;
 }

@@ -18,7 +18,13 @@ extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema
     mn_schema_out_files[], mn_schema_out_symbols[], mn_schema_out_graph[], mn_schema_out_save[],
     mn_schema_out_get[], mn_schema_out_list[], mn_schema_out_update[], mn_schema_out_forget[],
     mn_schema_out_link[], mn_schema_out_export[], mn_schema_out_import[], mn_schema_out_config[],
-    mn_schema_discover[], mn_schema_out_discover[];
+    mn_schema_discover[], mn_schema_out_discover[], mn_schema_search[], mn_schema_out_search[],
+    mn_schema_feedback[], mn_schema_out_feedback[], mn_schema_context[], mn_schema_out_context[],
+    mn_schema_recall[], mn_schema_out_recall[];
+
+/* Handlers in op_search.c (declared here: api_internal.h lists the older ones). */
+int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out);
 
 static const mn_op ops[] = {
     {"save", "Save a fact, decision, gotcha, pattern or other memory.",
@@ -96,6 +102,45 @@ static const mn_op ops[] = {
      "duplicated; those that no longer hold are archived. 'index' runs it by itself the first "
      "time and when the manifests change.",
      mn_schema_discover, mn_schema_out_discover, MN_OP_IDEMPOTENT, "path", mn_op_discover},
+    {"search",
+     "Search memories and code: ranked items with the score of each signal and a snippet.",
+     "Hybrid search over the team's memories and the indexed code. Give the question, an error "
+     "message, identifiers or a whole issue text as `query`. kinds picks what comes back: memory, "
+     "code (functions, classes, windows of files), file (whole files, ranked: the files to look "
+     "at for an issue). Each item has its fused score and the signals behind it (lexical: BM25 "
+     "over memory fields and code; graph: import/call neighbours of matched code, memories "
+     "scoped to matched files; recency, usefulness from feedback, scope: the `files` you work "
+     "on, level), a snippet, and for memories their status (pending and stale are marked). "
+     "Archived, superseded and forgotten memories are left out unless filters.status asks for "
+     "them. The answer's `served` id lets you rate it with feedback. Example: "
+     "{\"query\":\"session expires after idle\",\"kinds\":[\"memory\",\"code\"],\"k\":5}.",
+     mn_schema_search, mn_schema_out_search, MN_OP_READONLY, "query", mn_op_search},
+    {"feedback", "Tell whether served items helped: used, ignored, or the query was refined.",
+     "Rate items a search returned: give their ids (memory ids, chunk:<n>, file paths), the "
+     "signal, and the answer's `served` id when you have it. used and ignored move the "
+     "usefulness counters of memories, which later searches rank by.",
+     mn_schema_feedback, mn_schema_out_feedback, 0, "signal", mn_op_feedback},
+    {"context", "The one call before a task: what the project's memory says about it, in Markdown.",
+     "Call this first, with the task or question as `query`. Returns one Markdown text to read "
+     "before working, never longer than max_tokens (default 3000): the project overview (L0: "
+     "languages, commands, layout), the facts, gotchas and patterns that match, decisions with "
+     "their reasons and the decisions they replaced, and the files and symbols to look at with "
+     "a line of evidence each. items lists every entry with its score and why it is there. "
+     "When nothing matches well, it says there is no relevant project memory rather than "
+     "padding. The repository is indexed (and discovered) first when it never was or the index "
+     "is older than config index.refresh_age. Pass `files` you are working on to bring what is "
+     "about them. Rate what helped with feedback (served id). Example: "
+     "{\"query\":\"checkout returns 401 after idle\",\"max_tokens\":1500}.",
+     mn_schema_context, mn_schema_out_context, 0, "query", mn_op_context},
+    {"recall",
+     "What the project's memory knows about a question, as data: facts, examples, "
+     "decisions, code.",
+     "The findings of context without the Markdown: facts (at most 300 characters each), "
+     "few_shots (situation, what failed, solution), decisions with their reason and chain, "
+     "links to code, and a confidence in [0, 1] (0: nothing relevant). Bounded by "
+     "limit_tokens (default 1500). Example: {\"query\":\"how are sessions refreshed\","
+     "\"symbols\":[\"Session.refresh\"]}.",
+     mn_schema_recall, mn_schema_out_recall, 0, "query", mn_op_recall},
 };
 
 const mn_op *mn_api_ops(size_t *count)

@@ -71,6 +71,10 @@ void cli_print_files(const json_t *r);
 void cli_print_symbols(const json_t *r);
 void cli_print_graph(const json_t *r);
 void cli_print_discover(const json_t *r);
+void cli_print_search(const json_t *r);
+void cli_print_saved_feedback(const json_t *r);
+void cli_print_context(const json_t *r);
+void cli_print_recall(const json_t *r);
 
 /* commands with their own logic (cmd_*.c) */
 int cli_cmd_init(const cli_command *cmd, cli_global *g, int argc, char **argv);

@@ -120,7 +120,7 @@ void cli_print_index(const json_t *r)
            str(r, "root"), num(r, "files"), num(r, "parsed"), num(r, "unchanged"),
            num(r, "removed"), num(r, "binary"), num(r, "skipped"), num(r, "failed"),
            json_number_value(json_object_get(r, "seconds")));
-    printf("resolved %lld of %lld open imports and %lld of %lld open calls\n",
+    printf("resolved %lld of %lld imports and %lld of %lld calls looked at\n",
            num(r, "imports_resolved"), num(r, "imports"), num(r, "calls_resolved"),
            num(r, "calls"));
     const json_t *d = json_object_get(r, "discovery");
@@ -220,4 +220,75 @@ void cli_print_graph(const json_t *r)
                json_array_size(m), str(r, "target"));
     print_neighbours("calls", json_object_get(r, "callees"));
     print_neighbours("called by", json_object_get(r, "callers"));
+}
+
+void cli_print_context(const json_t *r)
+{
+    fputs(str(r, "markdown"), stdout);
+    size_t i;
+    const json_t *n;
+    json_array_foreach(json_object_get(r, "notes"), i, n)
+        fprintf(stderr, "mnemo: %s\n", json_string_value(n));
+}
+
+static void print_recall_part(const json_t *r, const char *key, const char *title,
+                              const char *text_key)
+{
+    const json_t *a = json_object_get(r, key);
+    if (!json_array_size(a))
+        return;
+    printf("%s:\n", title);
+    size_t i;
+    const json_t *x;
+    json_array_foreach(a, i, x)
+    {
+        if (json_object_get(x, "path"))
+            printf("  %s:%lld-%lld %s  (%s)\n", str(x, "path"), num(x, "start_line"),
+                   num(x, "end_line"), str(x, "symbol"), str(x, "why"));
+        else
+            printf("  %.12s  %s  (%s)\n", str(x, "id"), str(x, text_key), str(x, "why"));
+    }
+}
+
+void cli_print_recall(const json_t *r)
+{
+    print_recall_part(r, "facts", "facts", "text");
+    print_recall_part(r, "decisions", "decisions", "title");
+    print_recall_part(r, "few_shots", "examples", "text");
+    print_recall_part(r, "links", "code", "path");
+    printf("confidence %.2f\n", json_number_value(json_object_get(r, "confidence")));
+}
+
+void cli_print_search(const json_t *r)
+{
+    size_t i;
+    const json_t *it;
+    json_array_foreach(json_object_get(r, "items"), i, it)
+    {
+        const char *type = str(it, "type");
+        printf("%6.3f  %-6s  ", json_number_value(json_object_get(it, "score")), type);
+        if (!strcmp(type, "memory"))
+            printf("%s  %s", str(it, "id"), str(it, "title"));
+        else if (json_object_get(it, "start_line"))
+            printf("%s:%lld-%lld  %s", str(it, "path"), num(it, "start_line"), num(it, "end_line"),
+                   str(it, "title"));
+        else
+            printf("%s", str(it, "id"));
+        if (json_object_get(it, "status") && strcmp(str(it, "status"), "active") != 0)
+            printf("  [%s]", str(it, "status"));
+        printf("\n");
+    }
+    if (!json_array_size(json_object_get(r, "items")))
+        printf("nothing found\n");
+    json_array_foreach(json_object_get(r, "notes"), i, it)
+        fprintf(stderr, "mnemo: %s\n", json_string_value(it));
+}
+
+void cli_print_saved_feedback(const json_t *r)
+{
+    printf("recorded %lld\n", num(r, "recorded"));
+    size_t i;
+    const json_t *m;
+    json_array_foreach(json_object_get(r, "memories"), i, m)
+        printf("  %s  used %lld, ignored %lld\n", str(m, "id"), num(m, "used"), num(m, "ignored"));
 }

@@ -11,6 +11,12 @@
  * unchanged without being read (git's stat cache does the same); one whose
  * content hash matches is unchanged and only its size and mtime are
  * updated. Everything else is parsed and replaced whole.
+ *
+ * Resolution after the walk only looks at what the run changed: the writer
+ * notes the files it stored, whether files came or went, the edges that
+ * pointed into what it replaced or removed, and the names defined more or
+ * fewer times than before (resolve.h). A run that changed nothing resolves
+ * nothing.
  */
 #include "common.h"
 #include <pthread.h>
@@ -23,6 +29,7 @@
 #include "index/walk.h"
 #include "store/store_index.h"
 #include "util/map.h"
+#include "util/vec.h"
 
 #define MAX_INFLIGHT 64
 
@@ -70,6 +77,17 @@ typedef struct {
     size_t in_tx; /* files written in the open transaction */
     size_t done;
     int rc;
+    /* what resolution must look at (the top comment) */
+    bool everything, added_or_removed;
+    size_t removals;
+    MN_VEC(int64_t) stored;
+    MN_VEC(int64_t) incoming; /* edges the change unresolved */
+    mn_map names;             /* symbol name -> definitions after minus before (intptr_t) */
+    /* the file being replaced: qualified name -> definitions after minus before, and the
+     * edges into its symbols (only those into a name now defined fewer times go away) */
+    mn_map qnames;
+    MN_VEC(int64_t) into_ids;
+    MN_VEC(char *) into_qns;
 } indexer;
 
 static void push(job **head, job **tail, job *j)
@@ -183,6 +201,76 @@ static int end_tx(indexer *x)
     return mn_store_commit(x->s);
 }
 
+static void count(mn_map *m, const char *name, intptr_t delta)
+{
+    intptr_t n = (intptr_t)mn_map_get(m, name) + delta;
+    mn_map_set(m, name, (void *)n);
+}
+
+static int note_old_name(void *payload, const char *name, const char *qualified_name)
+{
+    indexer *x = payload;
+    count(&x->names, name, -1);
+    count(&x->qnames, qualified_name, -1);
+    return 0;
+}
+
+static int note_removed_edge(void *payload, int64_t edge, const char *qualified_name)
+{
+    indexer *x = payload;
+    (void)qualified_name;
+    mn_vec_push(&x->incoming, edge);
+    return 0;
+}
+
+static int note_into_symbol(void *payload, int64_t edge, const char *qualified_name)
+{
+    indexer *x = payload;
+    if (qualified_name) { /* edges into the file itself stay resolved: it keeps its id */
+        mn_vec_push(&x->into_ids, edge);
+        mn_vec_push(&x->into_qns, mn_strdup(qualified_name));
+    }
+    return 0;
+}
+
+/* Before a file is replaced or removed: its names and the edges into it. */
+static int note_old(indexer *x, int64_t file_id, bool removing)
+{
+    if (x->everything || !file_id)
+        return 0;
+    int rc = mn_store_file_symbol_names_each(x->s, file_id, note_old_name, x);
+    if (rc == 0)
+        rc = mn_store_file_incoming_each(x->s, file_id,
+                                         removing ? note_removed_edge : note_into_symbol, x);
+    return rc;
+}
+
+/* After a file was replaced: keep the edges into qualified names it now defines fewer times. */
+static void note_new(indexer *x, const mn_file_content *c)
+{
+    for (size_t i = 0; i < c->nsymbols; i++) {
+        count(&x->names, c->symbols[i].name, +1);
+        count(&x->qnames,
+              c->symbols[i].qualified_name ? c->symbols[i].qualified_name : c->symbols[i].name, +1);
+    }
+    for (size_t i = 0; i < x->into_ids.len; i++) {
+        if ((intptr_t)mn_map_get(&x->qnames, x->into_qns.items[i]) < 0)
+            mn_vec_push(&x->incoming, x->into_ids.items[i]);
+        free(x->into_qns.items[i]);
+    }
+    x->into_ids.len = x->into_qns.len = 0;
+    mn_map_release(&x->qnames);
+}
+
+static int remove_file(indexer *x, int64_t id, const char *path)
+{
+    int rc = note_old(x, id, true);
+    x->added_or_removed = true;
+    x->removals++;
+    mn_map_release(&x->qnames);
+    return rc ? rc : mn_store_file_remove(x->s, path);
+}
+
 /* Write one finished job (calling thread). */
 static int store_job(indexer *x, job *j)
 {
@@ -200,7 +288,7 @@ static int store_job(indexer *x, job *j)
     case JOB_BINARY:
         x->stats->binary++;
         if (j->old_id && (rc = ensure_tx(x)) == 0)
-            rc = mn_store_file_remove(x->s, j->path);
+            rc = remove_file(x, j->old_id, j->path);
         break;
     case JOB_PARSED: {
         x->stats->parsed++;
@@ -215,8 +303,14 @@ static int store_job(indexer *x, job *j)
         f.mtime_ms = j->mtime_ms;
         mn_file_content c;
         mn_parse_result_content(&j->parse, &c);
-        if ((rc = ensure_tx(x)) == 0)
+        if ((rc = ensure_tx(x)) == 0 && (rc = note_old(x, j->old_id, false)) == 0)
             rc = mn_store_file_replace(x->s, &f, &c);
+        if (rc == 0) {
+            mn_vec_push(&x->stored, f.id);
+            x->added_or_removed |= !j->old_id;
+            if (!x->everything)
+                note_new(x, &c);
+        }
         break;
     }
     }
@@ -304,7 +398,7 @@ static int remove_gone(indexer *x)
         if (k->visited)
             continue;
         if ((rc = ensure_tx(x)) == 0)
-            rc = mn_store_file_remove(x->s, path);
+            rc = remove_file(x, k->id, path);
         x->stats->removed++;
         if (rc == 0 && ++x->in_tx > MN_INDEX_BATCH)
             rc = end_tx(x);
@@ -338,6 +432,7 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
 
     if ((rc = mn_store_files_each(s, NULL, load_known, &x)) != 0)
         goto out_map;
+    x.everything = opts->full || x.known.len == 0;
     nthreads = opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1)
         nthreads = 1;
@@ -378,8 +473,21 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
         rc = end_tx(&x);
     else if (x.in_tx)
         mn_store_rollback(s);
-    if (rc == 0)
-        rc = mn_resolve_all(s, &out->resolve);
+    if (rc == 0 && (x.everything || x.stored.len || x.added_or_removed)) {
+        const char **names = mn_calloc(x.names.len + 1, sizeof(*names));
+        size_t n = 0, pos = 0;
+        const char *k;
+        void *v;
+        while (mn_map_next(&x.names, &pos, &k, &v))
+            if (v) /* defined as many times as before: resolutions by it stand */
+                names[n++] = k;
+        mn_resolve_scope scope = {
+            x.everything,     x.added_or_removed, x.stored.items, x.stored.len,
+            x.incoming.items, x.incoming.len,     names,          n};
+        rc = mn_resolve_run(s, &scope, &out->resolve);
+        free(names);
+    }
+    out->changed = x.stored.len + x.removals;
 out_map : {
     size_t pos = 0;
     const char *k;
@@ -387,6 +495,14 @@ out_map : {
     while (mn_map_next(&x.known, &pos, &k, &v))
         free(v);
     mn_map_release(&x.known);
+    mn_map_release(&x.names);
+    mn_vec_release(&x.stored);
+    mn_vec_release(&x.incoming);
+    for (size_t i = 0; i < x.into_qns.len; i++)
+        free(x.into_qns.items[i]);
+    mn_vec_release(&x.into_ids);
+    mn_vec_release(&x.into_qns);
+    mn_map_release(&x.qnames);
 }
     pthread_mutex_destroy(&x.q.lock);
     pthread_cond_destroy(&x.q.has_todo);

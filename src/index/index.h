@@ -48,6 +48,7 @@ typedef struct {
     size_t skipped;   /* skipped by the walk: ignored, large, links, bad names */
     size_t failed;    /* could not be read */
     size_t bytes;     /* bytes read */
+    size_t changed;   /* files stored or removed: what the graph's ranks lag behind */
     mn_resolve_stats resolve;
     double seconds;
 } mn_index_stats;

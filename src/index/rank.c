@@ -143,7 +143,40 @@ int mn_rank_all(mn_store *s)
     int rc = mn_store_begin(s);
     if (rc)
         return rc;
-    if ((rc = rank_level(s, "file")) == 0 && (rc = rank_level(s, "symbol")) == 0)
+    if ((rc = rank_level(s, "file")) == 0 && (rc = rank_level(s, "symbol")) == 0 &&
+        (rc = mn_store_config_set(s, MN_RANK_KEY_LAG, NULL)) == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
+int mn_rank_refresh(mn_store *s, size_t changed, size_t files, bool force, bool *ranked)
+{
+    char *old = NULL, buf[32];
+    int64_t lag = 0;
+    if (ranked)
+        *ranked = false;
+    int rc = mn_store_config_get(s, &old, MN_RANK_KEY_LAG);
+    if (rc == 0) {
+        /* a damaged value counts as "long ago": rank again */
+        if (mn_parse_int64(&lag, old, 0, INT64_MAX / 2, MN_RANK_KEY_LAG) != 0)
+            lag = INT64_MAX / 2;
+        free(old);
+    } else if (rc != MN_ENOTFOUND) {
+        return rc;
+    }
+    lag += (int64_t)changed;
+    if (!force && lag == 0)
+        return 0;
+    if (force || lag * 100 > (int64_t)files) {
+        if ((rc = mn_rank_all(s)) == 0 && ranked)
+            *ranked = true;
+        return rc;
+    }
+    snprintf(buf, sizeof(buf), "%lld", (long long)lag);
+    if ((rc = mn_store_begin(s)) != 0)
+        return rc;
+    if ((rc = mn_store_config_set(s, MN_RANK_KEY_LAG, buf)) == 0)
         return mn_store_commit(s);
     mn_store_rollback(s);
     return rc;

@@ -46,24 +46,28 @@ typedef MN_VEC(sym_ent) sym_vec;
 typedef MN_VEC(int64_t) id_vec;
 
 typedef struct {
-    int64_t id, src_file;
+    int64_t id, src_file, dst_id;
     bool call;
     const char *name;
 } name_edge;
 
 typedef struct {
     MN_VEC(file_ent) files;
-    mn_map by_path; /* path -> index + 1 */
-    mn_map by_base; /* basename -> idx_vec* */
-    mn_map by_id;   /* "%lld" id -> index + 1 */
-    mn_map dirs_go; /* directory -> index + 1 of its first non-test .go file */
-    mn_map symbols; /* name -> sym_vec* */
-    mn_map imports; /* "%lld" src file -> id_vec* of the files it imports (this run) */
-    MN_VEC(int64_t) edge_ids;
+    mn_map by_path;   /* path -> index + 1 */
+    mn_map by_base;   /* basename -> idx_vec* */
+    mn_map by_id;     /* "%lld" id -> index + 1 */
+    mn_map dirs_go;   /* directory -> index + 1 of its first non-test .go file */
+    mn_map symbols;   /* name -> sym_vec*: every symbol, or those of the names wanted */
+    mn_map imports;   /* "%lld" src file -> id_vec* of the files it imports, sorted */
+    bool all_imports; /* imports holds every file's; else filled file by file */
+    mn_store *store;
+    MN_VEC(int64_t) edge_ids; /* changes to write: edge -> new target (0: none) */
     MN_VEC(int64_t) edge_dst;
-    /* calls and inherits met during the imports pass, for the second pass */
+    /* calls and inherits to resolve (again), after the imports */
     MN_VEC(name_edge) names;
-    mn_arena arena; /* their names */
+    mn_map seen;            /* "%lld" edge ids met this run */
+    mn_map imports_changed; /* "%lld" files whose resolved imports changed */
+    mn_arena arena;         /* names of queued edges */
 } resolver;
 
 static const char *basename_of(const char *path)
@@ -422,8 +426,11 @@ typedef struct {
     mn_resolve_stats *stats;
 } walk_ctx;
 
-static void found(resolver *r, int64_t edge, int64_t dst)
+/* Record an edge's target when it differs from what is stored. */
+static void found(resolver *r, int64_t edge, int64_t old_dst, int64_t dst)
 {
+    if (dst == old_dst)
+        return;
     mn_vec_push(&r->edge_ids, edge);
     mn_vec_push(&r->edge_dst, dst);
 }
@@ -518,31 +525,29 @@ static int resolve_import(walk_ctx *w, const mn_edge_rec *e)
 {
     const file_ent *src = file_by_id(w->r, e->src_file);
     char *cands[32];
+    int64_t dst = 0;
     w->stats->imports++;
-    if (!src)
-        return 0;
-    size_t n = mn_resolve_import_candidates(cands, 32, src->language, src->path, e->name);
-    bool python = lang_is(src->language, "python", NULL);
-    for (size_t i = 0; i < (python ? 1 : n); i++) {
-        ssize_t f =
-            python ? find_python(w->r, cands, n, src) : find_file(w->r, cands[i], src->path);
-        if (f >= 0 && w->r->files.items[f].id != src->id) {
-            const file_ent *dst = &w->r->files.items[f];
-            char key[32];
-            found(w->r, e->id, dst->id);
-            snprintf(key, sizeof(key), "%lld", (long long)src->id);
-            id_vec *v = mn_map_get(&w->r->imports, key);
-            if (!v) {
-                v = mn_calloc(1, sizeof(*v));
-                mn_map_set(&w->r->imports, key, v);
+    if (src) {
+        size_t n = mn_resolve_import_candidates(cands, 32, src->language, src->path, e->name);
+        bool python = lang_is(src->language, "python", NULL);
+        for (size_t i = 0; i < (python ? 1 : n); i++) {
+            ssize_t f =
+                python ? find_python(w->r, cands, n, src) : find_file(w->r, cands[i], src->path);
+            if (f >= 0 && w->r->files.items[f].id != src->id) {
+                dst = w->r->files.items[f].id;
+                w->stats->imports_resolved++;
+                break;
             }
-            mn_vec_push(v, dst->id);
-            w->stats->imports_resolved++;
-            break;
         }
+        for (size_t i = 0; i < n; i++)
+            free(cands[i]);
     }
-    for (size_t i = 0; i < n; i++)
-        free(cands[i]);
+    if (dst != e->dst_id) {
+        char key[32];
+        snprintf(key, sizeof(key), "%lld", (long long)e->src_file);
+        mn_map_set(&w->r->imports_changed, key, (void *)1);
+    }
+    found(w->r, e->id, e->dst_id, dst);
     return 0;
 }
 
@@ -557,26 +562,55 @@ static bool has_id(const id_vec *v, int64_t id)
     return v && bsearch(&id, v->items, v->len, sizeof(int64_t), cmp_id) != NULL;
 }
 
+static int add_import_pair(void *payload, const mn_edge_rec *e)
+{
+    resolver *r = payload;
+    if (strcmp(e->kind, "import") != 0 || !e->dst_id)
+        return 0;
+    char key[32];
+    snprintf(key, sizeof(key), "%lld", (long long)e->src_file);
+    id_vec *v = mn_map_get(&r->imports, key);
+    if (!v) {
+        v = mn_calloc(1, sizeof(*v));
+        mn_map_set(&r->imports, key, v);
+    }
+    mn_vec_push(v, e->dst_id);
+    return 0;
+}
+
+/* The files a file imports (as stored, after this run's imports were written). */
+static int imports_of(resolver *r, int64_t file, const id_vec **out)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%lld", (long long)file);
+    id_vec *v = mn_map_get(&r->imports, key);
+    int rc = 0;
+    if (!v && !r->all_imports) {
+        mn_edge_query q = MN_EDGE_QUERY_INIT;
+        q.file_imports = file;
+        if ((rc = mn_store_edges_each(r->store, &q, add_import_pair, r)) != 0)
+            return rc;
+        if (!(v = mn_map_get(&r->imports, key))) { /* none: remember that too */
+            v = mn_calloc(1, sizeof(*v));
+            mn_map_set(&r->imports, key, v);
+        }
+        qsort(v->items, v->len, sizeof(int64_t), cmp_id);
+    }
+    *out = v;
+    return rc;
+}
+
 static int resolve_name(walk_ctx *w, const name_edge *e)
 {
     if (e->call)
         w->stats->calls++;
     else
         w->stats->inherits++;
-    const char *name = strrchr(e->name, '.');
-    name = name ? name + 1 : e->name;
-    const char *colons = strstr(name, "::");
-    while (colons) {
-        name = colons + 2;
-        colons = strstr(name, "::");
-    }
-    sym_vec *v = mn_map_get(&w->r->symbols, name);
-    if (!v || !v->len)
-        return 0;
+    sym_vec *v = mn_map_get(&w->r->symbols, mn_store_ref_key(e->name));
     int64_t pick = 0;
-    if (v->len == 1) {
+    if (v && v->len == 1) {
         pick = v->items[0].id;
-    } else {
+    } else if (v && v->len) {
         size_t same = 0, imported = 0;
         int64_t same_id = 0, imported_id = 0;
         for (size_t i = 0; i < v->len; i++) {
@@ -586,9 +620,10 @@ static int resolve_name(walk_ctx *w, const name_edge *e)
             }
         }
         if (same == 0) { /* one definition among the files the caller imports */
-            char key[32];
-            snprintf(key, sizeof(key), "%lld", (long long)e->src_file);
-            const id_vec *files = mn_map_get(&w->r->imports, key);
+            const id_vec *files = NULL;
+            int rc = imports_of(w->r, e->src_file, &files);
+            if (rc)
+                return rc;
             for (size_t i = 0; files && i < v->len && imported < 2; i++) {
                 if (has_id(files, v->items[i].file_id)) {
                     imported++;
@@ -599,22 +634,38 @@ static int resolve_name(walk_ctx *w, const name_edge *e)
         pick = same == 1 ? same_id : same == 0 && imported == 1 ? imported_id : 0;
     }
     if (pick) {
-        found(w->r, e->id, pick);
         if (e->call)
             w->stats->calls_resolved++;
         else
             w->stats->inherits_resolved++;
     }
+    found(w->r, e->id, e->dst_id, pick);
     return 0;
 }
 
-/* One scan of the unresolved edges: imports now, the rest kept for later. */
+/* Whether an edge was met already this run (each is looked at once). */
+static bool seen(resolver *r, int64_t id)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%lld", (long long)id);
+    if (mn_map_has(&r->seen, key))
+        return true;
+    mn_map_set(&r->seen, key, (void *)1);
+    return false;
+}
+
+/* Pass 1 resolves an import; a call or inherit is queued for pass 2. */
 static int on_edge(void *payload, const mn_edge_rec *e)
 {
     walk_ctx *w = payload;
-    if (!strcmp(e->kind, "import"))
+    bool import = !strcmp(e->kind, "import");
+    if (!import && strcmp(e->kind, "call") != 0 && strcmp(e->kind, "inherit") != 0)
+        return 0;
+    if (seen(w->r, e->id))
+        return 0;
+    if (import)
         return resolve_import(w, e);
-    name_edge n = {e->id, e->src_file, !strcmp(e->kind, "call"),
+    name_edge n = {e->id, e->src_file, e->dst_id, !strcmp(e->kind, "call"),
                    mn_arena_strdup(&w->r->arena, e->name)};
     mn_vec_push(&w->r->names, n);
     return 0;
@@ -650,27 +701,120 @@ static void free_vec_map(mn_map *m)
     mn_map_release(m);
 }
 
-int mn_resolve_all(mn_store *s, mn_resolve_stats *stats)
+static int add_named(void *payload, int64_t id, int64_t file_id)
+{
+    sym_vec *v = payload;
+    sym_ent e = {id, file_id};
+    mn_vec_push(v, e);
+    return 0;
+}
+
+/* The symbols of the queued edges' names, read name by name. */
+static int load_named_symbols(mn_store *s, resolver *r)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < r->names.len; i++) {
+        const char *k = mn_store_ref_key(r->names.items[i].name);
+        if (mn_map_has(&r->symbols, k))
+            continue;
+        sym_vec *v = mn_calloc(1, sizeof(*v));
+        mn_map_set(&r->symbols, k, v);
+        rc = mn_store_symbols_named_each(s, k, add_named, v);
+    }
+    return rc;
+}
+
+static int sort_imports(resolver *r)
+{
+    size_t pos = 0;
+    const char *k;
+    void *v;
+    while (mn_map_next(&r->imports, &pos, &k, &v)) {
+        id_vec *iv = v;
+        qsort(iv->items, iv->len, sizeof(int64_t), cmp_id);
+    }
+    return 0;
+}
+
+static int edges_each(mn_store *s, const mn_edge_query *q, walk_ctx *w)
+{
+    return mn_store_edges_each(s, q, on_edge, w);
+}
+
+/*
+ * The incremental run, in two passes with a write between them:
+ *  1. imports: those out of the scope's files, and those that pointed into
+ *     a replaced or removed file; every import when files came or went (a
+ *     new file can be a closer match for any of them). Files whose imports
+ *     now point elsewhere join the scope of pass 2.
+ *  2. calls and inherits: those out of the scope's files and of files whose
+ *     imports changed, those that pointed into a replaced or removed file,
+ *     and every one whose key is a name the change defined more or fewer
+ *     times (it may resolve now, or have become ambiguous).
+ * Each edge looked at gets the target a fresh resolution would give it, so
+ * an incremental index ends with the same graph as a new one; nothing else
+ * can change, since a resolution depends only on the symbols of its key,
+ * the importer's files and imports, and the set of files.
+ */
+int mn_resolve_run(mn_store *s, const mn_resolve_scope *scope, mn_resolve_stats *stats)
 {
     resolver r;
     memset(&r, 0, sizeof(r));
     memset(stats, 0, sizeof(*stats));
     mn_arena_init(&r.arena);
+    r.store = s;
     walk_ctx w = {&r, stats};
+    bool everything = !scope || scope->everything;
+    mn_edge_query q;
+
     int rc = mn_store_files_each(s, NULL, add_file, &r);
-    if (rc == 0)
+    if (rc == 0 && everything)
         rc = mn_store_edges_unresolved_each(s, on_edge, &w);
+    if (rc == 0 && !everything && scope->files_added_or_removed) {
+        q = (mn_edge_query)MN_EDGE_QUERY_INIT;
+        q.imports = true;
+        rc = edges_each(s, &q, &w);
+    }
+    for (size_t i = 0; rc == 0 && !everything && i < scope->nfiles; i++) {
+        q = (mn_edge_query)MN_EDGE_QUERY_INIT;
+        q.file = scope->files[i];
+        rc = edges_each(s, &q, &w);
+    }
+    for (size_t i = 0; rc == 0 && !everything && i < scope->nedges; i++) {
+        q = (mn_edge_query)MN_EDGE_QUERY_INIT;
+        q.id = scope->edges[i];
+        rc = edges_each(s, &q, &w);
+    }
     if (rc == 0)
         rc = apply(s, &r);
-    if (rc == 0 && r.names.len) {
+
+    if (rc == 0 && !everything) {
         size_t pos = 0;
         const char *k;
         void *v;
-        while (mn_map_next(&r.imports, &pos, &k, &v)) {
-            id_vec *iv = v;
-            qsort(iv->items, iv->len, sizeof(int64_t), cmp_id);
+        while (rc == 0 && mn_map_next(&r.imports_changed, &pos, &k, &v)) {
+            q = (mn_edge_query)MN_EDGE_QUERY_INIT;
+            q.file = strtoll(k, NULL, 10);
+            rc = edges_each(s, &q, &w);
         }
-        rc = mn_store_symbols_each(s, NULL, add_symbol, &r);
+        for (size_t i = 0; rc == 0 && i < scope->nnames; i++) {
+            q = (mn_edge_query)MN_EDGE_QUERY_INIT;
+            q.key = scope->names[i];
+            rc = edges_each(s, &q, &w);
+        }
+    }
+    if (rc == 0 && r.names.len) {
+        if (everything) { /* most names are wanted: read every symbol and import once */
+            r.all_imports = true;
+            q = (mn_edge_query)MN_EDGE_QUERY_INIT;
+            q.imports = true;
+            if ((rc = mn_store_edges_each(s, &q, add_import_pair, &r)) == 0)
+                rc = sort_imports(&r);
+            if (rc == 0)
+                rc = mn_store_symbols_each(s, NULL, add_symbol, &r);
+        } else {
+            rc = load_named_symbols(s, &r);
+        }
     }
     for (size_t i = 0; rc == 0 && i < r.names.len; i++)
         rc = resolve_name(&w, &r.names.items[i]);
@@ -685,6 +829,8 @@ int mn_resolve_all(mn_store *s, mn_resolve_stats *stats)
     mn_map_release(&r.by_path);
     mn_map_release(&r.by_id);
     mn_map_release(&r.dirs_go);
+    mn_map_release(&r.seen);
+    mn_map_release(&r.imports_changed);
     free_vec_map(&r.imports);
     free_vec_map(&r.by_base);
     free_vec_map(&r.symbols);
@@ -693,4 +839,9 @@ int mn_resolve_all(mn_store *s, mn_resolve_stats *stats)
     mn_vec_release(&r.names);
     mn_arena_release(&r.arena);
     return rc;
+}
+
+int mn_resolve_all(mn_store *s, mn_resolve_stats *stats)
+{
+    return mn_resolve_run(s, NULL, stats);
 }

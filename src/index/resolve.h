@@ -12,7 +12,9 @@
 #ifndef MN_INDEX_RESOLVE_H
 #define MN_INDEX_RESOLVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "store/store.h"
 
@@ -20,7 +22,27 @@ typedef struct {
     size_t imports, imports_resolved, calls, calls_resolved, inherits, inherits_resolved;
 } mn_resolve_stats;
 
-/** Resolve every unresolved edge of the project; runs its own transaction. */
+/* What changed since the last resolution (index.c fills it in). */
+typedef struct {
+    bool everything;             /* first index or --full: every unresolved edge */
+    bool files_added_or_removed; /* then every import is looked at again */
+    const int64_t *files;        /* files stored this run (new or changed) */
+    size_t nfiles;
+    const int64_t *edges; /* edges that pointed into a replaced or removed file */
+    size_t nedges;
+    const char *const *names; /* names the change defines more or fewer times than before */
+    size_t nnames;
+} mn_resolve_scope;
+
+/**
+ * Bring the edges in line with the index after a change (scope NULL: every
+ * unresolved edge). Only edges the change can affect are read, and each ends
+ * with the target a fresh resolution would give it. Runs its own
+ * transactions. Stats count the edges looked at and those resolved.
+ */
+int mn_resolve_run(mn_store *s, const mn_resolve_scope *scope, mn_resolve_stats *stats);
+
+/** Resolve every unresolved edge of the project (mn_resolve_run with no scope). */
 int mn_resolve_all(mn_store *s, mn_resolve_stats *stats);
 
 /**

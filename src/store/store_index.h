@@ -72,7 +72,12 @@ typedef struct {
 
 /** The stored hash of a file (MN_ENOTFOUND when not indexed). */
 int mn_store_file_lookup(mn_store *s, int64_t *id, char hash[MN_HASH_HEX], const char *path);
-/** Insert or replace a file with all its symbols, references and chunks; f->id is set. */
+/**
+ * Insert or replace a file with all its symbols, references and chunks; f->id
+ * is set. A replaced file keeps its id, and its symbols whose qualified name
+ * is still there keep theirs (the edges into them stay resolved); edges into
+ * symbols that went away are unresolved.
+ */
 int mn_store_file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c);
 /** Update only size/mtime of an unchanged file (no re-parse). */
 int mn_store_file_touch(mn_store *s, int64_t id, int64_t size, int64_t mtime_ms);
@@ -96,13 +101,61 @@ typedef struct {
     int64_t src_file; /* the file the reference is in */
     const char *kind; /* import call inherit reference */
     const char *name; /* the target as the code names it */
+    int64_t dst_id;   /* its target, 0 while unresolved */
 } mn_edge_rec;
 
 /** Every edge without a target yet (dst_id NULL), in id order. */
 int mn_store_edges_unresolved_each(mn_store *s, int (*cb)(void *payload, const mn_edge_rec *e),
                                    void *payload);
-/** Point an edge at a file or symbol id (its dst_kind says which). */
+/*
+ * The key a call or inherit is resolved by: the part of the name after the
+ * last '.' or '::' ("self.items.save", "ns::save" -> "save"). Returns a
+ * pointer into name. Stored with each such edge (schema v4).
+ */
+const char *mn_store_ref_key(const char *name);
+
+/*
+ * Edges the incremental resolver looks at again (index/resolve.c), resolved
+ * or not. Exactly one member is set.
+ */
+typedef struct {
+    int64_t file;         /* edges out of this file: the file itself and its symbols */
+    int64_t file_imports; /* the import edges out of this file */
+    int64_t id;           /* this one edge */
+    const char *key;      /* calls and inherits whose key (mn_store_ref_key) is this */
+    bool imports;         /* every import edge of the project */
+} mn_edge_query;
+
+#define MN_EDGE_QUERY_INIT   \
+    {                        \
+        0, 0, 0, NULL, false \
+    }
+
+int mn_store_edges_each(mn_store *s, const mn_edge_query *q,
+                        int (*cb)(void *payload, const mn_edge_rec *e), void *payload);
+
+/** Point an edge at a file or symbol id (its dst_kind says which); 0 unresolves it. */
 int mn_store_edge_resolve(mn_store *s, int64_t edge_id, int64_t dst_id);
+
+/** (id, file id) of every symbol named exactly name (no glob). */
+int mn_store_symbols_named_each(mn_store *s, const char *name,
+                                int (*cb)(void *payload, int64_t id, int64_t file_id),
+                                void *payload);
+
+/** Name and qualified name of each symbol a file defines (a name defined twice comes twice). */
+int mn_store_file_symbol_names_each(mn_store *s, int64_t file_id,
+                                    int (*cb)(void *payload, const char *name,
+                                              const char *qualified_name),
+                                    void *payload);
+
+/**
+ * The edges pointing into a file (qualified_name NULL) or one of its symbols
+ * (that symbol's qualified name).
+ */
+int mn_store_file_incoming_each(mn_store *s, int64_t file_id,
+                                int (*cb)(void *payload, int64_t edge_id,
+                                          const char *qualified_name),
+                                void *payload);
 
 typedef struct {
     int64_t id, file_id;

@@ -6,6 +6,15 @@
  * foreign keys cannot clean them up; replacing or removing a file does it
  * here: the file's outgoing edges go, and incoming edges are unresolved
  * (dst_id = NULL, dst_name kept) for the resolver to point again.
+ *
+ * A replaced file keeps its id, and each of its symbols whose qualified
+ * name is still there keeps its row (id, rank) and is updated in place
+ * (the n-th old symbol of a name to the n-th new one): edges into them stay
+ * resolved, and only the edges into symbols that went away are unresolved.
+ * Editing a file that half the repository calls then costs the resolver
+ * nothing for those callers, and ranks survive until PageRank runs again
+ * (index/rank.h: not after every small change). A new symbol starts at
+ * rank 0.
  */
 #include "common.h"
 #include <fnmatch.h>
@@ -13,6 +22,8 @@
 
 #include "store/store_index.h"
 #include "store/sqlite/sqlite_internal.h"
+#include "util/map.h"
+#include "util/vec.h"
 
 static int fail(mn_store *s, const char *what)
 {
@@ -57,20 +68,9 @@ int mn_store_file_lookup(mn_store *s, int64_t *id, char hash[MN_HASH_HEX], const
     return fail(s, "cannot read the index");
 }
 
-/* Drop what hangs on a file: its outgoing edges, symbols and chunks; unresolve edges into it. */
-static int detach_file(mn_store *s, int64_t id)
+static int run_for_id(mn_store *s, const char *const *sql, size_t n, int64_t id)
 {
-    static const char *const sql[] = {
-        "UPDATE edges SET dst_id = NULL WHERE dst_kind = 'file' AND dst_id = ?1",
-        "UPDATE edges SET dst_id = NULL WHERE dst_kind = 'symbol' AND dst_id IN "
-        "(SELECT id FROM symbols WHERE file_id = ?1)",
-        "DELETE FROM edges WHERE src_kind = 'file' AND src_id = ?1",
-        "DELETE FROM edges WHERE src_kind = 'symbol' AND src_id IN "
-        "(SELECT id FROM symbols WHERE file_id = ?1)",
-        "DELETE FROM chunks WHERE file_id = ?1",
-        "DELETE FROM symbols WHERE file_id = ?1",
-    };
-    for (size_t i = 0; i < MN_ARRAY_SIZE(sql); i++) {
+    for (size_t i = 0; i < n; i++) {
         sqlite3_stmt *st = mn_sqlite__stmt(s, sql[i]);
         if (!st)
             return mn_error_last_code();
@@ -82,18 +82,98 @@ static int detach_file(mn_store *s, int64_t id)
     return 0;
 }
 
-static int put_file_row(mn_store *s, mn_file_rec *f)
+/* Drop what a file's content produced, before it is stored again: its outgoing edges and chunks. */
+static int clear_file(mn_store *s, int64_t id)
+{
+    static const char *const sql[] = {
+        "DELETE FROM edges WHERE src_kind = 'file' AND src_id = ?1",
+        "DELETE FROM edges WHERE src_kind = 'symbol' AND src_id IN "
+        "(SELECT id FROM symbols WHERE file_id = ?1)",
+        "DELETE FROM chunks WHERE file_id = ?1",
+    };
+    return run_for_id(s, sql, MN_ARRAY_SIZE(sql), id);
+}
+
+/* Drop what hangs on a file: its outgoing edges, symbols and chunks; unresolve edges into it. */
+static int detach_file(mn_store *s, int64_t id)
+{
+    static const char *const sql[] = {
+        "UPDATE edges SET dst_id = NULL WHERE dst_kind = 'file' AND dst_id = ?1",
+        "UPDATE edges SET dst_id = NULL WHERE dst_kind = 'symbol' AND dst_id IN "
+        "(SELECT id FROM symbols WHERE file_id = ?1)",
+        "DELETE FROM symbols WHERE file_id = ?1",
+    };
+    int rc = clear_file(s, id);
+    return rc ? rc : run_for_id(s, sql, MN_ARRAY_SIZE(sql), id);
+}
+
+/* A symbol that went away: unresolve the edges into it, then delete it. */
+static int drop_symbol(mn_store *s, int64_t id)
+{
+    static const char *const sql[] = {
+        "UPDATE edges SET dst_id = NULL WHERE dst_kind = 'symbol' AND dst_id = ?1",
+        "DELETE FROM symbols WHERE id = ?1",
+    };
+    return run_for_id(s, sql, MN_ARRAY_SIZE(sql), id);
+}
+
+/* The old symbols of one qualified name, in id order, and how many were reused. */
+typedef struct {
+    MN_VEC(int64_t) ids;
+    size_t used;
+} old_syms;
+
+/* qualified name -> old_syms* of a file about to be replaced. */
+static int old_symbols_load(mn_store *s, int64_t file_id, mn_map *out)
+{
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "SELECT id, qualified_name FROM symbols WHERE file_id = ?1 ORDER BY id");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, file_id);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *qn = (const char *)sqlite3_column_text(st, 1);
+        old_syms *o = mn_map_get(out, qn ? qn : "");
+        if (!o) {
+            o = mn_calloc(1, sizeof(*o));
+            mn_map_set(out, qn ? qn : "", o);
+        }
+        mn_vec_push(&o->ids, sqlite3_column_int64(st, 0));
+    }
+    sqlite3_reset(st);
+    return step == SQLITE_DONE ? 0 : fail(s, "cannot read the index");
+}
+
+/* Delete the old symbols nobody reused; free the map. */
+static int old_symbols_finish(mn_store *s, mn_map *old, int rc)
+{
+    size_t pos = 0;
+    const char *k;
+    void *v;
+    while (mn_map_next(old, &pos, &k, &v)) {
+        old_syms *o = v;
+        for (size_t i = o->used; rc == 0 && i < o->ids.len; i++)
+            rc = drop_symbol(s, o->ids.items[i]);
+        mn_vec_release(&o->ids);
+        free(o);
+    }
+    mn_map_release(old);
+    return rc;
+}
+
+static int put_file_row(mn_store *s, mn_file_rec *f, mn_map *old_symbols)
 {
     int64_t id;
     char old[MN_HASH_HEX];
     int rc = mn_store_file_lookup(s, &id, old, f->path);
     sqlite3_stmt *st;
     if (rc == 0) {
-        if ((rc = detach_file(s, id)) != 0)
+        if ((rc = clear_file(s, id)) != 0 || (rc = old_symbols_load(s, id, old_symbols)) != 0)
             return rc;
+        /* the rank is kept: see the top of the file */
         st = mn_sqlite__stmt(s, "UPDATE files SET language = ?2, role = ?3, content_hash = ?4, "
-                                "size = ?5, lines = ?6, mtime = ?7, indexed_at = ?8, rank = ?9 "
-                                "WHERE id = ?1");
+                                "size = ?5, lines = ?6, mtime = ?7, indexed_at = ?8 WHERE id = ?1");
         if (!st)
             return mn_error_last_code();
         sqlite3_bind_int64(st, 1, id);
@@ -116,7 +196,8 @@ static int put_file_row(mn_store *s, mn_file_rec *f)
     sqlite3_bind_int64(st, 6, f->lines);
     sqlite3_bind_int64(st, 7, f->mtime_ms);
     sqlite3_bind_int64(st, 8, mn_time_now_ms());
-    sqlite3_bind_double(st, 9, f->rank);
+    if (!id)
+        sqlite3_bind_double(st, 9, f->rank);
     if ((rc = run(s, st, "cannot store a file")) != 0)
         return rc;
     f->id = id ? id : sqlite3_last_insert_rowid(s->db);
@@ -126,16 +207,26 @@ static int put_file_row(mn_store *s, mn_file_rec *f)
 int mn_store_file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c)
 {
     MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
-    int rc = put_file_row(s, f);
+    mn_map old = MN_MAP_INIT;
+    int rc = put_file_row(s, f, &old);
     if (rc)
-        return rc;
+        return old_symbols_finish(s, &old, rc);
     int64_t *sym_ids = mn_calloc(c->nsymbols ? c->nsymbols : 1, sizeof(int64_t));
-    sqlite3_stmt *st = mn_sqlite__stmt(
+    sqlite3_stmt *ins = mn_sqlite__stmt(
         s, "INSERT INTO symbols(file_id, name, qualified_name, kind, start_line, end_line, "
-           "start_byte, end_byte, signature, docstring, content_hash) "
-           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+           "start_byte, end_byte, signature, docstring, content_hash, id) "
+           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    sqlite3_stmt *upd = mn_sqlite__stmt(
+        s, "UPDATE symbols SET file_id = ?1, name = ?2, qualified_name = ?3, kind = ?4, "
+           "start_line = ?5, end_line = ?6, start_byte = ?7, end_byte = ?8, signature = ?9, "
+           "docstring = ?10, content_hash = ?11 WHERE id = ?12");
+    sqlite3_stmt *st = ins && upd ? ins : NULL;
     for (size_t i = 0; st && rc == 0 && i < c->nsymbols; i++) {
         const mn_symbol_rec *y = &c->symbols[i];
+        const char *qn = y->qualified_name ? y->qualified_name : y->name;
+        old_syms *o = old.len ? mn_map_get(&old, qn) : NULL;
+        int64_t reuse = o && o->used < o->ids.len ? o->ids.items[o->used++] : 0;
+        st = reuse ? upd : ins;
         sqlite3_bind_int64(st, 1, f->id);
         sqlite3_bind_text(st, 2, y->name, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, y->qualified_name ? y->qualified_name : y->name, -1,
@@ -148,14 +239,20 @@ int mn_store_file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c)
         text_or_null(st, 9, y->signature);
         text_or_null(st, 10, y->docstring);
         text_or_null(st, 11, y->hash[0] ? y->hash : NULL);
+        if (reuse)
+            sqlite3_bind_int64(st, 12, reuse);
+        else
+            sqlite3_bind_null(st, 12);
         if ((rc = run(s, st, "cannot store a symbol")) == 0)
-            sym_ids[i] = sqlite3_last_insert_rowid(s->db);
+            sym_ids[i] = reuse ? reuse : sqlite3_last_insert_rowid(s->db);
     }
     if (!st)
         rc = mn_error_last_code();
+    rc = old_symbols_finish(s, &old, rc);
     st = rc ? NULL
             : mn_sqlite__stmt(s, "INSERT INTO edges(project_id, src_kind, src_id, dst_kind, "
-                                 "dst_name, kind, weight) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+                                 "dst_name, kind, weight, dst_key) "
+                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     for (size_t i = 0; st && rc == 0 && i < c->nrefs; i++) {
         const mn_ref_rec *r = &c->refs[i];
         bool from_symbol = r->src_symbol >= 0 && (size_t)r->src_symbol < c->nsymbols;
@@ -167,6 +264,10 @@ int mn_store_file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c)
         sqlite3_bind_text(st, 5, r->target, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 6, r->kind, -1, SQLITE_STATIC);
         sqlite3_bind_double(st, 7, r->weight > 0 ? r->weight : 1.0);
+        if (strcmp(r->kind, "import") != 0 && r->target)
+            sqlite3_bind_text(st, 8, mn_store_ref_key(r->target), -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 8);
         rc = run(s, st, "cannot store a reference");
     }
     st = rc ? NULL
@@ -391,6 +492,7 @@ int mn_store_edges_unresolved_each(mn_store *s, int (*cb)(void *payload, const m
         e.src_file = strcmp(e.src_kind, "file") == 0 ? e.src_id : sym_file_of(&map, e.src_id);
         e.kind = (const char *)sqlite3_column_text(st, 3);
         e.name = (const char *)sqlite3_column_text(st, 4);
+        e.dst_id = 0;
         if (!e.name)
             continue;
         if ((rc = cb(payload, &e)) != 0)
@@ -410,8 +512,151 @@ int mn_store_edge_resolve(mn_store *s, int64_t edge_id, int64_t dst_id)
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_int64(st, 1, edge_id);
-    sqlite3_bind_int64(st, 2, dst_id);
+    if (dst_id)
+        sqlite3_bind_int64(st, 2, dst_id);
+    else
+        sqlite3_bind_null(st, 2);
     return run(s, st, "cannot resolve an edge");
+}
+
+/* The columns every mn_edge_rec query selects, the source file included. */
+#define EDGE_COLUMNS                                                                     \
+    "e.id, e.src_kind, e.src_id, e.kind, e.dst_name, coalesce(e.dst_id, 0), "            \
+    "CASE e.src_kind WHEN 'file' THEN e.src_id ELSE (SELECT file_id FROM symbols WHERE " \
+    "id = e.src_id) END "
+
+const char *mn_store_ref_key(const char *name)
+{
+    const char *k = strrchr(name, '.');
+    k = k ? k + 1 : name;
+    for (const char *c = strstr(k, "::"); c; c = strstr(k, "::"))
+        k = c + 2;
+    return k;
+}
+
+int mn_store_edges_each(mn_store *s, const mn_edge_query *q,
+                        int (*cb)(void *payload, const mn_edge_rec *e), void *payload)
+{
+    /* CROSS JOIN fixes the loop order (symbols of the file, then their
+     * edges): without statistics SQLite would rather scan every edge. */
+    static const char *const by_file =
+        "SELECT " EDGE_COLUMNS "FROM edges e WHERE e.src_kind = 'file' AND e.src_id = ?2 "
+        "UNION ALL SELECT " EDGE_COLUMNS "FROM symbols y CROSS JOIN edges e "
+        "ON e.src_kind = 'symbol' AND e.src_id = y.id WHERE y.file_id = ?2";
+    static const char *const by_file_imports =
+        "SELECT " EDGE_COLUMNS "FROM edges e WHERE e.src_kind = 'file' AND e.src_id = ?2 "
+        "AND e.kind = 'import' UNION ALL SELECT " EDGE_COLUMNS "FROM symbols y CROSS JOIN "
+        "edges e ON e.src_kind = 'symbol' AND e.src_id = y.id WHERE y.file_id = ?2 "
+        "AND e.kind = 'import'";
+    static const char *const by_id = "SELECT " EDGE_COLUMNS "FROM edges e WHERE e.id = ?2";
+    static const char *const by_key =
+        "SELECT " EDGE_COLUMNS "FROM edges e WHERE e.dst_key = ?2 AND e.project_id = ?1";
+    static const char *const imports =
+        "SELECT " EDGE_COLUMNS "FROM edges e NOT INDEXED WHERE e.project_id = ?1 AND "
+        "e.kind = 'import' AND ?2 IS NULL";
+    const char *sql = q->file           ? by_file
+                      : q->file_imports ? by_file_imports
+                      : q->id           ? by_id
+                      : q->key          ? by_key
+                      : q->imports      ? imports
+                                        : NULL;
+    MN_ASSERT_OR(sql, MN_EINTERNAL);
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql);
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, s->project_id);
+    if (q->file || q->file_imports || q->id)
+        sqlite3_bind_int64(st, 2, q->file ? q->file : q->file_imports ? q->file_imports : q->id);
+    else if (q->key)
+        sqlite3_bind_text(st, 2, q->key, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 2);
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        mn_edge_rec e;
+        e.id = sqlite3_column_int64(st, 0);
+        e.src_kind = (const char *)sqlite3_column_text(st, 1);
+        e.src_id = sqlite3_column_int64(st, 2);
+        e.kind = (const char *)sqlite3_column_text(st, 3);
+        e.name = (const char *)sqlite3_column_text(st, 4);
+        e.dst_id = sqlite3_column_int64(st, 5);
+        e.src_file = sqlite3_column_int64(st, 6);
+        if (!e.name || !e.src_kind || !e.kind)
+            continue;
+        if ((rc = cb(payload, &e)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail(s, "cannot read the graph");
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mn_store_file_incoming_each(mn_store *s, int64_t file_id,
+                                int (*cb)(void *payload, int64_t edge_id,
+                                          const char *qualified_name),
+                                void *payload)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "SELECT e.id, NULL FROM edges e WHERE e.dst_kind = 'file' AND e.dst_id = ?1 "
+           "UNION ALL SELECT e.id, y.qualified_name FROM symbols y CROSS JOIN edges e "
+           "ON e.dst_kind = 'symbol' AND e.dst_id = y.id WHERE y.file_id = ?1");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, file_id);
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = cb(payload, sqlite3_column_int64(st, 0),
+                     (const char *)sqlite3_column_text(st, 1))) != 0)
+            break;
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail(s, "cannot read the graph");
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mn_store_symbols_named_each(mn_store *s, const char *name,
+                                int (*cb)(void *payload, int64_t id, int64_t file_id),
+                                void *payload)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT y.id, y.file_id FROM symbols y JOIN files f ON "
+                                          "f.id = y.file_id WHERE f.project_id = ?1 AND "
+                                          "y.name = ?2 ORDER BY y.id");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, s->project_id);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = cb(payload, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1))) != 0)
+            break;
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail(s, "cannot list symbols");
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mn_store_file_symbol_names_each(mn_store *s, int64_t file_id,
+                                    int (*cb)(void *payload, const char *name,
+                                              const char *qualified_name),
+                                    void *payload)
+{
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "SELECT name, qualified_name FROM symbols WHERE file_id = ?1");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, file_id);
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        const char *qn = (const char *)sqlite3_column_text(st, 1);
+        if (name && (rc = cb(payload, name, qn ? qn : name)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail(s, "cannot list symbols");
+    sqlite3_reset(st);
+    return rc;
 }
 
 int mn_store_symbols_each(mn_store *s, const char *name,

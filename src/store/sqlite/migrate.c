@@ -8,11 +8,19 @@
  * store at once migrate it once. A store written by a newer mnemo is
  * refused rather than misread. tests/data/migrations/ keeps a store made by
  * each version; tests/unit/store/test_migrate.c opens every one.
+ *
+ * The full-text indexes (schema v3) hold the terms the "mnemo" tokenizer
+ * made when rows were written, and removing a row re-tokenizes its old
+ * text: an index built by another version of the tokenizer would be
+ * damaged by the first update. meta 'tokenizer_version' records the
+ * version the indexes were built with (absent: 1, the first); a store
+ * opened writable by a build of another MN_TOK_VERSION rebuilds them, once.
  */
 #include "common.h"
 
 #include "store/store.h"
 #include "store/sqlite/sqlite_internal.h"
+#include "text/tokenize.h"
 
 extern const char *const mn_store_schemas[];
 extern const size_t mn_store_schemas_count;
@@ -42,6 +50,37 @@ static int read_version(mn_store *s, int *out)
     return 0;
 }
 
+/* Rebuild the full-text indexes when the tokenizer changed since they were built. */
+static int check_tokenizer(mn_store *s)
+{
+    sqlite3_stmt *st;
+    int built = 1, rc;
+    char sql[400];
+    if (s->read_only)
+        return 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'tokenizer_version'", -1, &st,
+                           NULL) != SQLITE_OK)
+        return mn_error_set(MN_EIO, "cannot read '%s': %s", s->path, sqlite3_errmsg(s->db));
+    if (sqlite3_step(st) == SQLITE_ROW)
+        built = (int)strtol((const char *)sqlite3_column_text(st, 0), NULL, 10);
+    sqlite3_finalize(st);
+    if (built == MN_TOK_VERSION)
+        return 0;
+    if ((rc = mn_store_begin(s)) != 0)
+        return rc;
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO memories_fts(memories_fts) VALUES ('rebuild'); "
+             "INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild'); "
+             "INSERT INTO files_fts(files_fts) VALUES ('rebuild'); "
+             "INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer_version', '%d')",
+             MN_TOK_VERSION);
+    if ((rc = mn_sqlite__exec(s, sql)) != 0) {
+        mn_store_rollback(s);
+        return mn_error_prefix("cannot rebuild the full-text index of '%s'", s->path);
+    }
+    return mn_store_commit(s);
+}
+
 int mn_sqlite__migrate(mn_store *s)
 {
     int latest = mn_store_schema_latest(), version = 0, rc;
@@ -53,7 +92,7 @@ int mn_sqlite__migrate(mn_store *s)
         goto too_new;
     if (version == latest) {
         s->schema_version = version;
-        return 0;
+        return check_tokenizer(s);
     }
     if (s->read_only)
         return mn_error_set(MN_EVERSION,
@@ -81,10 +120,16 @@ int mn_sqlite__migrate(mn_store *s)
              latest, latest);
     if ((rc = mn_sqlite__exec(s, sql)) != 0)
         goto fail;
+    /* a migration through v3 built the full-text indexes with this tokenizer */
+    snprintf(sql, sizeof(sql),
+             "INSERT OR REPLACE INTO meta(key, value) SELECT 'tokenizer_version', '%d' WHERE %d",
+             MN_TOK_VERSION, version < 3);
+    if ((rc = mn_sqlite__exec(s, sql)) != 0)
+        goto fail;
     if ((rc = mn_store_commit(s)) != 0)
         return rc;
     s->schema_version = latest;
-    return 0;
+    return check_tokenizer(s);
 fail:
     mn_store_rollback(s);
     return rc;

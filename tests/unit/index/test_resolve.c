@@ -165,10 +165,15 @@ static void test_resolve_in_store(void)
     TARGET("src/app/views.py", "missing", "");
     CHECK(st.calls == 4 && st.calls_resolved == 3);
 
-    /* replacing utils.py unresolves the edges into it; resolving again restores them */
+    /* a replaced file keeps its id and the rows of the symbols still there: edges into
+     * them stay; edges into a symbol that went away are unresolved, and resolving
+     * again after it is back restores them */
     REQUIRE_OK(
-        put(s, "src/app/utils.py", "python", (const char *const[]){"helper", NULL}, NULL, NULL));
-    TARGET("src/app/models.py", ".utils", "");
+        put(s, "src/app/utils.py", "python", (const char *const[]){"load", NULL}, NULL, NULL));
+    TARGET("src/app/models.py", ".utils", "src/app/utils.py");
+    TARGET("src/app/models.py", "helper", "");
+    REQUIRE_OK(put(s, "src/app/utils.py", "python", (const char *const[]){"helper", "load", NULL},
+                   NULL, NULL));
     REQUIRE_OK(mn_resolve_all(s, &st));
     TARGET("src/app/models.py", ".utils", "src/app/utils.py");
     TARGET("src/app/models.py", "helper", "src/app/utils.py:helper");

@@ -9,6 +9,18 @@
  * filters, mn_store_check, and that the migrated store takes new writes.
  * The facts are written here by hand, not read from the fixture, so a
  * migration that loses or garbles a field fails.
+ *
+ * Full-text search (schema v3): a fixture older than v3 gets one file of
+ * code (the same rows the v3 fixture was made with) before it is opened,
+ * so the migration's backfill of both FTS tables is checked: words of each
+ * memory field and of each chunk column find their row, a forgotten memory
+ * is not found, FTS5's integrity-check agrees with the content, and writes
+ * after the migration keep the index in step.
+ *
+ * The resolution key (schema v4): a fixture older than v4 gets call edges
+ * with awkward names ('::', trailing dots, non-ASCII) before it is opened;
+ * after the migration every call or inherit edge's dst_key must be what
+ * mn_store_ref_key computes in C, so the SQL backfill and the C code agree.
  */
 #include "common.h"
 #include <sqlite3.h>
@@ -16,6 +28,10 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/store_index.h"
+#include "store/store_search.h"
+#include "store/sqlite/fts_tokenizer.h"
+#include "text/tokenize.h"
 #include "util/util.h"
 #include "test.h"
 #include "test_fs.h"
@@ -128,6 +144,185 @@ static char *list_ids(mn_store *s, const mn_memory_filter *f)
     return mn_buf_detach(&b);
 }
 
+/* The file of code every fixture is checked with (the v3 fixture holds it already). */
+static const char code_rows[] =
+    "INSERT INTO files(id, project_id, path, language, role, content_hash, size, lines, mtime, "
+    "rank, indexed_at) VALUES (1, 1, 'cart/session.py', 'python', 'source', "
+    "'0123456789abcdef0123456789abcdef', 120, 20, 1795248000000, 1.0, 1795334400000);"
+    "INSERT INTO symbols(id, file_id, name, qualified_name, kind, start_line, end_line, "
+    "start_byte, end_byte, signature, docstring, content_hash) VALUES "
+    "(1, 1, 'Session', 'Session', 'class', 1, 20, 0, 120, 'class Session', 'A cart session.', "
+    "'11111111111111111111111111111111'), "
+    "(2, 1, 'refresh', 'Session.refresh', 'method', 10, 20, 60, 120, 'def refresh(self)', "
+    "'Extend the session by its delay.', '22222222222222222222222222222222');"
+    "INSERT INTO chunks(id, file_id, symbol_id, start_line, end_line, text, content_hash) VALUES "
+    "(1, 1, NULL, 1, 9, 'import server.db\n\nclass Session:\n    \"\"\"A cart "
+    "session.\"\"\"\n', '33333333333333333333333333333333'), "
+    "(2, 1, 2, 10, 20, '    def refresh(self):\n        \"\"\"Extend the session by its "
+    "delay.\"\"\"\n        self.expires = now() + (self.delay or 30)\n', "
+    "'44444444444444444444444444444444');";
+
+static int collect_uid(void *payload, const mn_memory_hit *h)
+{
+    mn_buf *b = payload;
+    mn_buf_printf(b, "%s%s", b->len ? "," : "", h->uid);
+    return 0;
+}
+
+/* The ids of the live memories a word finds, best first. */
+static char *find_memories(mn_store *s, const char *word)
+{
+    mn_buf match = MN_BUF_INIT, ids = MN_BUF_INIT;
+    mn_memory_query q = {0};
+    mn_store_fts_query(&match, &word, 1);
+    q.match = match.ptr;
+    q.limit = 10;
+    if (mn_store_search_memories(s, &q, collect_uid, &ids) != 0)
+        mn_buf_puts(&ids, "(error)");
+    mn_buf_release(&match);
+    return mn_buf_detach(&ids);
+}
+
+static int collect_chunk(void *payload, const mn_chunk_hit *h)
+{
+    mn_buf *b = payload;
+    mn_buf_printf(b, "%s%lld:%s:%s:%lld-%lld", b->len ? "," : "", (long long)h->id, h->path,
+                  h->symbol ? h->symbol : "-", (long long)h->start_line, (long long)h->end_line);
+    return 0;
+}
+
+/* The chunks a word finds, best first, as "id:path:symbol:lines". */
+static char *find_chunks(mn_store *s, const char *word)
+{
+    mn_buf match = MN_BUF_INIT, out = MN_BUF_INIT;
+    mn_chunk_query q = {0};
+    mn_store_fts_query(&match, &word, 1);
+    q.match = match.ptr;
+    q.limit = 10;
+    if (mn_store_search_chunks(s, &q, collect_chunk, &out) != 0)
+        mn_buf_puts(&out, "(error)");
+    mn_buf_release(&match);
+    return mn_buf_detach(&out);
+}
+
+/* FTS5's own check that both indexes hold exactly what their content says. */
+static bool fts_consistent(const char *db)
+{
+    sqlite3 *h;
+    char *err = NULL;
+    bool ok = sqlite3_open(db, &h) == SQLITE_OK && mn_sqlite_fts_register(h) == 0 &&
+              sqlite3_exec(h,
+                           "INSERT INTO memories_fts(memories_fts) VALUES ('integrity-check');"
+                           "INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')",
+                           NULL, NULL, &err) == SQLITE_OK;
+    if (!ok)
+        fprintf(stderr, "fts integrity-check: %s\n", err ? err : sqlite3_errmsg(h));
+    sqlite3_free(err);
+    sqlite3_close(h);
+    return ok;
+}
+
+static void check_fts(mn_store *s, const char *name)
+{
+    static const struct {
+        const char *word, *want;
+    } memories[] = {
+        {"cart", ID1},           /* title, tags, scope paths */
+        {"auth", ID1},           /* a tag */
+        {"SessionExpired", ID1}, /* an error message */
+        {"timeout", ID1},        /* what failed */
+        {"refresh", ID1},        /* a scope symbol */
+        {"postgres", ID2},       /* title */
+        {"locks", ID2},          /* body */
+        {"SQLite", ""},          /* ID3 is forgotten */
+    };
+    for (size_t i = 0; i < MN_ARRAY_SIZE(memories); i++) {
+        char *got = find_memories(s, memories[i].word);
+        if (strcmp(got, memories[i].want) != 0)
+            fprintf(stderr, "%s: memories matching '%s'\n", name, memories[i].word);
+        CHECK_STR(got, memories[i].want);
+        free(got);
+    }
+    static const struct {
+        const char *word, *want;
+    } chunks[] = {
+        {"refresh", "2:cart/session.py:refresh:10-20"}, /* names */
+        {"expires", "2:cart/session.py:refresh:10-20"}, /* body */
+        {"extend", "2:cart/session.py:refresh:10-20"},  /* docstring */
+        {"server", "1:cart/session.py:-:1-9"},          /* body of a window */
+        {"nowhere", ""},
+    };
+    /* the chunk first (later fixtures may hold more code that also matches) */
+    for (size_t i = 0; i < MN_ARRAY_SIZE(chunks); i++) {
+        char *got = find_chunks(s, chunks[i].word);
+        size_t wl = strlen(chunks[i].want);
+        bool ok =
+            wl ? strncmp(got, chunks[i].want, wl) == 0 && (got[wl] == ',' || !got[wl]) : !*got;
+        if (!ok)
+            fprintf(stderr, "%s: chunks matching '%s': got '%s', want '%s' first\n", name,
+                    chunks[i].word, got, chunks[i].want);
+        CHECK(ok);
+        free(got);
+    }
+    /* the path is in every chunk of the file */
+    char *got = find_chunks(s, "cart");
+    CHECK(strstr(got, "1:cart/session.py") && strstr(got, "2:cart/session.py"));
+    free(got);
+}
+
+/* Call edges with names that test every rule of the key (added to fixtures before v4). */
+static const char key_rows[] =
+    "INSERT INTO edges(project_id, src_kind, src_id, dst_kind, dst_name, kind, weight) VALUES "
+    "(1, 'file', 1, 'symbol', 'self.session.refresh', 'call', 1), "
+    "(1, 'file', 1, 'symbol', 'ns::Thing::make', 'call', 1), "
+    "(1, 'file', 1, 'symbol', 'plain', 'call', 1), "
+    "(1, 'file', 1, 'symbol', 'a.b::c.d', 'call', 1), "
+    "(1, 'file', 1, 'symbol', 'x::', 'call', 1), "
+    "(1, 'file', 1, 'symbol', 'a:::b', 'inherit', 1), "
+    "(1, 'file', 1, 'symbol', 'trailing.', 'call', 1), "
+    "(1, 'file', 1, 'symbol', 'émile.café', 'call', 1), "
+    "(1, 'file', 1, 'file', 'pkg.module', 'import', 1);";
+
+static int schema_of(sqlite3 *raw)
+{
+    sqlite3_stmt *st;
+    int v = -1;
+    if (sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Every edge's key is what C computes (imports have none); returns the edges checked. */
+static int check_keys(const char *db, const char *name)
+{
+    sqlite3 *raw;
+    sqlite3_stmt *st;
+    int n = 0;
+    if (sqlite3_open_v2(db, &raw, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(raw, "SELECT kind, dst_name, dst_key FROM edges", -1, &st, NULL) !=
+            SQLITE_OK) {
+        sqlite3_close(raw);
+        return -1;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *kind = (const char *)sqlite3_column_text(st, 0);
+        const char *dst = (const char *)sqlite3_column_text(st, 1);
+        const char *key = (const char *)sqlite3_column_text(st, 2);
+        const char *want = strcmp(kind, "import") == 0 || !dst ? NULL : mn_store_ref_key(dst);
+        bool ok = want ? key && strcmp(key, want) == 0 : key == NULL;
+        if (!ok)
+            fprintf(stderr, "%s: edge '%s': key '%s', want '%s'\n", name, dst ? dst : "",
+                    key ? key : "(null)", want ? want : "(null)");
+        CHECK(ok);
+        n++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    return n;
+}
+
 /* Build a database from a dump, open it, check everything. */
 static void check_fixture(const char *sql_path, const char *name)
 {
@@ -138,8 +333,22 @@ static void check_fixture(const char *sql_path, const char *name)
 
     sqlite3 *raw;
     char *err = NULL;
+    int version = -1;
     REQUIRE(sqlite3_open(db.ptr, &raw) == SQLITE_OK);
     int rc = sqlite3_exec(raw, sql.ptr, NULL, NULL, &err);
+    if (rc == SQLITE_OK) {
+        /* a store from before the code index had rows: give it a file */
+        sqlite3_stmt *st;
+        bool has_files = false;
+        if (sqlite3_prepare_v2(raw, "SELECT count(*) FROM files", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            has_files = sqlite3_column_int(st, 0) > 0;
+        sqlite3_finalize(st);
+        if (!has_files)
+            rc = sqlite3_exec(raw, code_rows, NULL, NULL, &err);
+        if (rc == SQLITE_OK && (version = schema_of(raw)) < 4)
+            rc = sqlite3_exec(raw, key_rows, NULL, NULL, &err);
+    }
     if (rc != SQLITE_OK)
         fprintf(stderr, "%s: %s\n", name, err ? err : "?");
     sqlite3_free(err);
@@ -154,6 +363,9 @@ static void check_fixture(const char *sql_path, const char *name)
     REQUIRE(rc == 0);
     CHECK(mn_store_schema_version(s) == mn_store_schema_latest());
     CHECK_OK(mn_store_check(s));
+    CHECK(check_keys(db.ptr, name) >= (version < 4 ? 9 : 0));
+    check_fts(s, name);
+    CHECK(fts_consistent(db.ptr));
 
     /* every fact about every memory */
     for (size_t i = 0; i < MN_ARRAY_SIZE(facts); i++) {
@@ -255,7 +467,33 @@ static void check_fixture(const char *sql_path, const char *name)
               "01JD3Q7Y8Z00000000000000D4");
     json_decref(back);
     CHECK_OK(mn_store_check(s));
+
+    /* the index follows the writes: the purged memory is gone, the new one
+     * found; a file replaced and one removed take their chunks along */
+    char *found = find_memories(s, "postgres");
+    CHECK_STR(found, "");
+    free(found);
+    found = find_memories(s, "migrating");
+    CHECK_STR(found, "01JD3Q7Y8Z00000000000000D4");
+    free(found);
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_memory_set_deleted(s, ID1, 1795334400000));
+    CHECK_OK(mn_store_commit(s));
+    found = find_memories(s, "cart");
+    CHECK_STR(found, "");
+    free(found);
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_memory_set_deleted(s, ID1, 0));
+    CHECK_OK(mn_store_file_remove(s, "cart/session.py"));
+    CHECK_OK(mn_store_commit(s));
+    found = find_memories(s, "cart");
+    CHECK_STR(found, ID1);
+    free(found);
+    found = find_chunks(s, "cart");
+    CHECK(strstr(found, "cart/session.py") == NULL);
+    free(found);
     mn_store_free(s);
+    CHECK(fts_consistent(db.ptr));
 
     /* and opens again at the same version */
     s = NULL;
@@ -263,6 +501,29 @@ static void check_fixture(const char *sql_path, const char *name)
     if (s)
         CHECK(mn_store_schema_version(s) == mn_store_schema_latest());
     mn_store_free(s);
+
+    /* indexes built by another tokenizer version are rebuilt on open */
+    REQUIRE(sqlite3_open(db.ptr, &raw) == SQLITE_OK);
+    CHECK(sqlite3_exec(raw,
+                       "INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer_version', '0')",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(raw);
+    s = NULL;
+    CHECK_OK(mn_store_open(&s, db.ptr, NULL));
+    if (s) {
+        char *again = find_memories(s, "cart");
+        CHECK_STR(again, ID1);
+        free(again);
+    }
+    mn_store_free(s);
+    CHECK(fts_consistent(db.ptr));
+    REQUIRE(sqlite3_open(db.ptr, &raw) == SQLITE_OK);
+    sqlite3_stmt *st;
+    REQUIRE(sqlite3_prepare_v2(raw, "SELECT value FROM meta WHERE key = 'tokenizer_version'", -1,
+                               &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == MN_TOK_VERSION);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
     mn_buf_release(&db);
     if (mn_test__failed_checks != failed_before)
         fprintf(stderr, "fixture %s failed\n", name);

@@ -104,6 +104,9 @@ static int sql_exec(const char *path, const char *sql)
         sqlite3_close(db);
         return -1;
     }
+    /* a bare connection has no "mnemo" tokenizer: the full-text triggers stay off (the
+     * corruptions written here are what the store must survive reading, not indexing) */
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)0);
     int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
     if (rc != SQLITE_OK)
         fprintf(stderr, "sql_exec: %s: %s\n", sql, err ? err : "?");

@@ -1,0 +1,296 @@
+/*
+ * bench_retrieve.c - latency of search and context with N memories
+ * (default 100,000) and a repository's code index loaded, against a plain
+ * BM25 run in the same process.
+ *
+ * Set-up (not timed as a figure, but reported): a new store; N memories
+ * saved through the operation table (bench/eval/gen_memory.h: the same
+ * realistic memories as bench_store); REPO indexed with op index (which
+ * also discovers). config index.refresh_age is set to 0 so that context
+ * does not index again: the figure is the answer, not a walk.
+ *
+ * Queries (--queries Q, default 200, fixed seed): half about memories (3-6
+ * words of a saved memory's title and body, reordered, plus an identifier
+ * half of the time), half about the code (a symbol name of the index split
+ * into words, with "how does ... work"). Each runs once as
+ *   search   {query, kinds [memory, code], k 10}
+ *   context  {query, max_tokens 3000}
+ *   baseline an FTS5 unicode61 table holding the same memories (title,
+ *            body) and the repository's indexed chunks (path, text):
+ *            bm25(), query = the question's distinct tokens OR-ed, top 10.
+ * Reported: p50/p95/p99 of each, and the ratios search/baseline and
+ * context/baseline at p95 (the numbers to compare over time). Targets of
+ * issue 4 on a 2-core machine: search p95 <= 10 ms, context p95 <= 30 ms.
+ *
+ * Usage: bench_retrieve REPO [-n N] [--queries Q] [--json] [--strict]
+ * Without REPO (or $MNEMO_BENCH_REPO) it prints that it skipped and exits 0.
+ */
+#include "common.h"
+#include <sqlite3.h>
+
+#include "eval/eval.h"
+#include "eval/gen_memory.h"
+#include "mnemo/api.h"
+#include "util/buf.h"
+
+#define TARGET_SEARCH_P95_MS  10.0
+#define TARGET_CONTEXT_P95_MS 30.0
+
+typedef struct {
+    const char *repo;
+    size_t n, queries;
+    bool json, strict;
+} options;
+
+static int parse(options *o, int argc, char **argv)
+{
+    o->repo = getenv("MNEMO_BENCH_REPO");
+    o->n = 100000;
+    o->queries = 200;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if ((!strcmp(a, "-n") || !strcmp(a, "--queries")) && i + 1 < argc) {
+            char *end;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (*end || v == 0) {
+                fprintf(stderr, "bench_retrieve: %s wants a positive number\n", a);
+                return 2;
+            }
+            *(a[1] == 'n' ? &o->n : &o->queries) = v;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else if (!strcmp(a, "--strict")) {
+            o->strict = true;
+        } else if (a[0] != '-') {
+            o->repo = a;
+        } else {
+            fprintf(stderr,
+                    "usage: bench_retrieve REPO [-n N] [--queries Q] [--json] [--strict]\n");
+            return 2;
+        }
+    }
+    if (!o->repo || !*o->repo) {
+        printf("bench_retrieve: skipped (give a repository to index: bench_retrieve REPO)\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* Every chunk of the store's index into the baseline (path, text). */
+static int baseline_chunks(const char *db, ev_bm25 *b, size_t *count)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(h,
+                           "SELECT c.id, f.path, c.text FROM chunks c JOIN files f ON "
+                           "f.id = c.file_id",
+                           -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "bench_retrieve: cannot read the chunks: %s\n", sqlite3_errmsg(h));
+        rc = -1;
+    }
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        const char *cols[2] = {(const char *)sqlite3_column_text(st, 1),
+                               (const char *)sqlite3_column_text(st, 2)};
+        /* rowids above the memories' */
+        rc = ev_bm25_add(b, 1000000000LL + sqlite3_column_int64(st, 0), cols);
+        (*count)++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return rc;
+}
+
+/* Symbol names of the index, for code questions. */
+static json_t *symbol_names(ev_store *s)
+{
+    json_t *out = NULL, *args = json_pack("{s:s,s:i}", "kind", "function", "limit", 5000);
+    json_t *names = json_array();
+    if (ev_call(s, "symbols", args, &out) == 0) {
+        size_t i;
+        json_t *y;
+        json_array_foreach(json_object_get(out, "symbols"), i, y)
+            json_array_append(names, json_object_get(y, "name"));
+    }
+    json_decref(out);
+    json_decref(args);
+    return names;
+}
+
+/* "parse_http_header" / "parseHttpHeader" -> "parse http header". */
+static void put_words(mn_buf *b, const char *name)
+{
+    for (const char *p = name; *p; p++) {
+        if (*p == '_') {
+            mn_buf_putc(b, ' ');
+        } else if (*p >= 'A' && *p <= 'Z' && p > name && p[-1] >= 'a' && p[-1] <= 'z') {
+            mn_buf_putc(b, ' ');
+            mn_buf_putc(b, (char)(*p - 'A' + 'a'));
+        } else {
+            mn_buf_putc(b, *p);
+        }
+    }
+}
+
+static char *make_query(size_t i, size_t n, const json_t *names)
+{
+    uint64_t s = GEN_SEED ^ (0x71756572ULL + i * 0x9e3779b97f4a7c15ULL);
+    mn_buf q = MN_BUF_INIT;
+    if (i % 2 == 0 || !json_array_size(names)) {
+        memory_text m;
+        memset(&m, 0, sizeof(m));
+        memory_text_make(&m, gen_pick(&s, n));
+        /* words of the memory's title and body, a few of them */
+        mn_buf text = MN_BUF_INIT;
+        mn_buf_printf(&text, "%s %s", m.title.ptr, m.body.ptr);
+        char *save = NULL, *w = text.ptr;
+        const char *picked[64];
+        size_t nw = 0;
+        for (char *t = strtok_r(w, " .,", &save); t && nw < 64; t = strtok_r(NULL, " .,", &save))
+            if (strlen(t) > 3)
+                picked[nw++] = t;
+        size_t want = 3 + gen_pick(&s, 4);
+        for (size_t k = 0; k < want && nw; k++)
+            mn_buf_printf(&q, "%s%s", q.len ? " " : "", picked[gen_pick(&s, nw)]);
+        if (gen_pick(&s, 2) && m.nkeywords)
+            mn_buf_printf(&q, " %s", m.keywords[0]);
+        mn_buf_release(&text);
+        memory_text_release(&m);
+    } else {
+        const char *name =
+            json_string_value(json_array_get(names, gen_pick(&s, json_array_size(names))));
+        mn_buf_puts(&q, "how does ");
+        put_words(&q, name ? name : "x");
+        mn_buf_puts(&q, " work");
+    }
+    return mn_buf_detach(&q);
+}
+
+static void row(FILE *f, const char *name, ev_samples *v)
+{
+    fprintf(f, "  %-10s %9.2f %9.2f %9.2f\n", name, ev_percentile(v, 0.5), ev_percentile(v, 0.95),
+            ev_percentile(v, 0.99));
+}
+
+int main(int argc, char **argv)
+{
+    options o = {0};
+    int rc = parse(&o, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    char *dir = ev_mkdtemp("mnemo-bench-retrieve");
+    ev_store s;
+    ev_bm25 *b = NULL;
+    json_t *names = NULL;
+    ev_samples search = MN_VEC_INIT, context = MN_VEC_INIT, base = MN_VEC_INIT;
+    if (!dir || ev_store_open(&s, dir) != 0)
+        return 2;
+    if ((rc = ev_bm25_open(&b, 2)) != 0)
+        goto out;
+
+    /* set-up: memories, then the index */
+    uint64_t t0 = ev_now_ns();
+    memory_text m;
+    memset(&m, 0, sizeof(m));
+    for (size_t i = 0; i < o.n && rc == 0; i++) {
+        memory_text_make(&m, i);
+        json_t *args = memory_text_json(&m), *res = NULL;
+        rc = ev_call(&s, "save", args, &res);
+        const char *cols[2] = {m.title.ptr, m.body.ptr};
+        if (rc == 0)
+            rc = ev_bm25_add(b, (int64_t)i + 1, cols);
+        json_decref(res);
+        json_decref(args);
+        if (i % 10000 == 9999)
+            fprintf(stderr, "\rbench_retrieve: %zu memories saved", i + 1);
+    }
+    memory_text_release(&m);
+    fprintf(stderr, "\n");
+    double save_s = ev_ms_since(t0) / 1000;
+    t0 = ev_now_ns();
+    json_t *args = json_pack("{s:s}", "path", o.repo), *res = NULL;
+    if (rc == 0)
+        rc = ev_call(&s, "index", args, &res);
+    json_decref(args);
+    json_decref(res);
+    double index_s = ev_ms_since(t0) / 1000;
+    args = json_pack("{s:s,s:s,s:s}", "action", "set", "key", "index.refresh_age", "value", "0");
+    res = NULL;
+    if (rc == 0)
+        rc = ev_call(&s, "config", args, &res);
+    json_decref(args);
+    json_decref(res);
+    size_t nchunks = 0;
+    if (rc == 0)
+        rc = baseline_chunks(s.db, b, &nchunks);
+    if (rc)
+        goto out;
+    names = symbol_names(&s);
+
+    /* the queries */
+    for (size_t i = 0; i < o.queries && rc == 0; i++) {
+        char *q = make_query(i, o.n, names);
+        json_t *sa = json_pack("{s:s,s:[s,s],s:i}", "query", q, "kinds", "memory", "code", "k", 10);
+        json_t *ca = json_pack("{s:s,s:i}", "query", q, "max_tokens", 3000);
+        double ms = 0;
+        res = NULL;
+        if ((rc = ev_search(&s, sa, &res, &ms)) == 0)
+            mn_vec_push(&search, ms);
+        json_decref(res);
+        res = NULL;
+        uint64_t c0 = ev_now_ns();
+        if (rc == 0 && (rc = ev_call(&s, "context", ca, &res)) == 0)
+            mn_vec_push(&context, ev_ms_since(c0));
+        json_decref(res);
+        int64_t ids[10];
+        size_t n = 0;
+        c0 = ev_now_ns();
+        if (rc == 0 && (rc = ev_bm25_search(b, q, 0, 10, ids, &n)) == 0)
+            mn_vec_push(&base, ev_ms_since(c0));
+        json_decref(sa);
+        json_decref(ca);
+        free(q);
+    }
+    if (rc)
+        goto out;
+
+    double sp95 = ev_percentile(&search, 0.95), cp95 = ev_percentile(&context, 0.95),
+           bp95 = ev_percentile(&base, 0.95);
+    FILE *f = o.json ? stderr : stdout;
+    fprintf(f, "bench_retrieve: %zu memories, %s (%zu chunks), %zu queries\n", o.n, o.repo, nchunks,
+            o.queries);
+    fprintf(f, "  set-up: saves %.1f s, index %.1f s\n", save_s, index_s);
+    fprintf(f, "  %-10s %9s %9s %9s   (ms)\n", "", "p50", "p95", "p99");
+    row(f, "search", &search);
+    row(f, "context", &context);
+    row(f, "bm25", &base);
+    fprintf(f, "  ratios at p95: search/bm25 %.1f, context/bm25 %.1f\n", sp95 / bp95, cp95 / bp95);
+    bool ok_s = sp95 <= TARGET_SEARCH_P95_MS, ok_c = cp95 <= TARGET_CONTEXT_P95_MS;
+    fprintf(f,
+            "  targets (issue 4, 2 cores): search p95 <= %.0f ms %s, context p95 <= %.0f ms %s\n",
+            TARGET_SEARCH_P95_MS, ok_s ? "PASS" : "FAIL", TARGET_CONTEXT_P95_MS,
+            ok_c ? "PASS" : "FAIL");
+    if (o.json) {
+        json_t *j = json_pack(
+            "{s:I,s:I,s:{s:f,s:f},s:{s:f,s:f},s:{s:f,s:f},s:f,s:f}", "memories", (json_int_t)o.n,
+            "queries", (json_int_t)o.queries, "search", "p50", ev_percentile(&search, 0.5), "p95",
+            sp95, "context", "p50", ev_percentile(&context, 0.5), "p95", cp95, "bm25", "p50",
+            ev_percentile(&base, 0.5), "p95", bp95, "save_s", save_s, "index_s", index_s);
+        char *txt = json_dumps(j, JSON_COMPACT);
+        puts(txt);
+        free(txt);
+        json_decref(j);
+    }
+    if (o.strict && (!ok_s || !ok_c))
+        rc = 1;
+out:
+    json_decref(names);
+    ev_bm25_close(b);
+    ev_store_close(&s, true);
+    free(dir);
+    mn_vec_release(&search);
+    mn_vec_release(&context);
+    mn_vec_release(&base);
+    return rc < 0 ? 2 : rc;
+}

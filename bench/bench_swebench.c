@@ -1,0 +1,776 @@
+/*
+ * bench_swebench.c - code localization on SWE-bench instances
+ * (../shared/eval/README.md; SWE-bench's own JSON Lines: instance_id,
+ * repo, base_commit, problem_statement, patch): given the problem
+ * statement, rank the files (and functions) to change, mnemo against a
+ * plain BM25 over the same checkout, in the same run.
+ *
+ * Protocol, per instance:
+ *  - the repository: a full-history clone (bare or not) under --repos DIR,
+ *    found as DIR/<owner>+<name>/repo, DIR/<owner>+<name>, DIR/<name> or
+ *    DIR/<owner>__<name>, whichever opens first; base_commit's tree read
+ *    with libgit2 (the clone is never written to).
+ *  - gold files: the a/ paths of the patch's "diff --git a/X b/X" headers.
+ *    Gold functions: the innermost function or method (mnemo's index of
+ *    the base checkout: kinds "function" and "method") whose line span
+ *    holds a line the hunks remove or change, or holds both lines around an
+ *    insertion (so a function appended after another is not counted, a
+ *    line added inside a body is); a patch touching module-level code only
+ *    has no gold function and the instance is left out of function Acc.
+ *  - bm25: one FTS5 unicode61 document per file of base_commit's tree
+ *    (columns path and content; blobs that git calls binary and files over
+ *    1 MiB are left out, symlinks and submodules too), query = the first
+ *    256 distinct tokens of problem_statement OR-ed (eval_bm25.c), top 10.
+ *  - mnemo: git_checkout_tree of base_commit into a temporary directory
+ *    (target_directory; the clone's index untouched), a store in it
+ *    (<tmp>/.mnemo, mn_init_at), op "index" (timed: the per-instance index
+ *    time, discovery included as `index` runs it), then op "search"
+ *    {query, kinds: ["file"], k: 10} (query = problem_statement, cut at a
+ *    UTF-8 boundary to the search schema's query.maxLength when longer;
+ *    counted) for files, and
+ *    {query, kinds: ["code"], k: 50} for functions. The function ranking is
+ *    the order of first appearance of the innermost function or method
+ *    whose span holds a returned code item's start_line (items in no
+ *    function add nothing).
+ * Metrics: file Acc@k (k = 1, 3, 5) = 1 when every gold file is in the top
+ * k; function Acc@k (k = 5, 10) likewise over gold functions (mnemo only:
+ * BM25 over files ranks no functions). Latency: the file search call
+ * (mnemo), tokenizing + the FTS5 query (bm25). Tokens: bytes/4 of the
+ * first 5 items (mnemo: title + snippet; bm25: the whole files).
+ *
+ * Usage: bench_swebench [DEV_JSONL] --repos DIR [--limit N] [--k K]
+ *                       [--only-baseline] [--verbose] [--json] [--strict] [--keep]
+ * Without a path (nor $MNEMO_BENCH_SWEBENCH) it prints that it skipped and
+ * exits 0. Exit status: 0; 1 with --strict when a target fails; 2 on bad
+ * input or setup errors (an instance whose repository is not found is
+ * skipped and counted, unless none is found).
+ */
+#include "common.h"
+#include <git2.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "eval/eval.h"
+#include "util/map.h"
+#include "util/util.h"
+
+#define PROG         "bench_swebench"
+#define FILE_K       10
+#define CODE_K       50
+#define MAX_K        200
+#define TOKENS_K     5
+#define QUERY_TOKENS 256
+#define MAX_FILE     (1u << 20)
+#define MAX_QUERY    8000
+
+static const char usage[] =
+    "usage: bench_swebench [DEV_JSONL] --repos DIR [options]\n"
+    "       (e.g. ../shared/eval/swebench/dev.jsonl --repos /work/.mirror)\n"
+    "  --repos DIR      full-history clones: DIR/<owner>+<name>/repo, DIR/<owner>+<name>,\n"
+    "                   DIR/<name> or DIR/<owner>__<name>\n"
+    "  --limit N        only the first N instances\n"
+    "  --k K            code items asked of the function search (default 50)\n"
+    "  --only-baseline  run the BM25 baseline only (no checkout, no index)\n"
+    "  --bm25-files S   the baseline's documents: code (source files, default) or all\n"
+    "  --verbose        print each instance's gold and top files (stderr)\n"
+    "  --json           a JSON summary on stdout (the table goes to stderr)\n"
+    "  --strict         exit 1 when a target of the issue is missed\n"
+    "  --keep           keep the temporary checkouts and stores\n"
+    "$MNEMO_BENCH_SWEBENCH is the default path, $MNEMO_BENCH_REPOS the default DIR.\n";
+
+static const char *const metrics[] = {"file_acc@1", "file_acc@3", "file_acc@5", "func_acc@5",
+                                      "func_acc@10"};
+
+/* ---- the gold patch ---- */
+
+typedef MN_VEC(int64_t) i64_vec;
+
+typedef struct {
+    char *path;
+    bool is_new;       /* --- /dev/null: not in the base tree */
+    i64_vec removed;   /* old line numbers removed or changed */
+    i64_vec ins_after; /* insertion between old line P and P + 1: P */
+} gold_file;
+
+typedef MN_VEC(gold_file) gold_vec;
+
+static void gold_release(gold_vec *g)
+{
+    for (size_t i = 0; i < g->len; i++) {
+        free(g->items[i].path);
+        mn_vec_release(&g->items[i].removed);
+        mn_vec_release(&g->items[i].ins_after);
+    }
+    mn_vec_release(g);
+}
+
+/* "@@ -a[,b] +c[,d] @@": 0 when it parses. */
+static int hunk_header(const char *l, int64_t *old, int64_t *old_n, int64_t *new_n)
+{
+    char *end;
+    if (strncmp(l, "@@ -", 4) != 0)
+        return -1;
+    *old = strtoll(l + 4, &end, 10);
+    *old_n = 1;
+    if (*end == ',')
+        *old_n = strtoll(end + 1, &end, 10);
+    if (strncmp(end, " +", 2) != 0)
+        return -1;
+    strtoll(end + 2, &end, 10);
+    *new_n = 1;
+    if (*end == ',')
+        *new_n = strtoll(end + 1, &end, 10);
+    return 0;
+}
+
+static void parse_patch(const char *patch, gold_vec *out)
+{
+    gold_file *cur = NULL;
+    int64_t old = 0, old_left = 0, new_left = 0;
+    const char *p = patch;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char *l = mn_strndup(p, len);
+        p += len + (eol ? 1 : 0);
+        if (old_left > 0 || new_left > 0) {
+            if (l[0] == '\\') {
+                /* "\ No newline at end of file" */
+            } else if (l[0] == '-') {
+                mn_vec_push(&cur->removed, old);
+                old++;
+                old_left--;
+            } else if (l[0] == '+') {
+                mn_vec_push(&cur->ins_after, old - 1);
+                new_left--;
+            } else { /* context (' ' or an empty line) */
+                old++;
+                old_left--;
+                new_left--;
+            }
+        } else if (!strncmp(l, "diff --git a/", 13)) {
+            char *b = strstr(l + 13, " b/");
+            for (char *n; b && (n = strstr(b + 1, " b/")) != NULL;)
+                b = n;
+            gold_file g = {mn_strndup(l + 13, b ? (size_t)(b - (l + 13)) : strlen(l + 13)), false,
+                           MN_VEC_INIT, MN_VEC_INIT};
+            mn_vec_push(out, g);
+            cur = &out->items[out->len - 1];
+        } else if (cur && !strcmp(l, "--- /dev/null")) {
+            cur->is_new = true;
+        } else if (cur && hunk_header(l, &old, &old_left, &new_left) == 0) {
+            /* counters set */
+        }
+        free(l);
+    }
+}
+
+/* ---- symbols (functions and methods) of the indexed checkout ---- */
+
+typedef struct {
+    char *path, *name;
+    int64_t start, end;
+} sym;
+
+typedef struct {
+    MN_VEC(sym) v; /* sorted by path, then start */
+    mn_map first;  /* path -> index of its first symbol + 1 */
+} sym_table;
+
+static int cmp_sym(const void *a, const void *b)
+{
+    const sym *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->start > y->start) - (x->start < y->start);
+}
+
+static void syms_release(sym_table *t)
+{
+    for (size_t i = 0; i < t->v.len; i++) {
+        free(t->v.items[i].path);
+        free(t->v.items[i].name);
+    }
+    mn_vec_release(&t->v);
+    mn_map_release(&t->first);
+}
+
+static int syms_load(sym_table *t, ev_store *st)
+{
+    json_t *args = json_pack("{s:I}", "limit", (json_int_t)1000000), *res = NULL;
+    int rc = ev_call(st, "symbols", args, &res);
+    json_decref(args);
+    if (rc)
+        return rc;
+    size_t i;
+    json_t *y;
+    json_array_foreach(json_object_get(res, "symbols"), i, y)
+    {
+        const char *kind = ev_str(y, "kind");
+        if (strcmp(kind, "function") != 0 && strcmp(kind, "method") != 0)
+            continue;
+        sym s = {mn_strdup(ev_str(y, "path")),
+                 mn_strdup(*ev_str(y, "qualified_name") ? ev_str(y, "qualified_name")
+                                                        : ev_str(y, "name")),
+                 json_integer_value(json_object_get(y, "start_line")),
+                 json_integer_value(json_object_get(y, "end_line"))};
+        mn_vec_push(&t->v, s);
+    }
+    json_decref(res);
+    if (t->v.len)
+        qsort(t->v.items, t->v.len, sizeof(sym), cmp_sym);
+    for (size_t j = t->v.len; j-- > 0;)
+        mn_map_set(&t->first, t->v.items[j].path, (void *)(uintptr_t)(j + 1));
+    return 0;
+}
+
+/* The innermost function or method of path whose span holds lines [a, b]; -1 if none. */
+static int64_t innermost(const sym_table *t, const char *path, int64_t a, int64_t b)
+{
+    uintptr_t f = (uintptr_t)mn_map_get(&t->first, path);
+    int64_t best = -1;
+    for (size_t i = f ? f - 1 : t->v.len; i < t->v.len && !strcmp(t->v.items[i].path, path); i++) {
+        const sym *s = &t->v.items[i];
+        if (s->start > a)
+            break; /* sorted by start */
+        if (s->end >= b &&
+            (best < 0 || s->end - s->start < t->v.items[best].end - t->v.items[best].start))
+            best = (int64_t)i;
+    }
+    return best;
+}
+
+static void push_distinct(i64_vec *v, int64_t x)
+{
+    if (x < 0)
+        return;
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i] == x)
+            return;
+    mn_vec_push(v, x);
+}
+
+static void gold_functions(const gold_vec *g, const sym_table *t, i64_vec *out)
+{
+    for (size_t i = 0; i < g->len; i++) {
+        const gold_file *f = &g->items[i];
+        if (f->is_new)
+            continue;
+        for (size_t j = 0; j < f->removed.len; j++)
+            push_distinct(out, innermost(t, f->path, f->removed.items[j], f->removed.items[j]));
+        for (size_t j = 0; j < f->ins_after.len; j++)
+            if (f->ins_after.items[j] >= 1)
+                push_distinct(
+                    out, innermost(t, f->path, f->ins_after.items[j], f->ins_after.items[j] + 1));
+    }
+}
+
+/* ---- the base tree ---- */
+
+typedef struct {
+    git_repository *repo;
+    ev_bm25 *bm;
+    MN_VEC(char *) paths; /* id (the baseline's rowid) -> path: every blob of the tree */
+    MN_VEC(size_t) sizes;
+    mn_map ids; /* path -> id + 1 */
+    size_t docs, skipped;
+    bool all_files;
+    int err;
+} tree_docs;
+
+/*
+ * Source files by extension: the baseline's default document set, as
+ * SWE-bench's own BM25 retrieval indexes the repository's Python files
+ * (documentation and changelogs, which repeat an issue's words in prose,
+ * are left out). --bm25-files all keeps every text file.
+ */
+static bool is_source(const char *path)
+{
+    static const char *const exts[] = {
+        "py",  "pyi",   "js", "jsx", "mjs",  "cjs",  "ts",  "tsx", "go",  "rs",    "java",
+        "kt",  "scala", "c",  "h",   "cc",   "cpp",  "cxx", "hpp", "hh",  "rb",    "php",
+        "cs",  "swift", "m",  "mm",  "sh",   "bash", "lua", "pl",  "pm",  "ex",    "exs",
+        "erl", "hs",    "ml", "clj", "dart", "jl",   "r",   "zig", "vue", "svelte"};
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash) || dot == (slash ? slash + 1 : path))
+        return false;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(exts); i++)
+        if (!strcasecmp(dot + 1, exts[i]))
+            return true;
+    return false;
+}
+
+static int on_entry(const char *root, const git_tree_entry *e, void *payload)
+{
+    tree_docs *d = payload;
+    git_filemode_t mode = git_tree_entry_filemode(e);
+    if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
+        return 0;
+    git_blob *blob = NULL;
+    if (git_blob_lookup(&blob, d->repo, git_tree_entry_id(e)) != 0) {
+        d->err = -1;
+        return -1;
+    }
+    /* every file gets an id (mnemo may return any); the baseline indexes the eligible ones */
+    mn_buf path = MN_BUF_INIT;
+    mn_buf_printf(&path, "%s%s", root, git_tree_entry_name(e));
+    git_object_size_t size = git_blob_rawsize(blob);
+    int64_t id = (int64_t)d->paths.len;
+    mn_map_set(&d->ids, path.ptr, (void *)(uintptr_t)(id + 1));
+    mn_vec_push(&d->paths, mn_strdup(path.ptr));
+    mn_vec_push(&d->sizes, (size_t)size);
+    if ((!d->all_files && !is_source(path.ptr)) || size > MAX_FILE || git_blob_is_binary(blob)) {
+        d->skipped++;
+    } else {
+        mn_buf content = MN_BUF_INIT;
+        mn_buf_put(&content, git_blob_rawcontent(blob), (size_t)size);
+        const char *cols[] = {path.ptr, content.ptr};
+        if (ev_bm25_add(d->bm, id, cols) != 0)
+            d->err = -1;
+        mn_buf_release(&content);
+        d->docs++;
+    }
+    mn_buf_release(&path);
+    git_blob_free(blob);
+    return d->err;
+}
+
+static void tree_docs_release(tree_docs *d)
+{
+    ev_bm25_close(d->bm);
+    for (size_t i = 0; i < d->paths.len; i++)
+        free(d->paths.items[i]);
+    mn_vec_release(&d->paths);
+    mn_vec_release(&d->sizes);
+    mn_map_release(&d->ids);
+}
+
+/* ---- the run ---- */
+
+typedef struct {
+    char *name; /* owner/name */
+    git_repository *repo;
+} repo_entry;
+
+typedef struct {
+    ev_options o;
+    ev_report r;
+    FILE *out;
+    MN_VEC(repo_entry) repos;
+    size_t instances, no_repo, cut_queries, no_gold_fn, new_gold_files;
+    ev_samples index_s, checkout_s, bm25_build_s, bm25_docs, files_indexed, code_ms;
+} run;
+
+static git_repository *open_repo(run *R, const char *name)
+{
+    for (size_t i = 0; i < R->repos.len; i++)
+        if (!strcmp(R->repos.items[i].name, name))
+            return R->repos.items[i].repo;
+    git_repository *repo = NULL;
+    const char *slash = strchr(name, '/');
+    if (slash && R->o.repos) {
+        int owner_len = (int)(slash - name);
+        const char *base = slash + 1;
+        mn_buf c[4] = {MN_BUF_INIT, MN_BUF_INIT, MN_BUF_INIT, MN_BUF_INIT};
+        mn_buf_printf(&c[0], "%s/%.*s+%s/repo", R->o.repos, owner_len, name, base);
+        mn_buf_printf(&c[1], "%s/%.*s+%s", R->o.repos, owner_len, name, base);
+        mn_buf_printf(&c[2], "%s/%s", R->o.repos, base);
+        mn_buf_printf(&c[3], "%s/%.*s__%s", R->o.repos, owner_len, name, base);
+        for (size_t i = 0; i < MN_ARRAY_SIZE(c); i++) {
+            if (!repo && mn_fs_is_dir(c[i].ptr) &&
+                git_repository_open_ext(&repo, c[i].ptr, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0)
+                repo = NULL;
+            mn_buf_release(&c[i]);
+        }
+    }
+    repo_entry e = {mn_strdup(name), repo};
+    mn_vec_push(&R->repos, e);
+    return repo;
+}
+
+static const char *short_name(const char *repo)
+{
+    const char *s = strrchr(repo, '/');
+    return s ? s + 1 : repo;
+}
+
+static void print_files(const char *sys, const int64_t *rank, size_t n, const tree_docs *d)
+{
+    fprintf(stderr, "    %s:", sys);
+    for (size_t i = 0; i < n && i < 5; i++)
+        fprintf(stderr, " %s",
+                rank[i] >= 0 && (size_t)rank[i] < d->paths.len ? d->paths.items[rank[i]] : "?");
+    fputc('\n', stderr);
+}
+
+static void add_file_acc(run *R, const char *group, int sys, const int64_t *rank, size_t n,
+                         const int64_t *gold, size_t ngold)
+{
+    static const size_t ks[] = {1, 3, 5};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(ks); i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "file_acc@%zu", ks[i]);
+        ev_report_add(&R->r, group, name, sys, ev_hits(rank, n, ks[i], gold, ngold) == ngold);
+    }
+}
+
+/* mnemo on one instance: checkout, index, search files and code. */
+static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commit *commit,
+                     const tree_docs *d, const gold_vec *gold, const int64_t *gold_ids,
+                     const char *group)
+{
+    const char *iid = ev_str(inst, "instance_id");
+    const char *ps = ev_str(inst, "problem_statement");
+    char *dir = ev_mkdtemp("mnemo-swe");
+    ev_store st = {0};
+    sym_table syms = {MN_VEC_INIT, MN_MAP_INIT};
+    i64_vec gold_fn = MN_VEC_INIT, fn_rank = MN_VEC_INIT;
+    json_t *args = NULL, *res = NULL;
+    char *query = NULL;
+    bool have_store = false;
+    int rc = 2;
+    if (!dir)
+        return 2;
+
+    uint64_t t0 = ev_now_ns();
+    git_checkout_options co;
+    git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+    co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
+    co.target_directory = dir;
+    if (git_checkout_tree(repo, (const git_object *)commit, &co) != 0) {
+        fprintf(stderr, PROG ": %s: checkout: %s\n", iid,
+                git_error_last() ? git_error_last()->message : "?");
+        goto out;
+    }
+    mn_vec_push(&R->checkout_s, ev_ms_since(t0) / 1000);
+
+    have_store = true;
+    if (ev_store_open(&st, dir) != 0)
+        goto out;
+    args = json_pack("{s:s}", "path", dir);
+    t0 = ev_now_ns();
+    if (ev_call(&st, "index", args, &res) != 0)
+        goto out;
+    mn_vec_push(&R->index_s, ev_ms_since(t0) / 1000);
+    mn_vec_push(&R->files_indexed, (double)json_integer_value(json_object_get(res, "files")));
+    json_decref(args);
+    json_decref(res);
+    args = res = NULL;
+
+    /* gold functions, from the index of the base checkout */
+    if (syms_load(&syms, &st) != 0)
+        goto out;
+    gold_functions(gold, &syms, &gold_fn);
+    if (gold_fn.len == 0)
+        R->no_gold_fn++;
+    if (R->o.verbose) {
+        fprintf(stderr, "    gold functions:");
+        for (size_t i = 0; i < gold_fn.len; i++)
+            fprintf(stderr, " %s:%s", syms.v.items[gold_fn.items[i]].path,
+                    syms.v.items[gold_fn.items[i]].name);
+        fputc('\n', stderr);
+    }
+    if (!R->r.available[EV_MNEMO]) {
+        rc = 0;
+        goto out;
+    }
+
+    /* files */
+    size_t len = strlen(ps), max = ev_search_query_max(MAX_QUERY);
+    if (len > max) { /* bytes >= characters: a byte cap is a character cap */
+        R->cut_queries++;
+        len = mn_utf8_floor(ps, len, max);
+    }
+    query = mn_strndup(ps, len);
+    args = json_pack("{s:s,s:[s],s:I}", "query", query, "kinds", "file", "k", (json_int_t)FILE_K);
+    int64_t rank[MAX_K];
+    size_t nrank = 0, bytes = 0;
+    double ms;
+    if (ev_search(&st, args, &res, &ms) == 0) {
+        mn_vec_push(&R->r.latency[EV_MNEMO], ms);
+        const json_t *items = json_object_get(res, "items");
+        size_t i;
+        json_t *it;
+        json_array_foreach(items, i, it)
+        {
+            const char *path = *ev_str(it, "path") ? ev_str(it, "path") : ev_str(it, "id");
+            uintptr_t v = (uintptr_t)mn_map_get(&d->ids, path);
+            if (nrank < MAX_K)
+                rank[nrank++] = v ? (int64_t)(v - 1) : -1;
+            if (i < TOKENS_K)
+                bytes += ev_item_bytes(it);
+        }
+        nrank = ev_rank_dedup(rank, nrank);
+        mn_vec_push(&R->r.tokens[EV_MNEMO], (double)ev_tokens(bytes));
+    } else {
+        R->r.errors++;
+    }
+    add_file_acc(R, group, EV_MNEMO, rank, nrank, gold_ids, gold->len);
+    if (R->o.verbose)
+        print_files("mnemo", rank, nrank, d);
+    json_decref(args);
+    json_decref(res);
+    args = res = NULL;
+
+    /* functions */
+    if (gold_fn.len) {
+        size_t K = R->o.k ? R->o.k : CODE_K;
+        args = json_pack("{s:s,s:[s],s:I}", "query", query, "kinds", "code", "k",
+                         (json_int_t)(K > MAX_K ? MAX_K : K));
+        if (ev_search(&st, args, &res, &ms) == 0) {
+            mn_vec_push(&R->code_ms, ms);
+            size_t i;
+            json_t *it;
+            json_array_foreach(json_object_get(res, "items"), i, it)
+            {
+                json_t *sl = json_object_get(it, "start_line");
+                if (!*ev_str(it, "path") || !json_is_integer(sl))
+                    continue;
+                int64_t line = json_integer_value(sl);
+                push_distinct(&fn_rank, innermost(&syms, ev_str(it, "path"), line, line));
+            }
+        } else {
+            R->r.errors++;
+        }
+        static const size_t ks[] = {5, 10};
+        for (size_t i = 0; i < MN_ARRAY_SIZE(ks); i++) {
+            char name[32];
+            snprintf(name, sizeof(name), "func_acc@%zu", ks[i]);
+            ev_report_add(&R->r, group, name, EV_MNEMO,
+                          ev_hits(fn_rank.items, fn_rank.len, ks[i], gold_fn.items, gold_fn.len) ==
+                              gold_fn.len);
+        }
+        if (R->o.verbose) {
+            fprintf(stderr, "    mnemo functions:");
+            for (size_t i = 0; i < fn_rank.len && i < 10; i++)
+                fprintf(stderr, " %s", syms.v.items[fn_rank.items[i]].name);
+            fputc('\n', stderr);
+        }
+    }
+    rc = 0;
+out:
+    if (rc == 0 && R->o.keep)
+        fprintf(stderr, PROG ": %s: checkout and store kept at %s\n", iid, dir);
+    if (have_store)
+        ev_store_close(&st, false);
+    if (!R->o.keep)
+        ev_rm_rf(dir);
+    free(dir);
+    free(query);
+    json_decref(args);
+    json_decref(res);
+    syms_release(&syms);
+    mn_vec_release(&gold_fn);
+    mn_vec_release(&fn_rank);
+    return rc;
+}
+
+static int run_instance(run *R, const json_t *inst, size_t index)
+{
+    const char *iid = ev_str(inst, "instance_id"), *repo_name = ev_str(inst, "repo");
+    const char *base = ev_str(inst, "base_commit"), *ps = ev_str(inst, "problem_statement");
+    const char *patch = ev_str(inst, "patch");
+    gold_vec gold = MN_VEC_INIT;
+    tree_docs d = {0};
+    git_commit *commit = NULL;
+    git_tree *tree = NULL;
+    int64_t gold_ids[64], rank[FILE_K];
+    size_t nrank = 0;
+    int rc = 2;
+
+    if (!*iid || !*repo_name || !*base || !*ps || !*patch) {
+        fprintf(stderr,
+                PROG ": instance %zu: needs instance_id, repo, base_commit, "
+                     "problem_statement and patch\n",
+                index);
+        return 2;
+    }
+    git_repository *repo = open_repo(R, repo_name);
+    if (!repo) {
+        R->no_repo++;
+        return 0;
+    }
+    git_oid oid;
+    if (git_oid_fromstr(&oid, base) != 0 || git_commit_lookup(&commit, repo, &oid) != 0 ||
+        git_commit_tree(&tree, commit) != 0) {
+        fprintf(stderr, PROG ": %s: base_commit %s not found in %s's clone\n", iid, base,
+                repo_name);
+        goto out;
+    }
+    parse_patch(patch, &gold);
+    if (gold.len == 0 || gold.len > MN_ARRAY_SIZE(gold_ids)) {
+        fprintf(stderr, PROG ": %s: no 'diff --git' header in the patch\n", iid);
+        goto out;
+    }
+    const char *group = short_name(repo_name);
+    ev_report_question(&R->r, group);
+    if (R->o.verbose) {
+        fprintf(stderr, "%s gold:", iid);
+        for (size_t i = 0; i < gold.len; i++)
+            fprintf(stderr, " %s", gold.items[i].path);
+        fputc('\n', stderr);
+    }
+
+    /* bm25 over the base tree */
+    uint64_t t0 = ev_now_ns();
+    d.repo = repo;
+    d.all_files = R->o.all_files;
+    if (ev_bm25_open(&d.bm, 2) != 0)
+        goto out;
+    if (git_tree_walk(tree, GIT_TREEWALK_PRE, on_entry, &d) != 0 || d.err) {
+        fprintf(stderr, PROG ": %s: cannot read the tree of %s\n", iid, base);
+        goto out;
+    }
+    mn_vec_push(&R->bm25_build_s, ev_ms_since(t0) / 1000);
+    mn_vec_push(&R->bm25_docs, (double)d.docs);
+    for (size_t i = 0; i < gold.len; i++) {
+        uintptr_t v = (uintptr_t)mn_map_get(&d.ids, gold.items[i].path);
+        /* a gold file the tree lacks (new in the patch) gets an id no ranking holds */
+        gold_ids[i] = v ? (int64_t)(v - 1) : (int64_t)(d.paths.len + i);
+        if (!v)
+            R->new_gold_files++;
+    }
+    t0 = ev_now_ns();
+    if (ev_bm25_search(d.bm, ps, QUERY_TOKENS, FILE_K, rank, &nrank) != 0)
+        goto out;
+    mn_vec_push(&R->r.latency[EV_BM25], ev_ms_since(t0));
+    size_t bytes = 0;
+    for (size_t i = 0; i < nrank && i < TOKENS_K; i++)
+        bytes += d.sizes.items[rank[i]] + strlen(d.paths.items[rank[i]]);
+    mn_vec_push(&R->r.tokens[EV_BM25], (double)ev_tokens(bytes));
+    add_file_acc(R, group, EV_BM25, rank, nrank, gold_ids, gold.len);
+    if (R->o.verbose)
+        print_files("bm25", rank, nrank, &d);
+
+    if (!R->o.only_baseline &&
+        (rc = run_mnemo(R, inst, repo, commit, &d, &gold, gold_ids, group)) != 0)
+        goto out;
+    R->instances++;
+    rc = 0;
+out:
+    tree_docs_release(&d);
+    git_tree_free(tree);
+    git_commit_free(commit);
+    gold_release(&gold);
+    return rc;
+}
+
+static void add_seconds_line(run *R, const char *what, const ev_samples *s)
+{
+    if (s->len)
+        ev_report_line(&R->r, "%s: p50 %.2f s, p95 %.2f s, max %.2f s, %.1f s in all (n=%zu)", what,
+                       ev_percentile(s, 0.5), ev_percentile(s, 0.95), ev_percentile(s, 1.0),
+                       ev_sum(s), s->len);
+}
+
+int main(int argc, char **argv)
+{
+    run R;
+    memset(&R, 0, sizeof(R));
+    int rc = ev_parse_args(&R.o, argc, argv, PROG, usage, "MNEMO_BENCH_SWEBENCH");
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    if (!R.o.repos)
+        R.o.repos = getenv("MNEMO_BENCH_REPOS");
+    if (!R.o.repos || !mn_fs_is_dir(R.o.repos)) {
+        fprintf(stderr, PROG ": --repos DIR (a directory of full-history clones) is needed\n%s",
+                usage);
+        return 2;
+    }
+    R.out = R.o.json ? stderr : stdout;
+    json_t *data = ev_load_jsonl(R.o.input);
+    if (!data)
+        return 2;
+    if (json_array_size(data) == 0) {
+        fprintf(stderr, PROG ": %s: no instance\n", R.o.input);
+        json_decref(data);
+        return 2;
+    }
+    git_libgit2_init();
+    ev_report_init(&R.r, "swebench", R.o.input, metrics, MN_ARRAY_SIZE(metrics));
+    R.r.tokens_k = TOKENS_K;
+    R.r.available[EV_BM25] = true;
+    R.r.available[EV_MNEMO] = !R.o.only_baseline && ev_search_available();
+    if (!R.o.only_baseline && !R.r.available[EV_MNEMO])
+        fprintf(R.out, "search: not available (this mnemo has no 'search' operation); "
+                       "running the baseline, checkout and index only\n");
+
+    uint64_t t0 = ev_now_ns();
+    size_t n = json_array_size(data);
+    if (R.o.limit && R.o.limit < n)
+        n = R.o.limit;
+    rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = run_instance(&R, json_array_get(data, i), i);
+        if (R.o.verbose || isatty(2))
+            fprintf(stderr, "\r%zu/%zu %s%s", i + 1, n,
+                    ev_str(json_array_get(data, i), "instance_id"), R.o.verbose ? "\n" : "   ");
+    }
+    if (!R.o.verbose && isatty(2))
+        fputc('\n', stderr);
+    double wall = ev_ms_since(t0) / 1000;
+    if (rc == 0 && R.instances == 0) {
+        fprintf(stderr, PROG ": no instance could run (repositories not found under %s?)\n",
+                R.o.repos);
+        rc = 2;
+    }
+
+    if (rc == 0) {
+        fprintf(R.out, "SWE-bench %s: %zu instances\n", R.o.input, R.instances);
+        add_seconds_line(&R, "mnemo index per instance", &R.index_s);
+        if (R.files_indexed.len)
+            ev_report_line(&R.r, "mnemo files indexed per instance: p50 %.0f, max %.0f",
+                           ev_percentile(&R.files_indexed, 0.5),
+                           ev_percentile(&R.files_indexed, 1.0));
+        add_seconds_line(&R, "checkout per instance", &R.checkout_s);
+        add_seconds_line(&R, "bm25 build per instance (tree read + FTS5)", &R.bm25_build_s);
+        ev_report_line(&R.r, "bm25 documents per instance: p50 %.0f, max %.0f (%s)",
+                       ev_percentile(&R.bm25_docs, 0.5), ev_percentile(&R.bm25_docs, 1.0),
+                       R.o.all_files ? "every text file" : "source files by extension");
+        if (R.code_ms.len)
+            ev_report_line(&R.r, "mnemo code search (functions) latency ms: p50 %.3f p95 %.3f",
+                           ev_percentile(&R.code_ms, 0.5), ev_percentile(&R.code_ms, 0.95));
+        ev_report_line(&R.r, "wall time %.1f s", wall);
+        ev_report_note(&R.r,
+                       "%zu instances skipped (repository not found); %zu without a gold "
+                       "function (left out of func_acc); %zu gold files not in the base tree; "
+                       "%zu queries cut to %zu bytes for mnemo",
+                       R.no_repo, R.no_gold_fn, R.new_gold_files, R.cut_queries,
+                       ev_search_query_max(MAX_QUERY));
+        if (R.r.errors)
+            ev_report_note(&R.r, "%zu mnemo searches failed (scored as empty)", R.r.errors);
+        ev_report_print(&R.r, R.out);
+        bool ok = ev_report_target(&R.r, R.out, "all", "file_acc@1", 0.55);
+        ok &= ev_report_target(&R.r, R.out, "all", "file_acc@5", 0.80);
+        json_object_set_new(R.r.extra, "instances", json_integer((json_int_t)R.instances));
+        json_object_set_new(R.r.extra, "wall_s", json_real(wall));
+        json_object_set_new(
+            R.r.extra, "index_s",
+            R.index_s.len ? json_pack("{s:f,s:f,s:f,s:I}", "p50", ev_percentile(&R.index_s, 0.5),
+                                      "p95", ev_percentile(&R.index_s, 0.95), "sum",
+                                      ev_sum(&R.index_s), "n", (json_int_t)R.index_s.len)
+                          : json_null());
+        json_object_set_new(R.r.extra, "target_pass", json_boolean(ok));
+        if (R.o.json) {
+            json_t *j = ev_report_json(&R.r);
+            char *s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
+            printf("%s\n", s);
+            free(s);
+            json_decref(j);
+        }
+        if (R.o.strict && !ok)
+            rc = 1;
+    }
+    for (size_t i = 0; i < R.repos.len; i++) {
+        free(R.repos.items[i].name);
+        git_repository_free(R.repos.items[i].repo);
+    }
+    mn_vec_release(&R.repos);
+    ev_samples *ss[] = {&R.index_s,   &R.checkout_s,    &R.bm25_build_s,
+                        &R.bm25_docs, &R.files_indexed, &R.code_ms};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(ss); i++)
+        mn_vec_release(ss[i]);
+    ev_report_release(&R.r);
+    json_decref(data);
+    git_libgit2_shutdown();
+    return rc;
+}

@@ -1,0 +1,147 @@
+/*
+ * op_context.c - the one call (context) and its data form (recall): make
+ * sure the index is fresh (op_index.c: mn_api__ensure_fresh), then hand the
+ * question to the packer (retrieve/pack.h) and record what was served, so
+ * feedback on it can reach the memories' usefulness counters.
+ */
+#include "common.h"
+
+#include "api/api_internal.h"
+#include "retrieve/pack.h"
+#include "store/store_search.h"
+#include "util/vec.h"
+
+/* Strings of a JSON array into a malloc'd vector (borrowed strings). */
+static const char **strv(const json_t *a, size_t *n)
+{
+    *n = json_array_size(a);
+    const char **v = mn_calloc(*n + 1, sizeof(*v));
+    for (size_t i = 0; i < *n; i++)
+        v[i] = json_string_value(json_array_get(a, i));
+    return v;
+}
+
+typedef MN_VEC(int64_t) row_vec;
+
+static int collect_row(void *payload, const mn_memory_hit *h)
+{
+    mn_vec_push((row_vec *)payload, h->rowid);
+    return 0;
+}
+
+/* Remember what was served (ids and scores) and count a hit on each memory. */
+static int record_served(mn_ctx *ctx, const char *op, const char *query, json_t *out,
+                         const json_t *items)
+{
+    int64_t id = 0;
+    json_t *served = json_array();
+    const char *uids[256];
+    size_t nuids = 0, i;
+    const json_t *it;
+    json_array_foreach(items, i, it)
+    {
+        const char *type = json_string_value(json_object_get(it, "type"));
+        const char *mid = json_string_value(json_object_get(it, "id"));
+        if (!type || !mid)
+            continue;
+        json_array_append_new(served, json_pack("{s:s,s:s,s:O}", "kind", type, "id", mid, "score",
+                                                json_object_get(it, "score")));
+        if (!strcmp(type, "memory") && nuids < MN_ARRAY_SIZE(uids))
+            uids[nuids++] = mid;
+    }
+    if (mn_store_read_only(ctx->store)) { /* serves without recording */
+        json_decref(served);
+        return 0;
+    }
+    row_vec rows = MN_VEC_INIT;
+    int rc = nuids ? mn_store_memories_by_uid(ctx->store, uids, nuids, collect_row, &rows) : 0;
+    if (rc == 0 && (rc = mn_store_begin(ctx->store)) == 0) {
+        rc = mn_store_served_add(ctx->store, &id, op, query, served);
+        if (rc == 0 && rows.len)
+            rc = mn_store_memories_touch(ctx->store, rows.items, rows.len, mn_time_now_ms());
+        if (rc == 0)
+            rc = mn_store_commit(ctx->store);
+        else
+            mn_store_rollback(ctx->store);
+    }
+    mn_vec_release(&rows);
+    json_decref(served);
+    if (rc == 0)
+        json_object_set_new(out, "served", json_integer(id));
+    return rc;
+}
+
+static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
+{
+    mn_context_request req;
+    memset(&req, 0, sizeof(req));
+    const char *q = json_string_value(json_object_get(args, "query"));
+    if (recall && !q)
+        q = json_string_value(json_object_get(args, "task"));
+    req.query = q ? q : "";
+    json_int_t max =
+        json_integer_value(json_object_get(args, recall ? "limit_tokens" : "max_tokens"));
+    req.max_tokens = max > 0 ? (size_t)max : recall ? 1500 : 3000;
+    const char *mode = json_string_value(json_object_get(args, "mode"));
+    req.mode = !mode || !strcmp(mode, "auto") ? MN_CONTEXT_AUTO
+               : !strcmp(mode, "route")       ? MN_CONTEXT_ROUTE
+                                              : MN_CONTEXT_DISCOVERY;
+    const json_t *causal = json_object_get(args, "include_causal");
+    req.include_causal = causal ? json_is_true(causal) : true;
+    const char **files = strv(json_object_get(args, "files"), &req.nfiles);
+    const char **symbols = strv(json_object_get(args, "symbols"), &req.nsymbols);
+    req.files = files;
+    req.symbols = symbols;
+    json_t *notes = json_array();
+    json_t *fresh_args = json_object();
+    const json_t *path = json_object_get(args, recall ? "repo_path" : "path");
+    if (path)
+        json_object_set(fresh_args, "path", (json_t *)path);
+    int rc = mn_api__ensure_fresh(ctx, fresh_args, notes);
+    json_decref(fresh_args);
+    if (rc == 0)
+        rc = recall ? mn_recall_build(ctx->store, &req, out)
+                    : mn_context_build(ctx->store, &req, out);
+    if (rc == 0) {
+        const json_t *items = json_object_get(*out, "items");
+        json_t *all = json_array();
+        if (recall) { /* served: every memory and code place of the bundle */
+            static const char *const parts[] = {"facts", "few_shots", "decisions", "links"};
+            for (size_t p = 0; p < MN_ARRAY_SIZE(parts); p++) {
+                size_t i;
+                json_t *x;
+                json_array_foreach(json_object_get(*out, parts[p]), i, x)
+                {
+                    json_t *copy = json_deep_copy(x);
+                    if (!json_object_get(copy, "type"))
+                        json_object_set_new(copy, "type", json_string("memory"));
+                    if (!json_object_get(copy, "id"))
+                        json_object_set(copy, "id", json_object_get(copy, "path"));
+                    json_array_append_new(all, copy);
+                }
+            }
+            items = all;
+        }
+        rc = record_served(ctx, recall ? "recall" : "context", req.query, *out, items);
+        json_decref(all);
+        json_array_extend(json_object_get(*out, "notes"), notes);
+        if (rc) {
+            json_decref(*out);
+            *out = NULL;
+        }
+    }
+    json_decref(notes);
+    free(files);
+    free(symbols);
+    return rc;
+}
+
+int mn_op_context(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    return build(ctx, args, out, false);
+}
+
+int mn_op_recall(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    return build(ctx, args, out, true);
+}

@@ -1,0 +1,795 @@
+/*
+ * embed_builtin.c - the built-in embedder: windowed LSA learned from the
+ * project's own memories and chunks. Nothing to download; measured against
+ * lexical search alone in docs/internals/embeddings.md.
+ *
+ * The model. Every document (a live memory, a chunk) is tokenized with the
+ * tokenizer of the full-text index (text/tokenize.h), so a term here is a
+ * term there. A term weighs w = (1 + ln tf) * idf, idf = ln((N + 1) /
+ * (df + 0.5)) over the N documents. The model is trained on *windows*: a
+ * document together with its neighbours in its stream (the two documents
+ * before and after it: the memories saved around it, the chunks around it
+ * in its file), weights summed over the window, (1 + ln tf) * idf, unit
+ * length. X is the terms x windows matrix of those. The term vectors are
+ * the first k left singular vectors of X (U_k, not scaled by the singular
+ * values), and a text's vector is sum_t w_t U_t, unit length. Training on
+ * windows rather than single documents is what makes the signal
+ * complementary to BM25: a term's vector carries the context it was
+ * written in, so "it was so relaxing" finds the question about the pottery
+ * class the turn before it was about. Rare terms matter (their vector is
+ * their context): every term of the corpus gets a vector.
+ *
+ * k = N / 8 rounded to a multiple of 16, within [32, 256]: the rank has to
+ * stay well below the number of windows or LSA degenerates into plain
+ * tf-idf cosine (on LoCoMo, 256 dimensions for ~600 turns loses the gain;
+ * N/6 .. N/10 are within a point of each other).
+ *
+ * The SVD is randomized (Halko, Martinsson, Tropp 2011), run on the window
+ * side so that nothing of size terms x terms or terms x l is
+ * orthonormalised: Y = X^T Omega (Omega a +-1 matrix from a hash, never
+ * stored), then POWER_ITERS times Q = orth(Y), Y = X^T (X Q); Q = orth(Y),
+ * C = Q^T X^T X Q (l x l, l = k + OVERSAMPLE), C = W L W^T (Jacobi), the
+ * window-side singular vectors P = Q W_k, sigma = sqrt(L), and the term
+ * vectors U = X P / sigma. Cost O(nnz * l) per product plus O(windows *
+ * l^2) per orthonormalisation. Above MAX_WINDOWS documents the SVD runs on
+ * an evenly spaced sample of windows; every other window is then folded in
+ * (p = U^T x / sigma) to give vectors to the terms the sample did not see.
+ *
+ * Stored: one row per model in embed_models ("builtin:lsa<k>@<16 hex>", the
+ * fingerprint an xxh3 of the corpus texts, the project and the parameters)
+ * and one int8 vector with its idf per term in embed_terms. Embedding a
+ * query looks its few terms up; embedding documents loads every term once
+ * per embedder. Deterministic: the same corpus gives the same model.
+ */
+#include "common.h"
+#include <math.h>
+#include <xxhash.h>
+
+#include "retrieve/embed.h"
+#include "store/store_vector.h"
+#include "text/tokenize.h"
+#include "util/map.h"
+#include "util/util.h"
+#include "util/vec.h"
+
+#define ALGO_VERSION   1
+#define WINDOW         2 /* neighbours on each side */
+#define MIN_DIM        32
+#define MAX_DIM        256
+#define DOCS_PER_DIM   8 /* k = N / DOCS_PER_DIM */
+#define OVERSAMPLE     8 /* l = k + OVERSAMPLE */
+#define POWER_ITERS    2
+#define MAX_WINDOWS    8000  /* windows the SVD runs on; the rest are folded in */
+#define MAX_DOC_BYTES  65536 /* of a document's text, tokenized */
+#define RETRAIN_FACTOR 1.5   /* retrain when the corpus grew or shrank by this factor */
+
+/* ---- tokenizing into term ids ---- */
+
+typedef struct {
+    mn_map ids; /* term -> id + 1 */
+    MN_VEC(char *) terms;
+    MN_VEC(int64_t) df;
+} vocab;
+
+typedef struct {
+    uint32_t t;
+    float x;
+} entry;
+
+typedef MN_VEC(entry) entry_vec;
+
+static uint32_t vocab_id(vocab *v, const char *tok, size_t len, bool add)
+{
+    char key[MN_TOK_MAX_BYTES + 1];
+    if (len > MN_TOK_MAX_BYTES)
+        len = MN_TOK_MAX_BYTES;
+    memcpy(key, tok, len);
+    key[len] = '\0';
+    void *p = mn_map_get(&v->ids, key);
+    if (p)
+        return (uint32_t)((uintptr_t)p - 1);
+    if (!add)
+        return UINT32_MAX;
+    uint32_t id = (uint32_t)v->terms.len;
+    mn_vec_push(&v->terms, mn_strndup(key, len));
+    mn_vec_push(&v->df, 0);
+    mn_map_set(&v->ids, key, (void *)(uintptr_t)(id + 1));
+    return id;
+}
+
+static void vocab_release(vocab *v)
+{
+    for (size_t i = 0; i < v->terms.len; i++)
+        free(v->terms.items[i]);
+    mn_vec_release(&v->terms);
+    mn_vec_release(&v->df);
+    mn_map_release(&v->ids);
+}
+
+/* A document as (term id, count) pairs, ids ascending. */
+typedef struct {
+    vocab *v;
+    bool add;
+    entry_vec *out;
+} tok_ctx;
+
+static int on_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                    int colocated)
+{
+    tok_ctx *c = payload;
+    MN_UNUSED(start);
+    MN_UNUSED(end);
+    MN_UNUSED(colocated);
+    uint32_t id = vocab_id(c->v, tok, len, c->add);
+    if (id != UINT32_MAX)
+        mn_vec_push(c->out, ((entry){id, 1}));
+    return 0;
+}
+
+static int by_term(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Sort by term and sum the counts of equal terms, from index `from` on. */
+static void collapse(entry_vec *e, size_t from)
+{
+    size_t n = e->len - from, w = 0;
+    entry *p = e->items + from;
+    if (n == 0)
+        return;
+    qsort(p, n, sizeof(*p), by_term);
+    for (size_t i = 1; i < n; i++) {
+        if (p[i].t == p[w].t)
+            p[w].x += p[i].x;
+        else
+            p[++w] = p[i];
+    }
+    e->len = from + w + 1;
+}
+
+static void tokenize_into(vocab *v, bool add, entry_vec *out, const char *text, size_t len,
+                          unsigned flags)
+{
+    size_t from = out->len;
+    tok_ctx c = {v, add, out};
+    if (len > MAX_DOC_BYTES)
+        len = mn_utf8_floor(text, len, MAX_DOC_BYTES);
+    mn_tokenize(text, len, MN_LANG_UNKNOWN, flags, on_token, &c);
+    collapse(out, from);
+}
+
+/* ---- small dense linear algebra (double) ----
+ *
+ * The loops run in blocks of 4 lanes with a scalar tail: GCC at -O2 does
+ * not vectorise a reduction whose trip count is unknown, but it does turn a
+ * fixed 4-lane block into SIMD (SLP), which halves the training time. */
+
+static double dot(const double *restrict a, const double *restrict b, size_t n)
+{
+    double acc[4] = {0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (size_t j = 0; j < 4; j++)
+            acc[j] += a[i + j] * b[i + j];
+    for (; i < n; i++)
+        acc[0] += a[i] * b[i];
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+/* y += a * x */
+static void axpy(double *restrict y, double a, const double *restrict x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (size_t j = 0; j < 4; j++)
+            y[i + j] += a * x[i + j];
+    for (; i < n; i++)
+        y[i] += a * x[i];
+}
+
+/* Orthonormalise the l columns of the n x l row-major matrix a (modified Gram-Schmidt on a
+ * transposed copy, so each column is contiguous). A column that vanishes becomes zero. One
+ * pass is enough here: the power iteration keeps the columns' condition number near
+ * (sigma_1 / sigma_l)^2, far from where Gram-Schmidt loses orthogonality in double. */
+static void orthonormalize(double *a, size_t n, size_t l)
+{
+    double *t = mn_malloc(n * l * sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < l; j++)
+            t[j * n + i] = a[i * l + j];
+    for (size_t j = 0; j < l; j++) {
+        double *cj = t + j * n;
+        for (size_t p = 0; p < j; p++) {
+            const double *cp = t + p * n;
+            axpy(cj, -dot(cj, cp, n), cp, n);
+        }
+        double norm = sqrt(dot(cj, cj, n));
+        for (size_t i = 0; i < n; i++)
+            cj[i] = norm > 1e-12 ? cj[i] / norm : 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < l; j++)
+            a[i * l + j] = t[j * n + i];
+    free(t);
+}
+
+/* Eigen-decomposition of the symmetric n x n matrix a (destroyed) by cyclic Jacobi:
+ * eigenvalues in w, eigenvectors in the columns of v (row-major). */
+static void jacobi(double *a, size_t n, double *w, double *v)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            v[i * n + j] = i == j;
+    double scale = 0;
+    for (size_t i = 0; i < n * n; i++)
+        scale += a[i] * a[i];
+    for (int sweep = 0; sweep < 60; sweep++) {
+        double off = 0;
+        for (size_t p = 0; p < n; p++)
+            for (size_t q = p + 1; q < n; q++)
+                off += a[p * n + q] * a[p * n + q];
+        if (off <= 1e-24 * scale)
+            break;
+        for (size_t p = 0; p < n; p++)
+            for (size_t q = p + 1; q < n; q++) {
+                double apq = a[p * n + q];
+                if (fabs(apq) < 1e-300)
+                    continue;
+                double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+                double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+                double c = 1 / sqrt(t * t + 1), s = t * c;
+                for (size_t k = 0; k < n; k++) {
+                    double akp = a[k * n + p], akq = a[k * n + q];
+                    a[k * n + p] = c * akp - s * akq;
+                    a[k * n + q] = s * akp + c * akq;
+                }
+                for (size_t k = 0; k < n; k++) {
+                    double apk = a[p * n + k], aqk = a[q * n + k];
+                    a[p * n + k] = c * apk - s * aqk;
+                    a[q * n + k] = s * apk + c * aqk;
+                }
+                for (size_t k = 0; k < n; k++) {
+                    double vkp = v[k * n + p], vkq = v[k * n + q];
+                    v[k * n + p] = c * vkp - s * vkq;
+                    v[k * n + q] = s * vkp + c * vkq;
+                }
+            }
+    }
+    for (size_t i = 0; i < n; i++)
+        w[i] = a[i * n + i];
+}
+
+/* ---- the corpus ---- */
+
+typedef struct {
+    vocab v;
+    entry_vec entries;       /* every document's (term, count), concatenated */
+    MN_VEC(size_t) start;    /* document i: entries [start[i], start[i + 1]) */
+    MN_VEC(bool) new_stream; /* document i starts a stream */
+    char prev_stream[256];
+    XXH3_state_t *hash;
+} corpus;
+
+static int on_doc(void *payload, const mn_embed_doc *d)
+{
+    corpus *c = payload;
+    bool fresh = c->start.len == 0 || strncmp(c->prev_stream, d->stream, sizeof(c->prev_stream));
+    snprintf(c->prev_stream, sizeof(c->prev_stream), "%s", d->stream);
+    mn_vec_push(&c->start, c->entries.len);
+    mn_vec_push(&c->new_stream, fresh);
+    tokenize_into(&c->v, true, &c->entries, d->text, d->len, 0);
+    XXH3_64bits_update(c->hash, d->text, d->len);
+    XXH3_64bits_update(c->hash, "\x1e", 1);
+    return 0;
+}
+
+/* The sparse matrix X: windows as columns of (term, weight). */
+typedef struct {
+    entry_vec e;
+    MN_VEC(size_t) start; /* window j: e[start[j], start[j + 1]) */
+} windows;
+
+/* The window around document d: its neighbours in the same stream, counts summed. */
+static void add_window(windows *w, const corpus *c, size_t d, const double *idf)
+{
+    size_t n = c->start.len - 1, lo = d, hi = d;
+    while (lo > 0 && d - lo < WINDOW && !c->new_stream.items[lo])
+        lo--;
+    while (hi + 1 < n && hi - d < WINDOW && !c->new_stream.items[hi + 1])
+        hi++;
+    size_t from = w->e.len;
+    mn_vec_push(&w->start, from);
+    for (size_t i = lo; i <= hi; i++)
+        for (size_t j = c->start.items[i]; j < c->start.items[i + 1]; j++)
+            mn_vec_push(&w->e, c->entries.items[j]);
+    collapse(&w->e, from);
+    double norm = 0;
+    for (size_t j = from; j < w->e.len; j++) {
+        entry *x = &w->e.items[j];
+        x->x = (float)((1 + log(x->x)) * idf[x->t]);
+        norm += (double)x->x * x->x;
+    }
+    norm = sqrt(norm);
+    for (size_t j = from; j < w->e.len && norm > 0; j++)
+        w->e.items[j].x = (float)(w->e.items[j].x / norm);
+}
+
+/* y (nw x l) = X^T z, z (V x l) */
+static void xt_times(double *y, const windows *w, size_t nw, const float *z, size_t l)
+{
+    memset(y, 0, nw * l * sizeof(double));
+    for (size_t j = 0; j < nw; j++) {
+        double *restrict yj = y + j * l;
+        for (size_t i = w->start.items[j]; i < w->start.items[j + 1]; i++) {
+            const float *restrict zt = z + (size_t)w->e.items[i].t * l;
+            double x = w->e.items[i].x;
+            size_t c = 0;
+            for (; c + 4 <= l; c += 4)
+                for (size_t b = 0; b < 4; b++)
+                    yj[c + b] += x * zt[c + b];
+            for (; c < l; c++)
+                yj[c] += x * zt[c];
+        }
+    }
+}
+
+/* z (V x l) = X q, q (nw x l) */
+static void x_times(float *z, size_t nterms, const windows *w, size_t nw, const double *q, size_t l)
+{
+    memset(z, 0, nterms * l * sizeof(float));
+    for (size_t j = 0; j < nw; j++) {
+        const double *restrict qj = q + j * l;
+        for (size_t i = w->start.items[j]; i < w->start.items[j + 1]; i++) {
+            float *restrict zt = z + (size_t)w->e.items[i].t * l;
+            float x = w->e.items[i].x;
+            size_t c = 0;
+            for (; c + 4 <= l; c += 4)
+                for (size_t b = 0; b < 4; b++)
+                    zt[c + b] += x * (float)qj[c + b];
+            for (; c < l; c++)
+                zt[c] += x * (float)qj[c];
+        }
+    }
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static int by_eigen_desc(const void *a, const void *b, void *w)
+{
+    const double *ev = w;
+    double x = ev[*(const size_t *)a], y = ev[*(const size_t *)b];
+    return x > y ? -1 : x < y;
+}
+
+/*
+ * The term vectors (nterms x k floats, malloc'd) of the windowed LSA of
+ * corpus c; *k_out is k. See the file comment for the algorithm.
+ */
+static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
+{
+    size_t n = c->start.len - 1, nterms = c->v.terms.len;
+    size_t k = (n / DOCS_PER_DIM + 8) / 16 * 16;
+    k = k < MIN_DIM ? MIN_DIM : k > MAX_DIM ? MAX_DIM : k;
+
+    /* the windows the SVD runs on: all, or an evenly spaced sample */
+    windows w = {MN_VEC_INIT, MN_VEC_INIT};
+    size_t nw = n < MAX_WINDOWS ? n : MAX_WINDOWS;
+    bool *sampled = mn_calloc(n, sizeof(bool));
+    for (size_t j = 0; j < nw; j++) {
+        size_t d = (size_t)((double)j * (double)n / (double)nw);
+        sampled[d] = true;
+        add_window(&w, c, d, idf);
+    }
+    mn_vec_push(&w.start, w.e.len);
+
+    size_t l = k + OVERSAMPLE < nw ? k + OVERSAMPLE : nw;
+    if (k > l)
+        k = l;
+    double *y = mn_malloc(nw * l * sizeof(double));
+    float *z = mn_calloc(nterms * l, sizeof(float));
+    /* Y = X^T Omega, Omega[t][c] = +-1 from a hash of (t, c) */
+    for (size_t t = 0; t < nterms; t++)
+        for (size_t c0 = 0; c0 < l; c0 += 64) {
+            uint64_t bits = mix64(((uint64_t)t << 16) ^ (c0 + 0x9e3779b97f4a7c15ULL));
+            for (size_t c1 = c0; c1 < l && c1 < c0 + 64; c1++)
+                z[t * l + c1] = (bits >> (c1 - c0)) & 1 ? 1.0f : -1.0f;
+        }
+    xt_times(y, &w, nw, z, l);
+    for (int it = 0; it < POWER_ITERS; it++) {
+        orthonormalize(y, nw, l);
+        x_times(z, nterms, &w, nw, y, l);
+        xt_times(y, &w, nw, z, l);
+    }
+    orthonormalize(y, nw, l); /* Q */
+    x_times(z, nterms, &w, nw, y, l);
+    double *s = mn_malloc(nw * l * sizeof(double));
+    xt_times(s, &w, nw, z, l); /* S = X^T X Q */
+    double *cm = mn_calloc(l * l, sizeof(double)), *wv = mn_malloc(l * l * sizeof(double)),
+           *ev = mn_malloc(l * sizeof(double));
+    for (size_t j = 0; j < nw; j++)
+        for (size_t a = 0; a < l; a++)
+            axpy(cm + a * l, y[j * l + a], s + j * l, l);
+    for (size_t a = 0; a < l; a++) /* symmetrize rounding */
+        for (size_t b = a + 1; b < l; b++)
+            cm[a * l + b] = cm[b * l + a] = (cm[a * l + b] + cm[b * l + a]) / 2;
+    jacobi(cm, l, ev, wv);
+    size_t *order = mn_malloc(l * sizeof(size_t));
+    for (size_t i = 0; i < l; i++)
+        order[i] = i;
+    qsort_r(order, l, sizeof(size_t), by_eigen_desc, ev);
+
+    /* P = Q W_k (window side), sigma; then U = X P / sigma */
+    double *p = mn_calloc(nw * k, sizeof(double)), *sigma = mn_malloc(k * sizeof(double));
+    for (size_t c0 = 0; c0 < k; c0++)
+        sigma[c0] = ev[order[c0]] > 0 ? sqrt(ev[order[c0]]) : 0;
+    double *wk = mn_malloc(k * l * sizeof(double)); /* W_k, one row per component */
+    for (size_t c0 = 0; c0 < k; c0++)
+        for (size_t a = 0; a < l; a++)
+            wk[c0 * l + a] = wv[a * l + order[c0]];
+    for (size_t j = 0; j < nw; j++)
+        for (size_t c0 = 0; c0 < k; c0++)
+            p[j * k + c0] = dot(y + j * l, wk + c0 * l, l);
+    free(wk);
+    float *u = mn_calloc(nterms * k, sizeof(float));
+    bool *seen = mn_calloc(nterms, sizeof(bool));
+    for (size_t j = 0; j < nw; j++)
+        for (size_t i = w.start.items[j]; i < w.start.items[j + 1]; i++) {
+            const entry *x = &w.e.items[i];
+            seen[x->t] = true;
+            for (size_t c0 = 0; c0 < k; c0++)
+                u[(size_t)x->t * k + c0] += x->x * (float)p[j * k + c0];
+        }
+    for (size_t t = 0; t < nterms; t++)
+        for (size_t c0 = 0; c0 < k; c0++)
+            u[t * k + c0] = sigma[c0] > 1e-9 ? (float)(u[t * k + c0] / sigma[c0]) : 0;
+
+    /* terms only the windows left out of the sample have: fold those windows in */
+    if (nw < n) {
+        float *extra = mn_calloc(nterms * k, sizeof(float));
+        double *pw = mn_malloc(k * sizeof(double));
+        for (size_t d = 0; d < n; d++) {
+            if (sampled[d])
+                continue;
+            windows one = {MN_VEC_INIT, MN_VEC_INIT};
+            add_window(&one, c, d, idf);
+            bool useful = false;
+            for (size_t i = 0; i < one.e.len && !useful; i++)
+                useful = !seen[one.e.items[i].t];
+            if (useful) {
+                memset(pw, 0, k * sizeof(double));
+                for (size_t i = 0; i < one.e.len; i++)
+                    if (seen[one.e.items[i].t])
+                        for (size_t c0 = 0; c0 < k; c0++)
+                            pw[c0] += one.e.items[i].x * u[(size_t)one.e.items[i].t * k + c0];
+                for (size_t c0 = 0; c0 < k; c0++)
+                    pw[c0] = sigma[c0] > 1e-9 ? pw[c0] / sigma[c0] : 0;
+                for (size_t i = 0; i < one.e.len; i++)
+                    if (!seen[one.e.items[i].t])
+                        for (size_t c0 = 0; c0 < k; c0++)
+                            extra[(size_t)one.e.items[i].t * k + c0] +=
+                                (float)(one.e.items[i].x * pw[c0] /
+                                        (sigma[c0] > 1e-9 ? sigma[c0] : 1));
+            }
+            mn_vec_release(&one.e);
+            mn_vec_release(&one.start);
+        }
+        for (size_t t = 0; t < nterms; t++)
+            if (!seen[t])
+                memcpy(u + t * k, extra + t * k, k * sizeof(float));
+        free(extra);
+        free(pw);
+    }
+
+    free(seen);
+    free(sampled);
+    free(p);
+    free(sigma);
+    free(order);
+    free(cm);
+    free(wv);
+    free(ev);
+    free(s);
+    free(y);
+    free(z);
+    mn_vec_release(&w.e);
+    mn_vec_release(&w.start);
+    *k_out = k;
+    return u;
+}
+
+/* ---- training and storing ---- */
+
+typedef struct {
+    char *model;
+    size_t dim;
+    int64_t docs;
+    int version;
+} current_model;
+
+static int take_first(void *payload, const mn_embed_model_rec *m)
+{
+    current_model *c = payload;
+    if (!m->per_project)
+        return 0;
+    c->model = mn_strdup(m->model);
+    c->dim = m->dim;
+    c->docs = m->docs;
+    json_t *params = m->params ? json_loads(m->params, 0, NULL) : NULL;
+    c->version = (int)json_integer_value(json_object_get(params, "version"));
+    json_decref(params);
+    return 1; /* the newest: stop */
+}
+
+/* The project's newest built-in model, if any (c->model NULL when none). */
+static int find_model(mn_store *s, current_model *c)
+{
+    memset(c, 0, sizeof(*c));
+    int rc = mn_store_embed_models_each(s, "builtin:", take_first, c);
+    return rc == 1 ? 0 : rc;
+}
+
+static void corpus_release(corpus *c)
+{
+    vocab_release(&c->v);
+    mn_vec_release(&c->entries);
+    mn_vec_release(&c->start);
+    mn_vec_release(&c->new_stream);
+    if (c->hash)
+        XXH3_freeState(c->hash);
+}
+
+/* Store the model: its row, its terms, and drop every other model (a new model re-embeds). */
+static int store_model(mn_store *s, const char *model, const corpus *c, const double *idf,
+                       const float *u, size_t k, size_t nwindows)
+{
+    size_t nterms = c->v.terms.len, n = c->start.len - 1;
+    int8_t *q = mn_malloc(k);
+    json_t *params =
+        json_pack("{s:s,s:i,s:i,s:I,s:I,s:I,s:I}", "algo", "windowed-lsa", "version", ALGO_VERSION,
+                  "window", WINDOW, "dim", (json_int_t)k, "docs", (json_int_t)n, "terms",
+                  (json_int_t)nterms, "windows", (json_int_t)nwindows);
+    char *ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+    mn_embed_model_rec rec = {model, true, k, (int64_t)n, ptext, 0, -1};
+    int rc = mn_store_begin(s);
+    if (rc)
+        goto out;
+    if ((rc = mn_store_embed_models_drop(s, NULL, NULL)) != 0 ||
+        (rc = mn_store_embed_model_put(s, &rec)) != 0)
+        goto rollback;
+    for (size_t t = 0; t < nterms; t++) {
+        float scale = mn_embed_quantize(q, u + t * k, k);
+        if (scale == 0)
+            continue; /* a term no window gave a direction: it adds nothing */
+        const char *term = c->v.terms.items[t];
+        if ((rc = mn_store_embed_term_put(s, model, term, strlen(term), idf[t], q, k, scale)) != 0)
+            goto rollback;
+    }
+    rc = mn_store_commit(s);
+    goto out;
+rollback:
+    mn_store_rollback(s);
+out:
+    free(q);
+    free(ptext);
+    json_decref(params);
+    return rc;
+}
+
+int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
+{
+    mn_embed_train_stats local;
+    stats = stats ? stats : &local;
+    memset(stats, 0, sizeof(*stats));
+    current_model cur;
+    corpus c = {0};
+    double *idf = NULL;
+    float *u = NULL;
+    int64_t now = 0;
+    int rc = find_model(s, &cur);
+    if (rc)
+        return rc;
+    if ((rc = mn_store_embed_corpus_count(s, &now)) != 0)
+        goto out;
+    if (!force && cur.model && cur.version == ALGO_VERSION &&
+        (double)now < RETRAIN_FACTOR * (double)cur.docs &&
+        (double)now * RETRAIN_FACTOR > (double)cur.docs) {
+        stats->docs = cur.docs;
+        goto out; /* still fits the corpus */
+    }
+    if (now < MN_EMBED_MIN_DOCS) {
+        rc = mn_error_set(MN_ENOTFOUND,
+                          "the built-in embedder needs at least %d memories and chunks to learn "
+                          "from (this project has %lld)",
+                          MN_EMBED_MIN_DOCS, (long long)now);
+        goto out;
+    }
+
+    uint64_t t0 = mn_time_mono_ns();
+    c.hash = XXH3_createState();
+    XXH3_64bits_reset(c.hash);
+    if ((rc = mn_store_embed_corpus_each(s, on_doc, &c)) != 0)
+        goto out;
+    size_t n = c.start.len, nterms = c.v.terms.len;
+    mn_vec_push(&c.start, c.entries.len);
+    if (n < MN_EMBED_MIN_DOCS || nterms == 0) {
+        rc =
+            mn_error_set(MN_ENOTFOUND, "the built-in embedder found too little text to learn from");
+        goto out;
+    }
+    for (size_t i = 0; i < c.entries.len; i++)
+        c.v.df.items[c.entries.items[i].t]++;
+    idf = mn_malloc(nterms * sizeof(double));
+    for (size_t t = 0; t < nterms; t++)
+        idf[t] = log(((double)n + 1) / ((double)c.v.df.items[t] + 0.5));
+    size_t k = 0;
+    u = train_lsa(&c, idf, &k);
+
+    char params[64];
+    snprintf(params, sizeof(params), "|v%d|w%d|k%zu|", ALGO_VERSION, WINDOW, k);
+    XXH3_64bits_update(c.hash, params, strlen(params));
+    char model[64];
+    snprintf(model, sizeof(model), "builtin:lsa%zu@%016llx", k,
+             (unsigned long long)XXH3_64bits_digest(c.hash));
+    if ((rc = store_model(s, model, &c, idf, u, k, n < MAX_WINDOWS ? n : MAX_WINDOWS)) != 0)
+        goto out;
+    stats->trained = true;
+    stats->docs = (int64_t)n;
+    stats->terms = (int64_t)nterms;
+    stats->dim = k;
+    stats->seconds = (double)(mn_time_mono_ns() - t0) / 1e9;
+out:
+    free(cur.model);
+    free(idf);
+    free(u);
+    corpus_release(&c);
+    return rc;
+}
+
+/* ---- the embedder ---- */
+
+typedef struct {
+    double idf;
+    float scale;
+    int8_t q[];
+} term_vec;
+
+typedef struct {
+    mn_embedder base;
+    mn_store *store;
+    mn_map all; /* every term -> term_vec*, loaded on the first document batch */
+    bool loaded;
+} builtin;
+
+static int load_term(void *payload, const char *term, size_t len, double idf, const int8_t *q,
+                     size_t qlen, float scale)
+{
+    builtin *b = payload;
+    if (qlen != b->base.dim || len > MN_TOK_MAX_BYTES)
+        return 0; /* damaged: leave it out */
+    char key[MN_TOK_MAX_BYTES + 1];
+    memcpy(key, term, len);
+    key[len] = '\0';
+    term_vec *tv = mn_malloc(sizeof(*tv) + qlen);
+    tv->idf = idf;
+    tv->scale = scale;
+    memcpy(tv->q, q, qlen);
+    free(mn_map_set(&b->all, key, tv));
+    return 0;
+}
+
+typedef struct {
+    builtin *b;
+    const entry *e;
+    const char *const *terms;
+    float *out;
+} lookup_ctx;
+
+static void add_term(float *out, size_t dim, const term_vec *tv, double tf)
+{
+    float w = (float)((1 + log(tf)) * tv->idf) * tv->scale;
+    for (size_t c = 0; c < dim; c++)
+        out[c] += w * (float)tv->q[c];
+}
+
+static int on_lookup(void *payload, size_t which, double idf, const int8_t *q, size_t qlen,
+                     float scale)
+{
+    lookup_ctx *l = payload;
+    size_t dim = l->b->base.dim;
+    if (qlen != dim)
+        return 0;
+    float w = (float)((1 + log(l->e[which].x)) * idf) * scale;
+    for (size_t c = 0; c < dim; c++)
+        l->out[c] += w * (float)q[c];
+    return 0;
+}
+
+static int builtin_embed(mn_embedder *e, float **out, const char *const *texts, size_t n,
+                         unsigned flags)
+{
+    builtin *b = (builtin *)e;
+    size_t dim = e->dim;
+    int rc = 0;
+    vocab v = {MN_MAP_INIT, MN_VEC_INIT, MN_VEC_INIT};
+    entry_vec ent = MN_VEC_INIT;
+    bool query = flags & MN_EMBED_QUERY;
+    if (!query && !b->loaded) {
+        if ((rc = mn_store_embed_terms_each(b->store, e->model, load_term, b)) != 0)
+            return rc;
+        b->loaded = true;
+    }
+    float *vecs = mn_calloc(n * dim, sizeof(float));
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        float *row = vecs + i * dim;
+        ent.len = 0;
+        tokenize_into(&v, true, &ent, texts[i], strlen(texts[i]), query ? MN_TOK_QUERY : 0);
+        if (b->loaded) {
+            for (size_t j = 0; j < ent.len; j++) {
+                const term_vec *tv = mn_map_get(&b->all, v.terms.items[ent.items[j].t]);
+                if (tv)
+                    add_term(row, dim, tv, ent.items[j].x);
+            }
+        } else {
+            const char **terms = mn_malloc((ent.len + 1) * sizeof(*terms));
+            for (size_t j = 0; j < ent.len; j++)
+                terms[j] = v.terms.items[ent.items[j].t];
+            lookup_ctx l = {b, ent.items, terms, row};
+            rc = mn_store_embed_terms_get(b->store, e->model, terms, ent.len, on_lookup, &l);
+            free(terms);
+        }
+        mn_embed_normalize(row, dim);
+    }
+    vocab_release(&v);
+    mn_vec_release(&ent);
+    if (rc) {
+        free(vecs);
+        return rc;
+    }
+    *out = vecs;
+    return 0;
+}
+
+static void builtin_free(mn_embedder *e)
+{
+    builtin *b = (builtin *)e;
+    size_t pos = 0;
+    const char *key;
+    void *val;
+    while (mn_map_next(&b->all, &pos, &key, &val))
+        free(val);
+    mn_map_release(&b->all);
+    free(e->model);
+    free(b);
+}
+
+static const mn_embedder_ops builtin_ops = {"builtin", builtin_embed, builtin_free};
+
+int mn_embedder_builtin_open(mn_embedder **out, mn_store *s)
+{
+    *out = NULL;
+    current_model f;
+    int rc = find_model(s, &f);
+    if (rc)
+        return rc;
+    if (!f.model)
+        return mn_error_set(MN_ENOTFOUND, "no built-in embedding model yet (it is trained on the "
+                                          "first sync)");
+    builtin *b = mn_calloc(1, sizeof(*b));
+    b->base.ops = &builtin_ops;
+    b->base.model = f.model;
+    b->base.dim = f.dim;
+    b->base.batch = 256;
+    b->store = s;
+    *out = &b->base;
+    return 0;
+}

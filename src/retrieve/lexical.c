@@ -1,0 +1,277 @@
+/*
+ * lexical.c - the lexical signals: BM25F candidates from the full-text
+ * indexes (store_search.h) for memories and code chunks, and what they say
+ * about files.
+ *
+ * The store returns FTS5's bm25() with field weights (memories: title 4,
+ * keywords 3, body 1, context 1.5; chunks: path 2, names 4, signature 2,
+ * docstring 1.5, body 1), best first, bounded by `limit`. Filters on
+ * memories (kind, level, status, tags, paths) run in the store, before the
+ * limit, so a filter never empties a list that had matches.
+ *
+ * A file's lexical evidence is the decayed sum of its chunks' scores, best
+ * first: lex(f) = sum_i bm25_i * 0.25^i. One strong chunk counts most; more
+ * matching chunks add less and less, so a long file does not win by
+ * volume (0.25 beat 0, 0.5 and 0.7 on the SWE-bench dev set). The first
+ * line of an issue (a title above more text) is searched on its own too
+ * (title(f), same sum), the query's words against the file paths
+ * (path_lex), and for file ranking the ownership of the query's 24
+ * weightiest words (mn_lexical_ownership).
+ */
+#include "common.h"
+#include <inttypes.h>
+#include <math.h>
+
+#include "retrieve/retrieve_internal.h"
+
+#define FILE_CHUNK_DECAY 0.25
+
+mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, const char *role,
+                             double rank)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%" PRId64, id);
+    size_t at = (size_t)(uintptr_t)mn_map_get(&c->file_index, key);
+    if (at) {
+        mn_file_cand *f = &c->files.items[at - 1];
+        if (!f->path && path) {
+            f->path = mn_arena_strdup(c->arena, path);
+            f->role = role ? mn_arena_strdup(c->arena, role) : NULL;
+            f->rank = rank;
+        }
+        return f;
+    }
+    mn_file_cand f = {0};
+    f.id = id;
+    f.path = path ? mn_arena_strdup(c->arena, path) : NULL;
+    f.role = role ? mn_arena_strdup(c->arena, role) : NULL;
+    f.rank = rank;
+    mn_vec_push(&c->files, f);
+    mn_map_set(&c->file_index, key, (void *)(uintptr_t)c->files.len);
+    return &c->files.items[c->files.len - 1];
+}
+
+/*
+ * Bounding a ranked query. FTS5 ranks every row that matches before it
+ * can sort (bm25() reads each row's column sizes: about 1 us a row), so one
+ * word found in a third of the store costs more than the rest of a search.
+ * When a query matches more than ROW_BUDGET rows, it keeps its rarest
+ * words, in increasing number of matches, while their matches add up to at
+ * most ROW_BUDGET (the rarest word always stays). The words left out are
+ * the ones BM25 weighs least (idf = ln(N / df)), so the top rows barely
+ * move. Counting matches reads posting lists without ranking, about ten
+ * times cheaper than ranking them.
+ */
+#define ROW_BUDGET      1000
+#define ROW_BUDGET_FILE 12000 /* ranking files: quality first */
+
+typedef struct {
+    const char *match;
+    int64_t count;
+} counted;
+
+static int cmp_counted(const void *a, const void *b)
+{
+    int64_t x = ((const counted *)a)->count, y = ((const counted *)b)->count;
+    return x < y ? -1 : x > y;
+}
+
+static int bounded_match(mn_search_ctx *c, mn_fts_table table, const char *match, bool title,
+                         const char **out)
+{
+    int64_t total = 0, ndocs = 0;
+    double budget = (c->req->kinds & MN_SEARCH_FILE) ? ROW_BUDGET_FILE : ROW_BUDGET;
+    *out = match;
+    if (!match || budget <= 0)
+        return 0;
+    int rc = mn_store_fts_count(c->store, table, match, &total, &ndocs);
+    if (rc || (double)total <= budget)
+        return rc;
+    counted *terms = mn_calloc(c->q.nterms ? c->q.nterms : 1, sizeof(counted));
+    size_t n = 0;
+    for (size_t i = 0; i < c->q.nterms && rc == 0; i++) {
+        if (title && !c->q.terms[i].in_title)
+            continue;
+        terms[n].match = c->q.terms[i].match;
+        rc = mn_store_fts_count(c->store, table, terms[n].match, &terms[n].count, &ndocs);
+        if (terms[n].count > 0)
+            n++;
+    }
+    if (rc == 0 && n > 0) {
+        qsort(terms, n, sizeof(*terms), cmp_counted);
+        mn_buf b = MN_BUF_INIT;
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i > 0 && sum + (double)terms[i].count > budget)
+                break;
+            sum += (double)terms[i].count;
+            mn_buf_printf(&b, "%s%s", i ? " OR " : "", terms[i].match);
+        }
+        *out = mn_arena_strndup(c->arena, b.ptr, b.len);
+        mn_buf_release(&b);
+    }
+    free(terms);
+    return rc;
+}
+
+static const char *dup(mn_search_ctx *c, const char *s)
+{
+    return s ? mn_arena_strdup(c->arena, s) : NULL;
+}
+
+static int on_memory(void *payload, const mn_memory_hit *h)
+{
+    mn_search_ctx *c = payload;
+    mn_memory_cand m = {0};
+    m.rowid = h->rowid;
+    m.uid = dup(c, h->uid);
+    m.kind = dup(c, h->kind);
+    m.status = dup(c, h->status);
+    m.title = dup(c, h->title);
+    m.level = h->level;
+    m.bm25 = h->bm25;
+    m.created_at = h->created_at;
+    m.updated_at = h->updated_at;
+    m.hits = h->hits;
+    m.used = h->used;
+    m.ignored = h->ignored;
+    m.stale = h->stale;
+    m.scope = mn_fusion_memory_scope(c, h->scope_paths);
+    mn_vec_push(&c->memories, m);
+    return 0;
+}
+
+int mn_lexical_memories(mn_search_ctx *c, size_t limit)
+{
+    if (!c->q.match)
+        return 0;
+    mn_memory_query q = c->req->filter;
+    int rc = bounded_match(c, MN_FTS_MEMORIES, c->q.match, false, &q.match);
+    q.limit = limit;
+    return rc ? rc : mn_store_search_memories(c->store, &q, on_memory, c);
+}
+
+static int on_chunk(void *payload, const mn_chunk_hit *h)
+{
+    mn_search_ctx *c = payload;
+    mn_chunk_cand k = {0};
+    k.id = h->id;
+    k.file_id = h->file_id;
+    k.symbol_id = h->symbol_id;
+    k.start_line = h->start_line;
+    k.end_line = h->end_line;
+    k.path = dup(c, h->path);
+    k.role = dup(c, h->role);
+    k.symbol = dup(c, h->symbol);
+    k.qualified_name = dup(c, h->qualified_name);
+    k.symbol_kind = dup(c, h->symbol_kind);
+    k.bm25 = h->bm25;
+    mn_vec_push(&c->chunks, k);
+    /* hits come best first, so a file's chunks arrive in decreasing order */
+    mn_file_cand *f = mn_search_file(c, h->file_id, h->path, h->role, h->file_rank);
+    if (f->lex_best == 0) {
+        f->lex_best = h->bm25;
+        f->best_chunk = h->id;
+        f->lex = h->bm25;
+        f->lex_weight = 1;
+    } else {
+        f->lex_weight *= FILE_CHUNK_DECAY; /* the i-th chunk of the file: decay^i */
+        f->lex += h->bm25 * f->lex_weight;
+    }
+    f->nchunks++;
+    return 0;
+}
+
+int mn_lexical_chunks(mn_search_ctx *c, size_t limit)
+{
+    if (!c->q.match)
+        return 0;
+    mn_chunk_query q = {0};
+    int rc = bounded_match(c, MN_FTS_CHUNKS, c->q.match, false, &q.match);
+    q.limit = limit;
+    return rc ? rc : mn_store_search_chunks(c->store, &q, on_chunk, c);
+}
+
+static int on_title_chunk(void *payload, const mn_chunk_hit *h)
+{
+    mn_search_ctx *c = payload;
+    mn_file_cand *f = mn_search_file(c, h->file_id, h->path, h->role, h->file_rank);
+    f->title_weight = f->title_weight > 0 ? f->title_weight * FILE_CHUNK_DECAY : 1;
+    f->title += h->bm25 * f->title_weight;
+    return 0;
+}
+
+int mn_lexical_title(mn_search_ctx *c, size_t limit)
+{
+    if (!c->q.title_match)
+        return 0;
+    mn_chunk_query q = {0};
+    int rc = bounded_match(c, MN_FTS_CHUNKS, c->q.title_match, true, &q.match);
+    q.limit = limit;
+    return rc ? rc : mn_store_search_chunks(c->store, &q, on_title_chunk, c);
+}
+
+static int on_path(void *payload, const mn_file_hit *h)
+{
+    mn_search_ctx *c = payload;
+    mn_file_cand *f = mn_search_file(c, h->id, h->path, h->role, h->rank);
+    f->path_lex = h->bm25;
+    return 0;
+}
+
+int mn_lexical_paths(mn_search_ctx *c, size_t limit)
+{
+    if (!c->q.match)
+        return 0;
+    return mn_store_search_files(c->store, c->q.title_match ? c->q.title_match : c->q.match, limit,
+                                 on_path, c);
+}
+
+/*
+ * Ownership: which files hold most of a query term's occurrences.
+ *   own(f) = sum_t w_t * ln(N / df_t) * n(f, t) / df_t
+ * n(f, t) the chunks of f matching t, df_t all chunks matching it (of this
+ * project), N the chunks of the store; w_t the term's weight in the query
+ * (query.c). A central file that mentions everything owns no term; the
+ * module a term belongs to owns it.
+ */
+#define OWN_CHUNKS_MAX 5000 /* chunks read per term: a word in more says little anyway */
+
+struct own_row {
+    int64_t file, n;
+};
+
+typedef struct {
+    mn_search_ctx *c;
+    MN_VEC(struct own_row) rows;
+    int64_t df;
+} own_acc;
+
+static int on_term_file(void *payload, int64_t file_id, int64_t count)
+{
+    own_acc *a = payload;
+    struct own_row r = {file_id, count};
+    mn_vec_push(&a->rows, r);
+    a->df += count;
+    return 0;
+}
+
+int mn_lexical_ownership(mn_search_ctx *c)
+{
+    int64_t ndocs = 0, df0;
+    const char *none = "";
+    int rc = mn_store_chunk_df(c->store, &none, 0, &df0, &ndocs);
+    for (size_t i = 0; rc == 0 && i < c->q.nterms && i < MN_QUERY_OWN_TERMS; i++) {
+        own_acc a = {c, MN_VEC_INIT, 0};
+        rc = mn_store_term_files(c->store, c->q.terms[i].match, OWN_CHUNKS_MAX, on_term_file, &a);
+        if (rc == 0 && a.df > 0 && ndocs > a.df) {
+            double idf = log((double)ndocs / (double)a.df);
+            for (size_t r = 0; r < a.rows.len; r++) {
+                mn_file_cand *f = mn_search_file(c, a.rows.items[r].file, NULL, NULL, 0);
+                f->own += c->q.terms[i].weight * idf * (double)a.rows.items[r].n / (double)a.df;
+            }
+        }
+        mn_vec_release(&a.rows);
+    }
+    return rc;
+}

@@ -1,0 +1,602 @@
+/*
+ * query.c - what a question says, for the ranking: the words for the
+ * full-text index, and the code it names.
+ *
+ * People locate code with what an issue or a question names: identifiers
+ * (`PairGrid`, parse_header, xr.Dataset.interp), file paths
+ * (src/flask/app.py, a frame of a traceback), and the module paths of
+ * dotted names (requests.sessions -> requests/sessions.py). A bag of words
+ * (BM25) sees these only as words among the prose. So the text is scanned
+ * once for "mentions", each with a strength: how surely it names code.
+ *
+ *   strength of a name =
+ *       1.0  its shape is code: snake_case, camelCase, PascalCase with two
+ *            capitals or more, a name with digits and letters
+ *       0.8  in code context: inside a ``` block, `backticks`, a >>> line,
+ *            a traceback, followed by "(", or part of a dotted name
+ *       0.6  a capitalised word in prose (Dataset, Session: class-like)
+ *       0.3  a __dunder__ name (every class has one)
+ *       0.25 any other word of 4 bytes or more (prose that may be a name)
+ *     the best of these over its occurrences, times (1 + 0.25 ln count).
+ *   a path (has a '/' and a file extension, or a file name with a known
+ *     code extension): 1.5; from a traceback frame: 2.0
+ *   a dotted name a.b.c: the module path a/b/c (and a/b), 1.2; the
+ *     qualified name b.c, 1.5; each component as a name, 0.8
+ *   traceback frames (File "x.py", line 3, in f  /  x.py in f(...)):
+ *     the path at 2.0 and the function at 1.2, with the frame's position
+ *     (the last frames are nearest the fault).
+ *
+ * Whether a mention names anything is decided later, against the index
+ * (graph.c): most prose words name no symbol and cost one index probe.
+ *
+ * The full-text query takes at most MN_QUERY_MAX_WORDS distinct words; when
+ * a text has more (a long issue), the ones kept are those with the highest
+ * strength as names, then the most frequent, in their order in the text.
+ * The FTS5 expression itself is built by the store (mn_store_fts_text_query:
+ * the "mnemo" tokenizer's surface forms, quoted and OR-ed).
+ */
+#include "common.h"
+#include <ctype.h>
+#include <math.h>
+
+#include "retrieve/retrieve_internal.h"
+
+#define MAX_TOKEN 512 /* bytes of one path-like token considered */
+
+typedef struct {
+    mn_query_info *q;
+    mn_arena *arena;
+    mn_map index; /* "<kind>:<text>" -> index + 1 into mentions */
+    size_t cap;
+    /* words for the full-text query */
+    struct word {
+        const char *w;
+        size_t len, first;
+        int count;
+        double strength;
+    } * words;
+    size_t nwords, words_cap;
+    mn_map word_index; /* lower-cased word -> index + 1 */
+} scan;
+
+/* Identifiers that say nothing about where code is: keywords and the most common builtins. */
+static const char *const code_stop[] = {
+    "self",   "cls",    "None",    "True",   "False",  "def",     "class",      "return",
+    "import", "from",   "print",   "lambda", "yield",  "pass",    "raise",      "assert",
+    "with",   "while",  "elif",    "else",   "except", "finally", "global",     "nonlocal",
+    "async",  "await",  "len",     "str",    "int",    "float",   "list",       "dict",
+    "set",    "tuple",  "type",    "object", "range",  "super",   "isinstance", "this",
+    "null",   "true",   "false",   "var",    "let",    "const",   "function",   "new",
+    "void",   "public", "private", "static", "struct", "for",     "and",        "not",
+    "args",   "kwargs",
+};
+
+/* Words of prose that are names in some code base but not meant as one in a sentence. */
+static const char *const prose_stop[] = {
+    "the",     "that",    "have",    "this",      "when",     "what",   "which",   "there", "their",
+    "would",   "should",  "could",   "about",     "into",     "also",   "some",    "then",  "than",
+    "them",    "they",    "were",    "been",      "being",    "does",   "doesn",   "didn",  "isn",
+    "wasn",    "aren",    "here",    "just",      "like",     "only",   "other",   "such",  "these",
+    "those",   "very",    "will",    "your",      "after",    "before", "because", "where", "using",
+    "used",    "use",     "example", "following", "expected", "actual", "output",  "error", "issue",
+    "problem", "version", "python",  "code",      "file",     "files",  "work",    "works", "get",
+    "make",    "need",    "want",    "thanks",    "please",   "seems",  "think",   "know",  "still",
+};
+
+static bool in_list(const char *const *list, size_t n, const char *w, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strlen(list[i]) == len && memcmp(list[i], w, len) == 0)
+            return true;
+    return false;
+}
+
+static bool is_stop_name(const char *w, size_t len, bool code)
+{
+    if (in_list(code_stop, MN_ARRAY_SIZE(code_stop), w, len))
+        return true;
+    return !code && in_list(prose_stop, MN_ARRAY_SIZE(prose_stop), w, len);
+}
+
+static bool word_char(unsigned char ch)
+{
+    return isalnum(ch) || ch == '_' || ch >= 0x80;
+}
+
+static bool path_char(unsigned char ch)
+{
+    return word_char(ch) || ch == '.' || ch == '/' || ch == '\\' || ch == '-' || ch == '~';
+}
+
+double mn_query_code_shape(const char *w, size_t len)
+{
+    bool lower = false, upper_after_lower = false, inner_us = false, digit = false, alpha = false;
+    int uppers = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)w[i];
+        if (ch >= 0x80)
+            return 0; /* not an identifier of code we know */
+        if (islower(ch)) {
+            lower = true;
+            alpha = true;
+        } else if (isupper(ch)) {
+            uppers++;
+            alpha = true;
+            if (lower)
+                upper_after_lower = true;
+        } else if (isdigit(ch)) {
+            digit = true;
+        } else if (ch == '_' && i > 0 && i + 1 < len && w[i - 1] != '_' && w[i + 1] != '_') {
+            inner_us = true;
+        }
+    }
+    if (len >= 4 && w[0] == '_' && w[1] == '_' && w[len - 1] == '_' && w[len - 2] == '_')
+        return 0.3;
+    if (inner_us && alpha)
+        return 1.0;
+    if (upper_after_lower && lower)
+        return 1.0; /* camelCase, PascalCase with an inner capital */
+    if (uppers >= 2 && lower)
+        return 1.0; /* HTTPServer */
+    if (digit && alpha && len >= 3 && !isdigit((unsigned char)w[0]))
+        return 0.7; /* utf8, int64, md5sum */
+    return 0;
+}
+
+static const char *const code_ext[] = {
+    "py",  "pyi",   "js",   "jsx",  "ts",    "tsx",    "mjs",   "cjs",    "c",     "h",
+    "cc",  "cpp",   "hpp",  "cxx",  "go",    "rs",     "java",  "kt",     "rb",    "php",
+    "cs",  "swift", "m",    "mm",   "scala", "sh",     "bash",  "lua",    "pl",    "r",
+    "sql", "cfg",   "toml", "ini",  "yml",   "yaml",   "json",  "md",     "rst",   "txt",
+    "xml", "html",  "css",  "scss", "vue",   "svelte", "proto", "gradle", "cmake", "mk",
+};
+
+static bool is_code_ext(const char *e, size_t len)
+{
+    for (size_t i = 0; i < MN_ARRAY_SIZE(code_ext); i++)
+        if (strlen(code_ext[i]) == len && strncasecmp(code_ext[i], e, len) == 0)
+            return true;
+    return false;
+}
+
+static void add_mention(scan *sc, mn_mention_kind kind, const char *text, size_t len,
+                        double strength, int frame)
+{
+    if (len == 0 || len > MAX_TOKEN || strength <= 0)
+        return;
+    mn_query_info *q = sc->q;
+    char key[MAX_TOKEN + 4];
+    snprintf(key, sizeof(key), "%d:%.*s", (int)kind, (int)len, text);
+    size_t at = (size_t)(uintptr_t)mn_map_get(&sc->index, key);
+    if (at) {
+        mn_mention *m = &q->mentions[at - 1];
+        if (strength > m->strength)
+            m->strength = strength;
+        if (frame > m->frame)
+            m->frame = frame;
+        m->count++;
+        return;
+    }
+    if (q->nmentions >= MN_QUERY_MAX_MENTIONS)
+        return;
+    if (q->nmentions == sc->cap) {
+        size_t cap = sc->cap ? sc->cap * 2 : 32;
+        mn_mention *grown = mn_arena_alloc(sc->arena, cap * sizeof(*grown));
+        if (q->nmentions)
+            memcpy(grown, q->mentions, q->nmentions * sizeof(*grown));
+        q->mentions = grown;
+        sc->cap = cap;
+    }
+    mn_mention *m = &q->mentions[q->nmentions++];
+    m->kind = kind;
+    m->text = mn_arena_strndup(sc->arena, text, len);
+    m->strength = strength;
+    m->count = 1;
+    m->frame = frame;
+    mn_map_set(&sc->index, key, (void *)(uintptr_t)q->nmentions);
+}
+
+/* A word for the full-text query (every word of the text goes through here). */
+static void add_word(scan *sc, const char *w, size_t len, size_t pos, double strength)
+{
+    char key[130];
+    if (len == 0 || len > 120)
+        return;
+    for (size_t i = 0; i < len; i++)
+        key[i] = (char)tolower((unsigned char)w[i]);
+    key[len] = '\0';
+    size_t at = (size_t)(uintptr_t)mn_map_get(&sc->word_index, key);
+    if (at) {
+        struct word *x = &sc->words[at - 1];
+        x->count++;
+        if (strength > x->strength)
+            x->strength = strength;
+        return;
+    }
+    if (sc->nwords == sc->words_cap) {
+        sc->words_cap = sc->words_cap ? sc->words_cap * 2 : 64;
+        sc->words = mn_realloc(sc->words, sc->words_cap * sizeof(*sc->words));
+    }
+    sc->words[sc->nwords] = (struct word){w, len, pos, 1, strength};
+    sc->nwords++;
+    mn_map_set(&sc->word_index, key, (void *)(uintptr_t)sc->nwords);
+}
+
+/* A name: strength from its shape and context (see the header). */
+static void add_name(scan *sc, const char *w, size_t len, bool code_ctx, bool called, int frame)
+{
+    if (len < 3 || len > 100 || isdigit((unsigned char)w[0]) ||
+        is_stop_name(w, len, code_ctx || called || frame))
+        return;
+    double s = mn_query_code_shape(w, len);
+    if (s == 0.3) {
+        add_mention(sc, MN_MENTION_NAME, w, len, 0.3, frame);
+        return;
+    }
+    if ((code_ctx || called || frame) && s < 0.8)
+        s = 0.8;
+    if (s == 0 && isupper((unsigned char)w[0]))
+        s = 0.6;
+    if (s == 0 && len >= 4)
+        s = 0.25;
+    add_mention(sc, MN_MENTION_NAME, w, len, s, frame);
+}
+
+/* Strip what surrounds a path in text and what is outside the repository. */
+static void path_core(const char **p, size_t *len)
+{
+    const char *s = *p, *e = s + *len;
+    static const char *const roots[] = {"site-packages/", "dist-packages/", "node_modules/"};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(roots); i++) {
+        const char *r = memmem(s, (size_t)(e - s), roots[i], strlen(roots[i]));
+        if (r)
+            s = r + strlen(roots[i]);
+    }
+    while (s < e && (*s == '.' || *s == '/' || *s == '~' || *s == '\\'))
+        s++; /* ./a, ~/a, /abs: suffix matching does the rest */
+    *p = s;
+    *len = (size_t)(e - s);
+}
+
+/*
+ * One path-like token: a path, a file name, a dotted name or a word.
+ * tok is at most MAX_TOKEN bytes; `next` is the text after it (for "(" and
+ * " in f" of frames).
+ */
+static void token(scan *sc, const char *tok, size_t len, const char *next, const char *end,
+                  bool code_ctx, int *frame_pos)
+{
+    while (len && (tok[len - 1] == '.' || tok[len - 1] == '-' || tok[len - 1] == '/'))
+        len--; /* the end of a sentence, a dash */
+    while (len && (tok[0] == '-' || tok[0] == '.') && !(len > 1 && tok[1] == '/'))
+        tok++, len--;
+    if (len == 0)
+        return;
+    const char *slash = NULL, *dot = NULL;
+    for (size_t i = 0; i < len; i++) {
+        if (tok[i] == '/' || tok[i] == '\\')
+            slash = tok + i;
+        else if (tok[i] == '.')
+            dot = tok + i;
+    }
+    bool called = next < end && *next == '(';
+    const char *ext = dot ? dot + 1 : NULL;
+    size_t ext_len = ext ? (size_t)(tok + len - ext) : 0;
+    bool has_ext = ext && (!slash || dot > slash) && ext_len > 0 && ext_len <= 6;
+    if (slash || (has_ext && is_code_ext(ext, ext_len) && memchr(tok, '.', len) == dot)) {
+        if (!has_ext)
+            return; /* a directory, a URL: not a file */
+        /* a frame of an IPython traceback: "path.py in func(...)" */
+        int frame = 0;
+        const char *in = next;
+        while (in < end && *in == ' ')
+            in++;
+        if (slash && end - in > 3 && memcmp(in, "in ", 3) == 0) {
+            const char *f = in + 3, *fe = f;
+            while (fe < end && word_char((unsigned char)*fe))
+                fe++;
+            if (fe > f) {
+                frame = ++*frame_pos;
+                add_name(sc, f, (size_t)(fe - f), true, true, frame);
+            }
+        }
+        const char *p = tok;
+        size_t plen = len;
+        path_core(&p, &plen);
+        char norm[MAX_TOKEN + 1];
+        for (size_t i = 0; i < plen; i++)
+            norm[i] = p[i] == '\\' ? '/' : p[i];
+        add_mention(sc, MN_MENTION_PATH, norm, plen, frame ? 2.0 : 1.5, frame);
+        /* the file's stem is often also a module or class name: a word, no mention */
+        return;
+    }
+    if (dot) {
+        /* a dotted name: every component an identifier, else (a version, an
+         * IP address) nothing */
+        const char *comp[16];
+        size_t clen[16], n = 0;
+        for (const char *c = tok; c < tok + len && n < 16;) {
+            const char *d = memchr(c, '.', (size_t)(tok + len - c));
+            size_t l = d ? (size_t)(d - c) : (size_t)(tok + len - c);
+            if (l == 0 || isdigit((unsigned char)c[0]))
+                return;
+            for (size_t i = 0; i < l; i++)
+                if (!word_char((unsigned char)c[i]))
+                    return;
+            comp[n] = c;
+            clen[n++] = l;
+            c += l + 1;
+            if (!d)
+                break;
+        }
+        if (n < 2)
+            return;
+        for (size_t i = 0; i < n; i++)
+            add_name(sc, comp[i], clen[i], true, called && i == n - 1, 0);
+        /* module paths: a/b/c and a/b */
+        for (size_t upto = n; upto >= 2; upto--) {
+            char mod[MAX_TOKEN + 1];
+            size_t m = 0;
+            for (size_t i = 0; i < upto; i++) {
+                if (i)
+                    mod[m++] = '/';
+                memcpy(mod + m, comp[i], clen[i]);
+                m += clen[i];
+            }
+            add_mention(sc, MN_MENTION_MODULE, mod, m, upto == n ? 1.2 : 1.0, 0);
+        }
+        /* the qualified name of the last two: Class.method */
+        size_t ql = (size_t)(comp[n - 1] + clen[n - 1] - comp[n - 2]);
+        add_mention(sc, MN_MENTION_QUALIFIED, comp[n - 2], ql, 1.5, 0);
+        return;
+    }
+    add_name(sc, tok, len, code_ctx, called, 0);
+}
+
+/* File "path", line N, in name  (a Python traceback frame) */
+static bool python_frame(scan *sc, const char *line, const char *end, int *frame_pos)
+{
+    const char *f = memmem(line, (size_t)(end - line), "File \"", 6);
+    if (!f)
+        return false;
+    const char *p = f + 6, *pe = memchr(p, '"', (size_t)(end - p));
+    if (!pe || pe == p || pe - p > MAX_TOKEN)
+        return false;
+    int frame = ++*frame_pos;
+    const char *in = memmem(pe, (size_t)(end - pe), ", in ", 5);
+    if (in) {
+        const char *n = in + 5, *ne = n;
+        while (ne < end && word_char((unsigned char)*ne))
+            ne++;
+        if (ne > n && !(ne - n == 8 && memcmp(n, "<module>", 8) == 0))
+            add_name(sc, n, (size_t)(ne - n), true, true, frame);
+    }
+    const char *core = p;
+    size_t clen = (size_t)(pe - p);
+    path_core(&core, &clen);
+    char norm[MAX_TOKEN + 1];
+    for (size_t i = 0; i < clen; i++)
+        norm[i] = core[i] == '\\' ? '/' : core[i];
+    add_mention(sc, MN_MENTION_PATH, norm, clen, 2.0, frame);
+    return true;
+}
+
+/*
+ * A line of an environment dump ("numpy: 1.18.1", "OS: Linux",
+ * "requests==2.0", JSON such as  "version": "2.27.0",): the versions an
+ * issue template asks for. Their words
+ * name packages, not the code at fault, and are rare enough in the code to
+ * outweigh everything else; such lines are skipped.
+ */
+static bool env_line(const char *l, const char *end)
+{
+    const char *p = l;
+    bool quoted = p < end && *p == '"'; /* "name": "1.2.3", (a JSON dump) */
+    if (quoted)
+        p++;
+    const char *key = p;
+    while (p < end && (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.'))
+        p++;
+    if (p == key || p >= end)
+        return false;
+    if (quoted && *p++ != '"')
+        return false;
+    if (!quoted && p + 1 < end && p[0] == '=' && p[1] == '=')
+        return true; /* pip freeze */
+    if (p >= end || *p != ':' || (p + 1 < end && p[1] == ':'))
+        return false;
+    p++;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    /* the value: one word, or a version number and whatever follows it;
+     * in JSON also an object's opening brace or a short quoted string */
+    if (p < end && isdigit((unsigned char)*p))
+        return true;
+    if (quoted && p < end && *p == '{')
+        return true;
+    const char *v = p;
+    if (quoted && p < end && *p == '"') {
+        const char *q = memchr(p + 1, '"', (size_t)(end - p - 1));
+        if (!q)
+            return false;
+        p = q + 1;
+    } else {
+        while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
+            p++;
+    }
+    if (quoted && p < end && *p == ',')
+        p++;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+    return p == end && p - v < 40;
+}
+
+static bool starts_with(const char *s, const char *end, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return (size_t)(end - s) >= n && memcmp(s, prefix, n) == 0;
+}
+
+static bool is_test_word(const char *w, size_t len)
+{
+    static const char *const words[] = {"test",     "tests",    "testing", "pytest",
+                                        "unittest", "testcase", "fixture", "fixtures"};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(words); i++)
+        if (strlen(words[i]) == len && strncasecmp(words[i], w, len) == 0)
+            return true;
+    return false;
+}
+
+static int cmp_word_priority(const void *a, const void *b)
+{
+    const struct word *x = a, *y = b;
+    if (x->strength != y->strength)
+        return x->strength > y->strength ? -1 : 1;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int cmp_word_pos(const void *a, const void *b)
+{
+    const struct word *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int cmp_term(const void *a, const void *b)
+{
+    const mn_query_term *x = a, *y = b;
+    return x->weight > y->weight ? -1 : x->weight < y->weight;
+}
+
+int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *arena)
+{
+    memset(q, 0, sizeof(*q));
+    q->text = text;
+    q->len = len;
+    scan sc = {q, arena, MN_MAP_INIT, 0, NULL, 0, 0, MN_MAP_INIT};
+    bool fence = false, traceback = false;
+    int frame_pos = 0, test_words = 0;
+    const char *end = text + len;
+    for (const char *line = text; line < end;) {
+        const char *eol = memchr(line, '\n', (size_t)(end - line));
+        if (!eol)
+            eol = end;
+        const char *l = line;
+        while (l < eol && (*l == ' ' || *l == '\t'))
+            l++;
+        bool indented = l - line >= 4 || (l > line && *line == '\t');
+        if (starts_with(l, eol, "```") || starts_with(l, eol, "~~~")) {
+            fence = !fence;
+            line = eol + 1;
+            continue;
+        }
+        if (!traceback && env_line(l, eol)) {
+            line = eol + 1;
+            continue;
+        }
+        if (memmem(l, (size_t)(eol - l), "Traceback (most recent call last)", 33))
+            traceback = true;
+        else if (traceback && l == line && eol > l && !starts_with(l, eol, "File"))
+            traceback = strchr(":-~", *l) != NULL; /* the exception line ends it */
+        bool code = fence || traceback || indented || starts_with(l, eol, ">>>") ||
+                    starts_with(l, eol, "$ ") || starts_with(l, eol, "In [");
+        python_frame(&sc, l, eol, &frame_pos);
+        bool tick = false;
+        for (const char *p = l; p < eol;) {
+            unsigned char ch = (unsigned char)*p;
+            if (ch == '`') {
+                tick = !tick;
+                p++;
+                continue;
+            }
+            if (!path_char(ch)) {
+                p++;
+                continue;
+            }
+            const char *t = p;
+            while (p < eol && path_char((unsigned char)*p))
+                p++;
+            size_t tl = (size_t)(p - t);
+            if (tl <= MAX_TOKEN)
+                token(&sc, t, tl, p, eol, code || tick, &frame_pos);
+            /* its words, for the full-text query */
+            for (const char *w = t; w < p;) {
+                if (!word_char((unsigned char)*w)) {
+                    w++;
+                    continue;
+                }
+                const char *we = w;
+                while (we < p && word_char((unsigned char)*we))
+                    we++;
+                size_t wl = (size_t)(we - w);
+                double s = mn_query_code_shape(w, wl);
+                if ((code || tick) && s < 0.5)
+                    s = 0.5;
+                add_word(&sc, w, wl, (size_t)(w - text), s);
+                if (!code && !tick && is_test_word(w, wl))
+                    test_words++;
+                w = we;
+            }
+        }
+        line = eol + 1;
+    }
+    q->nframes = frame_pos;
+    q->about_tests = test_words > 0;
+
+    /* the full-text query: the best MN_QUERY_MAX_WORDS words, in text order */
+    size_t keep = sc.nwords;
+    size_t maxw = MN_QUERY_MAX_WORDS;
+    if (keep > maxw) {
+        qsort(sc.words, sc.nwords, sizeof(*sc.words), cmp_word_priority);
+        keep = maxw;
+        qsort(sc.words, keep, sizeof(*sc.words), cmp_word_pos);
+    }
+    mn_buf words = MN_BUF_INIT, match = MN_BUF_INIT;
+    for (size_t i = 0; i < keep; i++) {
+        mn_buf_put(&words, sc.words[i].w, sc.words[i].len);
+        mn_buf_putc(&words, ' ');
+    }
+    q->nwords = mn_store_fts_text_query(&match, words.ptr, words.len, MN_QUERY_MAX_WORDS);
+    if (q->nwords)
+        q->match = mn_arena_strndup(arena, match.ptr, match.len);
+    /* the words on their own, for per-term signals, by weight =
+     * (1 + strength + 1 if in the title) * (1 + 0.3 ln count) */
+    const char *nl = memchr(text, '\n', len);
+    size_t title_end = nl && nl - text < 300 ? (size_t)(nl - text) : 0;
+    {
+        size_t n = 0;
+        mn_query_term *t = mn_arena_alloc(arena, (keep ? keep : 1) * sizeof(*t));
+        for (size_t i = 0; i < keep; i++) {
+            const struct word *w = &sc.words[i];
+            mn_buf_clear(&match);
+            if (mn_store_fts_text_query(&match, w->w, w->len, 1) == 0)
+                continue;
+            t[n].word = mn_arena_strndup(arena, w->w, w->len);
+            t[n].match = mn_arena_strndup(arena, match.ptr, match.len);
+            t[n].in_title = w->first < title_end;
+            t[n].weight =
+                (1 + w->strength + (t[n].in_title ? 1.0 : 0)) * (1 + 0.3 * log((double)w->count));
+            n++;
+        }
+        qsort(t, n, sizeof(*t), cmp_term);
+        q->terms = t;
+        q->nterms = n;
+    }
+    /* a title: a first line of a few words above more text (an issue) */
+    if (nl && nl - text < 300) {
+        const char *rest = nl;
+        while (rest < text + len && isspace((unsigned char)*rest))
+            rest++;
+        mn_buf_clear(&match);
+        if (rest < text + len &&
+            mn_store_fts_text_query(&match, text, (size_t)(nl - text), MN_QUERY_MAX_WORDS) > 0)
+            q->title_match = mn_arena_strndup(arena, match.ptr, match.len);
+    }
+    mn_buf_release(&words);
+    mn_buf_release(&match);
+    free(sc.words);
+    mn_map_release(&sc.index);
+    mn_map_release(&sc.word_index);
+    return 0;
+}

@@ -1,0 +1,159 @@
+/*
+ * retrieve_internal.h - what the files of src/retrieve/ share: the analysed
+ * query, the candidate tables the signals fill, and the steps of the
+ * pipeline (retrieve.h describes it).
+ */
+#ifndef MN_RETRIEVE_INTERNAL_H
+#define MN_RETRIEVE_INTERNAL_H
+
+#include "retrieve/retrieve.h"
+#include "util/buf.h"
+#include "util/map.h"
+#include "util/vec.h"
+
+/* ---- the query (query.c) ---- */
+
+typedef enum {
+    MN_MENTION_NAME,      /* an identifier: a symbol's name */
+    MN_MENTION_QUALIFIED, /* Class.method: the end of a qualified name */
+    MN_MENTION_PATH,      /* a file path (or its tail, or a file name) */
+    MN_MENTION_MODULE,    /* a dotted module name as a path without extension: a/b/c */
+} mn_mention_kind;
+
+typedef struct {
+    mn_mention_kind kind;
+    const char *text;
+    double strength; /* how surely the text names code: ~0.25 a prose word .. 2 a traceback path */
+    int count;       /* occurrences */
+    int frame;       /* 1-based position among traceback frames, 0 if not from one */
+} mn_mention;
+
+#define MN_QUERY_MAX_MENTIONS 256
+#define MN_QUERY_MAX_WORDS    64 /* words of the full-text query */
+
+/* One word of the query on its own, for the per-term signals. */
+typedef struct {
+    const char *word;  /* surface form */
+    const char *match; /* its FTS5 expression */
+    double weight;     /* title, code shape, repetition (query.c) */
+    bool in_title;
+} mn_query_term;
+
+#define MN_QUERY_OWN_TERMS 24 /* terms whose ownership is measured */
+
+typedef struct {
+    const char *text;
+    size_t len;
+    mn_query_term *terms; /* arena, every word of match, best first */
+    size_t nterms;
+    mn_mention *mentions; /* arena */
+    size_t nmentions;
+    int nframes;
+    bool about_tests;  /* the query talks about tests */
+    char *match;       /* FTS5 expression of the query's words (arena); NULL: none */
+    char *title_match; /* of its first line, when it is a title above more text; else NULL */
+    size_t nwords;     /* words in match */
+} mn_query_info;
+
+/** Analyse text: the full-text query and the code it mentions. */
+int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *arena);
+
+/** Strength of an identifier's shape alone (snake_case, camelCase...): 0..1. */
+double mn_query_code_shape(const char *w, size_t len);
+
+/* ---- candidates ---- */
+
+typedef struct {
+    int64_t id; /* file id */
+    const char *path, *role;
+    double rank; /* PageRank, 1.0 = average */
+    /* raw evidence */
+    double lex;        /* decayed sum of its chunks' bm25 */
+    double lex_best;   /* its best chunk's bm25 */
+    double lex_weight; /* decay^i of the last chunk added */
+    int nchunks;
+    int64_t best_chunk;
+    double title; /* decayed sum of its chunks' bm25 for the title's words */
+    double title_weight;
+    double path_lex; /* bm25 of the query's words over its path */
+    double own;      /* share of the query terms' occurrences that are in this file */
+    double semantic; /* its best chunk's cosine to the query */
+    double named;    /* symbols the query names, defined here */
+    double path_hit; /* the query names this file's path */
+    double graph;    /* spread from matched neighbours */
+    double scope;    /* in the request's files / paths */
+    double score;
+    mn_signals sig;
+} mn_file_cand;
+
+typedef struct {
+    int64_t id, file_id, symbol_id;
+    int64_t start_line, end_line;
+    const char *path, *role, *symbol, *qualified_name, *symbol_kind;
+    double bm25;
+    double semantic; /* cosine to the query (semantic.h), 0 when not among the nearest */
+    double named;    /* the query names its symbol */
+    double score;
+    mn_signals sig;
+} mn_chunk_cand;
+
+typedef struct {
+    int64_t rowid;
+    const char *uid, *kind, *status, *title;
+    int level;
+    double bm25;
+    double semantic;
+    int64_t created_at, updated_at;
+    int64_t hits, used, ignored;
+    bool stale;
+    double graph; /* attached to a matched file */
+    double scope;
+    double score;
+    mn_signals sig;
+} mn_memory_cand;
+
+typedef struct {
+    mn_store *store;
+    const mn_search_request *req;
+    mn_query_info q;
+    mn_arena *arena;
+    int64_t now_ms;
+    MN_VEC(mn_memory_cand) memories;
+    MN_VEC(mn_chunk_cand) chunks;
+    MN_VEC(mn_file_cand) files;
+    mn_map file_index;         /* "<file id>" -> index + 1 into files */
+    const char *semantic_note; /* why there is no semantic signal, or NULL */
+} mn_search_ctx;
+
+/* lexical.c */
+int mn_lexical_memories(mn_search_ctx *c, size_t limit);
+int mn_lexical_chunks(mn_search_ctx *c, size_t limit);
+int mn_lexical_title(mn_search_ctx *c, size_t limit);
+int mn_lexical_paths(mn_search_ctx *c, size_t limit);
+int mn_lexical_ownership(mn_search_ctx *c);
+/* The file candidate of a file id (created on first use; path and role may be NULL then). */
+mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, const char *role,
+                             double rank);
+
+/* semantic_signal.c: the nearest memories and chunks by vector (0 when no embedder) */
+int mn_semantic_candidates(mn_search_ctx *c, unsigned kinds, size_t limit);
+
+/* graph.c */
+int mn_graph_named_code(mn_search_ctx *c);
+int mn_graph_spread(mn_search_ctx *c);
+int mn_graph_attached_memories(mn_search_ctx *c);
+int mn_graph_scoped_memories(mn_search_ctx *c);
+int mn_graph_episodes(mn_search_ctx *c);
+
+/* snippet.c: the window of text (prose or code) around the query's words (arena). */
+const char *mn_snippet(mn_search_ctx *c, const char *text, bool code);
+
+/* fusion.c */
+/** 1 when a memory's scope paths (JSON) meet the request's files or a path the query names. */
+double mn_fusion_memory_scope(const mn_search_ctx *c, const char *scope_paths);
+void mn_fusion_files_pre(mn_search_ctx *c);
+void mn_fusion_memories(mn_search_ctx *c);
+void mn_fusion_chunks(mn_search_ctx *c);
+void mn_fusion_files(mn_search_ctx *c);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * fts_tokenizer.c - the FTS5 tokenizer "mnemo": mn_tokenize behind the
+ * fts5_tokenizer interface, and a MATCH-expression builder for free text.
+ *
+ * Each FTS5 table gets its own instance (xCreate), which owns an
+ * mn_tokenizer: the Snowball stemmers are created once per table and
+ * connection, not per value. A connection is used by one thread at a time,
+ * so the instance needs no lock; mn_tokenizer_run copes with re-entry.
+ *
+ * Index side: every term goes to FTS5; colocated ones (the whole identifier,
+ * the English stem of a French word) with FTS5_TOKEN_COLOCATED, so they
+ * share the position of the term before them and do not count in the
+ * column's length (bm25 sees the same document length as without them).
+ * Query side (FTS5_TOKENIZE_QUERY): wholes are dropped, alternative stems
+ * are kept as FTS5 synonyms (any of them matches).
+ */
+#include "common.h"
+#include "store/sqlite/fts_tokenizer.h"
+#include "text/tokenize.h"
+#include "util/map.h"
+
+typedef struct {
+    mn_tokenizer *tok;
+    unsigned flags; /* MN_TOK_NO_STEM, MN_TOK_KEEP_STOPWORDS */
+    mn_lang lang;
+} fts_inst;
+
+typedef struct {
+    void *ctx;
+    int (*xToken)(void *, int, const char *, int, int, int);
+    bool query;
+} fts_call;
+
+static int fts_create(void *ud, const char **argv, int argc, Fts5Tokenizer **out)
+{
+    MN_UNUSED(ud);
+    fts_inst *in = mn_calloc(1, sizeof(*in));
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "nostem") == 0) {
+            in->flags |= MN_TOK_NO_STEM;
+        } else if (strcmp(argv[i], "stopwords") == 0) {
+            in->flags |= MN_TOK_KEEP_STOPWORDS;
+        } else if (strcmp(argv[i], "lang") == 0 && i + 1 < argc &&
+                   mn_lang_from_code(argv[i + 1]) != MN_LANG_UNKNOWN) {
+            in->lang = mn_lang_from_code(argv[++i]);
+        } else {
+            free(in);
+            return SQLITE_ERROR;
+        }
+    }
+    in->tok = mn_tokenizer_new();
+    *out = (Fts5Tokenizer *)in;
+    return SQLITE_OK;
+}
+
+static void fts_delete(Fts5Tokenizer *p)
+{
+    fts_inst *in = (fts_inst *)p;
+    if (!in)
+        return;
+    mn_tokenizer_free(in->tok);
+    free(in);
+}
+
+static int fts_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                     int colocated)
+{
+    fts_call *c = payload;
+    if (c->query && colocated == MN_TOK_COLOC_WHOLE)
+        return SQLITE_OK;
+    return c->xToken(c->ctx, colocated ? FTS5_TOKEN_COLOCATED : 0, tok, (int)len, (int)start,
+                     (int)end);
+}
+
+static int fts_tokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text, int n,
+                        int (*xToken)(void *, int, const char *, int, int, int))
+{
+    fts_inst *in = (fts_inst *)p;
+    if (n <= 0 || !text)
+        return SQLITE_OK;
+    fts_call c = {ctx, xToken, (flags & FTS5_TOKENIZE_QUERY) != 0};
+    unsigned tf = in->flags | (c.query ? MN_TOK_QUERY : 0);
+    return mn_tokenizer_run(in->tok, text, (size_t)n, in->lang, tf, fts_token, &c);
+}
+
+int mn_sqlite_fts_register(sqlite3 *db)
+{
+    fts5_api *api = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL);
+        sqlite3_step(st);
+    }
+    sqlite3_finalize(st);
+    if (!api || api->iVersion < 2)
+        return mn_error_set(MN_ERROR, "cannot register the 'mnemo' tokenizer: sqlite has no fts5");
+    static fts5_tokenizer tk = {fts_create, fts_delete, fts_tokenize};
+    rc = api->xCreateTokenizer(api, "mnemo", NULL, &tk, NULL);
+    if (rc != SQLITE_OK)
+        return mn_error_set(MN_ERROR, "cannot register the 'mnemo' tokenizer: %s",
+                            sqlite3_errstr(rc));
+    return 0;
+}
+
+/* ---- MATCH expressions for free text ---- */
+
+typedef struct {
+    const char *text;
+    mn_buf *out;
+    unsigned flags;
+    size_t max_terms;
+    size_t nterms;
+    size_t word_end;   /* end of the word whose pieces are being skipped */
+    size_t pend_start; /* a single-piece term not yet written (SIZE_MAX: none) */
+    size_t pend_end;
+    char pend_tok[MN_TOK_MAX_BYTES + 1];
+    mn_map seen;
+} query_ctx;
+
+static void put_quoted(mn_buf *b, const char *s, size_t n)
+{
+    mn_buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            mn_buf_putc(b, '"');
+        mn_buf_putc(b, s[i]);
+    }
+    mn_buf_putc(b, '"');
+}
+
+static void put_sep(query_ctx *q)
+{
+    if (q->nterms > 0)
+        mn_buf_puts(q->out, (q->flags & MN_FTS_QUERY_AND) ? " AND " : " OR ");
+    q->nterms++;
+}
+
+/* Write the pending single-piece term unless its token was seen. */
+static void flush_pending(query_ctx *q)
+{
+    if (q->pend_start == SIZE_MAX)
+        return;
+    size_t s = q->pend_start;
+    q->pend_start = SIZE_MAX;
+    if (mn_map_has(&q->seen, q->pend_tok) || (q->max_terms && q->nterms >= q->max_terms))
+        return;
+    mn_map_set(&q->seen, q->pend_tok, NULL);
+    put_sep(q);
+    put_quoted(q->out, q->text + s, q->pend_end - s);
+}
+
+static int query_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                       int colocated)
+{
+    query_ctx *q = payload;
+    if (colocated == MN_TOK_COLOC_ALT)
+        return 0;
+    if (colocated == MN_TOK_COLOC_WHOLE) {
+        /* The pending term was the first piece of this word: the word replaces it. */
+        q->pend_start = SIZE_MAX;
+        q->word_end = end;
+        char key[MN_TOK_MAX_BYTES + 2];
+        key[0] = '\x01'; /* wholes and single terms apart */
+        memcpy(key + 1, tok, len);
+        key[len + 1] = '\0';
+        if (mn_map_has(&q->seen, key) || (q->max_terms && q->nterms >= q->max_terms))
+            return 0;
+        mn_map_set(&q->seen, key, NULL);
+        put_sep(q);
+        const char *w = q->text + start;
+        size_t n = end - start;
+        /* The lower-case run meets the indexed whole; only for plain ASCII letters, which
+         * the tokenizer reads back as one piece (digits or other scripts would split). */
+        bool plain = true;
+        for (size_t i = 0; i < n && plain; i++) {
+            unsigned char ch = (unsigned char)w[i];
+            plain = ch == '_' || (ch < 0x80 && ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z'));
+        }
+        if (!plain) {
+            put_quoted(q->out, w, n);
+            return 0;
+        }
+        mn_buf_putc(q->out, '(');
+        put_quoted(q->out, w, n);
+        mn_buf_puts(q->out, " OR \"");
+        for (size_t i = 0; i < n; i++)
+            if (w[i] != '_')
+                mn_buf_putc(q->out, (char)(w[i] | 0x20));
+        mn_buf_puts(q->out, "\")");
+        return 0;
+    }
+    if (start < q->word_end)
+        return 0; /* a later piece of a word already written */
+    flush_pending(q);
+    q->pend_start = start;
+    q->pend_end = end;
+    memcpy(q->pend_tok, tok, len);
+    q->pend_tok[len] = '\0';
+    return 0;
+}
+
+size_t mn_sqlite_fts_query(mn_buf *out, const char *text, size_t len, unsigned flags,
+                           size_t max_terms)
+{
+    query_ctx q = {.text = text,
+                   .out = out,
+                   .flags = flags,
+                   .max_terms = max_terms,
+                   .pend_start = SIZE_MAX,
+                   .seen = MN_MAP_INIT};
+    size_t mark = out->len;
+    mn_tokenize(text, len, MN_LANG_UNKNOWN, MN_TOK_QUERY, query_token, &q);
+    flush_pending(&q);
+    mn_map_release(&q.seen);
+    if (q.nterms == 0)
+        mn_buf_truncate(out, mark);
+    return q.nterms;
+}

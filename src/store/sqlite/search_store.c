@@ -1,0 +1,840 @@
+/*
+ * search_store.c - the SQLite side of store_search.h: FTS5 candidates for
+ * memories and chunks, snippets, the memories attached to files, and the
+ * served / feedback records.
+ *
+ * Bounding the work. FTS5 computes bm25() for every row that matches before
+ * it can sort, so the cost of a query is the number of matches, whatever the
+ * LIMIT. The candidate query therefore asks FTS5 alone for its best
+ * `inner` rows (no join per match), then joins those to their tables and
+ * applies the filters. When the filters leave fewer than `limit` rows and
+ * FTS5 had more to give (it returned `inner` rows), the query runs again
+ * with the filters inside the full-text scan, which is exact but pays a
+ * row lookup per match. inner = 1.5 * limit + 50, at most
+ * MN_SEARCH_MAX_CANDIDATES.
+ *
+ * Scores: FTS5's bm25() is negative, lower is better; hits carry -bm25.
+ * Column weights default to MEMORY_WEIGHTS / CHUNK_WEIGHTS below (a BM25F
+ * in FTS5's sense: weighted term counts summed over columns before the
+ * saturation). Statements whose text depends on the number of filter values
+ * are still cached: the same shape gives the same text.
+ */
+#include "common.h"
+#include <sqlite3.h>
+
+#include "store/store_search.h"
+#include "store/sqlite/fts_tokenizer.h"
+#include "store/sqlite/sqlite_internal.h"
+
+/*
+ * Field weights. Memories: the title and the trigger keywords are written
+ * to be found (a term there says more than one in the body); the context
+ * (situation, solution, errors, files) weighs a little more than the body,
+ * whose length already dilutes it. Chunks: a symbol's name matching a query
+ * word is the strongest evidence, then its signature and the file's path,
+ * then the docstring and the code.
+ */
+static const double MEMORY_WEIGHTS[4] = {4.0, 3.0, 1.0, 1.5};
+static const double CHUNK_WEIGHTS[5] = {2.0, 4.0, 2.0, 1.5, 1.0};
+
+static int fail(mn_store *s, const char *what)
+{
+    int rc = sqlite3_errcode(s->db) & 0xff;
+    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
+                        sqlite3_errmsg(s->db));
+}
+
+size_t mn_store_fts_query(mn_buf *out, const char *const *terms, size_t nterms)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nterms && n < MN_SEARCH_MAX_TERMS; i++) {
+        const char *t = terms[i];
+        size_t len = t ? strlen(t) : 0;
+        if (len == 0 || len > MN_SEARCH_TERM_MAX)
+            continue;
+        if (n)
+            mn_buf_puts(out, " OR ");
+        mn_buf_putc(out, '"');
+        for (const char *p = t; *p; p++) {
+            if (*p == '"')
+                mn_buf_putc(out, '"');
+            mn_buf_putc(out, *p);
+        }
+        mn_buf_putc(out, '"');
+        n++;
+    }
+    return n;
+}
+
+size_t mn_store_fts_text_query(mn_buf *out, const char *text, size_t len, size_t max_terms)
+{
+    if (max_terms == 0 || max_terms > MN_SEARCH_MAX_TERMS)
+        max_terms = MN_SEARCH_MAX_TERMS;
+    return mn_sqlite_fts_query(out, text, len, 0, max_terms);
+}
+
+int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
+                       int64_t *ndocs)
+{
+    static const char *const count_sql[] = {
+        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1",
+        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1",
+        "SELECT count(*) FROM files_fts WHERE files_fts MATCH ?1",
+    };
+    static const char *const size_sql[] = {
+        "SELECT count(*) FROM memories_fts_docsize",
+        "SELECT count(*) FROM chunks_fts_docsize",
+        "SELECT count(*) FROM files_fts_docsize",
+    };
+    for (int pass = 0; pass < 2; pass++) {
+        sqlite3_stmt *st = mn_sqlite__stmt(s, pass ? size_sql[table] : count_sql[table]);
+        if (!st)
+            return mn_error_last_code();
+        if (!pass)
+            sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+        int step = sqlite3_step(st);
+        int64_t v = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+        sqlite3_reset(st);
+        if (step != SQLITE_ROW)
+            return fail(s, "cannot count full-text matches");
+        *(pass ? ndocs : count) = v;
+    }
+    return 0;
+}
+
+static size_t inner_limit(size_t limit)
+{
+    size_t inner = limit + limit / 2 + 50;
+    return inner > MN_SEARCH_MAX_CANDIDATES ? MN_SEARCH_MAX_CANDIDATES : inner;
+}
+
+static size_t clamp_limit(size_t limit)
+{
+    if (limit == 0)
+        return 50;
+    return limit > MN_SEARCH_MAX_CANDIDATES ? MN_SEARCH_MAX_CANDIDATES : limit;
+}
+
+/*
+ * Rows already reported (at most `limit`), so that the exact pass after a
+ * short first pass repeats none: appended unchecked during the first pass
+ * (FTS5 gives each row once), sorted before the exact pass, which looks
+ * rows up by binary search and appends past the sorted part.
+ */
+typedef struct {
+    int64_t *ids;
+    size_t len, cap, sorted;
+} id_set;
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool id_set_add(id_set *set, int64_t id)
+{
+    if (set->sorted && bsearch(&id, set->ids, set->sorted, sizeof(int64_t), cmp_id))
+        return false;
+    if (set->len == set->cap) {
+        set->cap = set->cap ? set->cap * 2 : 64;
+        set->ids = mn_realloc(set->ids, set->cap * sizeof(int64_t));
+    }
+    set->ids[set->len++] = id;
+    return true;
+}
+
+static void id_set_freeze(id_set *set)
+{
+    if (set->len > 1)
+        qsort(set->ids, set->len, sizeof(int64_t), cmp_id);
+    set->sorted = set->len;
+}
+
+/* "bm25(tbl, w1, w2, ...)" with the given weights or the defaults. */
+static void bm25_expr(mn_buf *b, const char *table, const double *w, const double *defaults,
+                      size_t n)
+{
+    mn_buf_printf(b, "bm25(%s", table);
+    for (size_t i = 0; i < n; i++)
+        mn_buf_printf(b, ", %.4g", w[i] > 0 ? w[i] : defaults[i]);
+    mn_buf_putc(b, ')');
+}
+
+/* ---- memories ---- */
+
+#define MEMORY_COLUMNS                                                              \
+    "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, " \
+    "m.hit_count, m.used_count, m.ignored_count, m.scope_paths, m.scope_symbols, "  \
+    "EXISTS (SELECT 1 FROM citations c WHERE c.memory_id = m.id AND c.stale <> 0)"
+#define MEMORY_NCOLUMNS 14
+
+static void read_memory(sqlite3_stmt *st, mn_memory_hit *h)
+{
+    h->rowid = sqlite3_column_int64(st, 0);
+    h->uid = (const char *)sqlite3_column_text(st, 1);
+    h->kind = (const char *)sqlite3_column_text(st, 2);
+    h->status = (const char *)sqlite3_column_text(st, 3);
+    h->title = (const char *)sqlite3_column_text(st, 4);
+    h->level = sqlite3_column_int(st, 5);
+    h->created_at = sqlite3_column_int64(st, 6);
+    h->updated_at = sqlite3_column_int64(st, 7);
+    h->hits = sqlite3_column_int64(st, 8);
+    h->used = sqlite3_column_int64(st, 9);
+    h->ignored = sqlite3_column_int64(st, 10);
+    h->scope_paths = (const char *)sqlite3_column_text(st, 11);
+    h->scope_symbols = (const char *)sqlite3_column_text(st, 12);
+    h->stale = sqlite3_column_int(st, 13) != 0;
+    h->bm25 = 0;
+}
+
+/*
+ * The filter of a memory query as SQL over alias m, its parameters numbered
+ * from *next; bind_filter binds them in the same order.
+ */
+static void filter_sql(mn_buf *b, const mn_memory_query *q, int *next)
+{
+    mn_buf_printf(b, "m.project_id = ?%d AND m.deleted_at IS NULL", (*next)++);
+    struct {
+        const char *col;
+        size_t n;
+    } lists[] = {{"m.kind", q->nkinds}, {"m.level", q->nlevels}, {"m.status", q->nstatuses}};
+    for (size_t l = 0; l < MN_ARRAY_SIZE(lists); l++) {
+        if (!lists[l].n)
+            continue;
+        mn_buf_printf(b, " AND %s IN (", lists[l].col);
+        for (size_t i = 0; i < lists[l].n; i++)
+            mn_buf_printf(b, "%s?%d", i ? ", " : "", (*next)++);
+        mn_buf_putc(b, ')');
+    }
+    if (q->ntags) {
+        mn_buf_puts(b, " AND m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN (");
+        for (size_t i = 0; i < q->ntags; i++)
+            mn_buf_printf(b, "%s?%d", i ? ", " : "", (*next)++);
+        mn_buf_puts(b, "))");
+    }
+    if (q->npaths) {
+        mn_buf_puts(b, " AND (");
+        if (q->paths_keep_l0)
+            mn_buf_puts(b, "m.level = 0 OR ");
+        mn_buf_puts(b, "EXISTS (SELECT 1 FROM memory_paths p WHERE p.memory_id = m.id AND (");
+        for (size_t i = 0; i < q->npaths; i++)
+            mn_buf_printf(b, "%sp.path GLOB ?%d", i ? " OR " : "", (*next)++);
+        mn_buf_puts(b, ")))");
+    }
+}
+
+static void bind_filter(mn_store *s, sqlite3_stmt *st, const mn_memory_query *q, int *next)
+{
+    sqlite3_bind_int64(st, (*next)++, s->project_id);
+    for (size_t i = 0; i < q->nkinds; i++)
+        sqlite3_bind_text(st, (*next)++, q->kinds[i], -1, SQLITE_STATIC);
+    for (size_t i = 0; i < q->nlevels; i++)
+        sqlite3_bind_int(st, (*next)++, q->levels[i]);
+    for (size_t i = 0; i < q->nstatuses; i++)
+        sqlite3_bind_text(st, (*next)++, q->statuses[i], -1, SQLITE_STATIC);
+    for (size_t i = 0; i < q->ntags; i++)
+        sqlite3_bind_text(st, (*next)++, q->tags[i], -1, SQLITE_STATIC);
+    for (size_t i = 0; i < q->npaths; i++)
+        sqlite3_bind_text(st, (*next)++, q->paths[i], -1, SQLITE_STATIC);
+}
+
+static bool memory_query_valid(const mn_memory_query *q)
+{
+    return q->nkinds <= MN_SEARCH_MAX_FILTER && q->nlevels <= 4 &&
+           q->nstatuses <= MN_SEARCH_MAX_FILTER && q->ntags <= MN_SEARCH_MAX_FILTER &&
+           q->npaths <= MN_SEARCH_MAX_FILTER;
+}
+
+/*
+ * One pass of a memory search. exact = false: FTS5's best `inner` rows,
+ * then the filters (*saturated tells whether FTS5 had that many); exact =
+ * true: the filters inside the scan.
+ */
+static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size_t limit,
+                         id_set *done, bool *saturated, mn_memory_hit_cb cb, void *payload)
+{
+    mn_buf sql = MN_BUF_INIT;
+    int next = 1, rc = 0, step;
+    size_t inner = inner_limit(limit), seen = 0;
+    mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS ", ");
+    if (exact) {
+        mn_buf_puts(&sql, "-");
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4);
+        mn_buf_puts(&sql, " AS score, 1 FROM memories_fts JOIN memories m ON m.id = "
+                          "memories_fts.rowid WHERE memories_fts MATCH ?1 AND ");
+        next = 2;
+        filter_sql(&sql, q, &next);
+        mn_buf_printf(&sql, " ORDER BY score DESC LIMIT %zu", limit);
+    } else {
+        mn_buf_puts(&sql, "h.score, (");
+        next = 2;
+        filter_sql(&sql, q, &next);
+        mn_buf_puts(&sql, ") FROM (SELECT rowid AS id, -");
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4);
+        mn_buf_printf(&sql,
+                      " AS score FROM memories_fts WHERE memories_fts MATCH ?1 ORDER BY score "
+                      "DESC LIMIT %zu) h JOIN memories m ON m.id = h.id ORDER BY h.score DESC",
+                      inner);
+    }
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
+    mn_buf_release(&sql);
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_text(st, 1, q->match, -1, SQLITE_STATIC);
+    next = 2;
+    bind_filter(s, st, q, &next);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        seen++;
+        if (!sqlite3_column_int(st, MEMORY_NCOLUMNS + 1) || done->len >= limit ||
+            !id_set_add(done, sqlite3_column_int64(st, 0)))
+            continue;
+        mn_memory_hit h;
+        read_memory(st, &h);
+        h.bm25 = sqlite3_column_double(st, MEMORY_NCOLUMNS);
+        if ((rc = cb(payload, &h)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = fail(s, "cannot search memories");
+    sqlite3_reset(st);
+    *saturated = !exact && seen >= inner;
+    return rc;
+}
+
+int mn_store_search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hit_cb cb,
+                             void *payload)
+{
+    MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
+    if (!q->match || !*q->match)
+        return 0;
+    size_t limit = clamp_limit(q->limit);
+    id_set done = {NULL, 0, 0, 0};
+    bool saturated = false;
+    int rc = memories_pass(s, q, false, limit, &done, &saturated, cb, payload);
+    /* the filters threw away too many of FTS5's best: ask again, exactly,
+     * reporting only rows the first pass did not */
+    if (rc == 0 && done.len < limit && saturated) {
+        id_set_freeze(&done);
+        rc = memories_pass(s, q, true, limit, &done, &saturated, cb, payload);
+    }
+    free(done.ids);
+    return rc;
+}
+
+int mn_store_memories_at_paths(mn_store *s, const mn_memory_query *q, const char *const *paths,
+                               size_t npaths, mn_memory_hit_cb cb, void *payload)
+{
+    MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
+    if (npaths == 0)
+        return 0;
+    if (npaths > MN_SEARCH_MAX_FILTER)
+        npaths = MN_SEARCH_MAX_FILTER;
+    /* scoped to the path itself or a directory above it: each ancestor by
+     * equality (an index seek each); to a path below it: one range */
+    const char *exact[MN_SEARCH_MAX_FILTER * 16];
+    char *owned[MN_SEARCH_MAX_FILTER * 16];
+    size_t nexact = 0, nowned = 0;
+    for (size_t i = 0; i < npaths; i++) {
+        const char *p = paths[i];
+        exact[nexact++] = p;
+        for (const char *slash = strrchr(p, '/');
+             slash && slash > p && nexact < MN_ARRAY_SIZE(exact);
+             slash = memrchr(p, '/', (size_t)(slash - p))) {
+            owned[nowned] = mn_strndup(p, (size_t)(slash - p));
+            exact[nexact++] = owned[nowned++];
+        }
+    }
+    mn_buf sql = MN_BUF_INIT;
+    int next = 1, rc = 0, step;
+    /* driven by the path and link indexes (a CROSS JOIN keeps that order:
+     * the planner would rather scan the memories by status) */
+    mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS " FROM (SELECT memory_id AS id FROM memory_paths "
+                      "WHERE path IN (");
+    for (size_t i = 0; i < nexact; i++)
+        mn_buf_printf(&sql, "%s?%d", i ? ", " : "", next++);
+    mn_buf_puts(&sql, ")");
+    int range_first = next;
+    for (size_t i = 0; i < npaths; i++, next++)
+        mn_buf_printf(&sql, " OR (path > ?%d || '/' AND path < ?%d || '0')", next, next);
+    mn_buf_puts(&sql, " UNION SELECT src_id FROM links WHERE kind = 'about' AND dst_ref IN (");
+    int ref_first = next;
+    for (size_t i = 0; i < npaths; i++)
+        mn_buf_printf(&sql, "%s'file:' || ?%d", i ? ", " : "", next++);
+    mn_buf_puts(&sql, ")) h CROSS JOIN memories m ON m.id = h.id WHERE ");
+    int filter_first = next;
+    filter_sql(&sql, q, &next);
+    mn_buf_printf(&sql, " ORDER BY m.updated_at DESC LIMIT %zu", clamp_limit(q->limit));
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
+    mn_buf_release(&sql);
+    if (!st) {
+        rc = mn_error_last_code();
+        goto out;
+    }
+    for (size_t i = 0; i < nexact; i++)
+        sqlite3_bind_text(st, (int)i + 1, exact[i], -1, SQLITE_STATIC);
+    for (size_t i = 0; i < npaths; i++) {
+        sqlite3_bind_text(st, range_first + (int)i, paths[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, ref_first + (int)i, paths[i], -1, SQLITE_STATIC);
+    }
+    next = filter_first;
+    bind_filter(s, st, q, &next);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        mn_memory_hit h;
+        read_memory(st, &h);
+        if ((rc = cb(payload, &h)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = fail(s, "cannot read memories by path");
+    sqlite3_reset(st);
+out:
+    for (size_t i = 0; i < nowned; i++)
+        free(owned[i]);
+    return rc;
+}
+
+int mn_store_memories_by_rowid(mn_store *s, const mn_memory_query *q, const int64_t *rowids,
+                               size_t n, mn_memory_hit_cb cb, void *payload)
+{
+    MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
+    mn_buf sql = MN_BUF_INIT;
+    int next = 2, rc = 0;
+    mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS " FROM memories m WHERE m.id = ?1 AND ");
+    filter_sql(&sql, q, &next);
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
+    mn_buf_release(&sql);
+    if (!st)
+        return mn_error_last_code();
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, rowids[i]);
+        next = 2;
+        bind_filter(s, st, q, &next);
+        int step = sqlite3_step(st);
+        if (step == SQLITE_ROW) {
+            mn_memory_hit h;
+            read_memory(st, &h);
+            rc = cb(payload, &h);
+        } else if (step != SQLITE_DONE) {
+            rc = fail(s, "cannot read memories");
+        }
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mn_store_episode_neighbours(mn_store *s, const mn_memory_query *q, int64_t rowid, int span,
+                                mn_memory_hit_cb cb, void *payload)
+{
+    MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
+    mn_buf sql = MN_BUF_INIT;
+    int next = 3, rc = 0, step;
+    mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS " FROM memories o CROSS JOIN memories m ON m.id "
+                      "BETWEEN o.id - ?2 AND o.id + ?2 AND m.id <> o.id WHERE o.id = ?1 AND "
+                      "o.kind = 'episode' AND m.kind = 'episode' AND m.session_ref IS "
+                      "o.session_ref AND (o.session_ref IS NOT NULL OR m.situation IS o.situation) "
+                      "AND ");
+    filter_sql(&sql, q, &next);
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
+    mn_buf_release(&sql);
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, rowid);
+    sqlite3_bind_int(st, 2, span);
+    next = 3;
+    bind_filter(s, st, q, &next);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        mn_memory_hit h;
+        read_memory(st, &h);
+        if ((rc = cb(payload, &h)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = fail(s, "cannot read episodes");
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mn_store_memories_by_uid(mn_store *s, const char *const *uids, size_t n, mn_memory_hit_cb cb,
+                             void *payload)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT " MEMORY_COLUMNS " FROM memories m WHERE "
+                                          "m.uid = ?1 AND m.project_id = ?2");
+    if (!st)
+        return mn_error_last_code();
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, uids[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, s->project_id);
+        int step = sqlite3_step(st);
+        if (step == SQLITE_ROW) {
+            mn_memory_hit h;
+            read_memory(st, &h);
+            rc = cb(payload, &h);
+        } else if (step != SQLITE_DONE) {
+            rc = fail(s, "cannot read memories");
+        }
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* ---- chunks ---- */
+
+#define CHUNK_COLUMNS                                                                       \
+    "c.id, c.file_id, coalesce(c.symbol_id, 0), c.start_line, c.end_line, f.path, f.role, " \
+    "f.language, f.rank, y.name, y.qualified_name, y.kind"
+#define CHUNK_NCOLUMNS 12
+
+static void read_chunk(sqlite3_stmt *st, mn_chunk_hit *h)
+{
+    h->id = sqlite3_column_int64(st, 0);
+    h->file_id = sqlite3_column_int64(st, 1);
+    h->symbol_id = sqlite3_column_int64(st, 2);
+    h->start_line = sqlite3_column_int64(st, 3);
+    h->end_line = sqlite3_column_int64(st, 4);
+    h->path = (const char *)sqlite3_column_text(st, 5);
+    h->role = (const char *)sqlite3_column_text(st, 6);
+    h->language = (const char *)sqlite3_column_text(st, 7);
+    h->file_rank = sqlite3_column_double(st, 8);
+    h->symbol = (const char *)sqlite3_column_text(st, 9);
+    h->qualified_name = (const char *)sqlite3_column_text(st, 10);
+    h->symbol_kind = (const char *)sqlite3_column_text(st, 11);
+    h->bm25 = 0;
+}
+
+static int chunks_pass(mn_store *s, const mn_chunk_query *q, bool exact, size_t limit, id_set *done,
+                       bool *saturated, mn_chunk_hit_cb cb, void *payload)
+{
+    mn_buf sql = MN_BUF_INIT;
+    int rc = 0, step;
+    size_t inner = inner_limit(limit), seen = 0;
+    mn_buf_puts(&sql, "SELECT " CHUNK_COLUMNS ", ");
+    if (exact) {
+        mn_buf_puts(&sql, "-");
+        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5);
+        mn_buf_printf(&sql,
+                      " AS score, 1 FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+                      "JOIN files f ON f.id = c.file_id LEFT JOIN symbols y ON y.id = "
+                      "c.symbol_id WHERE chunks_fts MATCH ?1 AND f.project_id = ?2 ORDER BY "
+                      "score DESC LIMIT %zu",
+                      limit);
+    } else {
+        mn_buf_puts(&sql, "h.score, f.project_id = ?2 FROM (SELECT rowid AS id, -");
+        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5);
+        mn_buf_printf(&sql,
+                      " AS score FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY score DESC "
+                      "LIMIT %zu) h JOIN chunks c ON c.id = h.id JOIN files f ON f.id = "
+                      "c.file_id LEFT JOIN symbols y ON y.id = c.symbol_id ORDER BY h.score DESC",
+                      inner);
+    }
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
+    mn_buf_release(&sql);
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_text(st, 1, q->match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, s->project_id);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        seen++;
+        if (!sqlite3_column_int(st, CHUNK_NCOLUMNS + 1) || done->len >= limit ||
+            !id_set_add(done, sqlite3_column_int64(st, 0)))
+            continue;
+        mn_chunk_hit h;
+        read_chunk(st, &h);
+        h.bm25 = sqlite3_column_double(st, CHUNK_NCOLUMNS);
+        if ((rc = cb(payload, &h)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = fail(s, "cannot search code");
+    sqlite3_reset(st);
+    *saturated = !exact && seen >= inner;
+    return rc;
+}
+
+int mn_store_chunks_by_id(mn_store *s, const int64_t *ids, size_t n, mn_chunk_hit_cb cb,
+                          void *payload)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "SELECT " CHUNK_COLUMNS " FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN "
+           "symbols y ON y.id = c.symbol_id WHERE c.id = ?1 AND f.project_id = ?2");
+    if (!st)
+        return mn_error_last_code();
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, ids[i]);
+        sqlite3_bind_int64(st, 2, s->project_id);
+        int step = sqlite3_step(st);
+        if (step == SQLITE_ROW) {
+            mn_chunk_hit h;
+            read_chunk(st, &h);
+            rc = cb(payload, &h);
+        } else if (step != SQLITE_DONE) {
+            rc = fail(s, "cannot read chunks");
+        }
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mn_store_search_chunks(mn_store *s, const mn_chunk_query *q, mn_chunk_hit_cb cb, void *payload)
+{
+    if (!q->match || !*q->match)
+        return 0;
+    size_t limit = clamp_limit(q->limit);
+    id_set done = {NULL, 0, 0, 0};
+    bool saturated = false;
+    int rc = chunks_pass(s, q, false, limit, &done, &saturated, cb, payload);
+    if (rc == 0 && done.len < limit && saturated) {
+        id_set_freeze(&done);
+        rc = chunks_pass(s, q, true, limit, &done, &saturated, cb, payload);
+    }
+    free(done.ids);
+    return rc;
+}
+
+int mn_store_chunk_df(mn_store *s, const char *const *terms, size_t n, int64_t *df, int64_t *ndocs)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT count(*) FROM chunks_fts_docsize");
+    if (!st)
+        return mn_error_last_code();
+    int step = sqlite3_step(st);
+    *ndocs = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (step != SQLITE_ROW)
+        return fail(s, "cannot count chunks");
+    st = mn_sqlite__stmt(s, "SELECT doc FROM chunks_vocab WHERE term = ?1");
+    if (!st)
+        return mn_error_last_code();
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, terms[i], -1, SQLITE_STATIC);
+        step = sqlite3_step(st);
+        df[i] = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+        if (step != SQLITE_ROW && step != SQLITE_DONE) {
+            sqlite3_reset(st);
+            return fail(s, "cannot read term frequencies");
+        }
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+int mn_store_term_files(mn_store *s, const char *match, size_t limit,
+                        int (*cb)(void *payload, int64_t file_id, int64_t count), void *payload)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "SELECT c.file_id, count(*) FROM (SELECT rowid AS id FROM chunks_fts WHERE chunks_fts "
+           "MATCH ?1 LIMIT ?3) h JOIN chunks c ON c.id = h.id JOIN files f ON f.id = c.file_id "
+           "WHERE f.project_id = ?2 GROUP BY c.file_id");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, s->project_id);
+    sqlite3_bind_int64(st, 3, limit ? (sqlite3_int64)limit : -1);
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = cb(payload, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1))) != 0)
+            break;
+    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = fail(s, "cannot count matches per file");
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* ---- file paths ---- */
+
+int mn_store_search_files(mn_store *s, const char *match, size_t limit,
+                          int (*cb)(void *payload, const mn_file_hit *h), void *payload)
+{
+    if (!match || !*match)
+        return 0;
+    /* files are few next to chunks: filter by project inside the scan */
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "SELECT f.id, f.path, f.role, f.rank, -bm25(files_fts) AS score FROM files_fts JOIN "
+           "files f ON f.id = files_fts.rowid WHERE files_fts MATCH ?1 AND f.project_id = ?2 "
+           "ORDER BY score DESC LIMIT ?3");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, s->project_id);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)clamp_limit(limit));
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        mn_file_hit h;
+        h.id = sqlite3_column_int64(st, 0);
+        h.path = (const char *)sqlite3_column_text(st, 1);
+        h.role = (const char *)sqlite3_column_text(st, 2);
+        h.rank = sqlite3_column_double(st, 3);
+        h.bm25 = sqlite3_column_double(st, 4);
+        if ((rc = cb(payload, &h)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = fail(s, "cannot search file paths");
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* ---- texts ---- */
+
+int mn_store_memory_body(mn_store *s, char **out, int64_t rowid)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT body FROM memories WHERE id = ?1");
+    *out = NULL;
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, rowid);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *out = mn_strdup(sqlite3_column_type(st, 0) == SQLITE_NULL
+                             ? ""
+                             : (const char *)sqlite3_column_text(st, 0));
+    sqlite3_reset(st);
+    if (step == SQLITE_DONE)
+        return mn_error_set(MN_ENOTFOUND, "memory row %lld not found", (long long)rowid);
+    return step == SQLITE_ROW ? 0 : fail(s, "cannot read a memory");
+}
+
+int mn_store_chunk_text(mn_store *s, char **out, int64_t chunk_id)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT text FROM chunks WHERE id = ?1");
+    *out = NULL;
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, chunk_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *out = mn_strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_reset(st);
+    if (step == SQLITE_DONE)
+        return mn_error_set(MN_ENOTFOUND, "chunk %lld not found", (long long)chunk_id);
+    return step == SQLITE_ROW ? 0 : fail(s, "cannot read a chunk");
+}
+
+/* ---- served answers and feedback ---- */
+
+bool mn_store_read_only(const mn_store *s)
+{
+    return s->read_only;
+}
+
+int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *query,
+                        const json_t *items)
+{
+    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "INSERT INTO served(project_id, ts, op, query, items) VALUES (?1, ?2, ?3, ?4, ?5)");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, s->project_id);
+    sqlite3_bind_int64(st, 2, mn_time_now_ms());
+    sqlite3_bind_text(st, 3, op, -1, SQLITE_STATIC);
+    if (query)
+        sqlite3_bind_text(st, 4, query, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, json_dumps(items, JSON_COMPACT), -1, free);
+    int step = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (step != SQLITE_DONE)
+        return fail(s, "cannot record what was served");
+    *out = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int mn_store_served_get(mn_store *s, json_t **out, int64_t id)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "SELECT op, query, ts, items FROM served WHERE id = ?1 AND project_id = ?2");
+    *out = NULL;
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, s->project_id);
+    int step = sqlite3_step(st), rc = 0;
+    if (step == SQLITE_ROW) {
+        json_t *items = json_loads((const char *)sqlite3_column_text(st, 3), 0, NULL);
+        if (!json_is_array(items)) {
+            json_decref(items);
+            rc = mn_error_set(MN_ECORRUPT, "database '%s': served answer %lld is damaged", s->path,
+                              (long long)id);
+        } else {
+            char t[32];
+            mn_time_format(t, sqlite3_column_int64(st, 2));
+            *out = json_pack("{s:I,s:s,s:s?,s:s,s:o}", "id", (json_int_t)id, "op",
+                             (const char *)sqlite3_column_text(st, 0), "query",
+                             (const char *)sqlite3_column_text(st, 1), "ts", t, "items", items);
+        }
+    } else if (step == SQLITE_DONE) {
+        rc = mn_error_set(MN_ENOTFOUND, "served answer %lld not found", (long long)id);
+    } else {
+        rc = fail(s, "cannot read what was served");
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mn_store_feedback_add(mn_store *s, int64_t served_id, const char *actor, const char *item_kind,
+                          const char *item_id, const char *signal, const char *note)
+{
+    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    int rc = 0;
+    if (strcmp(item_kind, "memory") == 0 && strcmp(signal, "refined") != 0) {
+        sqlite3_stmt *up = mn_sqlite__stmt(
+            s, strcmp(signal, "used") == 0
+                   ? "UPDATE memories SET used_count = used_count + 1 WHERE uid = ?1 AND "
+                     "project_id = ?2"
+                   : "UPDATE memories SET ignored_count = ignored_count + 1 WHERE uid = ?1 AND "
+                     "project_id = ?2");
+        if (!up)
+            return mn_error_last_code();
+        sqlite3_bind_text(up, 1, item_id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(up, 2, s->project_id);
+        int step = sqlite3_step(up);
+        sqlite3_reset(up);
+        if (step != SQLITE_DONE)
+            return fail(s, "cannot count feedback");
+        if (sqlite3_changes(s->db) == 0)
+            return mn_error_set(MN_ENOTFOUND, "memory '%s' not found", item_id);
+    }
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "INSERT INTO feedback(served_id, ts, actor, item_kind, item_id, signal, note) VALUES "
+           "(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    if (!st)
+        return mn_error_last_code();
+    if (served_id > 0)
+        sqlite3_bind_int64(st, 1, served_id);
+    sqlite3_bind_int64(st, 2, mn_time_now_ms());
+    if (actor)
+        sqlite3_bind_text(st, 3, actor, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, item_kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, item_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, signal, -1, SQLITE_STATIC);
+    if (note)
+        sqlite3_bind_text(st, 7, note, -1, SQLITE_STATIC);
+    int step = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (step != SQLITE_DONE)
+        rc = fail(s, "cannot record feedback");
+    return rc;
+}
+
+int mn_store_memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms)
+{
+    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "UPDATE memories SET hit_count = hit_count + 1, accessed_at = ?2 WHERE id = ?1");
+    if (!st)
+        return mn_error_last_code();
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_bind_int64(st, 1, rowids[i]);
+        sqlite3_bind_int64(st, 2, now_ms);
+        int step = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (step != SQLITE_DONE)
+            return fail(s, "cannot count a hit");
+    }
+    return 0;
+}

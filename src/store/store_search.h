@@ -1,0 +1,241 @@
+/*
+ * store_search.h - the retrieval part of the store interface: full-text
+ * candidates for memories and code chunks, the index lookups the ranking
+ * needs (symbols by name, file neighbours, memories attached to files),
+ * and the record of what was served and the feedback on it.
+ *
+ * Full-text search runs on the FTS5 tables of schema v3 (memories_fts,
+ * chunks_fts, files_fts; src/store/schema_v3.sql), tokenized by "mnemo".
+ * A query is an FTS5 expression built by mn_store_fts_query() or
+ * mn_store_fts_text_query(): quoted terms OR-ed, so no user text is ever
+ * FTS5 syntax. Scores are FTS5's bm25() with column weights, negated so
+ * that higher is better (every score > 0).
+ *
+ * Candidate lists are bounded (`limit`, at most MN_SEARCH_MAX_CANDIDATES):
+ * ranking above this layer works on a few hundred rows, never on every
+ * match. Records passed to callbacks are valid until the callback returns.
+ */
+#ifndef MN_STORE_SEARCH_H
+#define MN_STORE_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+#include "store/store_index.h"
+#include "util/buf.h"
+
+#define MN_SEARCH_MAX_CANDIDATES 2000
+#define MN_SEARCH_MAX_TERMS      64  /* terms in one FTS5 query */
+#define MN_SEARCH_MAX_FILTER     16  /* values in one filter list */
+#define MN_SEARCH_TERM_MAX       128 /* bytes of one term */
+
+/**
+ * Append to out an FTS5 query matching any of the terms: "t1" OR "t2" ...
+ * Each term is quoted with its double quotes doubled, so operators (AND,
+ * NEAR, *, ^, :, parentheses) in a term are plain text. Empty terms, terms
+ * over MN_SEARCH_TERM_MAX bytes and terms past MN_SEARCH_MAX_TERMS are
+ * left out. Returns the number of terms written (0: nothing to search).
+ */
+size_t mn_store_fts_query(mn_buf *out, const char *const *terms, size_t nterms);
+
+/**
+ * Append to out an FTS5 query for free text: each word of the text (as the
+ * "mnemo" tokenizer splits it, stop words and repeats left out) quoted and
+ * OR-ed, at most max_terms of them. Returns the number of terms (0: nothing
+ * to search; out unchanged).
+ */
+size_t mn_store_fts_text_query(mn_buf *out, const char *text, size_t len, size_t max_terms);
+
+typedef enum { MN_FTS_MEMORIES, MN_FTS_CHUNKS, MN_FTS_FILES } mn_fts_table;
+
+/**
+ * How many rows of a full-text table match (all projects: the index is
+ * shared), without ranking them: cheap next to a ranked query, whose cost
+ * grows with this number. Also *ndocs, the rows of the table.
+ */
+int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
+                       int64_t *ndocs);
+
+/* ---- memories ---- */
+
+typedef struct {
+    const char *match;                       /* FTS5 query (mn_store_fts_query); NULL: no text */
+    const char *kinds[MN_SEARCH_MAX_FILTER]; /* any of these kinds; none: any kind */
+    size_t nkinds;
+    int levels[4]; /* any of these levels (0..3); none: any */
+    size_t nlevels;
+    const char *statuses[MN_SEARCH_MAX_FILTER]; /* any of these; none: any status */
+    size_t nstatuses;
+    const char *tags[MN_SEARCH_MAX_FILTER]; /* carrying any of these tags; none: any */
+    size_t ntags;
+    const char *paths[MN_SEARCH_MAX_FILTER]; /* scoped to a path matching a glob; none: any */
+    size_t npaths;
+    bool paths_keep_l0; /* L0 memories pass the path filter (project-wide) */
+    double weights[4];  /* bm25 weights of title, keywords, body, context; 0: default */
+    size_t limit;       /* at most this many, best first */
+} mn_memory_query;
+
+typedef struct {
+    int64_t rowid;
+    const char *uid, *kind, *status, *title;
+    int level;
+    double bm25; /* > 0, higher is better; 0 for rows found without text */
+    int64_t created_at, updated_at;
+    int64_t hits, used, ignored;
+    const char *scope_paths, *scope_symbols; /* JSON arrays, or NULL */
+    bool stale;                              /* one of its citations is marked stale */
+} mn_memory_hit;
+
+typedef int (*mn_memory_hit_cb)(void *payload, const mn_memory_hit *h);
+
+/** Memories matching q->match and the filters, best bm25 first (soft-deleted never). */
+int mn_store_search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hit_cb cb,
+                             void *payload);
+
+/**
+ * Live memories attached to any of these repository paths: scoped to the
+ * path, to a directory above it or a path below it, or linked to it with an
+ * `about` link to "file:<path>". Filters of q apply (q->match is ignored);
+ * bm25 is 0. Each memory is reported once, at most q->limit of them.
+ */
+int mn_store_memories_at_paths(mn_store *s, const mn_memory_query *q, const char *const *paths,
+                               size_t npaths, mn_memory_hit_cb cb, void *payload);
+
+/**
+ * Memory rows by row id that pass the filters of q (q->match ignored),
+ * in the order given: candidates found by another signal (semantic).
+ */
+int mn_store_memories_by_rowid(mn_store *s, const mn_memory_query *q, const int64_t *rowids,
+                               size_t n, mn_memory_hit_cb cb, void *payload);
+
+/**
+ * The episodes saved just before and after an episode (rows within `span`
+ * of it in save order) of the same session (same session reference, else
+ * the same situation), passing q's filters: the turns around a turn.
+ */
+int mn_store_episode_neighbours(mn_store *s, const mn_memory_query *q, int64_t rowid, int span,
+                                mn_memory_hit_cb cb, void *payload);
+
+/** Memory rows by uid (same record as a hit, bm25 0), for items found elsewhere. */
+int mn_store_memories_by_uid(mn_store *s, const char *const *uids, size_t n, mn_memory_hit_cb cb,
+                             void *payload);
+
+/* ---- code chunks ---- */
+
+typedef struct {
+    const char *match; /* FTS5 query */
+    double weights[5]; /* bm25 weights of path, names, signature, doc, body; 0: default */
+    size_t limit;      /* at most this many, best first */
+} mn_chunk_query;
+
+typedef struct {
+    int64_t id, file_id, symbol_id; /* symbol_id 0 for a window of a file */
+    int64_t start_line, end_line;
+    const char *path, *role, *language;
+    double file_rank;
+    const char *symbol, *qualified_name, *symbol_kind; /* NULL without a symbol */
+    double bm25;                                       /* > 0, higher is better */
+} mn_chunk_hit;
+
+typedef int (*mn_chunk_hit_cb)(void *payload, const mn_chunk_hit *h);
+
+/** Chunks of this project's files matching q->match, best bm25 first. */
+int mn_store_search_chunks(mn_store *s, const mn_chunk_query *q, mn_chunk_hit_cb cb, void *payload);
+
+/**
+ * How many chunks hold each term (an indexed term: tokenized as documents
+ * are, see text/tokenize.h), into df[i]; *ndocs the number of chunks in the
+ * store (all projects: the full-text index is shared).
+ */
+int mn_store_chunk_df(mn_store *s, const char *const *terms, size_t n, int64_t *df, int64_t *ndocs);
+
+/**
+ * For one FTS5 query (a single term), how many of each file's chunks match:
+ * cb(file id, count) per file of this project, at most `limit` chunks read.
+ */
+int mn_store_term_files(mn_store *s, const char *match, size_t limit,
+                        int (*cb)(void *payload, int64_t file_id, int64_t count), void *payload);
+
+/* ---- file paths ---- */
+
+typedef struct {
+    int64_t id;
+    const char *path, *role;
+    double rank;
+    double bm25; /* > 0, higher is better */
+} mn_file_hit;
+
+/** This project's files whose path matches match (FTS5 query over the path's words), best first. */
+int mn_store_search_files(mn_store *s, const char *match, size_t limit,
+                          int (*cb)(void *payload, const mn_file_hit *h), void *payload);
+
+/** Chunks of this project by id (bm25 0), in the order given; unknown ids are skipped. */
+int mn_store_chunks_by_id(mn_store *s, const int64_t *ids, size_t n, mn_chunk_hit_cb cb,
+                          void *payload);
+
+/** The body of a memory by row (malloc'd; "" when it has none; MN_ENOTFOUND). */
+int mn_store_memory_body(mn_store *s, char **out, int64_t rowid);
+/** The text of a chunk (malloc'd), e.g. to show its first lines. */
+int mn_store_chunk_text(mn_store *s, char **out, int64_t chunk_id);
+
+/* ---- the index, as the ranking needs it ---- */
+
+/** One definition of a symbol, found by name. */
+typedef struct {
+    int64_t id, file_id;
+    const char *name, *qualified_name, *kind, *path, *role;
+    int64_t start_line, end_line;
+    double rank, file_rank;
+} mn_symbol_def;
+
+/**
+ * Definitions whose name or qualified name is exactly one of names (case
+ * sensitive), in this project; `which` is the index into names that matched.
+ */
+int mn_store_symbols_named(mn_store *s, const char *const *names, size_t n,
+                           int (*cb)(void *payload, size_t which, const mn_symbol_def *d),
+                           void *payload);
+
+/**
+ * The resolved neighbours of a set of files, both ways: imports between
+ * files, and calls and inherits between their symbols lifted to files.
+ * cb gets (seed file, other file, summed weight, outgoing); self-pairs are
+ * left out. At most `limit` edges are read in all (0: MN_SEARCH_MAX_CANDIDATES
+ * * 50), a quarter of each seed's share per direction: for a hub file whose
+ * callers are everywhere, a sample (the first in index order).
+ */
+int mn_store_file_neighbours(mn_store *s, const int64_t *files, size_t n, size_t limit,
+                             int (*cb)(void *payload, int64_t seed, int64_t other, double weight,
+                                       bool outgoing),
+                             void *payload);
+
+/** Files of this project by id (those that exist), as mn_store_files_each reports them. */
+int mn_store_files_by_id(mn_store *s, const int64_t *ids, size_t n,
+                         int (*cb)(void *payload, const mn_file_rec *f), void *payload);
+
+/* ---- served answers and feedback ---- */
+
+/** Whether the store was opened read-only (nothing can be recorded). */
+bool mn_store_read_only(const mn_store *s);
+
+/** Record an answer served (op, query, items as JSON); *out its id. Needs a transaction. */
+int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *query,
+                        const json_t *items);
+/** A served answer as {id, op, query, ts, items} (new reference): MN_ENOTFOUND when unknown. */
+int mn_store_served_get(mn_store *s, json_t **out, int64_t id);
+
+/**
+ * Record feedback on one item of a served answer (served_id 0: none) and,
+ * for a memory, move its counters: used -> used_count + 1, ignored ->
+ * ignored_count + 1, refined -> neither (the query was rephrased). Needs a
+ * transaction. MN_ENOTFOUND when a memory item does not exist.
+ */
+int mn_store_feedback_add(mn_store *s, int64_t served_id, const char *actor, const char *item_kind,
+                          const char *item_id, const char *signal, const char *note);
+
+/** hit_count + 1 and accessed_at = now for these memories (served). Needs a transaction. */
+int mn_store_memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms);
+
+#endif

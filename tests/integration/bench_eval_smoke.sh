@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# bench_eval_smoke.sh - the dataset benches' plumbing on a tiny LoCoMo-format
+# file with hand-computed answers (tests/data/eval/locomo_tiny.json):
+# two conversations, questions whose words match chosen turns only, so the
+# BM25 baseline's numbers are known exactly:
+#   beagle squirrels? -> D1:3 only match, gold D1:3            recall 1, ndcg 1
+#   Tamalpais?        -> D2:1 only match, gold D2:1 + D1:4     recall 0.5, ndcg 1/(1+1/log2 3)
+#   Zebra xylophone?  -> no match, gold D1:4                   recall 0, ndcg 0
+#   strict teacher    -> D2:2 only match, gold "D:2:2"         recall 1 (malformed id read)
+#   violin recital    -> conversation 2's D1:2                 recall 1
+# and three questions that must not count: category 5, empty evidence, an
+# id naming no turn. Counting any of them, or mixing the conversations'
+# indexes, changes the means below. When mnemo has the search operation,
+# its single-hop questions (one exact, unique keyword match among 8 turns)
+# must come back in its top 5. Also: no dataset -> skipped, exit 0; a bad
+# file -> exit 2.
+set -euo pipefail
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp XDG_DATA_HOME=$tmp/xdg TMPDIR=$tmp
+unset MNEMO_DB MNEMO_BENCH_LOCOMO
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+bench=${MNEMO_BENCH_DIR:?MNEMO_BENCH_DIR, the bench directory of the build, is not set}/bench_locomo
+data=$MNEMO_TEST_DATA/eval/locomo_tiny.json
+
+# value ROW COLUMN: the number in the table row ROW (first block), column COLUMN
+# (2: all/mnemo, 3: all/bm25, 4: 1 multi-hop/mnemo, 5: its bm25, ...)
+value() { awk -v row="$1" -v col="$2" '$1 == row { gsub(/\|/, " "); print $col; exit }' "$tmp/out"; }
+# second_block ROW COLUMN: the same in the table's second block (4 single-hop)
+second_block() { awk -v row="$1" -v col="$2" '$1 == row { n++ } n == 2 { gsub(/\|/, " "); print $col; exit }' "$tmp/out"; }
+expect() { # expect ROW COLUMN WANT
+    local got
+    got=$(value "$1" "$2")
+    [ "$got" = "$3" ] || fail "$1 column $2: got '$got', want '$3'"
+}
+
+"$bench" >"$tmp/out" 2>&1 || fail "no dataset: exit $?"
+grep -q "skipped" "$tmp/out" || fail "no dataset: no skip note: $(cat "$tmp/out")"
+
+echo '{"not": "a list"}' >"$tmp/bad.json"
+rc=0
+"$bench" "$tmp/bad.json" >/dev/null 2>&1 || rc=$?
+[ $rc -eq 2 ] || fail "bad input: exit $rc, want 2"
+
+rc=0
+"$bench" "$data" >"$tmp/out" 2>&1 || rc=$?
+[ $rc -eq 0 ] || fail "run: exit $rc: $(cat "$tmp/out")"
+grep -q "2 conversations, 5 questions of categories 1-4" "$tmp/out" || fail "question count: $(head -3 "$tmp/out")"
+grep -q "1 adversarial (category 5), 2 without usable evidence; 1 evidence ids dropped" "$tmp/out" ||
+    fail "skip counts"
+for k in 5 10 25; do
+    expect turn_recall@$k 3 0.700    # (1 + 0.5 + 0 + 1 + 1) / 5
+    expect session_recall@$k 3 0.700 # the same per session here
+    expect turn_recall@$k 5 0.500    # 1 multi-hop
+    expect turn_recall@$k 7 0.000    # 2 temporal
+    expect turn_recall@$k 9 1.000    # 3 open-domain
+done
+expect ndcg@10 3 0.723 # (1 + 0.6131 + 0 + 1 + 1) / 5
+expect ndcg@10 5 0.613
+
+if grep -q "search: not available" "$tmp/out"; then
+    expect turn_recall@5 2 -
+else
+    got=$(second_block turn_recall@5 2) # 4 single-hop, mnemo
+    [ "$got" = "1.000" ] || fail "mnemo misses an exact unique keyword match: single-hop recall@5 '$got'"
+fi
+
+"$bench" "$data" --only-baseline --json >"$tmp/json" 2>"$tmp/out" || fail "--json: exit $?"
+grep -q "search: not available" "$tmp/out" && fail "--only-baseline still looks for search"
+node -e '
+const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const all = d.groups[0];
+const ok = d.bench === "locomo" && all.label === "all" && all.questions === 5 &&
+    Math.abs(all.metrics["turn_recall@10"].bm25 - 0.7) < 1e-9 &&
+    all.metrics["turn_recall@10"].mnemo === null && d.latency_ms.bm25.n === 5 &&
+    d.groups.map(g => g.label).join(",") === "all,1 multi-hop,2 temporal,3 open-domain,4 single-hop";
+if (!ok) { console.error(JSON.stringify(d).slice(0, 600)); process.exit(1); }
+' "$tmp/json" || fail "--json summary"
+
+# no temporary store left behind
+leftover=$(find "$tmp" -maxdepth 1 -name 'mnemo-locomo-*' | wc -l)
+[ "$leftover" -eq 0 ] || fail "$leftover temporary stores left in TMPDIR"
+
+[ $fails -eq 0 ] || exit 1
+echo "bench_eval_smoke: ok"

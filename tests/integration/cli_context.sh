@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# cli_context.sh - `mnemo context` and `mnemo recall` on a real repository
+# made here: the first call indexes and discovers by itself; a question
+# brings the matching gotcha, the decision with its reason and the decision
+# it supersedes, and the code to look at; the Markdown never costs more than
+# the budget in cl100k_base tokens (js-tiktoken, pinned in deps/npm.lock),
+# down to tiny budgets; a question nothing matches says so instead of
+# padding; recall returns the same findings as data; bad input is refused.
+set -euo pipefail
+: "${MNEMO:?}" "${MNEMO_SOURCE_DIR:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp XDG_DATA_HOME=$tmp/xdg
+unset MNEMO_DB
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+js() { node -e "let d=JSON.parse(require('fs').readFileSync(0,'utf8')); if(!($2)){console.error(JSON.stringify(d).slice(0,600)); process.exit(1)}" || fail "$1"; }
+deps=${MNEMO_DEPS_DIR:-$MNEMO_SOURCE_DIR/.deps}/npm
+mkdir -p "$tmp/node_modules"
+ln -s "$deps/js-tiktoken@1.0.21" "$tmp/node_modules/js-tiktoken"
+ln -s "$deps/base64-js@1.5.1" "$tmp/node_modules/base64-js"
+# cl100k: the true token count of the markdown of the JSON on stdin
+cl100k() { NODE_PATH=$tmp/node_modules node -e "const {getEncoding}=require('js-tiktoken'); const d=JSON.parse(require('fs').readFileSync(0,'utf8')); console.log(getEncoding('cl100k_base').encode(d.markdown).length)"; }
+
+repo=$tmp/repo
+mkdir -p "$repo/shop/cart" "$repo/tests"
+cd "$repo"
+git init -q
+cat >pyproject.toml <<'TOML'
+[project]
+name = "shop"
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+TOML
+: >shop/__init__.py
+: >shop/cart/__init__.py
+cat >shop/cart/session.py <<'PY'
+"""Cart sessions: a session expires after its delay."""
+from .store import load_cart
+
+
+class Session:
+    """A shopping session."""
+
+    def refresh(self, delay=None):
+        """Extend the session by its delay (default 30 seconds)."""
+        self.expires = now() + (delay or 30)
+
+    def checkout(self):
+        return load_cart(self)
+PY
+cat >shop/cart/store.py <<'PY'
+def load_cart(session):
+    """Read the cart of a session from the database."""
+    return []
+PY
+cat >tests/test_session.py <<'PY'
+from shop.cart.session import Session
+
+
+def test_refresh():
+    Session().refresh()
+PY
+"$MNEMO" init >/dev/null
+
+gotcha=$("$MNEMO" save --json --kind gotcha --title "Session refresh drops the delay" \
+    --tag cart "Session.refresh ignored a delay of 0 and used the 30 second default: checkout then returned 401 after idle." |
+    node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
+old=$("$MNEMO" save --json --kind decision --title "Sessions expire after 10 minutes" \
+    "Sessions expire after 10 minutes of inactivity." |
+    node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
+new=$("$MNEMO" call save --json "{\"kind\":\"decision\",\"title\":\"Session delay defaults to 30 seconds\",\"body\":\"Session refresh extends by the delay, 30 seconds by default.\",\"context\":{\"situation\":\"long sessions kept carts locked in the database\"},\"links\":[{\"kind\":\"supersedes\",\"to\":\"$old\"}]}" |
+    node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
+"$MNEMO" save --kind fact "The billing export runs nightly at 02:00 UTC." >/dev/null
+
+# the first context call indexes and discovers by itself
+"$MNEMO" context --json "why does checkout return 401 after the session refresh" >"$tmp/c1.json"
+js "first call indexed" "d.notes.some(n => n.startsWith('indexed the repository first'))" <"$tmp/c1.json"
+js "route mode, relevant" "d.mode === 'route' && d.relevant === true" <"$tmp/c1.json"
+js "overview first" "d.items[0].section === 'project' && d.markdown.indexOf('## Project') < d.markdown.indexOf('## Relevant knowledge')" <"$tmp/c1.json"
+js "the gotcha is there, with why" "d.items.some(i => i.id === '$gotcha' && i.section === 'knowledge' && i.why.length > 0)" <"$tmp/c1.json"
+js "the decision with its reason and chain" "d.items.some(i => i.id === '$new' && i.section === 'decisions') && /Because: long sessions/.test(d.markdown) && /supersedes: Sessions expire after 10 minutes/.test(d.markdown)" <"$tmp/c1.json"
+js "where to look: session.py" "d.items.some(i => i.section === 'code' && i.path === 'shop/cart/session.py')" <"$tmp/c1.json"
+js "the unrelated fact is left out" "!/billing export/.test(d.markdown)" <"$tmp/c1.json"
+js "tokens within budget" "d.tokens <= d.max_tokens && d.max_tokens === 3000" <"$tmp/c1.json"
+js "served id" "d.served > 0" <"$tmp/c1.json"
+real=$(cl100k <"$tmp/c1.json")
+est=$(node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).tokens)" <"$tmp/c1.json")
+[ "$real" -le "$est" ] || fail "cl100k counts $real tokens, the estimate said $est"
+
+# budgets: the markdown never costs more than max_tokens in cl100k tokens
+for budget in 64 100 150 250 400 800; do
+    "$MNEMO" context --json --max-tokens "$budget" "session refresh delay checkout 401" >"$tmp/b.json"
+    real=$(cl100k <"$tmp/b.json")
+    [ "$real" -le "$budget" ] || fail "budget $budget: cl100k counts $real tokens"
+    js "budget $budget: reported tokens" "d.tokens <= $budget" <"$tmp/b.json"
+done
+"$MNEMO" context --json --max-tokens 250 "session refresh delay checkout 401" >"$tmp/b.json"
+js "a small budget keeps the best" "d.items.some(i => i.id === '$gotcha')" <"$tmp/b.json"
+
+# nothing relevant: said, not padded
+"$MNEMO" context --json "kubernetes helm chart ingress annotations" >"$tmp/none.json"
+js "no relevant memory" "d.relevant === false && /No relevant project memory/.test(d.markdown) && !d.items.some(i => i.section !== 'project')" <"$tmp/none.json"
+
+# discovery mode: the overview alone
+"$MNEMO" context --json --mode discovery "session refresh" >"$tmp/disc.json"
+js "discovery: overview only" "d.mode === 'discovery' && d.items.length > 0 && d.items.every(i => i.section === 'project')" <"$tmp/disc.json"
+"$MNEMO" context >"$tmp/plain.md"
+grep -q '^# Project memory: overview' "$tmp/plain.md" || fail "plain output is the markdown"
+
+# recall: the same findings as data
+"$MNEMO" recall --json "checkout returns 401 after session refresh" >"$tmp/r.json"
+js "recall facts" "d.facts.some(f => f.id === '$gotcha' && f.text.length <= 301)" <"$tmp/r.json"
+js "recall decisions with chain" "d.decisions.some(x => x.id === '$new' && x.chain.some(c => c.kind === 'supersedes' && c.to === '$old'))" <"$tmp/r.json"
+js "recall confidence" "d.confidence > 0 && d.confidence <= 1" <"$tmp/r.json"
+"$MNEMO" recall --json "kubernetes helm chart ingress" >"$tmp/r0.json"
+js "recall: nothing, confidence 0" "d.confidence === 0 && d.facts.length === 0" <"$tmp/r0.json"
+
+# bad input: one error line, exit 2, nothing stored changes
+before=$("$MNEMO" export | md5sum)
+for args in "--max-tokens 10 x" "--max-tokens abc x" "--mode sideways x"; do
+    set +e
+    # shellcheck disable=SC2086
+    "$MNEMO" context $args >"$tmp/out" 2>"$tmp/err"
+    code=$?
+    set -e
+    [ "$code" = 2 ] || fail "context $args: exit $code"
+    [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q '^mnemo: error:' "$tmp/err" || fail "context $args: stderr $(cat "$tmp/err")"
+done
+[ "$before" = "$("$MNEMO" export | md5sum)" ] || fail "bad input changed the store"
+
+[ "$fails" = 0 ] || exit 1
+echo "cli_context: ok"

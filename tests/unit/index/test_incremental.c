@@ -1,0 +1,282 @@
+/*
+ * test_incremental.c - an index kept up to date run after run ends with the
+ * same graph as a new index of the same tree.
+ *
+ * A small Python repository goes through edits that each touch a different
+ * rule of the incremental resolver (index/resolve.c): a second definition
+ * making a resolved call ambiguous, a definition going away and one
+ * becoming unique, a new file defining a name that unresolved calls
+ * waited for, a deleted file, a renamed file breaking an import, an edit
+ * that keeps every name. After each, the store indexed incrementally and a
+ * new store indexed from scratch must hold the same edges (compared by
+ * paths and qualified names, since row ids differ), and no edge may point
+ * at a row that is gone. A few resolutions are also checked by hand, so
+ * that two equally wrong graphs cannot pass.
+ */
+#include "common.h"
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "index/index.h"
+#include "store/store_index.h"
+#include "test.h"
+#include "test_fs.h"
+
+static char base[64];
+static char root[96];
+static int64_t clock_s = 1700000000;
+
+static void write_file(const char *rel, const char *text)
+{
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "%s/%s", root, rel);
+    char *slash = strrchr(p.ptr, '/');
+    *slash = '\0';
+    mkdir(p.ptr, 0755);
+    *slash = '/';
+    FILE *f = fopen(p.ptr, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    /* a new time each write: freshness is judged by size and mtime first */
+    struct timespec ts[2] = {{clock_s, 0}, {clock_s, 0}};
+    clock_s += 10;
+    utimensat(AT_FDCWD, p.ptr, ts, 0);
+    mn_buf_release(&p);
+}
+
+static void remove_file(const char *rel)
+{
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "%s/%s", root, rel);
+    unlink(p.ptr);
+    mn_buf_release(&p);
+}
+
+static int index_into(const char *db, mn_index_stats *st)
+{
+    mn_store *s = NULL;
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    mn_index_options io = MN_INDEX_OPTIONS_INIT;
+    io.threads = 1;
+    int rc = mn_store_open(&s, db, &o);
+    if (rc == 0)
+        rc = mn_index_run(s, root, &io, st);
+    mn_store_free(s);
+    return rc;
+}
+
+/* Every edge as "src path|src symbol|kind|name|dst path|dst symbol", sorted. */
+static char *dump(const char *db)
+{
+    static const char *const sql =
+        "SELECT coalesce(fs.path, fy.path), coalesce(ys.qualified_name, ''), e.kind, e.dst_name, "
+        "coalesce(fd.path, fyd.path, ''), coalesce(yd.qualified_name, '') FROM edges e "
+        "LEFT JOIN files fs ON e.src_kind = 'file' AND fs.id = e.src_id "
+        "LEFT JOIN symbols ys ON e.src_kind = 'symbol' AND ys.id = e.src_id "
+        "LEFT JOIN files fy ON fy.id = ys.file_id "
+        "LEFT JOIN files fd ON e.dst_kind = 'file' AND fd.id = e.dst_id "
+        "LEFT JOIN symbols yd ON e.dst_kind = 'symbol' AND yd.id = e.dst_id "
+        "LEFT JOIN files fyd ON fyd.id = yd.file_id ORDER BY 1, 2, 3, 4, 5, 6";
+    mn_buf b = MN_BUF_INIT;
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            for (int i = 0; i < 6; i++)
+                mn_buf_printf(&b, "%s%s", i ? "|" : "", (const char *)sqlite3_column_text(st, i));
+            mn_buf_puts(&b, "\n");
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return mn_buf_detach(&b);
+}
+
+/* Edges whose target id names no row: must be none. */
+static long long dangling(const char *db)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    long long n = -1;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h,
+                           "SELECT count(*) FROM edges e WHERE e.dst_id IS NOT NULL AND "
+                           "((e.dst_kind = 'file' AND e.dst_id NOT IN (SELECT id FROM files)) OR "
+                           "(e.dst_kind = 'symbol' AND e.dst_id NOT IN (SELECT id FROM symbols)))",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return n;
+}
+
+static int64_t symbol_id(const char *db, const char *qualified_name)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    int64_t id = 0;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, "SELECT id FROM symbols WHERE qualified_name = ?1", -1, &st, NULL) ==
+            SQLITE_OK) {
+        sqlite3_bind_text(st, 1, qualified_name, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            id = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return id;
+}
+
+static int step_no;
+static char *last_fresh;
+
+/* Index incrementally and from scratch; both graphs must be the same. */
+static void check_step(const char *what, size_t want_parsed)
+{
+    mn_buf inc = MN_BUF_INIT, fresh = MN_BUF_INIT;
+    mn_index_stats st;
+    mn_buf_printf(&inc, "%s/inc.db", base);
+    mn_buf_printf(&fresh, "%s/fresh%d.db", base, ++step_no);
+    CHECK_OK(index_into(inc.ptr, &st));
+    if (want_parsed != (size_t)-1) {
+        CHECK(st.parsed == want_parsed);
+        if (st.parsed != want_parsed)
+            fprintf(stderr, "  step '%s': parsed %zu, want %zu\n", what, st.parsed, want_parsed);
+    }
+    CHECK_OK(index_into(fresh.ptr, &st));
+    char *a = dump(inc.ptr), *b = dump(fresh.ptr);
+    CHECK(strlen(b) > 0);
+    CHECK_STR(a, b);
+    if (strcmp(a, b) != 0)
+        fprintf(stderr, "  step '%s': incremental and fresh graphs differ\n", what);
+    CHECK(dangling(inc.ptr) == 0);
+    free(a);
+    free(last_fresh);
+    last_fresh = b;
+    mn_buf_release(&inc);
+    mn_buf_release(&fresh);
+}
+
+/* Whether the last fresh graph has this edge line. */
+static bool has_edge(const char *line)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_printf(&b, "%s\n", line);
+    bool yes = last_fresh && strstr(last_fresh, b.ptr) != NULL;
+    if (!yes)
+        fprintf(stderr, "  missing edge: %s\n", line);
+    mn_buf_release(&b);
+    return yes;
+}
+
+static void test_incremental_equals_fresh(void)
+{
+    snprintf(base, sizeof(base), "/tmp/mnemo-incr-XXXXXX");
+    REQUIRE(mkdtemp(base) != NULL);
+    snprintf(root, sizeof(root), "%s/repo", base);
+    mkdir(root, 0755);
+    write_file("pkg/__init__.py", "");
+    write_file("pkg/a.py", "from pkg import b\n"
+                           "from . import c\n"
+                           "\n"
+                           "def run():\n"
+                           "    helper()\n"
+                           "    b.save()\n"
+                           "    shared()\n"
+                           "\n"
+                           "class Thing(Base):\n"
+                           "    def go(self):\n"
+                           "        self.save()\n");
+    write_file("pkg/b.py", "def save():\n    pass\n\ndef shared():\n    pass\n");
+    write_file("pkg/c.py", "class Base:\n"
+                           "    def save(self):\n"
+                           "        pass\n"
+                           "\n"
+                           "def helper():\n"
+                           "    pass\n");
+    write_file("util/x.py", "import pkg.a\n"
+                            "\n"
+                            "def use():\n"
+                            "    pkg.a.run()\n"
+                            "    helper()\n"
+                            "    later()\n");
+    check_step("first index", 5);
+    CHECK(has_edge("util/x.py||import|pkg.a|pkg/a.py|"));
+    CHECK(has_edge("util/x.py|use|call|helper|pkg/c.py|helper"));
+    CHECK(has_edge("pkg/a.py|Thing|inherit|Base|pkg/c.py|Base"));
+    CHECK(has_edge("util/x.py|use|call|later||"));
+
+    /* a second helper: x.py's call becomes ambiguous (x imports neither) */
+    write_file("pkg/b.py", "def save():\n    pass\n\ndef shared():\n    pass\n\n"
+                           "def helper():\n    pass\n");
+    check_step("second definition", 1);
+    CHECK(has_edge("util/x.py|use|call|helper||"));
+    /* a.py imports c (and the package), not b: the one among its imports wins */
+    CHECK(has_edge("pkg/a.py|run|call|helper|pkg/c.py|helper"));
+
+    /* save leaves b.py: Base.save is the only one left */
+    write_file("pkg/b.py", "def shared():\n    pass\n\ndef helper():\n    pass\n");
+    check_step("definition removed", 1);
+    CHECK(has_edge("pkg/a.py|run|call|b.save|pkg/c.py|Base.save"));
+
+    /* a new file defines what x.py called all along, and a second shared */
+    write_file("util/y.py", "def later():\n    pass\n\ndef shared():\n    pass\n");
+    check_step("new file", 1);
+    CHECK(has_edge("util/x.py|use|call|later|util/y.py|later"));
+    CHECK(has_edge("pkg/a.py|run|call|shared||")); /* was b.shared: now ambiguous */
+
+    /* an edit that keeps every name: symbol rows are kept */
+    mn_buf inc = MN_BUF_INIT;
+    mn_buf_printf(&inc, "%s/inc.db", base);
+    int64_t before = symbol_id(inc.ptr, "Thing.go");
+    write_file("pkg/a.py", "from pkg import b\n"
+                           "from . import c\n"
+                           "\n"
+                           "class Thing(Base):\n"
+                           "    \"\"\"Moved up.\"\"\"\n"
+                           "    def go(self):\n"
+                           "        self.save()\n"
+                           "\n"
+                           "def run():\n"
+                           "    helper()\n"
+                           "    b.save()\n"
+                           "    shared()\n");
+    check_step("same names", 1);
+    CHECK(before != 0 && symbol_id(inc.ptr, "Thing.go") == before);
+    CHECK(has_edge("util/x.py|use|call|pkg.a.run|pkg/a.py|run"));
+
+    /* c.py goes: Base, Base.save and helper with it */
+    remove_file("pkg/c.py");
+    check_step("file deleted", 0);
+    CHECK(has_edge("pkg/a.py|Thing|inherit|Base||"));
+    CHECK(has_edge("util/x.py|use|call|helper|pkg/b.py|helper"));
+    /* "from . import c" now names an attribute of the package */
+    CHECK(has_edge("pkg/a.py||import|.c|pkg/__init__.py|"));
+
+    /* b.py renamed: the import of b breaks, its definitions move */
+    write_file("pkg/bb.py", "def shared():\n    pass\n\ndef helper():\n    pass\n");
+    remove_file("pkg/b.py");
+    check_step("file renamed", 1);
+    CHECK(has_edge("pkg/a.py|run|call|helper|pkg/bb.py|helper"));
+
+    /* c.py comes back */
+    write_file("pkg/c.py", "class Base:\n    def save(self):\n        pass\n");
+    check_step("file restored", 1);
+    CHECK(has_edge("pkg/a.py|Thing|inherit|Base|pkg/c.py|Base"));
+    CHECK(has_edge("pkg/a.py||import|.c|pkg/c.py|"));
+
+    /* nothing changed: nothing parsed, same graph */
+    check_step("no change", 0);
+    mn_buf_release(&inc);
+    free(last_fresh);
+    last_fresh = NULL;
+    rm_rf(base);
+}
+
+MN_TEST_MAIN(MN_TEST(test_incremental_equals_fresh))

@@ -1,0 +1,184 @@
+/*
+ * test_fts.c - the "mnemo" FTS5 tokenizer in a real in-memory SQLite: code
+ * and prose go in, MATCH finds them by pieces, wholes, stems and other
+ * inflections; the free-text query builder produces expressions FTS5 accepts
+ * and that find what they should.
+ */
+#include <sqlite3.h>
+
+#include "common.h"
+#include "store/sqlite/fts_tokenizer.h"
+#include "test.h"
+
+static sqlite3 *db;
+
+static int exec(const char *sql)
+{
+    char *err = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
+    if (rc != SQLITE_OK)
+        fprintf(stderr, "sql failed: %s: %s\n", sql, err ? err : "?");
+    sqlite3_free(err);
+    return rc;
+}
+
+static void open_db(const char *tokenize)
+{
+    if (db)
+        sqlite3_close(db);
+    db = NULL;
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK)
+        abort();
+    if (mn_sqlite_fts_register(db) != 0)
+        abort();
+    char sql[256];
+    snprintf(sql, sizeof(sql), "CREATE VIRTUAL TABLE docs USING fts5(title, body, tokenize = '%s')",
+             tokenize);
+    if (exec(sql) != SQLITE_OK)
+        abort();
+}
+
+static void add(long id, const char *title, const char *body)
+{
+    sqlite3_stmt *st = NULL;
+    sqlite3_prepare_v2(db, "INSERT INTO docs(rowid, title, body) VALUES (?1, ?2, ?3)", -1, &st,
+                       NULL);
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, title, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, body, -1, SQLITE_STATIC);
+    CHECK(sqlite3_step(st) == SQLITE_DONE);
+    sqlite3_finalize(st);
+}
+
+/* The rowids MATCH returns, in rowid order, as "1,3" ("" for none, "error" on failure). */
+static char ids_buf[512];
+static const char *match(const char *expr)
+{
+    sqlite3_stmt *st = NULL;
+    ids_buf[0] = '\0';
+    if (sqlite3_prepare_v2(db, "SELECT rowid FROM docs WHERE docs MATCH ?1 ORDER BY rowid", -1, &st,
+                           NULL) != SQLITE_OK) {
+        snprintf(ids_buf, sizeof(ids_buf), "error");
+        return ids_buf;
+    }
+    sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
+    size_t n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        n += (size_t)snprintf(ids_buf + n, sizeof(ids_buf) - n, "%s%lld", n ? "," : "",
+                              (long long)sqlite3_column_int64(st, 0));
+    if (rc != SQLITE_DONE) {
+        fprintf(stderr, "match '%s': %s\n", expr, sqlite3_errmsg(db));
+        snprintf(ids_buf, sizeof(ids_buf), "error");
+    }
+    sqlite3_finalize(st);
+    return ids_buf;
+}
+
+static void fill(void)
+{
+    add(1, "http.c", "int parseHttpHeader(const char *line) { return 0; }");
+    add(2, "notes", "The server is running and the workers run nightly.");
+    add(3, "parser.py", "def parse_http_header(line):\n    return line.split(':')");
+    add(4, "заметки", "Парсер разбирает заголовки запросов.");
+    add(5, "docs", "We parse the HTTP header before the body.");
+    add(6, "notes fr",
+        "Les fonctions analysées par le parseur sont très utiles pour les en-têtes.");
+    add(7, "util", "size_t utf8_len(const char *s); // counts UTF-8 code points");
+    add(8, "path", "src/index/walk_files.c");
+}
+
+static void test_match_code_and_prose(void)
+{
+    open_db("mnemo");
+    fill();
+    CHECK_STR(match("http"), "1,3,5");
+    CHECK_STR(match("header"), "1,3,5");
+    CHECK_STR(match("headers"), "1,3,5"); /* stemmed like header */
+    CHECK_STR(match("parsehttpheader"), "1,3");
+    CHECK_STR(match("parseHttpHeader"), "1,3,5");   /* phrase of pieces */
+    CHECK_STR(match("parse_http_header"), "1,3,5"); /* the same phrase */
+    /* Stop words take no position, in documents as in queries: "parse the header" is a phrase
+     * match for "parse header". */
+    CHECK_STR(match("\"parse http header\""), "1,3,5");
+    CHECK_STR(match("\"running the workers\""), "2");
+    CHECK_STR(match("\"running workers\""), "2");
+    CHECK_STR(match("running"), "2");
+    CHECK_STR(match("run"), "2");
+    CHECK_STR(match("runs"), "2");
+    CHECK_STR(match("заголовков"), "4"); /* other inflections of заголовки */
+    CHECK_STR(match("ЗАГОЛОВКАМИ"), "4");
+    CHECK_STR(match("парсеры"), "4");
+    CHECK_STR(match("fonction"), "6");
+    CHECK_STR(match("analyses"), "6");
+    CHECK_STR(match("analysée"), "6");
+    CHECK_STR(match("tetes"), "6"); /* without diacritics; the hyphen split en-têtes */
+    CHECK_STR(match("têtes"), "6");
+    CHECK_STR(match("TRÈS"), ""); /* a French stop word in a French text */
+    CHECK_STR(match("parseur"), "6");
+    CHECK_STR(match("utf8"), "7");
+    CHECK_STR(match("\"utf-8\""), "7");
+    CHECK_STR(match("utf8_len"), "7");
+    CHECK_STR(match("walk_files"), "8");
+    CHECK_STR(match("walk"), "8");
+    CHECK_STR(match("file"), "8");
+    CHECK_STR(match("\"src/index/walk_files.c\""), "8");
+    CHECK_STR(match("title:parser"), "3");
+    CHECK_STR(match("pars*"), "1,3,5,6"); /* prefix on the stems: parse, parser, parseur */
+    CHECK_STR(match("http AND line"), "1,3");
+    CHECK_STR(match("nothing_here_at_all"), "");
+    /* A stop word alone is no term: FTS5 finds nothing rather than failing. */
+    CHECK_STR(match("the"), "");
+    CHECK_STR(match("the OR header"), "1,3,5");
+}
+
+static void test_args(void)
+{
+    open_db("mnemo nostem");
+    fill();
+    CHECK_STR(match("running"), "2");
+    CHECK_STR(match("run"), "2"); /* "run" itself is in doc 2 */
+    CHECK_STR(match("runs"), "");
+    open_db("mnemo stopwords");
+    fill();
+    CHECK_STR(match("the"), "2,5");
+    if (db)
+        sqlite3_close(db);
+    db = NULL;
+    CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
+    CHECK_OK(mn_sqlite_fts_register(db));
+    CHECK(sqlite3_exec(db, "CREATE VIRTUAL TABLE x USING fts5(a, tokenize = 'mnemo bogus')", NULL,
+                       NULL, NULL) != SQLITE_OK);
+    CHECK(sqlite3_exec(db, "CREATE VIRTUAL TABLE y USING fts5(a, tokenize = 'mnemo lang fr')", NULL,
+                       NULL, NULL) == SQLITE_OK);
+}
+
+static void test_bm25_and_highlight(void)
+{
+    open_db("mnemo");
+    fill();
+    /* highlight() uses the spans: the surface text comes back marked. */
+    sqlite3_stmt *st = NULL;
+    REQUIRE(sqlite3_prepare_v2(db,
+                               "SELECT highlight(docs, 1, '[', ']') FROM docs WHERE docs MATCH "
+                               "'header' AND rowid = 1",
+                               -1, &st, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_STR((const char *)sqlite3_column_text(st, 0),
+              "int parseHttp[Header](const char *line) { return 0; }");
+    sqlite3_finalize(st);
+}
+
+static void test_query_builder(void)
+{
+    open_db("mnemo");
+    fill();
+    mn_buf q = MN_BUF_INIT;
+    CHECK(mn_sqlite_fts_query(&q, "How does parseHttpHeader parse the header?", 42, 0, 0) == 3);
+    /* "How", "does", "the": stop words; "parse" once (its stem met twice). */
+    CHECK_STR(q.ptr, "(\"parseHttpHeader\" OR \"parsehttpheader\") OR \"parse\" OR \"header\"");
+    mn_buf_release(&q);
+}
+
+MN_TEST_MAIN(MN_TEST(test_match_code_and_prose), MN_TEST(test_args),
+             MN_TEST(test_bm25_and_highlight), MN_TEST(test_query_builder))
