@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# run.sh - `make run`: mnemo's main job on this repository, as far as it
-# exists: create the store, index the code (only what changed since the last
-# run), and show the index's state, the most central files and the memories.
+# run.sh - `make run`: mnemo's main job on this repository: create the
+# store, index the code (only what changed since the last run), show the
+# index's state and the most central files, then answer a question about
+# this repository the way an agent asks it: the one-call context, in a
+# budget of 1,200 tokens.
 #   scripts/run.sh BUILD/mnemo
 set -euo pipefail
 
@@ -27,4 +29,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 "$bin" status
 echo "the most central source files:"
 "$bin" files --role source --sort rank --limit 8
-"$bin" list
+question="how does an incremental index decide which edges to resolve again?"
+echo
+echo "mnemo context \"$question\" --max-tokens 1200"
+echo
+"$bin" context "$question" --max-tokens 1200

@@ -43,6 +43,12 @@ int mn_op_graph(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_discover(mn_ctx *ctx, const json_t *args, json_t **out);
 /** The embedder settings from config (embed.*); release with mn_embed_options_release. */
 int mn_api__embed_options(mn_ctx *ctx, mn_embed_options *out);
+/**
+ * The configured embedder, trained and synced (all of it, or a bounded part
+ * before a query): *out NULL and *note saying why when there is none. Free
+ * both. Fails only on a bad config value.
+ */
+int mn_api__embedder(mn_ctx *ctx, bool for_query, mn_embedder **out, char **note);
 /** Index (and discover) when nothing is indexed or the index is older than index.refresh_age. */
 int mn_api__ensure_fresh(mn_ctx *ctx, const json_t *args, json_t *notes);
 int mn_op_context(mn_ctx *ctx, const json_t *args, json_t **out);

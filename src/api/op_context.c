@@ -99,9 +99,17 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
         json_object_set(fresh_args, "path", (json_t *)path);
     int rc = mn_api__ensure_fresh(ctx, fresh_args, notes);
     json_decref(fresh_args);
+    mn_embedder *e = NULL;
+    char *semantic_note = NULL;
+    if (rc == 0)
+        rc = mn_api__embedder(ctx, true, &e, &semantic_note);
+    req.embedder = e;
+    req.semantic_note = semantic_note;
     if (rc == 0)
         rc = recall ? mn_recall_build(ctx->store, &req, out)
                     : mn_context_build(ctx->store, &req, out);
+    mn_embedder_free(e);
+    free(semantic_note);
     if (rc == 0) {
         const json_t *items = json_object_get(*out, "items");
         json_t *all = json_array();

@@ -86,6 +86,13 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
         rc = mn_rank_refresh(ctx->store, st.changed, st.seen, opts.full, &ranked);
     if (rc == 0)
         rc = note_last_run(ctx);
+    /* vectors for what changed (and the built-in model trained when due), so that the
+     * first search after an index does not pay for them */
+    mn_embedder *e = NULL;
+    char *semantic_note = NULL;
+    if (rc == 0)
+        rc = mn_api__embedder(ctx, false, &e, &semantic_note);
+    mn_embedder_free(e);
     json_t *disc = NULL;
     if (rc == 0)
         rc = discover_if_due(ctx, root, &disc);
@@ -99,8 +106,12 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
                          (json_int_t)st.resolve.imports_resolved, "calls",
                          (json_int_t)st.resolve.calls, "calls_resolved",
                          (json_int_t)st.resolve.calls_resolved, "seconds", st.seconds);
-    if (rc == 0)
+    if (rc == 0) {
         json_object_set_new(*out, "ranked", json_boolean(ranked));
+        if (semantic_note)
+            json_object_set_new(*out, "notes", json_pack("[s]", semantic_note));
+    }
+    free(semantic_note);
     if (rc == 0 && disc)
         json_object_set_new(*out, "discovery", disc);
     else

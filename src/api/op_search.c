@@ -31,7 +31,6 @@
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out);
 /* config.c (the embed.* keys) */
-int mn_api__embed_options(mn_ctx *ctx, mn_embed_options *out);
 
 static const char *const type_names[] = {"memory", "code", "file"};
 
@@ -171,22 +170,9 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
     json_array_foreach(json_object_get(args, "files"), i, v) if (r.nfiles < MN_ARRAY_SIZE(files))
         files[r.nfiles++] = json_string_value(v);
     r.files = files;
-    mn_embed_options eo = MN_EMBED_OPTIONS_INIT;
     mn_embedder *e = NULL;
-    int rc = mn_api__embed_options(ctx, &eo);
-    if (rc == 0 && (rc = mn_embedder_open(&e, ctx->store, &eo, 0, NULL)) != 0) {
-        mn_buf note = MN_BUF_INIT;
-        mn_buf_printf(&note, "semantic search unavailable: %s", mn_error_last());
-        r.semantic_note = semantic_note = mn_buf_detach(&note);
-        mn_error_clear();
-        rc = 0;
-    } else if (rc == 0 && !e) {
-        r.semantic_note = eo.provider && strcmp(eo.provider, "off") == 0
-                              ? "semantic search is off (config embed.provider)"
-                              : "semantic search unavailable: no built-in model yet (too little "
-                                "text to learn from, or not trained)";
-    }
-    mn_embed_options_release(&eo);
+    int rc = mn_api__embedder(ctx, true, &e, &semantic_note);
+    r.semantic_note = semantic_note;
     r.embedder = e;
     if (rc == 0)
         rc = mn_search_run(ctx->store, &r, &res);

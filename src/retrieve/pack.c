@@ -292,6 +292,8 @@ static int add_found(mn_store *s, const mn_context_request *req, entry_vec *v, b
     sr.files = req->files;
     sr.nfiles = req->nfiles;
     sr.now_ms = req->now_ms;
+    sr.embedder = req->embedder;
+    sr.semantic_note = req->semantic_note;
     int rc = mn_search_run(s, &sr, &res);
     if (rc)
         return rc;
@@ -524,6 +526,8 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
     sr.files = req->files;
     sr.nfiles = req->nfiles;
     sr.now_ms = req->now_ms;
+    sr.embedder = req->embedder;
+    sr.semantic_note = req->semantic_note;
     if (req->max_tokens < MIN_TOKENS)
         return mn_error_set(MN_EINVAL, "limit_tokens must be at least %d", MIN_TOKENS);
     int rc = mn_search_run(s, &sr, &res);

@@ -37,6 +37,9 @@ typedef struct {
     const char *const *symbols; /* recall: symbols named by the caller */
     size_t nsymbols;
     int64_t now_ms; /* 0: now */
+    /* the semantic signal (retrieve.h): NULL, and the note saying why */
+    struct mn_embedder *embedder;
+    const char *semantic_note;
 } mn_context_request;
 
 /**
