@@ -62,6 +62,7 @@
 #define MAX_WINDOWS    8000  /* windows the SVD runs on; the rest are folded in */
 #define MAX_DOC_BYTES  65536 /* of a document's text, tokenized */
 #define RETRAIN_FACTOR 1.5   /* retrain when the corpus grew or shrank by this factor */
+#define MAX_TERMS      65536 /* the vocabulary, most frequent first: see cap_vocab */
 
 /* ---- tokenizing into term ids ---- */
 
@@ -285,6 +286,73 @@ static int on_doc(void *payload, const mn_embed_doc *d)
     return 0;
 }
 
+static int by_df_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x > y ? -1 : x < y;
+}
+
+/*
+ * Keep the MAX_TERMS terms found in the most documents (ties: the first
+ * seen), and drop the others from every document. The term vectors are the
+ * model's memory (terms x k floats while training: a code base's
+ * identifiers made sympy's vocabulary ~150,000 terms, 150 MB at k = 256);
+ * what is dropped occurs in one or two chunks, where BM25 finds it anyway.
+ * A conversation's vocabulary is a few thousand terms: nothing changes
+ * there. Kept terms keep their relative order, so each document's entries
+ * stay sorted by term.
+ */
+static void cap_vocab(corpus *c)
+{
+    size_t nterms = c->v.terms.len, n = c->start.len - 1;
+    if (nterms <= MAX_TERMS)
+        return;
+    int64_t *dfs = mn_malloc(nterms * sizeof(*dfs));
+    memcpy(dfs, c->v.df.items, nterms * sizeof(*dfs));
+    qsort(dfs, nterms, sizeof(*dfs), by_df_desc);
+    int64_t cut = dfs[MAX_TERMS - 1];
+    size_t ties = MAX_TERMS;
+    for (size_t i = 0; i < MAX_TERMS; i++)
+        if (dfs[i] > cut)
+            ties--;
+    free(dfs);
+    uint32_t *remap = mn_malloc(nterms * sizeof(*remap));
+    vocab nv = {MN_MAP_INIT, MN_VEC_INIT, MN_VEC_INIT};
+    for (size_t t = 0; t < nterms; t++) {
+        int64_t df = c->v.df.items[t];
+        bool keep = df > cut || (df == cut && ties > 0);
+        if (keep && df == cut)
+            ties--;
+        if (keep) {
+            remap[t] = (uint32_t)nv.terms.len;
+            mn_map_set(&nv.ids, c->v.terms.items[t], (void *)(uintptr_t)(nv.terms.len + 1));
+            mn_vec_push(&nv.terms, c->v.terms.items[t]);
+            mn_vec_push(&nv.df, df);
+        } else {
+            remap[t] = UINT32_MAX;
+            free(c->v.terms.items[t]);
+        }
+    }
+    size_t w = 0, lo = c->start.items[0];
+    for (size_t d = 0; d < n; d++) {
+        size_t hi = c->start.items[d + 1];
+        c->start.items[d] = w;
+        for (size_t i = lo; i < hi; i++)
+            if (remap[c->entries.items[i].t] != UINT32_MAX) {
+                c->entries.items[w] = c->entries.items[i];
+                c->entries.items[w++].t = remap[c->entries.items[i].t];
+            }
+        lo = hi;
+    }
+    c->start.items[n] = w;
+    c->entries.len = w;
+    free(remap);
+    mn_vec_release(&c->v.terms); /* the kept strings moved to nv */
+    mn_vec_release(&c->v.df);
+    mn_map_release(&c->v.ids);
+    c->v = nv;
+}
+
 /* The sparse matrix X: windows as columns of (term, weight). */
 typedef struct {
     entry_vec e;
@@ -440,6 +508,11 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
         for (size_t c0 = 0; c0 < k; c0++)
             p[j * k + c0] = dot(y + j * l, wk + c0 * l, l);
     free(wk);
+    /* the sketches are done with: free them before the term vectors exist (on sympy's 45,000
+     * chunks z and u are ~150 MB each) */
+    free(s);
+    free(y);
+    free(z);
     float *u = mn_calloc(nterms * k, sizeof(float));
     bool *seen = mn_calloc(nterms, sizeof(bool));
     for (size_t j = 0; j < nw; j++)
@@ -455,7 +528,8 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
 
     /* terms only the windows left out of the sample have: fold those windows in */
     if (nw < n) {
-        float *extra = mn_calloc(nterms * k, sizeof(float));
+        /* an unseen term's row of u is zero until this fills it, and the projections read
+         * only seen terms' rows: accumulate in place */
         double *pw = mn_malloc(k * sizeof(double));
         for (size_t d = 0; d < n; d++) {
             if (sampled[d])
@@ -476,17 +550,13 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
                 for (size_t i = 0; i < one.e.len; i++)
                     if (!seen[one.e.items[i].t])
                         for (size_t c0 = 0; c0 < k; c0++)
-                            extra[(size_t)one.e.items[i].t * k + c0] +=
+                            u[(size_t)one.e.items[i].t * k + c0] +=
                                 (float)(one.e.items[i].x * pw[c0] /
                                         (sigma[c0] > 1e-9 ? sigma[c0] : 1));
             }
             mn_vec_release(&one.e);
             mn_vec_release(&one.start);
         }
-        for (size_t t = 0; t < nterms; t++)
-            if (!seen[t])
-                memcpy(u + t * k, extra + t * k, k * sizeof(float));
-        free(extra);
         free(pw);
     }
 
@@ -498,9 +568,6 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
     free(cm);
     free(wv);
     free(ev);
-    free(s);
-    free(y);
-    free(z);
     mn_vec_release(&w.e);
     mn_vec_release(&w.start);
     *k_out = k;
@@ -628,6 +695,8 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
     }
     for (size_t i = 0; i < c.entries.len; i++)
         c.v.df.items[c.entries.items[i].t]++;
+    cap_vocab(&c);
+    nterms = c.v.terms.len;
     idf = mn_malloc(nterms * sizeof(double));
     for (size_t t = 0; t < nterms; t++)
         idf[t] = log(((double)n + 1) / ((double)c.v.df.items[t] + 0.5));
@@ -635,7 +704,7 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
     u = train_lsa(&c, idf, &k);
 
     char params[64];
-    snprintf(params, sizeof(params), "|v%d|w%d|k%zu|", ALGO_VERSION, WINDOW, k);
+    snprintf(params, sizeof(params), "|v%d|w%d|k%zu|t%d|", ALGO_VERSION, WINDOW, k, MAX_TERMS);
     XXH3_64bits_update(c.hash, params, strlen(params));
     char model[64];
     snprintf(model, sizeof(model), "builtin:lsa%zu@%016llx", k,
