@@ -63,6 +63,7 @@
 #define MAX_DOC_BYTES  65536 /* of a document's text, tokenized */
 #define RETRAIN_FACTOR 1.5   /* retrain when the corpus grew or shrank by this factor */
 #define MAX_TERMS      65536 /* the vocabulary, most frequent first: see cap_vocab */
+#define LOOKUP_BATCH   64    /* texts embedded by looking their terms up, at most */
 
 /* ---- tokenizing into term ids ---- */
 
@@ -792,7 +793,9 @@ static int builtin_embed(mn_embedder *e, float **out, const char *const *texts, 
     vocab v = {MN_MAP_INIT, MN_VEC_INIT, MN_VEC_INIT};
     entry_vec ent = MN_VEC_INIT;
     bool query = flags & MN_EMBED_QUERY;
-    if (!query && !b->loaded) {
+    /* every term at once pays off for a large batch; a few texts (a query, the chunks of one
+     * edited file) look their terms up, which is what keeps a one-file re-index cheap */
+    if (!query && !b->loaded && n > LOOKUP_BATCH) {
         if ((rc = mn_store_embed_terms_each(b->store, e->model, load_term, b)) != 0)
             return rc;
         b->loaded = true;
