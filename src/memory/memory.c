@@ -14,10 +14,13 @@
 #include "common.h"
 
 #include "memory/memory.h"
+#include "store/store_terms.h"
+#include "text/keywords.h"
 #include "util/map.h"
 #include "util/util.h"
 
 #define TITLE_FROM_BODY_MAX 100
+#define AUTO_KEYWORDS       6 /* keywords given to a memory saved without any */
 
 static const char *const ref_prefixes[] = {
     "file:", "symbol:", "task:", "doc:", "commit:", "url:", "issue:"};
@@ -313,6 +316,56 @@ static json_t *result(const char *id, const char *action, const json_t *mem)
     return r;
 }
 
+/* Document frequency of an index term among the project's code chunks (0 on error). */
+static int64_t chunk_df(void *payload, const char *term, size_t len)
+{
+    int64_t df = 0;
+    if (mn_store_chunk_term_df(payload, term, len, &df) != 0) {
+        mn_error_clear();
+        df = 0;
+    }
+    return df;
+}
+
+/*
+ * A memory saved without trigger keywords gets the words of its own text
+ * that a later question is likely to use: by TF-IDF (text/keywords.h)
+ * against the project's code, the corpus every project has (its memories
+ * may be few). They go where given keywords go (context.trigger_keywords),
+ * so search weighs them the same.
+ */
+static int add_keywords(mn_store *s, json_t *mem)
+{
+    const json_t *ctx = json_object_get(mem, "context");
+    mn_buf text = MN_BUF_INIT;
+    mn_buf_printf(&text, "%s\n%s", str(mem, "title") ? str(mem, "title") : "",
+                  str(mem, "body") ? str(mem, "body") : "");
+    for (const char *const *f = (const char *const[]){"situation", "solution", "what_failed", NULL};
+         *f; f++)
+        if (str(ctx, *f))
+            mn_buf_printf(&text, "\n%s", str(ctx, *f));
+    mn_df_source src = {0, chunk_df, s};
+    if (mn_store_chunk_count(s, &src.n_docs) != 0) {
+        mn_error_clear();
+        src.n_docs = 0;
+    }
+    mn_keyword *kw = NULL;
+    size_t n = 0;
+    int rc = mn_keywords_extract(&kw, &n, text.ptr, text.len, MN_LANG_UNKNOWN,
+                                 src.n_docs ? &src : NULL, AUTO_KEYWORDS);
+    mn_buf_release(&text);
+    if (rc || n == 0) {
+        mn_error_clear();
+        return 0; /* nothing worth a keyword: the memory is found by its text alone */
+    }
+    json_t *list = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(list, json_string(kw[i].text));
+    json_object_set_new(ensure_group(mem, "context"), "trigger_keywords", list);
+    mn_keywords_free(kw, n);
+    return 0;
+}
+
 int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
 {
     json_t *mem = json_object(), *old = NULL;
@@ -360,6 +413,9 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
                           kind);
         goto out;
     }
+    if (!json_array_size(json_object_get(json_object_get(mem, "context"), "trigger_keywords")) &&
+        (rc = add_keywords(s, mem)) != 0)
+        goto out;
     if (json_object_get(in, "citations"))
         json_object_set_new(mem, "citations", json_deep_copy(json_object_get(in, "citations")));
     json_object_set_new(mem, "level",

@@ -621,10 +621,22 @@ static void tl_free(void *p)
     mn_tokenizer_free(p);
 }
 
+/* Key destructors run when a thread exits, not for the thread that ends the process (main,
+ * returning or calling exit): its tokenizer is freed here, so leak checkers see none. */
+static void tl_free_at_exit(void)
+{
+    mn_tokenizer *t = pthread_getspecific(tl_key);
+    if (t) {
+        pthread_setspecific(tl_key, NULL);
+        mn_tokenizer_free(t);
+    }
+}
+
 static void tl_init(void)
 {
     if (pthread_key_create(&tl_key, tl_free) != 0)
         abort(); /* only when the process is out of keys: nothing sensible to do */
+    atexit(tl_free_at_exit);
 }
 
 int mn_tokenize(const char *text, size_t len, mn_lang lang, unsigned flags, mn_token_cb cb,

@@ -363,7 +363,7 @@ mn --json show "$P"
 js "defaults of a manual save" "d.memory.kind === 'fact' && d.memory.level === 'L1' &&
     d.memory.title === 'Just a body line' && d.memory.body === 'Just a body line' &&
     d.memory.provenance.source === 'manual' && d.memory.confidence === 0.9 && d.memory.status === 'active' &&
-    !('quality' in d.memory) && !('expires_at' in d.memory) && !('context' in d.memory)"
+    !('quality' in d.memory) && !('expires_at' in d.memory) && d.memory.context.trigger_keywords.join() === 'body,line'"
 new_id P "save with a path" --db "$db" save --path src/store "Scoped to a directory"
 mn --json show "$P"
 js "a path makes it L2" "d.memory.level === 'L2' && d.memory.scope.paths[0] === 'src/store'"

@@ -355,6 +355,9 @@ static void test_save_defaults(void)
     json_t *want = Jf("{'id':'%s','kind':'fact','level':'L1',"
                       "'title':'The cache key includes the locale',"
                       "'body':'  The cache key includes the locale\\nMore detail here.',"
+                      /* no keywords given: the text's own, by TF-IDF (no code indexed here) */
+                      "'context':{'trigger_keywords':['includes','locale','cache','key','detail',"
+                      "'more']},"
                       "'provenance':{'source':'manual','author':'tester'},'status':'active',"
                       "'confidence':0.9,'created_at':'2026-11-21T05:37:25.123Z',"
                       "'updated_at':'2026-11-21T05:37:25.123Z',"
