@@ -13,8 +13,11 @@
  * section, so the text reads as a briefing, not as a ranked list.
  *
  * The floor: an entry is relevant when its lexical signal reaches
- * LEXICAL_FLOOR (a real share of the query's words, not one common word),
- * or its semantic signal SEMANTIC_FLOOR, or it is in the scope the caller
+ * LEXICAL_FLOOR of the best match's and its text holds enough of the
+ * question's distinct terms (covers: at least min(3, ceil(0.3 n)) of n, as
+ * the index tokenizes them: search scores are relative to the best match,
+ * so one shared uncommon word must not pass for an answer), or its
+ * semantic signal reaches SEMANTIC_FLOOR, or it is in the scope the caller
  * named (files, symbols). Without one relevant memory or code entry, the
  * text says there is no relevant project memory, after the overview,
  * instead of serving weak matches.
@@ -29,6 +32,8 @@
 #include "retrieve/pack.h"
 #include "retrieve/retrieve.h"
 #include "retrieve/tokens.h"
+#include "text/tokenize.h"
+#include "util/map.h"
 #include "util/buf.h"
 #include "util/vec.h"
 
@@ -102,11 +107,86 @@ static void note_once(json_t *notes, const char *note)
     json_array_append_new(notes, json_string(note));
 }
 
-static const char *why_of(const mn_search_item *it, bool in_scope)
+/* ---- how much of the question an item's text covers ---- */
+
+typedef struct {
+    mn_map terms; /* distinct terms of the question */
+    size_t need;  /* how many of them a text must hold */
+} question;
+
+typedef struct {
+    const mn_map *query; /* NULL: collecting the question's terms */
+    mn_map seen;
+    size_t n;
+} term_count;
+
+static int count_term(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                      int colocated)
+{
+    term_count *c = payload;
+    char key[MN_TOK_MAX_BYTES + 1];
+    (void)start;
+    (void)end;
+    if (colocated != MN_TOK_COLOC_NONE || len > MN_TOK_MAX_BYTES)
+        return 0; /* the pieces of an identifier count, its whole is the same words again */
+    memcpy(key, tok, len);
+    key[len] = '\0';
+    if ((c->query && !mn_map_has(c->query, key)) || mn_map_has(&c->seen, key))
+        return 0;
+    mn_map_set(&c->seen, key, (void *)1);
+    c->n++;
+    return 0;
+}
+
+static void question_init(question *q, const char *text)
+{
+    term_count c = {NULL, MN_MAP_INIT, 0};
+    mn_tokenize(text, strlen(text), MN_LANG_UNKNOWN, 0, count_term, &c);
+    q->terms = c.seen;
+    q->need = (3 * c.n + 9) / 10; /* ceil(0.3 n) */
+    if (q->need > 3)
+        q->need = 3;
+}
+
+/* Whether text holds enough of the question's terms. */
+static bool covers(const question *q, const char *text)
+{
+    term_count c = {&q->terms, MN_MAP_INIT, 0};
+    mn_tokenize(text, strlen(text), MN_LANG_UNKNOWN, 0, count_term, &c);
+    mn_map_release(&c.seen);
+    return c.n >= q->need;
+}
+
+/* The text a memory is matched on (title, body, context, keywords). */
+static char *memory_text(const json_t *mem)
+{
+    mn_buf b = MN_BUF_INIT;
+    const json_t *ctx = json_object_get(mem, "context");
+    mn_buf_printf(&b, "%s\n%s", jstr(mem, "title"), jstr(mem, "body"));
+    for (const char *const *f = (const char *const[]){"situation", "solution", "what_failed", NULL};
+         *f; f++)
+        mn_buf_printf(&b, "\n%s", jstr(ctx, *f));
+    size_t i;
+    const json_t *k;
+    json_array_foreach(json_object_get(ctx, "trigger_keywords"), i, k)
+        mn_buf_printf(&b, " %s", json_string_value(k));
+    return mn_buf_detach(&b);
+}
+
+/* The text a code item is matched on (path, symbol, evidence). */
+static char *code_text(const mn_search_item *it)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_printf(&b, "%s\n%s\n%s", it->path ? it->path : "", it->title ? it->title : "",
+                  it->snippet ? it->snippet : "");
+    return mn_buf_detach(&b);
+}
+
+static const char *why_of(const mn_search_item *it, bool in_scope, bool lexical)
 {
     if (in_scope)
         return "in the files or symbols you named";
-    if ((it->sig.has & MN_SIG_LEXICAL) && it->sig.lexical >= LEXICAL_FLOOR)
+    if (lexical)
         return it->type == MN_ITEM_MEMORY ? "its words match the question"
                                           : "its code matches the question's words and names";
     if ((it->sig.has & MN_SIG_SEMANTIC) && it->sig.semantic >= SEMANTIC_FLOOR)
@@ -116,10 +196,15 @@ static const char *why_of(const mn_search_item *it, bool in_scope)
     return "weak match";
 }
 
-static bool relevant(const mn_search_item *it)
+/* The lexical half of the floor: a strong enough match whose text covers the question. */
+static bool lexical_ok(const mn_search_item *it, const question *q, const char *text)
 {
-    return ((it->sig.has & MN_SIG_LEXICAL) && it->sig.lexical >= LEXICAL_FLOOR) ||
-           ((it->sig.has & MN_SIG_SEMANTIC) && it->sig.semantic >= SEMANTIC_FLOOR) ||
+    return (it->sig.has & MN_SIG_LEXICAL) && it->sig.lexical >= LEXICAL_FLOOR && covers(q, text);
+}
+
+static bool relevant(const mn_search_item *it, bool lexical)
+{
+    return lexical || ((it->sig.has & MN_SIG_SEMANTIC) && it->sig.semantic >= SEMANTIC_FLOOR) ||
            ((it->sig.has & MN_SIG_SCOPE) && it->sig.scope > 0);
 }
 
@@ -280,8 +365,8 @@ static bool in_scope(const mn_context_request *req, const mn_search_item *it)
 }
 
 /* Search and turn what it found into entries. *any: whether one is relevant. */
-static int add_found(mn_store *s, const mn_context_request *req, entry_vec *v, bool *any,
-                     json_t *notes)
+static int add_found(mn_store *s, const mn_context_request *req, const question *q, entry_vec *v,
+                     bool *any, json_t *notes)
 {
     mn_search_request sr;
     mn_search_result res;
@@ -310,8 +395,7 @@ static int add_found(mn_store *s, const mn_context_request *req, entry_vec *v, b
             if (dup)
                 continue;
         }
-        bool scope = in_scope(req, it), rel = scope || relevant(it);
-        const char *why = why_of(it, scope);
+        bool scope = in_scope(req, it), lex = false;
         mn_buf line = MN_BUF_INIT;
         section sec = SEC_CODE;
         if (it->type == MN_ITEM_MEMORY) {
@@ -320,12 +404,20 @@ static int add_found(mn_store *s, const mn_context_request *req, entry_vec *v, b
                 mn_error_clear();
                 continue;
             }
+            char *text = memory_text(mem);
+            lex = lexical_ok(it, q, text);
+            free(text);
             sec = !strcmp(jstr(mem, "kind"), "decision") ? SEC_DECISIONS : SEC_KNOWLEDGE;
             memory_line(s, &line, it, mem, req->include_causal);
             json_decref(mem);
         } else {
+            char *text = code_text(it);
+            lex = lexical_ok(it, q, text);
+            free(text);
             code_line(&line, it);
         }
+        bool rel = scope || relevant(it, lex);
+        const char *why = why_of(it, scope, lex);
         *any |= rel;
         entry_add(v, sec, it->score, rel, &line, item_json(it, sec, why), i);
     }
@@ -444,8 +536,11 @@ int mn_context_build(mn_store *s, const mn_context_request *req, json_t **out)
         return mn_error_set(MN_EINVAL, "max_tokens must be at least %d", MIN_TOKENS);
     json_t *notes = json_array();
     int rc = add_overview(s, &v);
+    question qn;
+    question_init(&qn, q);
     if (rc == 0 && mode == MN_CONTEXT_ROUTE)
-        rc = add_found(s, req, &v, &any, notes);
+        rc = add_found(s, req, &qn, &v, &any, notes);
+    mn_map_release(&qn.terms);
     if (rc) {
         entries_release(&v);
         json_decref(notes);
@@ -537,25 +632,32 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
            *links = json_array(), *notes = json_array();
     size_t used = 0;
     double confidence = 0;
+    question qn;
+    question_init(&qn, sr.query);
     for (size_t i = 0; i < res.n; i++) {
         const mn_search_item *it = &res.items[i];
         bool scope = in_scope(req, it);
-        if (!scope && !relevant(it))
+        json_t *mem = NULL;
+        if (it->type == MN_ITEM_MEMORY && mn_store_memory_get(s, &mem, it->id) != 0) {
+            mn_error_clear();
             continue;
+        }
+        char *matched = mem ? memory_text(mem) : code_text(it);
+        bool lex = lexical_ok(it, &qn, matched);
+        free(matched);
+        if (!scope && !relevant(it, lex)) {
+            json_decref(mem);
+            continue;
+        }
         double strength = scope ? 1.0 : 0;
-        if ((it->sig.has & MN_SIG_LEXICAL) && it->sig.lexical > strength)
+        if (lex && it->sig.lexical > strength)
             strength = it->sig.lexical;
         if ((it->sig.has & MN_SIG_SEMANTIC) && it->sig.semantic > strength)
             strength = it->sig.semantic;
-        const char *why = why_of(it, scope);
+        const char *why = why_of(it, scope, lex);
         json_t *row = NULL;
         json_t *into = links;
-        if (it->type == MN_ITEM_MEMORY) {
-            json_t *mem = NULL;
-            if (mn_store_memory_get(s, &mem, it->id) != 0) {
-                mn_error_clear();
-                continue;
-            }
+        if (mem) {
             const char *kind = jstr(mem, "kind");
             const json_t *ctx = json_object_get(mem, "context");
             char *text = fact_text(mem);
@@ -601,6 +703,7 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
         used += cost;
         json_array_append_new(into, row);
     }
+    mn_map_release(&qn.terms);
     for (size_t i = 0; i < res.nnotes; i++)
         note_once(notes, res.notes[i]);
     mn_search_result_release(&res);

@@ -102,6 +102,13 @@ js "a small budget keeps the best" "d.items.some(i => i.id === '$gotcha')" <"$tm
 "$MNEMO" context --json "kubernetes helm chart ingress annotations" >"$tmp/none.json"
 js "no relevant memory" "d.relevant === false && /No relevant project memory/.test(d.markdown) && !d.items.some(i => i.section !== 'project')" <"$tmp/none.json"
 
+# one shared word is not an answer: search scores are relative to the best match, the floor
+# also wants a share of the question's terms in the text
+"$MNEMO" context --json "export the chart as a PDF for the quarterly slides and email it" >"$tmp/one.json"
+js "one common word: not relevant" "d.relevant === false && !/billing export/.test(d.markdown)" <"$tmp/one.json"
+"$MNEMO" context --json "when does the billing export run" >"$tmp/two.json"
+js "several words: relevant" "d.relevant === true && /billing export runs nightly/.test(d.markdown)" <"$tmp/two.json"
+
 # discovery mode: the overview alone
 "$MNEMO" context --json --mode discovery "session refresh" >"$tmp/disc.json"
 js "discovery: overview only" "d.mode === 'discovery' && d.items.length > 0 && d.items.every(i => i.section === 'project')" <"$tmp/disc.json"
