@@ -22,8 +22,12 @@
  *   nameN  = sat(named)           named = sum strength * spec / F (graph.c)
  *   pathN  = sat(path_hit)        paths and module paths the query names
  *   semN   = best chunk cosine / max
+ *   fault  = 1 / M for the M files the deepest traceback frame that names a
+ *            file of the project matches (graph.c)
+ *   msg    = min(1, sum over quoted error messages held as a phrase by the
+ *            file of 1 / the files holding it; 3 files at most)  (graph.c)
  *   pre    = 0.45 lexN + 0.3 titleN + 0.2 plexN + 0.3 ownN + 0.35 nameN
- *            + 0.35 pathN + 0.15 semN
+ *            + 0.35 pathN + 0.15 semN + 0.2 fault + 0.3 msg
  *   graphN = graph / max graph    graph = one-hop spread of pre (graph.c)
  *   scope  = 1 when in the request's files (or under a directory of them)
  *   file   = (pre + 0.15 graphN + 0.3 scope) * role * (1 + 0.05 ln(1 + rank))
@@ -61,6 +65,8 @@
 #define W_PLEX  0.2
 #define W_OWN   0.3
 #define W_SEM   0.15
+#define W_FAULT 0.2
+#define W_MSG   0.3
 #define W_GRAPH 0.15
 #define W_SCOPE 0.3
 #define W_RANK  0.05
@@ -137,7 +143,8 @@ void mn_fusion_files_pre(mn_search_ctx *c)
         f->sig.semantic = semn;
         f->score = W_LEX * lexn + W_NAME * sat(f->named) + W_PATH * sat(f->path_hit) +
                    W_TITLE * titlen + W_PLEX * plexn +
-                   W_OWN * (max_own > 0 ? f->own / max_own : 0) + W_SEM * semn;
+                   W_OWN * (max_own > 0 ? f->own / max_own : 0) + W_SEM * semn +
+                   W_FAULT * f->fault + W_MSG * (f->message < 1 ? f->message : 1);
     }
 }
 

@@ -15,7 +15,17 @@
  * /home/u/.../site-packages/pkg/mod.py finds pkg/mod.py), dropping leading
  * directories until something matches; a path matching M files gives each
  * strength / M. Traceback frames nearer the fault (the last ones) count
- * more: strength * (1 + FRAME_BONUS * position / frames).
+ * more: strength * (1 + FRAME_BONUS * position / frames); the files the
+ * deepest frame in the project matches (M of them) get fault = 1 / M: the
+ * exception was raised there, library frames after it left aside.
+ *
+ * Error messages (messages()). An exception line the query quotes
+ * ("ValueError: Resulting object does not have monotonic ...") is looked
+ * for as an FTS5 phrase over the chunks (the code that raises it holds the
+ * string); a formatted value often ends a message, so without a match its
+ * last word goes, down to MN_QUERY_MESSAGE_MIN words (MESSAGE_TRIES
+ * queries at most). The files holding it (F, at most MESSAGE_FILES) get
+ * message += 1 / F.
  *
  * Spreading (mn_graph_spread). The SPREAD_SEEDS best files so far pass part
  * of their score to their neighbours in the import / call graph (both
@@ -43,6 +53,10 @@
 #define NAMES_LOOKED_UP 96  /* names probed per query, strongest first */
 #define FRAME_BONUS     0.5 /* the last traceback frame counts 1.5 times the first */
 #define SPREAD_SEEDS    8
+#define FAULT_FILES     4    /* files the deepest frame's path may match */
+#define MESSAGE_CHUNKS  32   /* chunks read per quoted error message */
+#define MESSAGE_FILES   3    /* files holding a message, at most, for it to count */
+#define MESSAGE_TRIES   6    /* phrase queries per message, its last words dropped one by one */
 #define SPREAD_EDGES    2000 /* edges read per spread */
 #define ATTACH_FILES    5
 #define SCOPE_FILES_MAX 256 /* files of the request's scope made candidates */
@@ -349,6 +363,8 @@ static int paths(mn_search_ctx *c)
         }
     }
     size_t *hits = rc ? NULL : mn_malloc((rows.len ? rows.len : 1) * sizeof(size_t));
+    size_t fault[FAULT_FILES], nfault = 0, fault_n = 1;
+    int fault_frame = 0;
     for (size_t i = 0; rc == 0 && i < c->q.nmentions; i++) {
         const mn_mention *m = &c->q.mentions[i];
         if (m->kind != MN_MENTION_PATH && m->kind != MN_MENTION_MODULE)
@@ -377,6 +393,14 @@ static int paths(mn_search_ctx *c)
         }
         if (nhits == 0)
             continue;
+        if (m->frame > fault_frame) {
+            /* the deepest frame in the repository so far */
+            fault_frame = m->frame;
+            nfault = nhits < FAULT_FILES ? nhits : FAULT_FILES;
+            for (size_t h = 0; h < nfault; h++)
+                fault[h] = hits[h];
+            fault_n = nhits;
+        }
         double w = mention_weight(c, m) / (double)nhits;
         for (size_t h = 0; h < nhits; h++) {
             file_row *r = &rows.items[hits[h]];
@@ -384,14 +408,91 @@ static int paths(mn_search_ctx *c)
             f->path_hit += w;
         }
     }
+    for (size_t h = 0; rc == 0 && h < nfault; h++) {
+        file_row *r = &rows.items[fault[h]];
+        mn_file_cand *f = mn_search_file(c, r->id, r->path, r->role, r->rank);
+        f->fault = 1.0 / (double)fault_n;
+    }
     free(hits);
     mn_vec_release(&rows);
     return rc;
 }
 
+/* ---- error messages ---- */
+
+typedef struct {
+    mn_search_ctx *c;
+    int64_t files[MESSAGE_CHUNKS];
+    const char *paths[MESSAGE_CHUNKS], *roles[MESSAGE_CHUNKS];
+    double ranks[MESSAGE_CHUNKS];
+    size_t n;
+} message_hits;
+
+static int on_message_chunk(void *payload, const mn_chunk_hit *h)
+{
+    message_hits *m = payload;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->files[i] == h->file_id)
+            return 0;
+    if (m->n < MESSAGE_CHUNKS) {
+        m->files[m->n] = h->file_id;
+        m->paths[m->n] = mn_arena_strdup(m->c->arena, h->path);
+        m->roles[m->n] = h->role ? mn_arena_strdup(m->c->arena, h->role) : NULL;
+        m->ranks[m->n++] = h->file_rank;
+    }
+    return 0;
+}
+
+/*
+ * The files holding an error message the query quotes, as a phrase (the
+ * code that raises it): message = 1 / the files holding it, none when more
+ * than MESSAGE_FILES do (a message every module raises points nowhere).
+ */
+static int messages(mn_search_ctx *c)
+{
+    for (size_t i = 0; i < c->q.nmessages; i++) {
+        const char *msg = c->q.messages[i];
+        size_t len = strlen(msg), words = 1;
+        for (size_t k = 0; k < len; k++)
+            words += msg[k] == ' ';
+        message_hits m = {0};
+        m.c = c;
+        /* a formatted value often ends a message ("along dimension y"):
+         * without a match, the last word goes, down to MN_QUERY_MESSAGE_MIN */
+        for (int tries = 0; m.n == 0 && words >= MN_QUERY_MESSAGE_MIN && tries < MESSAGE_TRIES;
+             tries++) {
+            mn_buf match = MN_BUF_INIT;
+            mn_buf_putc(&match, '"');
+            mn_buf_put(&match, msg, len);
+            mn_buf_putc(&match, '"');
+            mn_chunk_query q = {0};
+            q.match = match.ptr;
+            q.limit = MESSAGE_CHUNKS;
+            int rc = mn_store_search_chunks(c->store, &q, on_message_chunk, &m);
+            mn_buf_release(&match);
+            if (rc) /* plain words in quotes: always a valid phrase */
+                return rc;
+            while (len && msg[len - 1] != ' ')
+                len--;
+            while (len && msg[len - 1] == ' ')
+                len--;
+            words--;
+        }
+        if (m.n == 0 || m.n > MESSAGE_FILES)
+            continue;
+        for (size_t k = 0; k < m.n; k++) {
+            mn_file_cand *f = mn_search_file(c, m.files[k], m.paths[k], m.roles[k], m.ranks[k]);
+            f->message += 1.0 / (double)m.n;
+        }
+    }
+    return 0;
+}
+
 int mn_graph_named_code(mn_search_ctx *c)
 {
     int rc = symbols(c);
+    if (rc == 0)
+        rc = messages(c);
     return rc ? rc : paths(c);
 }
 
@@ -411,8 +512,8 @@ typedef struct {
 static int on_neighbour(void *payload, int64_t seed, int64_t other, double weight, bool outgoing)
 {
     spread *sp = payload;
-    MN_UNUSED(outgoing);
     MN_UNUSED(seed);
+    MN_UNUSED(outgoing);
     struct edge e = {other, weight > 0 ? weight : 1};
     mn_vec_push(&sp->edges, e);
     sp->total += e.w;

@@ -55,15 +55,32 @@ mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, con
  * Bounding a ranked query. FTS5 ranks every row that matches before it
  * can sort (bm25() reads each row's column sizes: about 1 us a row), so one
  * word found in a third of the store costs more than the rest of a search.
- * When a query matches more than ROW_BUDGET rows, it keeps its rarest
- * words, in increasing number of matches, while their matches add up to at
- * most ROW_BUDGET (the rarest word always stays). The words left out are
- * the ones BM25 weighs least (idf = ln(N / df)), so the top rows barely
- * move. Counting matches reads posting lists without ranking, about ten
- * times cheaper than ranking them.
+ * Each word's matches are counted (store-cached: a common word is counted
+ * once, not per search). While the words' counts add up to at most
+ * ROW_BUDGET (an upper bound of the query's matches) the query runs as is.
+ * Otherwise it keeps its rarest words, in increasing number of matches,
+ * while their counts add up to at most ROW_BUDGET (the rarest word always
+ * stays). The words left out are the ones BM25 weighs least (idf =
+ * ln(N / df)), so the top rows barely move.
+ *
+ * When even the rarest word matches more than ROW_BUDGET rows (every word
+ * is common: "update the invoice json"), the rarest words are AND-ed
+ * instead: t1 AND t2 AND ... in increasing count, until the estimated
+ * matches, count_1 * prod_{i>1} count_i / N (independent words), fall to
+ * ROW_BUDGET or below, stopping before they would fall under MIN_ROWS (the
+ * list must still fill). A row holding all of them scores as it would in
+ * the OR query (bm25 sums over the query's words) and among common words
+ * the rows holding more of them are the best ones, so the top is the OR
+ * query's top, at the cost of a posting-list intersection (no bm25 for the
+ * rows left out). When the AND query matches fewer rows than the list
+ * wants, the rarest word alone is ranked too: memories check afterwards
+ * (the rows the AND query gave are kept, the others added; no count),
+ * chunks count the AND query first (an intersection of posting lists, no
+ * ranking: on_chunk wants a file's chunks best first, in one pass).
  */
 #define ROW_BUDGET      1000
 #define ROW_BUDGET_FILE 12000 /* ranking files: quality first */
+#define MIN_ROWS        300   /* rows an AND query should still match (estimated) */
 
 typedef struct {
     const char *match;
@@ -76,36 +93,74 @@ static int cmp_counted(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/*
+ * *out: the match to rank, match itself when it is small enough; limit: the
+ * rows wanted. loose NULL: an AND query is counted and replaced by the
+ * rarest word when short; else *loose is that word when *out is an AND
+ * query (NULL otherwise), for the caller to rank when the AND comes short.
+ */
 static int bounded_match(mn_search_ctx *c, mn_fts_table table, const char *match, bool title,
-                         const char **out)
+                         size_t limit, const char **out, const char **loose)
 {
-    int64_t total = 0, ndocs = 0;
-    double budget = (c->req->kinds & MN_SEARCH_FILE) ? ROW_BUDGET_FILE : ROW_BUDGET;
+    int64_t ndocs = 0;
+    double budget =
+        (c->req->kinds & MN_SEARCH_FILE) && table != MN_FTS_MEMORIES ? ROW_BUDGET_FILE : ROW_BUDGET;
     *out = match;
+    if (loose)
+        *loose = NULL;
     if (!match || budget <= 0)
         return 0;
-    int rc = mn_store_fts_count(c->store, table, match, &total, &ndocs);
-    if (rc || (double)total <= budget)
-        return rc;
     counted *terms = mn_calloc(c->q.nterms ? c->q.nterms : 1, sizeof(counted));
     size_t n = 0;
+    double sum = 0;
+    int rc = 0;
     for (size_t i = 0; i < c->q.nterms && rc == 0; i++) {
         if (title && !c->q.terms[i].in_title)
             continue;
         terms[n].match = c->q.terms[i].match;
-        rc = mn_store_fts_count(c->store, table, terms[n].match, &terms[n].count, &ndocs);
+        rc = mn_store_fts_count(c->store, table, terms[n].match, &terms[n].count,
+                                n == 0 ? &ndocs : NULL);
+        sum += (double)terms[n].count;
         if (terms[n].count > 0)
             n++;
     }
-    if (rc == 0 && n > 0) {
+    /* ranking files: the union of the words' matches decides, as it is
+     * smaller than their sum (one more count; quality first) */
+    int64_t total = 0;
+    if (rc == 0 && n > 0 && sum > budget && budget == ROW_BUDGET_FILE &&
+        (rc = mn_store_fts_count(c->store, table, match, &total, NULL)) == 0 &&
+        (double)total <= budget)
+        sum = (double)total;
+    if (rc == 0 && n > 0 && sum > budget) {
         qsort(terms, n, sizeof(*terms), cmp_counted);
         mn_buf b = MN_BUF_INIT;
-        double sum = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (i > 0 && sum + (double)terms[i].count > budget)
-                break;
-            sum += (double)terms[i].count;
-            mn_buf_printf(&b, "%s%s", i ? " OR " : "", terms[i].match);
+        if ((double)terms[0].count > budget && n > 1 && ndocs > 0) {
+            double est = (double)terms[0].count;
+            size_t j = 1;
+            mn_buf_printf(&b, "%s", terms[0].match);
+            while (j < n && est > budget &&
+                   est * (double)terms[j].count / (double)ndocs >= MIN_ROWS) {
+                est *= (double)terms[j].count / (double)ndocs;
+                mn_buf_printf(&b, " AND %s", terms[j].match);
+                j++;
+            }
+            int64_t both = 0;
+            if (j > 1 && loose) {
+                *loose = terms[0].match;
+            } else if (j > 1 &&
+                       (rc = mn_store_fts_count(c->store, table, b.ptr, &both, NULL)) == 0 &&
+                       both < (int64_t)limit) {
+                mn_buf_truncate(&b, 0);
+                mn_buf_puts(&b, terms[0].match);
+            }
+        } else {
+            double kept = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (i > 0 && kept + (double)terms[i].count > budget)
+                    break;
+                kept += (double)terms[i].count;
+                mn_buf_printf(&b, "%s%s", i ? " OR " : "", terms[i].match);
+            }
         }
         *out = mn_arena_strndup(c->arena, b.ptr, b.len);
         mn_buf_release(&b);
@@ -146,9 +201,28 @@ int mn_lexical_memories(mn_search_ctx *c, size_t limit)
     if (!c->q.match)
         return 0;
     mn_memory_query q = c->req->filter;
-    int rc = bounded_match(c, MN_FTS_MEMORIES, c->q.match, false, &q.match);
+    const char *loose = NULL;
+    size_t first = c->memories.len;
+    int rc = bounded_match(c, MN_FTS_MEMORIES, c->q.match, false, limit, &q.match, &loose);
     q.limit = limit;
-    return rc ? rc : mn_store_search_memories(c->store, &q, on_memory, c);
+    if (rc == 0)
+        rc = mn_store_search_memories(c->store, &q, on_memory, c);
+    /* the AND query came short: the rarest word's best, those not found yet */
+    if (rc == 0 && loose && c->memories.len - first < limit) {
+        size_t had = c->memories.len;
+        q.match = loose;
+        rc = mn_store_search_memories(c->store, &q, on_memory, c);
+        size_t keep = had;
+        for (size_t i = had; i < c->memories.len; i++) {
+            bool seen = false;
+            for (size_t j = first; j < had && !seen; j++)
+                seen = c->memories.items[j].rowid == c->memories.items[i].rowid;
+            if (!seen && keep - first < limit)
+                c->memories.items[keep++] = c->memories.items[i];
+        }
+        c->memories.len = keep;
+    }
+    return rc;
 }
 
 static int on_chunk(void *payload, const mn_chunk_hit *h)
@@ -187,7 +261,7 @@ int mn_lexical_chunks(mn_search_ctx *c, size_t limit)
     if (!c->q.match)
         return 0;
     mn_chunk_query q = {0};
-    int rc = bounded_match(c, MN_FTS_CHUNKS, c->q.match, false, &q.match);
+    int rc = bounded_match(c, MN_FTS_CHUNKS, c->q.match, false, limit, &q.match, NULL);
     q.limit = limit;
     return rc ? rc : mn_store_search_chunks(c->store, &q, on_chunk, c);
 }
@@ -206,7 +280,7 @@ int mn_lexical_title(mn_search_ctx *c, size_t limit)
     if (!c->q.title_match)
         return 0;
     mn_chunk_query q = {0};
-    int rc = bounded_match(c, MN_FTS_CHUNKS, c->q.title_match, true, &q.match);
+    int rc = bounded_match(c, MN_FTS_CHUNKS, c->q.title_match, true, limit, &q.match, NULL);
     q.limit = limit;
     return rc ? rc : mn_store_search_chunks(c->store, &q, on_title_chunk, c);
 }

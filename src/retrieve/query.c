@@ -22,9 +22,16 @@
  *     code extension): 1.5; from a traceback frame: 2.0
  *   a dotted name a.b.c: the module path a/b/c (and a/b), 1.2; the
  *     qualified name b.c, 1.5; each component as a name, 0.8
- *   traceback frames (File "x.py", line 3, in f  /  x.py in f(...)):
- *     the path at 2.0 and the function at 1.2, with the frame's position
- *     (the last frames are nearest the fault).
+ *   traceback frames (File "x.py", line 3, in f  /  File x.py:3, in C.f
+ *     (IPython 8)  /  x.py in f(...)): the path at 2.0 and the function at
+ *     1.2 (its qualified name C.f at 1.5), with the frame's position (the
+ *     last frames are nearest the fault).
+ *   error messages of exception lines ("ValueError: cannot align ..."):
+ *     the longest run of plain words, for a phrase search (graph.c).
+ *
+ * Lines that are the same in every issue of a project say nothing about
+ * this one and are skipped: environment dumps (env_line) and the task-list
+ * items of issue templates ("- [x] Minimal example").
  *
  * Whether a mention names anything is decided later, against the index
  * (graph.c): most prose words name no symbol and cost one index probe.
@@ -353,23 +360,57 @@ static void token(scan *sc, const char *tok, size_t len, const char *next, const
     add_name(sc, tok, len, code_ctx, called, 0);
 }
 
-/* File "path", line N, in name  (a Python traceback frame) */
+/*
+ * A Python traceback frame:
+ *     File "path", line N, in name          (the interpreter)
+ *     File path:N, in Class.method(args)    (IPython 8 and later)
+ * The frame's function is a name; a dotted one (Class.method) also its
+ * qualified name.
+ */
 static bool python_frame(scan *sc, const char *line, const char *end, int *frame_pos)
 {
-    const char *f = memmem(line, (size_t)(end - line), "File \"", 6);
+    const char *f = memmem(line, (size_t)(end - line), "File ", 5);
     if (!f)
         return false;
-    const char *p = f + 6, *pe = memchr(p, '"', (size_t)(end - p));
+    const char *p = f + 5, *pe;
+    if (p < end && *p == '"') {
+        p++;
+        pe = memchr(p, '"', (size_t)(end - p));
+    } else {
+        /* path:N, in  (a path without spaces, then the line number) */
+        pe = p;
+        while (pe < end && path_char((unsigned char)*pe))
+            pe++;
+        const char *d = pe + 1;
+        if (pe >= end || *pe != ':' || d >= end || !isdigit((unsigned char)*d) ||
+            !memchr(p, '/', (size_t)(pe - p)))
+            return false;
+        while (d < end && isdigit((unsigned char)*d))
+            d++;
+        if (end - d < 5 || memcmp(d, ", in ", 5) != 0)
+            return false;
+    }
     if (!pe || pe == p || pe - p > MAX_TOKEN)
         return false;
     int frame = ++*frame_pos;
     const char *in = memmem(pe, (size_t)(end - pe), ", in ", 5);
     if (in) {
-        const char *n = in + 5, *ne = n;
-        while (ne < end && word_char((unsigned char)*ne))
+        const char *n = in + 5, *ne = n, *last = n;
+        while (ne < end && (word_char((unsigned char)*ne) || *ne == '.')) {
+            if (*ne == '.')
+                last = ne + 1;
             ne++;
-        if (ne > n && !(ne - n == 8 && memcmp(n, "<module>", 8) == 0))
-            add_name(sc, n, (size_t)(ne - n), true, true, frame);
+        }
+        if (ne > last && !(ne - n == 8 && memcmp(n, "<module>", 8) == 0)) {
+            add_name(sc, last, (size_t)(ne - last), true, true, frame);
+            if (last > n + 1 && ne - n <= MAX_TOKEN) {
+                /* the qualified name: its last two components */
+                const char *q = last - 1;
+                while (q > n && q[-1] != '.')
+                    q--;
+                add_mention(sc, MN_MENTION_QUALIFIED, q, (size_t)(ne - q), 1.5, frame);
+            }
+        }
     }
     const char *core = p;
     size_t clen = (size_t)(pe - p);
@@ -431,10 +472,82 @@ static bool env_line(const char *l, const char *end)
     return p == end && p - v < 40;
 }
 
+/*
+ * An exception line: "ValueError: message", "pkg.errors.FooError: message"
+ * (a name ending in Error, Exception or Warning, then ": "). The message is
+ * kept as its longest run of plain words (quoted values, numbers and
+ * punctuation break a run: they are the formatted parts), when it has
+ * MN_QUERY_MESSAGE_MIN words or more; graph.c looks for it as a phrase.
+ */
+static void exception_line(scan *sc, const char *l, const char *end)
+{
+    mn_query_info *q = sc->q;
+    if (end - l > 2 && l[0] == 'E' && (l[1] == ' ' || l[1] == '\t')) /* pytest's "E   Error: ..." */
+        for (l++; l < end && (*l == ' ' || *l == '\t');)
+            l++;
+    const char *p = l;
+    while (p < end && (word_char((unsigned char)*p) || *p == '.'))
+        p++;
+    if (p + 2 > end || p[0] != ':' || p[1] != ' ' || q->nmessages >= MN_QUERY_MAX_MESSAGES)
+        return;
+    static const char *const kinds[] = {"Error", "Exception", "Warning"};
+    bool ok = false;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(kinds) && !ok; i++) {
+        size_t kl = strlen(kinds[i]);
+        ok = (size_t)(p - l) > kl && memcmp(p - kl, kinds[i], kl) == 0;
+    }
+    if (!ok)
+        return;
+    /* words: a letter or '_' first, word characters, then a space, the end
+     * or punctuation (which ends the run after the word) */
+    const char *best = NULL, *best_end = NULL, *run = NULL;
+    int best_n = 0, run_n = 0;
+    for (const char *m = p + 2; m < end;) {
+        const char *we = m;
+        bool plain = isalpha((unsigned char)*m) || *m == '_';
+        while (plain && we < end && word_char((unsigned char)*we))
+            we++;
+        bool sep = we == end || *we == ' ' || *we == '\r';
+        bool stop = we < end && *we && strchr(".,:;", *we);
+        if (plain && (sep || stop)) {
+            if (!run)
+                run = m, run_n = 0;
+            run_n++;
+            if (run_n > best_n)
+                best = run, best_end = we, best_n = run_n;
+            if (stop)
+                run = NULL;
+            m = we < end ? we + 1 : we;
+            continue;
+        }
+        /* a quoted value, a number, a symbol: the run ends, skip the token */
+        run = NULL;
+        while (m < end && *m != ' ')
+            m++;
+        while (m < end && *m == ' ')
+            m++;
+    }
+    if (best_n >= MN_QUERY_MESSAGE_MIN)
+        q->messages[q->nmessages++] = mn_arena_strndup(sc->arena, best, (size_t)(best_end - best));
+}
+
 static bool starts_with(const char *s, const char *end, const char *prefix)
 {
     size_t n = strlen(prefix);
     return (size_t)(end - s) >= n && memcmp(s, prefix, n) == 0;
+}
+
+/*
+ * A task-list item of an issue template ("- [x] Minimal example — ...",
+ * "* [ ] I searched the existing issues"): the same boilerplate in every
+ * issue of a project, so its words are common to all of them and say
+ * nothing about this one; such lines are skipped.
+ */
+static bool checkbox_line(const char *l, const char *end)
+{
+    if (end - l < 6 || (l[0] != '-' && l[0] != '*') || l[1] != ' ' || l[2] != '[' || l[4] != ']')
+        return false;
+    return l[3] == ' ' || l[3] == 'x' || l[3] == 'X';
 }
 
 static bool is_test_word(const char *w, size_t len)
@@ -491,7 +604,7 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
             line = eol + 1;
             continue;
         }
-        if (!traceback && env_line(l, eol)) {
+        if (!traceback && (env_line(l, eol) || checkbox_line(l, eol))) {
             line = eol + 1;
             continue;
         }
@@ -502,6 +615,7 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
         bool code = fence || traceback || indented || starts_with(l, eol, ">>>") ||
                     starts_with(l, eol, "$ ") || starts_with(l, eol, "In [");
         python_frame(&sc, l, eol, &frame_pos);
+        exception_line(&sc, l, eol);
         bool tick = false;
         for (const char *p = l; p < eol;) {
             unsigned char ch = (unsigned char)*p;

@@ -39,7 +39,9 @@ typedef struct {
     bool in_title;
 } mn_query_term;
 
-#define MN_QUERY_OWN_TERMS 24 /* terms whose ownership is measured */
+#define MN_QUERY_OWN_TERMS    24 /* terms whose ownership is measured */
+#define MN_QUERY_MAX_MESSAGES 4  /* error messages kept, first first */
+#define MN_QUERY_MESSAGE_MIN  4  /* words of a message run, at least */
 
 typedef struct {
     const char *text;
@@ -53,6 +55,10 @@ typedef struct {
     char *match;       /* FTS5 expression of the query's words (arena); NULL: none */
     char *title_match; /* of its first line, when it is a title above more text; else NULL */
     size_t nwords;     /* words in match */
+    /* error messages quoted from an exception line ("ValueError: ..."): the
+     * longest run of plain words of each, space-separated (arena) */
+    const char *messages[MN_QUERY_MAX_MESSAGES];
+    size_t nmessages;
 } mn_query_info;
 
 /** Analyse text: the full-text query and the code it mentions. */
@@ -80,6 +86,8 @@ typedef struct {
     double semantic; /* its best chunk's cosine to the query */
     double named;    /* symbols the query names, defined here */
     double path_hit; /* the query names this file's path */
+    double fault;    /* the deepest traceback frame in the repository is here (1 / files matched) */
+    double message;  /* holds an error message the query quotes (1 / files holding it) */
     double graph;    /* spread from matched neighbours */
     double scope;    /* in the request's files / paths */
     double score;

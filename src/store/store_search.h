@@ -53,7 +53,11 @@ typedef enum { MN_FTS_MEMORIES, MN_FTS_CHUNKS, MN_FTS_FILES } mn_fts_table;
 /**
  * How many rows of a full-text table match (all projects: the index is
  * shared), without ranking them: cheap next to a ranked query, whose cost
- * grows with this number. Also *ndocs, the rows of the table.
+ * grows with this number. Also *ndocs, the rows of the table (NULL: not
+ * wanted). Counts are cached per connection and query text (a common word
+ * is counted once, not per search) and may be slightly stale: an entry
+ * holds while the table's highest row id stays within 1/32 of its value
+ * when counted.
  */
 int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
                        int64_t *ndocs);

@@ -20,6 +20,7 @@
  * are still cached: the same shape gives the same text.
  */
 #include "common.h"
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include "store/store_search.h"
@@ -73,6 +74,50 @@ size_t mn_store_fts_text_query(mn_buf *out, const char *text, size_t len, size_t
     return mn_sqlite_fts_query(out, text, len, 0, max_terms);
 }
 
+/*
+ * Counts of matches per (table, query), cached: a common word is counted
+ * once, not in every search (counting it reads its whole posting list).
+ * A count is an estimate for choosing which words to rank, so it may be a
+ * little stale: an entry holds while its table's highest row id is within
+ * 1/32 of what it was when counted (SELECT max(rowid) is one index seek).
+ * Entries are keyed by connection and path too, so another store opened at
+ * the same address never reads them. Fixed size, one slot per hash (a
+ * collision replaces), guarded by a mutex: stores may live on any thread.
+ */
+#define COUNT_CACHE_SLOTS 1024
+#define COUNT_KEY_MAX     192
+
+typedef struct {
+    const sqlite3 *db;
+    uint64_t path_hash;
+    int table;
+    int64_t count, top; /* top: max rowid of the table when counted */
+    char key[COUNT_KEY_MAX];
+} count_slot;
+
+static count_slot count_cache[COUNT_CACHE_SLOTS];
+static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t fnv1a(const char *p, uint64_t h)
+{
+    for (; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h;
+}
+
+static int fts_step_int(mn_store *s, const char *sql, const char *match, int64_t *out)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql);
+    if (!st)
+        return mn_error_last_code();
+    if (match)
+        sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    int step = sqlite3_step(st);
+    *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return step == SQLITE_ROW ? 0 : fail(s, "cannot count full-text matches");
+}
+
 int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
                        int64_t *ndocs)
 {
@@ -86,18 +131,44 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
         "SELECT count(*) FROM chunks_fts_docsize",
         "SELECT count(*) FROM files_fts_docsize",
     };
-    for (int pass = 0; pass < 2; pass++) {
-        sqlite3_stmt *st = mn_sqlite__stmt(s, pass ? size_sql[table] : count_sql[table]);
-        if (!st)
-            return mn_error_last_code();
-        if (!pass)
-            sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-        int step = sqlite3_step(st);
-        int64_t v = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-        sqlite3_reset(st);
-        if (step != SQLITE_ROW)
-            return fail(s, "cannot count full-text matches");
-        *(pass ? ndocs : count) = v;
+    static const char *const top_sql[] = {
+        "SELECT max(id) FROM memories_fts_docsize",
+        "SELECT max(id) FROM chunks_fts_docsize",
+        "SELECT max(id) FROM files_fts_docsize",
+    };
+    int64_t top = 0;
+    int rc = 0;
+    if (ndocs && (rc = fts_step_int(s, size_sql[table], NULL, ndocs)) != 0)
+        return rc;
+    if ((rc = fts_step_int(s, top_sql[table], NULL, &top)) != 0)
+        return rc;
+    size_t len = strlen(match);
+    uint64_t ph = fnv1a(s->path ? s->path : "", 1469598103934665603ULL);
+    count_slot *slot =
+        &count_cache[(fnv1a(match, ph ^ (uint64_t)table) ^ (uintptr_t)s->db) % COUNT_CACHE_SLOTS];
+    bool cacheable = len < COUNT_KEY_MAX;
+    if (cacheable) {
+        pthread_mutex_lock(&count_lock);
+        bool hit = slot->db == s->db && slot->path_hash == ph && slot->table == (int)table &&
+                   strcmp(slot->key, match) == 0 && top >= slot->top &&
+                   top - slot->top <= slot->top / 32;
+        if (hit)
+            *count = slot->count;
+        pthread_mutex_unlock(&count_lock);
+        if (hit)
+            return 0;
+    }
+    if ((rc = fts_step_int(s, count_sql[table], match, count)) != 0)
+        return rc;
+    if (cacheable) {
+        pthread_mutex_lock(&count_lock);
+        slot->db = s->db;
+        slot->path_hash = ph;
+        slot->table = (int)table;
+        slot->count = *count;
+        slot->top = top;
+        memcpy(slot->key, match, len + 1);
+        pthread_mutex_unlock(&count_lock);
     }
     return 0;
 }

@@ -184,6 +184,39 @@ static void test_fts_query_quoting(void)
     mn_buf_release(&b);
 }
 
+/* IPython 8 frames, the exception's message, issue-template checklists. */
+static void test_ipython_message_checklist(void)
+{
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    const char *text =
+        "Plot fails on nullable ints\r\n"
+        "- [x] I have confirmed this bug exists on the latest version\r\n"
+        "* [ ] closes #1234\r\n"
+        "File ~/work/seaborn/_core/plot.py:265, in Plot._repr_png_(self)\r\n"
+        "    return self.plot()._repr_png_()\r\n"
+        "ValueError: Could not interpret value `cnt` for parameter `hue`\r\n"
+        "E   TypeError: unsupported operand type for the grouping of Int64 columns\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    const mn_mention *frame = find(&q, MN_MENTION_PATH, "work/seaborn/_core/plot.py");
+    REQUIRE(frame != NULL);
+    CHECK(frame->frame == 1 && q.nframes == 1);
+    CHECK(find(&q, MN_MENTION_NAME, "_repr_png_") != NULL);
+    /* the checklists are left out of the words searched */
+    CHECK(q.match && strstr(q.match, "confirmed") == NULL && strstr(q.match, "closes") == NULL);
+    /* the messages, for an exact phrase search over the code */
+    CHECK(q.nmessages == 2);
+    bool interpret = false, operand = false;
+    for (size_t i = 0; i < q.nmessages; i++) {
+        interpret |= strstr(q.messages[i], "Could not interpret value") != NULL;
+        operand |= strstr(q.messages[i], "unsupported operand type") != NULL;
+        CHECK(strchr(q.messages[i], '\r') == NULL);
+    }
+    CHECK(interpret && operand);
+    mn_arena_release(&a);
+}
+
 MN_TEST_MAIN(MN_TEST(test_code_shape), MN_TEST(test_names), MN_TEST(test_dotted_and_paths),
-             MN_TEST(test_traceback), MN_TEST(test_env_dump_skipped), MN_TEST(test_about_tests),
+             MN_TEST(test_traceback), MN_TEST(test_ipython_message_checklist),
+             MN_TEST(test_env_dump_skipped), MN_TEST(test_about_tests),
              MN_TEST(test_nothing_to_search), MN_TEST(test_fts_query_quoting))
