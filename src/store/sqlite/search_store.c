@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "store/store_search.h"
+#include "store/store_terms.h"
 #include "store/sqlite/fts_tokenizer.h"
 #include "store/sqlite/sqlite_internal.h"
 
@@ -669,29 +670,11 @@ int mn_store_search_chunks(mn_store *s, const mn_chunk_query *q, mn_chunk_hit_cb
 
 int mn_store_chunk_df(mn_store *s, const char *const *terms, size_t n, int64_t *df, int64_t *ndocs)
 {
-    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT count(*) FROM chunks_fts_docsize");
-    if (!st)
-        return mn_error_last_code();
-    int step = sqlite3_step(st);
-    *ndocs = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_reset(st);
-    if (step != SQLITE_ROW)
-        return fail(s, "cannot count chunks");
-    st = mn_sqlite__stmt(s, "SELECT doc FROM chunks_vocab WHERE term = ?1");
-    if (!st)
-        return mn_error_last_code();
-    for (size_t i = 0; i < n; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_text(st, 1, terms[i], -1, SQLITE_STATIC);
-        step = sqlite3_step(st);
-        df[i] = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-        if (step != SQLITE_ROW && step != SQLITE_DONE) {
-            sqlite3_reset(st);
-            return fail(s, "cannot read term frequencies");
-        }
-    }
-    sqlite3_reset(st);
-    return 0;
+    /* the two reads live in terms_store.c (store_terms.h), shared with the save pipeline */
+    int rc = mn_store_chunk_count(s, ndocs);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = mn_store_chunk_term_df(s, terms[i], strlen(terms[i]), &df[i]);
+    return rc;
 }
 
 int mn_store_term_files(mn_store *s, const char *match, size_t limit,
