@@ -69,17 +69,25 @@ typedef MN_VEC(entry) entry_vec;
 /* Append at most max characters (whole UTF-8 characters) of text, on one line. */
 static void put_clipped(mn_buf *b, const char *text, size_t max)
 {
+    /* chars counts what is written, the single spaces that stand for runs
+       of whitespace included, so the clip holds at most max characters and
+       "…" (the schemas allow max + 1). */
     size_t chars = 0, i = 0, n = strlen(text);
     bool space = false;
-    while (i < n && chars < max) {
+    while (i < n) {
         unsigned char c = (unsigned char)text[i];
         if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
             space = true;
             i++;
             continue;
         }
-        if (space && b->len && b->ptr[b->len - 1] != ' ')
+        bool sep = space && b->len && b->ptr[b->len - 1] != ' ';
+        if (chars + sep >= max)
+            break;
+        if (sep) {
             mn_buf_putc(b, ' ');
+            chars++;
+        }
         space = false;
         size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
         if (len > n - i)

@@ -382,6 +382,29 @@ static vset *vset_new(size_t dim)
     return v;
 }
 
+/* 1 when no other project than this store's owns rows of the kind (so
+   every vector of the model is this project's), 0 when one does, -1 on
+   error. Range searches on the project_id-led unique indexes: no scan. */
+static int sole_owner(mn_store *s, const char *owner_kind)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, is_memory(owner_kind)
+               ? "SELECT EXISTS (SELECT 1 FROM memories WHERE project_id < ?1) OR EXISTS (SELECT "
+                 "1 FROM memories WHERE project_id > ?1)"
+               : "SELECT EXISTS (SELECT 1 FROM files WHERE project_id < ?1) OR EXISTS (SELECT 1 "
+                 "FROM files WHERE project_id > ?1) OR EXISTS (SELECT 1 FROM docs WHERE "
+                 "project_id < ?1) OR EXISTS (SELECT 1 FROM docs WHERE project_id > ?1)");
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, s->project_id);
+    int step = sqlite3_step(st);
+    int others = step == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_reset(st);
+    if (others < 0)
+        return fail(s, "cannot tell whose vectors these are"), -1;
+    return others == 0;
+}
+
 int mn_store_vectors_load(mn_store *s, const char *model, const char *owner_kind,
                           const mn_vector_set **out)
 {
@@ -418,16 +441,31 @@ int mn_store_vectors_load(mn_store *s, const char *model, const char *owner_kind
     v = vset_new(dim);
     v->key = mn_buf_detach(&key);
     v->epoch = epoch;
-    st = mn_sqlite__stmt(s, is_memory(owner_kind)
-                                ? "SELECT v.owner_id, v.scale, v.data FROM vectors v JOIN "
-                                  "memories o ON o.id = v.owner_id WHERE v.model = ?2 AND "
-                                  "v.owner_kind = 'memory' AND o.project_id = ?1 AND "
-                                  "o.deleted_at IS NULL AND v.dim = ?3 ORDER BY v.owner_id"
-                                : "SELECT v.owner_id, v.scale, v.data FROM vectors v JOIN "
-                                  "chunks o ON o.id = v.owner_id LEFT JOIN files f ON f.id = "
-                                  "o.file_id LEFT JOIN docs d ON d.id = o.doc_id WHERE v.model = "
-                                  "?2 AND v.owner_kind = 'chunk' AND coalesce(f.project_id, "
-                                  "d.project_id) = ?1 AND v.dim = ?3 ORDER BY v.owner_id");
+    /* When no other project owns chunks (or memories) - the common case:
+       one repository's .mnemo/ - no join is needed to tell whose vectors these are: vectors never
+       outlive what they embed (schema v5's triggers), so every row of the
+       model is the project's. The joins cost more than the read itself on a
+       large index (45k chunk vectors: ~60 ms against ~15 ms), and a hook
+       process loads them once per prompt. Rows come in the index's order;
+       nothing needs them sorted by id. */
+    int one_project = sole_owner(s, owner_kind);
+    if (one_project < 0) {
+        vset_unref_locked(v);
+        return mn_error_last_code();
+    }
+    st = one_project ? mn_sqlite__stmt(s, "SELECT owner_id, scale, data FROM vectors WHERE "
+                                          "model = ?2 AND owner_kind = ?4 AND dim = ?3")
+                     : mn_sqlite__stmt(
+                           s, is_memory(owner_kind)
+                                  ? "SELECT v.owner_id, v.scale, v.data FROM vectors v JOIN "
+                                    "memories o ON o.id = v.owner_id WHERE v.model = ?2 AND "
+                                    "v.owner_kind = 'memory' AND o.project_id = ?1 AND "
+                                    "o.deleted_at IS NULL AND v.dim = ?3 ORDER BY v.owner_id"
+                                  : "SELECT v.owner_id, v.scale, v.data FROM vectors v JOIN "
+                                    "chunks o ON o.id = v.owner_id LEFT JOIN files f ON f.id = "
+                                    "o.file_id LEFT JOIN docs d ON d.id = o.doc_id WHERE v.model = "
+                                    "?2 AND v.owner_kind = 'chunk' AND coalesce(f.project_id, "
+                                    "d.project_id) = ?1 AND v.dim = ?3 ORDER BY v.owner_id");
     if (!st) {
         vset_unref_locked(v); /* not shared yet: no lock needed */
         return mn_error_last_code();
@@ -435,6 +473,8 @@ int mn_store_vectors_load(mn_store *s, const char *model, const char *owner_kind
     sqlite3_bind_int64(st, 1, s->project_id);
     sqlite3_bind_text(st, 2, model, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, (sqlite3_int64)dim);
+    if (one_project) /* ?1 is unused there, which SQLite allows: ?4 sets the count */
+        sqlite3_bind_text(st, 4, owner_kind, -1, SQLITE_STATIC);
     size_t cap = 0, stride = v->pub.stride;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (v->pub.n == cap) {

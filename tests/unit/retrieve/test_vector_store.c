@@ -201,7 +201,8 @@ static void test_models_and_vectors(void)
     free(got);
     CHECK(mn_store_vector_get(s, "memory", m1, "http:y", &got, &dim, &scale) == MN_ENOTFOUND);
 
-    /* the shared set: ascending ids, padded stride, the same set while nothing changes */
+    /* the shared set: padded stride, the same set while nothing changes (rows in the order
+     * they were written here) */
     const mn_vector_set *a = NULL, *b = NULL;
     CHECK_OK(mn_store_vectors_load(s, "http:x", "memory", &a));
     CHECK_OK(mn_store_vectors_load(s, "http:x", "memory", &b));
@@ -262,6 +263,61 @@ static void test_models_and_vectors(void)
     CHECK(dropped == 1);
     CHECK(mn_store_embed_model_get(s, "http:x", &rec) == MN_ENOTFOUND);
     mn_store_free(s);
+    free(path);
+}
+
+/* Two projects in one file: each loads only its own vectors, whether the
+ * other project owns rows yet (joins) or not (the plain read). */
+static void test_vectors_two_projects(void)
+{
+    char *path = new_db_path();
+    mn_store *a = NULL, *b = NULL;
+    mn_store_options oa = MN_STORE_OPTIONS_INIT, ob = MN_STORE_OPTIONS_INIT;
+    oa.project = "alpha";
+    ob.project = "beta";
+    REQUIRE_OK(mn_store_open(&a, path, &oa));
+    REQUIRE_OK(mn_store_open(&b, path, &ob));
+    int8_t q[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    mn_embed_model_rec rec = {"http:two", false, 8, 0, NULL, 0, -1};
+    char ida[MN_ID_LEN + 1], idb[MN_ID_LEN + 1];
+
+    /* alpha alone owns memories: its one vector comes back */
+    mn_id_new(ida);
+    json_t *m = memory(ida, "alpha's memory");
+    CHECK_OK(mn_store_begin(a));
+    CHECK_OK(mn_store_memory_insert(a, m));
+    CHECK_OK(mn_store_commit(a)); /* rowid_of reads through another connection */
+    CHECK_OK(mn_store_begin(a));
+    CHECK_OK(mn_store_embed_model_put(a, &rec));
+    CHECK_OK(mn_store_vector_put(a, "memory", rowid_of(path, ida), "http:two", q, 8, 0.5f));
+    CHECK_OK(mn_store_commit(a));
+    json_decref(m);
+    const mn_vector_set *va = NULL, *vb = NULL;
+    CHECK_OK(mn_store_vectors_load(a, "http:two", "memory", &va));
+    CHECK(va && va->n == 1 && va->ids[0] == rowid_of(path, ida));
+    mn_vector_set_release(va);
+    CHECK_OK(mn_store_vectors_load(b, "http:two", "memory", &vb));
+    CHECK(vb && vb->n == 0); /* beta owns nothing: alpha's vector is not beta's */
+    mn_vector_set_release(vb);
+
+    /* beta saves one too: each sees its own only */
+    mn_id_new(idb);
+    m = memory(idb, "beta's memory");
+    CHECK_OK(mn_store_begin(b));
+    CHECK_OK(mn_store_memory_insert(b, m));
+    CHECK_OK(mn_store_commit(b));
+    CHECK_OK(mn_store_begin(b));
+    CHECK_OK(mn_store_vector_put(b, "memory", rowid_of(path, idb), "http:two", q, 8, 0.25f));
+    CHECK_OK(mn_store_commit(b));
+    json_decref(m);
+    CHECK_OK(mn_store_vectors_load(a, "http:two", "memory", &va));
+    CHECK(va && va->n == 1 && va->ids[0] == rowid_of(path, ida));
+    CHECK_OK(mn_store_vectors_load(b, "http:two", "memory", &vb));
+    CHECK(vb && vb->n == 1 && vb->ids[0] == rowid_of(path, idb));
+    mn_vector_set_release(va);
+    mn_vector_set_release(vb);
+    mn_store_free(a);
+    mn_store_free(b);
     free(path);
 }
 
@@ -458,5 +514,5 @@ static void teardown(void)
     CHECK(!mn_fs_exists(tmp));
 }
 
-MN_TEST_MAIN(MN_TEST(setup), MN_TEST(test_models_and_vectors), MN_TEST(test_sync_and_semantic),
-             MN_TEST(teardown))
+MN_TEST_MAIN(MN_TEST(setup), MN_TEST(test_models_and_vectors), MN_TEST(test_vectors_two_projects),
+             MN_TEST(test_sync_and_semantic), MN_TEST(teardown))
