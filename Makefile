@@ -11,7 +11,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 BENCH_BUILD ?= build-bench
 
-.PHONY: all deps build run test test-plain test-asan check-format format bench install clean
+.PHONY: all deps build run test test-plain test-asan test-fuzz check-format format bench install clean
 
 all: build
 
@@ -45,7 +45,16 @@ check-format:
 format:
 	@scripts/check-format.sh --fix
 
-test: check-format test-plain test-asan
+# The libFuzzer target for the JSON-RPC reader (fuzz/), 20 s from the seed corpus; new inputs it
+# finds stay in $(FUZZ_BUILD)/corpus.
+FUZZ_BUILD ?= build-fuzz
+test-fuzz: deps
+	cmake -S fuzz -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DMNEMO_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	mkdir -p $(FUZZ_BUILD)/corpus
+	$(FUZZ_BUILD)/fuzz_jsonrpc -max_total_time=20 -max_len=65536 $(FUZZ_BUILD)/corpus fuzz/corpus/jsonrpc
+
+test: check-format test-plain test-asan test-fuzz
 
 $(BENCH_BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release

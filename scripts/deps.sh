@@ -13,6 +13,13 @@
 #     $MNEMO_DEPS_DIR/npm/NAME@VERSION/ (default <repo>/.deps). A stamp file
 #     .mnemo-sha256 in that directory, holding the hash, marks it complete;
 #     cmake/treesitter.cmake checks the same stamp.
+#   - npm test tools (the MCP client SDK and Inspector that test the MCP
+#     server), pinned by tests/mcp/package.json + package-lock.json (exact
+#     versions, integrity hashes). They are installed with `npm ci
+#     --ignore-scripts` into $MNEMO_DEPS_DIR/node/node_modules; the stamp
+#     $MNEMO_DEPS_DIR/node/.mnemo-sha256 holds the SHA-256 of package.json
+#     followed by the lock, so editing either reinstalls. Never linked into
+#     mnemo; tests/integration/mcp_*.sh find them there.
 #
 # Invariant: when everything is present the script prints nothing, touches no
 # network and finishes in well under a second.
@@ -152,4 +159,36 @@ exec 9>"$DEPS_DIR/.lock"
 if command -v flock >/dev/null 2>&1; then
     flock 9
 fi
+# --- npm test tools (npm ci from a committed lock) --------------------------
+
+node_tools() {
+    local src=tests/mcp
+    [ -f "$src/package-lock.json" ] || return 0
+    local dest=$DEPS_DIR/node
+    local stamp=$dest/.mnemo-sha256
+    local sha
+    sha=$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -d' ' -f1)
+    if [ -f "$stamp" ] && [ "$(<"$stamp")" = "$sha" ] && [ -d "$dest/node_modules" ]; then
+        return 0
+    fi
+    command -v npm >/dev/null 2>&1 || die "npm not found: it is needed for the MCP test tools in $src (install Debian's npm or nodejs)"
+    say "installing the MCP test tools ($src/package-lock.json) into $dest"
+    # Install next to the destination, then swap it in, so an interrupted run
+    # never leaves a tree that looks complete. npm ci installs exactly the
+    # lock (and fails if package.json disagrees with it); --ignore-scripts:
+    # no package runs code at install time.
+    local tmp
+    tmp=$(mktemp -d "$DEPS_DIR/.node.XXXXXX")
+    cp "$src/package.json" "$src/package-lock.json" "$tmp/"
+    if ! (cd "$tmp" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null); then
+        rm -rf "$tmp"
+        die "npm ci of $src/package-lock.json failed (network? registry?)"
+    fi
+    printf '%s\n' "$sha" >"$tmp/.mnemo-sha256"
+    rm -rf "$dest"
+    mv "$tmp" "$dest"
+    say "installed the MCP test tools into $dest"
+}
+
 npm_packages
+node_tools

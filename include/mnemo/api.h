@@ -74,7 +74,8 @@ const char *mn_ctx_root(const mn_ctx *ctx);
 typedef enum {
     MN_OP_READONLY = 1 << 0,    /* changes nothing */
     MN_OP_DESTRUCTIVE = 1 << 1, /* may delete or overwrite what was stored */
-    MN_OP_IDEMPOTENT = 1 << 2   /* calling twice with the same input does nothing more */
+    MN_OP_IDEMPOTENT = 1 << 2,  /* calling twice with the same input does nothing more */
+    MN_OP_MCP_DEFAULT = 1 << 3  /* an MCP tool unless config mcp.tools says otherwise */
 } mn_op_flags;
 
 typedef struct mn_op {
@@ -102,6 +103,14 @@ const json_t *mn_api_output_schema(const mn_op *op);
  * naming the op. MN_EINVAL means the input was wrong (a usage error).
  */
 int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out);
+
+/**
+ * Which operations are MCP tools, from a value of config mcp.tools:
+ * "default" (the ops flagged MN_OP_MCP_DEFAULT), "all", or op names
+ * separated by commas (spaces around them allowed). selected has one entry
+ * per op of mn_api_ops(). Returns 0 or MN_EINVAL naming the unknown op.
+ */
+int mn_api_tools_select(bool *selected, const char *spec);
 
 /** Largest JSON request the front ends accept, in bytes. */
 #define MN_API_MAX_REQUEST (64u << 20)

@@ -47,15 +47,36 @@ static const struct config_key {
     {"embed.url", KEY_TEXT, "", 2000,
      "Base URL of an OpenAI-compatible embeddings API, used when embed.provider is http "
      "(http://localhost:11434/v1 for Ollama); requests go to <url>/embeddings."},
+    {"hook.max_tokens", KEY_INT, "1800", 200000,
+     "Token budget of the project memory `mnemo hook claude-code` adds to a prompt "
+     "(0: add nothing)."},
     {"index.refresh_age", KEY_DURATION, "1m", 0,
      "Before answering context or recall, index again when the last index is older than "
      "this (30s, 5m; 0: only when nothing is indexed yet)."},
+    {"mcp.tools", KEY_TEXT, "default", 2000,
+     "Operations offered as MCP tools: default (context, recall, save, search, search_code, "
+     "feedback, forget), all, or op names separated by commas."},
     {"memory.dedup", KEY_BOOL, "true", 0,
      "Merge a save into the live memory with the same kind, title and body."},
     {"memory.excerpt_cap", KEY_INT, "32768", 1048576,
      "Bytes kept of a conversation excerpt (stored zlib-compressed)."},
     {"memory.review_threshold", KEY_RATIO, "0.5", 0,
      "Saves with a confidence below this wait in the review queue (status pending)."},
+    /* serve.*: `mnemo serve` (src/http/); docs/http.md */
+    {"serve.allowed_origins", KEY_TEXT, "", 4000,
+     "Origins besides http(s)://localhost, 127.0.0.1 and [::1] (any port) whose browser pages may "
+     "call /mcp, comma separated (https://app.example.com); others get 403."},
+    {"serve.host", KEY_TEXT, "127.0.0.1", 255,
+     "Address `mnemo serve` listens on (--host overrides); anything but a loopback address "
+     "exposes the store to the network."},
+    {"serve.max_sessions", KEY_INT, "100", 10000,
+     "MCP sessions kept at once; a new one then ends the one idle longest (0: 100)."},
+    {"serve.port", KEY_INT, "7077", 65535,
+     "TCP port of `mnemo serve` (--port overrides; 0: any free port)."},
+    {"serve.session_idle", KEY_DURATION, "1h", 0,
+     "An MCP session unused this long ends; its client must initialize again (30m, 1h; 0: 1h)."},
+    {"serve.threads", KEY_INT, "8", 64,
+     "Threads of `mnemo serve`, each with its own store connection (0: 8)."},
     {"user.name", KEY_TEXT, "", 200, "Author recorded on saves (default: $USER)."},
 };
 
@@ -103,8 +124,40 @@ static int parse_duration(int64_t *out, const char *key, const char *v)
                         key, v);
 }
 
-/* The embed.* keys whose text has a shape (embed.provider, embed.url, embed.key). */
-static int check_embed_text(const char *key, const char *v)
+int mn_api_tools_select(bool *selected, const char *spec)
+{
+    size_t n;
+    const mn_op *ops = mn_api_ops(&n);
+    bool all = strcmp(spec, "all") == 0, dflt = strcmp(spec, "default") == 0 || !*spec;
+    for (size_t i = 0; i < n; i++)
+        selected[i] = all || (dflt && (ops[i].flags & MN_OP_MCP_DEFAULT));
+    if (all || dflt)
+        return 0;
+    /* a list of names: each must be an op, so a typo is refused when set rather than ignored */
+    for (const char *p = spec; *p;) {
+        size_t len;
+        while (*p == ' ' || *p == ',')
+            p++;
+        len = strcspn(p, ", ");
+        if (len) {
+            size_t i;
+            for (i = 0; i < n; i++)
+                if (strlen(ops[i].name) == len && !strncmp(ops[i].name, p, len))
+                    break;
+            if (i == n)
+                return mn_error_set(MN_EINVAL,
+                                    "mcp.tools: no operation '%.*s' (give default, all, or op "
+                                    "names separated by commas; 'mnemo call' lists them)",
+                                    (int)(len > 60 ? 60 : len), p);
+            selected[i] = true;
+        }
+        p += len;
+    }
+    return 0;
+}
+
+/* The text keys that have a shape (embed.provider, embed.url, embed.key, mcp.tools). */
+static int check_text_shape(const char *key, const char *v)
 {
     if (strcmp(key, "embed.provider") == 0 && strcmp(v, "builtin") != 0 && strcmp(v, "http") != 0 &&
         strcmp(v, "off") != 0)
@@ -114,10 +167,51 @@ static int check_embed_text(const char *key, const char *v)
         strncmp(v, "https://", 8) != 0)
         return mn_error_set(MN_EINVAL,
                             "embed.url must start with http:// or https:// (got '%.80s')", v);
+    if (strcmp(key, "mcp.tools") == 0) {
+        size_t n;
+        mn_api_ops(&n);
+        bool *sel = mn_calloc(n, sizeof(bool));
+        int rc = mn_api_tools_select(sel, v);
+        free(sel);
+        return rc;
+    }
     if (strcmp(key, "embed.key") == 0)
         for (const char *p = v; *p; p++)
             if ((unsigned char)*p < 0x20)
                 return mn_error_set(MN_EINVAL, "embed.key must be one line of printable text");
+    return 0;
+}
+
+/* serve.host: one address or name; serve.allowed_origins: scheme://host[:port], comma separated. */
+static int check_serve_text(const char *key, const char *v)
+{
+    if (strcmp(key, "serve.host") == 0 && (!*v || strcspn(v, " \t\r\n,/") != strlen(v)))
+        return mn_error_set(MN_EINVAL,
+                            "serve.host must be an address or host name such as 127.0.0.1 "
+                            "(got '%.80s')",
+                            v);
+    if (strcmp(key, "serve.allowed_origins") == 0)
+        for (const char *p = v; *p;) {
+            size_t n = strcspn(p, ",");
+            const char *item = p, *host = NULL;
+            size_t len = n;
+            while (len && *item == ' ')
+                item++, len--;
+            while (len && item[len - 1] == ' ')
+                len--;
+            if (len && item[len - 1] == '/') /* "https://a.example/" is the same origin */
+                len--;
+            if (len > 7 && strncmp(item, "http://", 7) == 0)
+                host = item + 7;
+            else if (len > 8 && strncmp(item, "https://", 8) == 0)
+                host = item + 8;
+            if (!host || memchr(host, '/', len - (size_t)(host - item)) || memchr(item, ' ', len))
+                return mn_error_set(MN_EINVAL,
+                                    "serve.allowed_origins must be origins such as "
+                                    "https://app.example.com, comma separated (got '%.*s')",
+                                    (int)(n > 80 ? 80 : n), p);
+            p += n + (p[n] == ',');
+        }
     return 0;
 }
 
@@ -183,7 +277,9 @@ static int check_value(char **out, const struct config_key *k, const char *v)
         if ((int64_t)strlen(v) > k->max)
             return mn_error_set(MN_EINVAL, "%s is longer than %lld bytes", k->key,
                                 (long long)k->max);
-        if ((rc = check_embed_text(k->key, v)) != 0)
+        if ((rc = check_text_shape(k->key, v)) != 0)
+            return rc;
+        if ((rc = check_serve_text(k->key, v)) != 0)
             return rc;
         *out = mn_strdup(v);
         return 0;

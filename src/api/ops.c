@@ -20,25 +20,50 @@ extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema
     mn_schema_out_link[], mn_schema_out_export[], mn_schema_out_import[], mn_schema_out_config[],
     mn_schema_discover[], mn_schema_out_discover[], mn_schema_search[], mn_schema_out_search[],
     mn_schema_feedback[], mn_schema_out_feedback[], mn_schema_context[], mn_schema_out_context[],
-    mn_schema_recall[], mn_schema_out_recall[];
+    mn_schema_recall[], mn_schema_out_recall[], mn_schema_search_code[],
+    mn_schema_out_search_code[];
 
 /* Handlers in op_search.c (declared here: api_internal.h lists the older ones). */
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out);
 
+/*
+ * search_code: search with kinds limited to code and files, for an agent
+ * that wants places in the code rather than the team's knowledge (a tool
+ * of its own so its schema says exactly that).
+ */
+static int op_search_code(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    json_t *a = json_deep_copy(args);
+    int rc;
+    if (!json_object_get(a, "kinds"))
+        json_object_set_new(a, "kinds", json_pack("[s,s]", "code", "file"));
+    rc = mn_op_search(ctx, a, out);
+    json_decref(a);
+    return rc;
+}
+
 static const mn_op ops[] = {
     {"save", "Save a fact, decision, gotcha, pattern or other memory.",
-     "Save what you learned so the next session knows it: a bug solved (kind gotcha, with "
-     "context.situation, context.what_failed, context.error_messages and context.solution), a "
-     "decision made and why (kind decision), a convention (pattern or rule). Give "
-     "context.trigger_keywords: the words a future question would use. Example: "
-     "{\"kind\":\"gotcha\",\"title\":\"Cart sessions expire when delay is nil\",\"body\":\"...\","
-     "\"context\":{\"situation\":\"checkout returned 401 after idle\",\"error_messages\":"
-     "[\"SessionExpired: delay=None\"],\"solution\":\"default delay to 30s in "
-     "cart/session.py\",\"trigger_keywords\":[\"cart\",\"session\",\"delay\",\"401\"]},"
+     "Save what you learned so the next session knows it, as soon as you learn it: a bug solved "
+     "or a trap found (kind gotcha: context.situation, context.what_failed, "
+     "context.error_messages verbatim, context.solution), a decision made and why (kind "
+     "decision: the reason in body), a convention the code follows (pattern or rule), a fact "
+     "about the project (fact). Do not save what the code or git history already says plainly. "
+     "Give context.trigger_keywords, 3-8 words or identifiers a future question would use "
+     "(required when an agent saves a fact, gotcha, fewshot or pattern). "
+     "Scope it with scope.paths (files or directories it is about). Example: "
+     "{\"kind\":\"gotcha\",\"title\":\"Cart sessions expire at once when delay is None\","
+     "\"body\":\"Session.refresh() treats delay=None as 0, so idle carts log out on the next "
+     "request. Default the delay to 30s where the session is built.\",\"context\":"
+     "{\"situation\":\"checkout returned 401 after the cart was idle for a few seconds\","
+     "\"what_failed\":\"raising the token lifetime in settings.py changed nothing\","
+     "\"error_messages\":[\"SessionExpired: delay=None\"],\"solution\":\"default delay to "
+     "30s in cart/session.py (Session.__init__)\",\"files_modified\":[\"cart/session.py\"],"
+     "\"trigger_keywords\":[\"cart\",\"session\",\"delay\",\"401\",\"SessionExpired\"]},"
      "\"scope\":{\"paths\":[\"cart/session.py\"]}}. An exact duplicate is merged into the "
      "existing memory. Low confidence saves wait in the review queue (status pending).",
-     mn_schema_save, mn_schema_out_save, 0, "body", mn_op_save},
+     mn_schema_save, mn_schema_out_save, MN_OP_MCP_DEFAULT, "body", mn_op_save},
     {"get", "Show one memory with every field, its links and what links to it.",
      "Read a memory by id or unique id prefix.", mn_schema_get, mn_schema_out_get,
      MN_OP_READONLY | MN_OP_IDEMPOTENT, "id", mn_op_get},
@@ -54,8 +79,8 @@ static const mn_op ops[] = {
     {"forget", "Forget a memory (hide it; --purge deletes it for good; --undo brings it back).",
      "Forgetting hides a memory from every answer but keeps it for undo and export. Purging "
      "deletes it with its links and citations.",
-     mn_schema_forget, mn_schema_out_forget, MN_OP_DESTRUCTIVE | MN_OP_IDEMPOTENT, "id",
-     mn_op_forget},
+     mn_schema_forget, mn_schema_out_forget,
+     MN_OP_DESTRUCTIVE | MN_OP_IDEMPOTENT | MN_OP_MCP_DEFAULT, "id", mn_op_forget},
     {"link", "Link a memory to another memory, a file, a symbol, a task, a doc or a commit.",
      "Kinds: caused_by, supersedes, relates_to, contradicts, derived_from, about. Decisions and "
      "their caused_by/supersedes links form the causal chains that answers include.",
@@ -114,12 +139,22 @@ static const mn_op ops[] = {
      "Archived, superseded and forgotten memories are left out unless filters.status asks for "
      "them. The answer's `served` id lets you rate it with feedback. Example: "
      "{\"query\":\"session expires after idle\",\"kinds\":[\"memory\",\"code\"],\"k\":5}.",
-     mn_schema_search, mn_schema_out_search, MN_OP_READONLY, "query", mn_op_search},
+     mn_schema_search, mn_schema_out_search, MN_OP_READONLY | MN_OP_MCP_DEFAULT, "query",
+     mn_op_search},
+    {"search_code", "Search the indexed code only: functions, classes and files for a question.",
+     "The code half of search: ranked chunks of code (functions, classes, methods, windows of "
+     "lines) and whole files, each with its path, lines, score, signals and a snippet. Use it to "
+     "find where something is implemented or which files an issue touches; use search or "
+     "context when the team's memories matter too. Give `files` you work on to rank what is "
+     "near them higher. Example: {\"query\":\"where are cart sessions refreshed\","
+     "\"kinds\":[\"code\"],\"k\":5}.",
+     mn_schema_search_code, mn_schema_out_search_code, MN_OP_READONLY | MN_OP_MCP_DEFAULT, "query",
+     op_search_code},
     {"feedback", "Tell whether served items helped: used, ignored, or the query was refined.",
      "Rate items a search returned: give their ids (memory ids, chunk:<n>, file paths), the "
      "signal, and the answer's `served` id when you have it. used and ignored move the "
      "usefulness counters of memories, which later searches rank by.",
-     mn_schema_feedback, mn_schema_out_feedback, 0, "signal", mn_op_feedback},
+     mn_schema_feedback, mn_schema_out_feedback, MN_OP_MCP_DEFAULT, "signal", mn_op_feedback},
     {"context", "The one call before a task: what the project's memory says about it, in Markdown.",
      "Call this first, with the task or question as `query`. Returns one Markdown text to read "
      "before working, never longer than max_tokens (default 3000): the project overview (L0: "
@@ -131,7 +166,7 @@ static const mn_op ops[] = {
      "is older than config index.refresh_age. Pass `files` you are working on to bring what is "
      "about them. Rate what helped with feedback (served id). Example: "
      "{\"query\":\"checkout returns 401 after idle\",\"max_tokens\":1500}.",
-     mn_schema_context, mn_schema_out_context, 0, "query", mn_op_context},
+     mn_schema_context, mn_schema_out_context, MN_OP_MCP_DEFAULT, "query", mn_op_context},
     {"recall",
      "What the project's memory knows about a question, as data: facts, examples, "
      "decisions, code.",
@@ -140,7 +175,7 @@ static const mn_op ops[] = {
      "links to code, and a confidence in [0, 1] (0: nothing relevant). Bounded by "
      "limit_tokens (default 1500). Example: {\"query\":\"how are sessions refreshed\","
      "\"symbols\":[\"Session.refresh\"]}.",
-     mn_schema_recall, mn_schema_out_recall, 0, "query", mn_op_recall},
+     mn_schema_recall, mn_schema_out_recall, MN_OP_MCP_DEFAULT, "query", mn_op_recall},
 };
 
 const mn_op *mn_api_ops(size_t *count)

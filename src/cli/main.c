@@ -63,6 +63,29 @@ static const cli_command commands[] = {
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
      "'mnemo call' alone lists the operations.",
      cli_cmd_call, NULL, NULL, NULL},
+    {"serve", NULL, "[--host H] [--port P]",
+     "Serve MCP over streamable HTTP at http://H:P/mcp until interrupted (config serve.*; "
+     "default 127.0.0.1:7077).",
+     cli_cmd_serve, NULL, NULL,
+     "  --host H             Address to listen on (config serve.host, default\n"
+     "                       127.0.0.1: this machine only).\n"
+     "  --port P             TCP port (config serve.port, default 7077; 0: any\n"
+     "                       free port, printed on stderr).\n"},
+    {"mcp", NULL, "[--db PATH]",
+     "Serve MCP on stdin and stdout for an agent (newline-delimited JSON-RPC; logs on stderr). "
+     "See docs/mcp.md.",
+     cli_cmd_mcp, NULL, NULL, NULL},
+    {"setup", NULL, "claude-code|cursor|codex|vscode [--global] [--remove]",
+     "Put mnemo into an agent client's configuration. Writes its MCP server (for claude-code "
+     "also two hooks) into the project's files or, with --global, the user's; --remove takes "
+     "out what setup added. Other entries stay byte for byte. See docs/clients/.",
+     cli_cmd_setup, NULL, NULL,
+     "  --global             The user's configuration instead of the project's.\n"
+     "  --remove             Remove what setup added (nothing else).\n"},
+    {"hook", NULL, "claude-code",
+     "Answer a Claude Code hook (JSON on stdin): the project memory for the prompt. Prints "
+     "nothing and exits 0 on any error, so the agent's turn goes on.",
+     cli_cmd_hook, NULL, NULL, NULL},
 };
 
 int cli_fail(int rc)

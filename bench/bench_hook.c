@@ -1,0 +1,268 @@
+/*
+ * bench_hook.c - end-to-end latency of `mnemo hook claude-code`, the process
+ * Claude Code starts before every prompt, on a real indexed repository.
+ *
+ * What is measured, on REPO (a checkout with a mnemo store: `mnemo init &&
+ * mnemo index` in it first):
+ *  - hook: the real mnemo binary run as Claude Code runs it, UserPromptSubmit
+ *    JSON with a realistic prompt on stdin, stdout read to the end, waited
+ *    for; fork to exit, per run. Prompts cycle through a fixed list of
+ *    questions a developer of a Python library asks (sympy's terms; on
+ *    another repository they are just questions that match less).
+ *  - baseline 1, start: `mnemo --version`, the same fork/exec/wait of the
+ *    same binary doing nothing: what any hook process costs.
+ *  - baseline 2, context: mn_api_call("context") with the same prompts and
+ *    budget in this process, the store opened once: the answer without
+ *    the process.
+ * Runs alternate hook, start, context prompt by prompt, so the machine's
+ * load touches all three alike. Warm: three untimed hook runs first (they
+ * also bring a stale index up to date; index.refresh_age is not part of
+ * what is timed, see docs/clients/claude-code.md).
+ * Reported: p50/p95 of each, and the ratios hook/start and hook/context.
+ * Target of issue 5: hook p95 <= 50 ms on a warm sympy/sympy index,
+ * printed as PASS/FAIL.
+ *
+ * Usage: bench_hook REPO [--runs N] [--mnemo PATH] [--max-tokens N] [--strict]
+ * REPO defaults to $MNEMO_BENCH_REPO; without either it says it skipped and
+ * exits 0. --mnemo defaults to the mnemo beside this build's bench/.
+ * Exit status: 0, or 1 with --strict when the target fails, 2 on usage or
+ * setup errors.
+ */
+#include "common.h"
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mnemo/api.h"
+#include "util/buf.h"
+#include "util/util.h"
+
+#define TARGET_P95_MS 50.0
+
+static const char *const prompts[] = {
+    "why is simplify so slow on this big trigonometric expression?",
+    "fix the determinant of a symbolic matrix returning a wrong sign",
+    "add a new printer option to the LaTeX printer for matrices",
+    "solve returns an empty list for this system of polynomial equations",
+    "the integral of exp(-x**2) over the real line gives a wrong result",
+    "where are Rational and Integer defined and how is caching done?",
+    "refactor the ODE solver hints so that dsolve picks the fastest one",
+    "series expansion around infinity is wrong for log terms",
+    "make lambdify work with numpy for Piecewise expressions",
+    "tests for the assumptions system fail when is_positive is None",
+    "improve the performance of expand on large polynomials",
+    "the factor function hangs on a polynomial with algebraic coefficients",
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct(uint64_t *ns, size_t n, double p)
+{
+    qsort(ns, n, sizeof(*ns), cmp_u64);
+    return ns[(size_t)(p * (double)(n - 1) + 0.5)] / 1e6;
+}
+
+static uint64_t cpu_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Run argv with input on stdin; *out_bytes what it printed, *cpu its user +
+ * system time. Returns the wall ns, 0 on failure.
+ */
+static uint64_t run(char *const argv[], const char *dir, const char *input, size_t *out_bytes,
+                    uint64_t *cpu)
+{
+    int in[2], out[2];
+    if (pipe(in) || pipe(out))
+        return 0;
+    uint64_t t0 = mn_time_mono_ns();
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, 2);
+        if (dir && chdir(dir) != 0)
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    if (input) { /* a hook input is far below a pipe's buffer */
+        ssize_t w = write(in[1], input, strlen(input));
+        (void)w;
+    }
+    close(in[1]);
+    char buf[65536];
+    ssize_t n;
+    *out_bytes = 0;
+    while ((n = read(out[0], buf, sizeof(buf))) > 0)
+        *out_bytes += (size_t)n;
+    close(out[0]);
+    int status;
+    struct rusage ru;
+    wait4(pid, &status, 0, &ru);
+    uint64_t t = mn_time_mono_ns() - t0;
+    *cpu = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t : 0;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_hook REPO [--runs N] [--mnemo PATH] [--max-tokens N] "
+                    "[--strict]\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *repo = getenv("MNEMO_BENCH_REPO"), *mnemo = NULL;
+    int64_t runs = 60, budget = 1800;
+    bool strict = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--runs") && i + 1 < argc) {
+            if (mn_parse_int64(&runs, argv[++i], 5, 100000, "--runs")) {
+                usage();
+                return 2;
+            }
+        } else if (!strcmp(a, "--max-tokens") && i + 1 < argc) {
+            if (mn_parse_int64(&budget, argv[++i], 64, 200000, "--max-tokens")) {
+                usage();
+                return 2;
+            }
+        } else if (!strcmp(a, "--mnemo") && i + 1 < argc) {
+            mnemo = argv[++i];
+        } else if (!strcmp(a, "--strict")) {
+            strict = true;
+        } else if (a[0] != '-') {
+            repo = a;
+        } else {
+            usage();
+            return 2;
+        }
+    }
+    if (!repo || !*repo) {
+        printf("bench_hook: skipped (give REPO or set MNEMO_BENCH_REPO)\n");
+        return 0;
+    }
+    char *root = realpath(repo, NULL);
+    char *self = realpath("/proc/self/exe", NULL);
+    mn_buf bin = MN_BUF_INIT;
+    if (mnemo) {
+        mn_buf_puts(&bin, mnemo);
+    } else if (self) {
+        char *slash = strrchr(self, '/');
+        mn_buf_printf(&bin, "%.*s/../mnemo", (int)(slash - self), self);
+    }
+    if (!root || access(bin.ptr, X_OK) != 0) {
+        fprintf(stderr, "bench_hook: %s\n", !root ? "no such REPO" : "no mnemo binary: --mnemo");
+        return 2;
+    }
+
+    /* baseline 2: the context op in this process, the store opened once */
+    mn_ctx *ctx = NULL;
+    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
+    o.start_dir = root;
+    o.create = false;
+    o.actor = "bench";
+    if (mn_ctx_open(&ctx, &o) != 0) {
+        fprintf(stderr, "bench_hook: %s (run 'mnemo init && mnemo index' in %s)\n", mn_error_last(),
+                root);
+        return 2;
+    }
+
+    size_t np = MN_ARRAY_SIZE(prompts), n = (size_t)runs, answered = 0, out_bytes = 0;
+    uint64_t *hook = mn_calloc(n, sizeof(*hook)), *start = mn_calloc(n, sizeof(*start)),
+             *op = mn_calloc(n, sizeof(*op)), *hook_cpu = mn_calloc(n, sizeof(*hook_cpu)),
+             *start_cpu = mn_calloc(n, sizeof(*start_cpu)), *op_cpu = mn_calloc(n, sizeof(*op_cpu));
+    uint64_t cpu = 0;
+    char *hook_argv[] = {bin.ptr, "hook", "claude-code", NULL};
+    char *start_argv[] = {bin.ptr, "--version", NULL};
+    mn_buf in = MN_BUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < n + 3; i++) {
+        const char *p = prompts[i % np];
+        json_t *hin = json_pack("{s:s,s:s,s:s,s:s}", "session_id", "bench", "cwd", root,
+                                "hook_event_name", "UserPromptSubmit", "prompt", p);
+        char *s = json_dumps(hin, JSON_COMPACT);
+        json_decref(hin);
+        size_t bytes = 0;
+        uint64_t t = run(hook_argv, root, s, &bytes, &cpu);
+        free(s);
+        if (!t) {
+            fprintf(stderr, "bench_hook: '%s hook claude-code' failed\n", bin.ptr);
+            rc = 2;
+            goto out;
+        }
+        if (i < 3)
+            continue; /* warm-up */
+        hook[i - 3] = t;
+        hook_cpu[i - 3] = cpu;
+        answered += bytes > 0;
+        out_bytes += bytes;
+        start[i - 3] = run(start_argv, root, NULL, &bytes, &start_cpu[i - 3]);
+
+        json_t *args = json_pack("{s:s,s:I}", "query", p, "max_tokens", (json_int_t)budget), *r;
+        uint64_t t0 = mn_time_mono_ns(), c0 = cpu_now_ns();
+        if (mn_api_call(ctx, "context", args, &r) != 0) {
+            fprintf(stderr, "bench_hook: context: %s\n", mn_error_last());
+            json_decref(args);
+            rc = 2;
+            goto out;
+        }
+        op[i - 3] = mn_time_mono_ns() - t0;
+        op_cpu[i - 3] = cpu_now_ns() - c0;
+        json_decref(r);
+        json_decref(args);
+    }
+    double h50 = pct(hook, n, 0.5), h95 = pct(hook, n, 0.95);
+    double s50 = pct(start, n, 0.5), s95 = pct(start, n, 0.95);
+    double c50 = pct(op, n, 0.5), c95 = pct(op, n, 0.95);
+    printf("bench_hook: %s, %zu runs, budget %lld tokens, %zu/%zu prompts answered "
+           "(mean %.0f bytes)\n",
+           root, n, (long long)budget, answered, n, answered ? (double)out_bytes / answered : 0.0);
+    printf("  %-36s wall p50 %7.2f  p95 %7.2f   cpu p50 %7.2f  p95 %7.2f ms\n",
+           "hook (mnemo hook claude-code)", h50, h95, pct(hook_cpu, n, 0.5),
+           pct(hook_cpu, n, 0.95));
+    printf("  %-36s wall p50 %7.2f  p95 %7.2f   cpu p50 %7.2f  p95 %7.2f ms\n",
+           "baseline: process (mnemo --version)", s50, s95, pct(start_cpu, n, 0.5),
+           pct(start_cpu, n, 0.95));
+    printf("  %-36s wall p50 %7.2f  p95 %7.2f   cpu p50 %7.2f  p95 %7.2f ms\n",
+           "baseline: context op in-process", c50, c95, pct(op_cpu, n, 0.5), pct(op_cpu, n, 0.95));
+    printf("  ratios of wall p50: hook/process %.1f, hook/context %.2f\n", h50 / s50, h50 / c50);
+    printf("  target hook wall p95 <= %.0f ms: %s\n", TARGET_P95_MS,
+           h95 <= TARGET_P95_MS ? "PASS" : "FAIL");
+    if (strict && h95 > TARGET_P95_MS)
+        rc = 1;
+out:
+    mn_ctx_free(ctx);
+    mn_buf_release(&in);
+    mn_buf_release(&bin);
+    free(hook);
+    free(start);
+    free(op);
+    free(hook_cpu);
+    free(start_cpu);
+    free(op_cpu);
+    free(root);
+    free(self);
+    return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * mnemo/agent.h - putting mnemo into agent clients: `mnemo setup` writes
+ * a client's MCP configuration (and Claude Code's hooks), and `mnemo hook`
+ * answers Claude Code's hooks with the project memory for a prompt.
+ *
+ * json_t through `out` are new references (json_decref()).
+ */
+#ifndef MNEMO_AGENT_H
+#define MNEMO_AGENT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    unsigned version;
+    const char *client;      /* "claude-code", "cursor", "codex" or "vscode" */
+    bool global;             /* the user's configuration instead of the project's */
+    bool remove;             /* undo what setup added */
+    const char *project_dir; /* NULL: the repository around the current directory */
+    const char *command;     /* the program clients start; NULL: this mnemo */
+} mn_setup_options;
+
+#define MN_SETUP_OPTIONS_VERSION 1
+#define MN_SETUP_OPTIONS_INIT                                    \
+    {                                                            \
+        MN_SETUP_OPTIONS_VERSION, NULL, false, false, NULL, NULL \
+    }
+
+/** The clients setup knows, NULL-terminated. */
+const char *const *mn_setup_clients(void);
+
+/**
+ * Add mnemo to a client's configuration, or remove it (opts->remove).
+ * Every file is checked before any is written, so a file that cannot be
+ * read as JSON (or TOML) leaves all of them untouched. *out is
+ * {"client", "scope", "command", "changes": [{"file", "action", "what"}]}
+ * with action one of created, updated, unchanged, removed, deleted, absent.
+ */
+int mn_setup(json_t **out, const mn_setup_options *opts);
+
+/** Largest hook input read from stdin, in bytes. */
+#define MN_HOOK_MAX_INPUT (4u << 20)
+
+/**
+ * Answer one Claude Code hook call (the JSON it writes on stdin).
+ * UserPromptSubmit: *out is the hook output carrying the context for the
+ * prompt as additionalContext. PreToolUse of the Task (Agent) tool: *out
+ * extends the sub-agent's prompt with the context. *out is NULL when there
+ * is nothing to add: no relevant memory, a trivial prompt, another event
+ * or tool. A failure returns its code with a one-line message.
+ */
+int mn_hook_claude_code(json_t **out, const char *input, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * cmd_mcp.c - mnemo mcp: the MCP server on stdin and stdout.
+ *
+ * An agent starts it as a subprocess (see docs/mcp.md). stdout carries the
+ * protocol and nothing else; errors and logs go to stderr (MNEMO_LOG sets
+ * how much). The end of input ends the server with exit code 0.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mcp/mcp.h"
+#include "mcp/stdio.h"
+#include "util/util.h"
+
+int cli_cmd_mcp(const cli_command *cmd, cli_global *g, int argc, char **argv)
+{
+    mn_ctx_options opts = MN_CTX_OPTIONS_INIT;
+    mn_mcp_options mopts = {"stdio"};
+    mn_mcp_server *srv = NULL;
+    mn_ctx *ctx = NULL;
+    int rc;
+
+    (void)argv;
+    if (argc > 0)
+        return cli_usage_error(cmd, "takes no arguments (the store is found as for every "
+                                    "command; --db PATH names one)");
+    /* a client that goes away must not kill us with SIGPIPE halfway through a write */
+    signal(SIGPIPE, SIG_IGN);
+    mn_log_init_from_env();
+    opts.db_path = g->db;
+    opts.actor = "mcp";
+    opts.progress = false; /* never draw on a terminal the client may share */
+    if ((rc = mn_ctx_open(&ctx, &opts)) != 0)
+        return cli_fail(rc);
+    if ((rc = mn_mcp_server_new(&srv, ctx, &mopts)) == 0)
+        rc = mn_mcp_stdio_serve(srv, ctx, STDIN_FILENO, STDOUT_FILENO);
+    mn_mcp_server_free(srv);
+    mn_ctx_free(ctx);
+    return rc ? cli_fail(rc) : CLI_EXIT_OK;
+}

@@ -1,0 +1,147 @@
+/*
+ * http_internal.h - what the files of src/http/ share.
+ *
+ *   server.c        libmicrohttpd: binding, the worker pool, request bodies,
+ *                   routing, per-thread store connections
+ *   mcp_endpoint.c  /mcp: the streamable HTTP transport of MCP
+ *   sessions.c      the table of MCP sessions: ids, expiry, the cap
+ *   headers.c       checks of request headers (Origin, Host, Accept,
+ *                   Content-Type, session ids), pure functions
+ *
+ * The endpoint sees a request as an mn_http_request (header values and the
+ * body, collected by server.c) and answers with an mn_http_reply, so it
+ * knows nothing of libmicrohttpd.
+ */
+#ifndef MN_HTTP_INTERNAL_H
+#define MN_HTTP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "http/http.h"
+#include "util/buf.h"
+#include "mcp/mcp.h"
+
+/* ---- headers.c ---- */
+
+/**
+ * True when a request may come from a page of this Origin: http or https on
+ * localhost, 127.0.0.1 or [::1] with any port, or one of `extra` (a comma
+ * separated list of origins, compared without case; may be NULL).
+ */
+bool mn_http__origin_allowed(const char *origin, const char *extra);
+
+/** True when a Host header value names a loopback host (localhost, 127.0.0.1, [::1]), any port. */
+bool mn_http__host_is_loopback(const char *host);
+
+/** The host part of a Host header or origin ("a.b:80" -> "a.b", "[::1]:9" -> "[::1]"), in out. */
+bool mn_http__host_part(char *out, size_t size, const char *hostport);
+
+typedef struct {
+    bool json;       /* application/json acceptable (q > 0) */
+    bool sse;        /* text/event-stream acceptable */
+    bool prefer_sse; /* text/event-stream ranks above application/json */
+} mn_http_accept;
+
+/** Read an Accept header; NULL (absent) accepts anything, and a JSON reply is chosen. */
+void mn_http__accept_parse(mn_http_accept *out, const char *accept);
+
+/** True for "application/json", any case, with no parameter but charset=utf-8. */
+bool mn_http__content_type_is_json(const char *content_type);
+
+/** True when id has 1..MN_HTTP_SESSION_ID_MAX visible ASCII characters (0x21..0x7e). */
+bool mn_http__session_id_valid(const char *id);
+
+/* ---- sessions.c ---- */
+
+#define MN_HTTP_SESSION_ID_LEN 64 /* hex of 32 random bytes */
+#define MN_HTTP_SESSION_ID_MAX 256
+
+typedef struct mn_http_session {
+    char id[MN_HTTP_SESSION_ID_LEN + 1];
+    mn_mcp_session *mcp;
+    pthread_mutex_t lock; /* held while one of its messages is handled */
+    mn_buf *events;       /* under lock: where notifications go during an SSE reply, or NULL */
+    /* under the table's lock: */
+    unsigned refs; /* the table's reference (while listed) + requests using it */
+    bool listed;
+    uint64_t last_used_ms; /* monotonic */
+} mn_http_session;
+
+typedef struct {
+    pthread_mutex_t lock;
+    mn_http_session **v; /* the listed sessions, unordered */
+    size_t n, cap;
+    size_t max;       /* serve.max_sessions */
+    uint64_t idle_ms; /* serve.session_idle */
+} mn_http_sessions;
+
+void mn_http__sessions_init(mn_http_sessions *t, size_t max, uint64_t idle_ms);
+/** End and free every session (at shutdown, when no request runs any more). */
+void mn_http__sessions_release(mn_http_sessions *t);
+/**
+ * A new, unlisted session around an MCP session; its notifications go to
+ * s->events while that is set. refs = 1 (the caller's).
+ */
+int mn_http__session_new(mn_http_session **out, mn_mcp_server *srv);
+/**
+ * List s under a fresh random id (s->id). At the cap, the session idle
+ * longest is ended first; MN_EBUSY when every listed session is in use.
+ */
+int mn_http__sessions_add(mn_http_sessions *t, mn_http_session *s);
+/** The listed session with this id, with a reference for the caller; NULL: unknown or ended. */
+mn_http_session *mn_http__sessions_get(mn_http_sessions *t, const char *id);
+/** Drop the caller's reference (marks it used now); the last one frees the session. */
+void mn_http__sessions_put(mn_http_sessions *t, mn_http_session *s);
+/** Unlist the session with this id; false when there is none. */
+bool mn_http__sessions_end(mn_http_sessions *t, const char *id);
+/** Unlist the sessions idle longer than idle_ms (not those in use). */
+void mn_http__sessions_expire(mn_http_sessions *t);
+/** How many sessions are listed. */
+size_t mn_http__sessions_count(mn_http_sessions *t);
+
+/* ---- the server (server.c) as the endpoint sees it ---- */
+
+struct mn_http_server {
+    struct MHD_Daemon *daemon;
+    mn_mcp_server *mcp;
+    mn_http_sessions sessions;
+    char *db_path;         /* the store every worker opens */
+    char *allowed_origins; /* serve.allowed_origins ("" for none) */
+    bool loopback;         /* bound to a loopback address: Host must name one too */
+    char url[128];
+    pthread_key_t ctx_key; /* the worker's mn_ctx */
+    pthread_mutex_t ctxs_lock;
+    mn_ctx **ctxs; /* every worker's mn_ctx, freed at shutdown */
+    size_t nctxs, ctxs_cap;
+};
+
+typedef struct {
+    const char *method; /* "POST", ... */
+    const char *origin, *host, *accept, *content_type, *session_id, *protocol_version;
+    const char *body;
+    size_t len;
+    bool too_big; /* the body was over MN_MCP_MAX_MESSAGE (and was not kept) */
+} mn_http_request;
+
+typedef struct {
+    unsigned status;
+    const char *content_type; /* static text, or NULL with no body */
+    char *body;               /* malloc'd, or NULL */
+    size_t len;
+    const char *allow;                           /* an Allow header (405), or NULL */
+    char session_id[MN_HTTP_SESSION_ID_LEN + 1]; /* "" or an Mcp-Session-Id header */
+} mn_http_reply;
+
+/** The calling worker's store connection, opened on first use; NULL with an error set. */
+mn_ctx *mn_http__thread_ctx(mn_http_server *srv);
+
+/** A reply with a JSON-RPC error (id null) as its body. */
+void mn_http__reply_error(mn_http_reply *r, unsigned status, int code, const char *message);
+
+/** Answer a request to /mcp (any method). */
+void mn_http__mcp_endpoint(mn_http_server *srv, const mn_http_request *req, mn_http_reply *r);
+
+#endif

@@ -1,0 +1,478 @@
+/*
+ * server.c - the HTTP server of `mnemo serve` on libmicrohttpd.
+ *
+ * We bind the listening socket ourselves (so "address in use" is reported
+ * as such) and hand it to libmicrohttpd, which runs serve.threads worker
+ * threads (MHD_OPTION_THREAD_POOL_SIZE, epoll); a connection stays on one
+ * worker from accept to close, so a worker's mn_ctx (a pthread key, opened
+ * on first use, listed so shutdown frees it) serves all its requests.
+ *
+ * libmicrohttpd calls the handler once with the headers, once per piece of
+ * body and once more at the end. A handler must consume the body before it
+ * replies: a reply queued while body bytes are unread makes the connection
+ * close with data pending, and the client may see a reset instead of the
+ * answer. So every reply is made at the last call; the body is kept up to
+ * MN_MCP_MAX_MESSAGE and discarded beyond (413). Only a body declared
+ * larger than MN_API_MAX_REQUEST, or a large one sent after
+ * "Expect: 100-continue", is refused at once without reading it.
+ *
+ * Before routing, every request passes the DNS-rebinding checks
+ * (headers.c): an Origin that is present must be allowed, and when bound to
+ * a loopback address the Host must name a loopback host (or the host of an
+ * allowed origin). Routes: /mcp (mcp_endpoint.c; OPTIONS answers CORS
+ * preflights for allowed origins) and /healthz.
+ */
+#include "common.h"
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "api/api_internal.h"
+#include "http/http_internal.h"
+#include "util/util.h"
+
+#define DEFAULT_THREADS      8
+#define DEFAULT_MAX_SESSIONS 100
+#define DEFAULT_IDLE_MS      (3600u * 1000u)
+#define CONNECTION_LIMIT     512
+#define CONNECTION_TIMEOUT_S 120
+
+/* What one request collects between the calls of the handler. */
+typedef struct {
+    mn_buf body;
+    size_t received;
+    bool too_big;
+    uint64_t start_ns;
+} request_state;
+
+mn_ctx *mn_http__thread_ctx(mn_http_server *srv)
+{
+    mn_ctx *ctx = pthread_getspecific(srv->ctx_key);
+    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
+    if (ctx)
+        return ctx;
+    o.db_path = srv->db_path;
+    o.actor = "mcp";
+    o.create = false;
+    if (mn_ctx_open(&ctx, &o) != 0)
+        return NULL;
+    pthread_mutex_lock(&srv->ctxs_lock);
+    if (srv->nctxs == srv->ctxs_cap) {
+        size_t cap = srv->ctxs_cap ? 2 * srv->ctxs_cap : 16;
+        mn_ctx **v = realloc(srv->ctxs, cap * sizeof(*v));
+        if (!v) {
+            pthread_mutex_unlock(&srv->ctxs_lock);
+            mn_ctx_free(ctx);
+            mn_error_set(MN_ENOMEM, "out of memory for a store connection");
+            return NULL;
+        }
+        srv->ctxs = v;
+        srv->ctxs_cap = cap;
+    }
+    srv->ctxs[srv->nctxs++] = ctx;
+    pthread_mutex_unlock(&srv->ctxs_lock);
+    pthread_setspecific(srv->ctx_key, ctx);
+    return ctx;
+}
+
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/* A Host that may reach a server bound to loopback: a loopback name, or an allowed origin's host.
+ */
+static bool host_allowed(const mn_http_server *srv, const char *host)
+{
+    char want[256], got[256];
+    if (!srv->loopback || mn_http__host_is_loopback(host))
+        return true;
+    if (!mn_http__host_part(got, sizeof(got), host))
+        return false;
+    for (const char *p = srv->allowed_origins; *p;) {
+        size_t n = strcspn(p, ",");
+        const char *item = p;
+        while (item < p + n && *item == ' ')
+            item++;
+        const char *rest = strstr(item, "://");
+        if (rest && rest < p + n) {
+            rest += 3;
+            size_t len = (size_t)(p + n - rest);
+            char hp[256];
+            if (len < sizeof(hp)) {
+                memcpy(hp, rest, len);
+                hp[len] = '\0';
+                while (len && (hp[len - 1] == ' ' || hp[len - 1] == '/'))
+                    hp[--len] = '\0';
+                if (mn_http__host_part(want, sizeof(want), hp) && strcasecmp(want, got) == 0)
+                    return true;
+            }
+        }
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
+static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url,
+                  const char *method, request_state *st, mn_http_reply *r)
+{
+    const char *origin = header(c, "Origin"), *host = header(c, "Host");
+    char msg[400];
+
+    if (origin && !mn_http__origin_allowed(origin, srv->allowed_origins)) {
+        snprintf(msg, sizeof(msg),
+                 "origin '%.100s' is not allowed (add it to config serve.allowed_origins)", origin);
+        mn_http__reply_error(r, 403, -32000, msg);
+        return;
+    }
+    if (host && !host_allowed(srv, host)) {
+        snprintf(msg, sizeof(msg),
+                 "host '%.100s' is not a loopback name; this server listens on loopback only",
+                 host);
+        mn_http__reply_error(r, 403, -32000, msg);
+        return;
+    }
+    if (strcmp(url, "/healthz") == 0) {
+        if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) {
+            r->status = 200;
+            r->body = mn_strdup("ok\n");
+            r->len = 3;
+            r->content_type = "text/plain";
+        } else {
+            mn_http__reply_error(r, 405, -32000, "/healthz takes GET or HEAD");
+            r->allow = "GET, HEAD";
+        }
+        return;
+    }
+    if (strcmp(url, "/mcp") != 0) {
+        snprintf(msg, sizeof(msg), "no such path '%.100s' (the MCP endpoint is /mcp)", url);
+        mn_http__reply_error(r, 404, -32000, msg);
+        return;
+    }
+    if (strcmp(method, "OPTIONS") == 0) {
+        /* a CORS preflight; the headers that allow it are added by respond() */
+        r->status = 204;
+        r->allow = "POST, DELETE, OPTIONS";
+        return;
+    }
+    mn_http_request req = {
+        .method = method,
+        .origin = origin,
+        .host = host,
+        .accept = header(c, "Accept"),
+        .content_type = header(c, "Content-Type"),
+        .session_id = header(c, "Mcp-Session-Id"),
+        .protocol_version = header(c, "MCP-Protocol-Version"),
+        .body = st->body.ptr,
+        .len = st->body.len,
+        .too_big = st->too_big,
+    };
+    mn_http__mcp_endpoint(srv, &req, r);
+}
+
+static enum MHD_Result respond(struct MHD_Connection *c, const char *method, const char *url,
+                               const request_state *st, mn_http_reply *r)
+{
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+    const char *origin = header(c, "Origin");
+
+    if (r->body)
+        resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
+    else
+        resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        free(r->body);
+        return MHD_NO;
+    }
+    r->body = NULL; /* the response owns it now */
+    if (r->content_type)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+    if (r->content_type && strcmp(r->content_type, "text/event-stream") == 0)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    if (r->allow)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+    if (r->session_id[0])
+        MHD_add_response_header(resp, "Mcp-Session-Id", r->session_id);
+    if (origin && r->status != 403) {
+        /* the origin passed route()'s check: let its pages read the reply */
+        MHD_add_response_header(resp, "Access-Control-Allow-Origin", origin);
+        MHD_add_response_header(resp, "Vary", "Origin");
+        MHD_add_response_header(resp, "Access-Control-Expose-Headers", "Mcp-Session-Id");
+        if (strcmp(method, "OPTIONS") == 0) {
+            MHD_add_response_header(resp, "Access-Control-Allow-Methods", "POST, DELETE, OPTIONS");
+            MHD_add_response_header(resp, "Access-Control-Allow-Headers",
+                                    "Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, "
+                                    "Last-Event-ID");
+            MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
+        }
+    }
+    ret = MHD_queue_response(c, r->status, resp);
+    MHD_destroy_response(resp);
+    mn_log(r->status >= 500 ? MN_LOG_WARN : MN_LOG_INFO, "http: %s %.100s -> %u (%.1f ms)", method,
+           url, r->status, (double)(mn_time_mono_ns() - st->start_ns) / 1e6);
+    return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *data,
+                                  size_t *size, void **state)
+{
+    mn_http_server *srv = cls;
+    request_state *st = *state;
+    mn_http_reply r = {0, NULL, NULL, 0, NULL, ""};
+    MN_UNUSED(version);
+
+    if (!st) {
+        const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *expect = header(c, MHD_HTTP_HEADER_EXPECT);
+        unsigned long long declared = cl ? strtoull(cl, NULL, 10) : 0;
+        if (!(st = calloc(1, sizeof(*st))))
+            return MHD_NO;
+        mn_buf_init(&st->body);
+        st->start_ns = mn_time_mono_ns();
+        *state = st;
+        if (declared > MN_MCP_MAX_MESSAGE &&
+            (declared > MN_API_MAX_REQUEST ||
+             (expect && strcasecmp(expect, "100-continue") == 0))) {
+            /* refused before it is sent (100-continue) or too large to read through */
+            st->too_big = true;
+            route(srv, c, url, method, st, &r);
+            return respond(c, method, url, st, &r);
+        }
+        return MHD_YES;
+    }
+    if (*size) {
+        st->received += *size;
+        if (!st->too_big && st->body.len + *size > MN_MCP_MAX_MESSAGE) {
+            st->too_big = true;
+            mn_buf_release(&st->body);
+        }
+        if (!st->too_big)
+            mn_buf_put(&st->body, data, *size);
+        *size = 0;
+        /* a body without end (chunked): stop reading at the API's limit */
+        return st->received > MN_API_MAX_REQUEST ? MHD_NO : MHD_YES;
+    }
+    route(srv, c, url, method, st, &r);
+    return respond(c, method, url, st, &r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **state,
+                         enum MHD_RequestTerminationCode toe)
+{
+    request_state *st = *state;
+    MN_UNUSED(cls);
+    MN_UNUSED(c);
+    MN_UNUSED(toe);
+    if (st) {
+        mn_buf_release(&st->body);
+        free(st);
+        *state = NULL;
+    }
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char line[512];
+    MN_UNUSED(cls);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    line[strcspn(line, "\n")] = '\0';
+    mn_log(MN_LOG_INFO, "http: %s", line);
+}
+
+/* The effective value of a config key, as text (malloc'd). */
+static int config_text(mn_ctx *ctx, char **out, const char *key)
+{
+    json_t *args = json_pack("{s:s,s:s}", "action", "get", "key", key), *res = NULL;
+    int rc = mn_api_call(ctx, "config", args, &res);
+    if (rc == 0) {
+        const char *v = json_string_value(json_object_get(res, "value"));
+        *out = mn_strdup(v ? v : "");
+    }
+    json_decref(args);
+    json_decref(res);
+    return rc;
+}
+
+static int config_int(mn_ctx *ctx, int64_t *out, const char *key, int64_t max)
+{
+    char *v = NULL;
+    int rc = config_text(ctx, &v, key);
+    if (rc == 0)
+        rc = mn_parse_int64(out, v, 0, max, key);
+    free(v);
+    return rc;
+}
+
+static bool is_loopback_addr(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+    }
+    return false;
+}
+
+/* Bind and listen on host:port; *fd, the URL and whether it is loopback on success. */
+static int listen_on(mn_http_server *srv, int *fd, int *family, const char *host, int port)
+{
+    struct addrinfo hints, *ai = NULL;
+    struct sockaddr_storage bound;
+    socklen_t blen = sizeof(bound);
+    char addr[INET6_ADDRSTRLEN], portstr[8];
+    int s = -1, one = 1, err, rc = 0;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    snprintf(portstr, sizeof(portstr), "%d", port);
+    if ((err = getaddrinfo(host, portstr, &hints, &ai)) != 0)
+        return mn_error_set(MN_EINVAL, "cannot use address '%.100s': %s", host, gai_strerror(err));
+    s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+    if (s < 0) {
+        rc = mn_error_set(MN_EIO, "cannot open a socket: %s", strerror(errno));
+        goto out;
+    }
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(s, ai->ai_addr, ai->ai_addrlen) != 0 || listen(s, 128) != 0) {
+        rc = mn_error_set(MN_EIO, "cannot listen on %.100s port %d: %s", host, port,
+                          strerror(errno));
+        goto out;
+    }
+    if (getsockname(s, (struct sockaddr *)&bound, &blen) != 0) {
+        rc = mn_error_set(MN_EIO, "cannot read the bound address: %s", strerror(errno));
+        goto out;
+    }
+    srv->loopback = is_loopback_addr((struct sockaddr *)&bound);
+    *family = bound.ss_family;
+    if (bound.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&bound;
+        inet_ntop(AF_INET6, &a->sin6_addr, addr, sizeof(addr));
+        snprintf(srv->url, sizeof(srv->url), "http://[%s]:%u", addr, ntohs(a->sin6_port));
+    } else {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&bound;
+        inet_ntop(AF_INET, &a->sin_addr, addr, sizeof(addr));
+        snprintf(srv->url, sizeof(srv->url), "http://%s:%u", addr, ntohs(a->sin_port));
+    }
+    *fd = s;
+    s = -1;
+out:
+    if (s >= 0)
+        close(s);
+    freeaddrinfo(ai);
+    return rc;
+}
+
+int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options *opts)
+{
+    mn_http_server *srv = calloc(1, sizeof(*srv));
+    mn_mcp_options mopts = {"http"};
+    char *host = NULL;
+    int64_t port = 0, threads = 0, max_sessions = 0, idle_ms = 0;
+    int fd = -1, family = AF_INET, rc;
+    unsigned flags;
+
+    if (!srv)
+        return mn_error_set(MN_ENOMEM, "out of memory for the server");
+    /*
+     * Indexing (src/index/walk.c) brackets each walk with libgit2 init and
+     * shutdown. libgit2 keeps per-thread state while initialized and drops
+     * its thread key at the last shutdown, so two workers walking at once
+     * would leak the state of the one that finished first. Holding one
+     * init for the server's life keeps the key, and each worker's state is
+     * freed when its thread ends.
+     */
+    git_libgit2_init();
+    pthread_mutex_init(&srv->ctxs_lock, NULL);
+    if (pthread_key_create(&srv->ctx_key, NULL) != 0) {
+        pthread_mutex_destroy(&srv->ctxs_lock);
+        free(srv);
+        git_libgit2_shutdown();
+        return mn_error_set(MN_ERROR, "cannot create a thread key");
+    }
+    mn_http__sessions_init(&srv->sessions, DEFAULT_MAX_SESSIONS, DEFAULT_IDLE_MS);
+    if ((rc = config_int(ctx, &threads, "serve.threads", 64)) != 0 ||
+        (rc = config_int(ctx, &max_sessions, "serve.max_sessions", 10000)) != 0 ||
+        (rc = mn_api__config_duration(ctx, &idle_ms, "serve.session_idle")) != 0)
+        goto fail;
+    if (max_sessions)
+        srv->sessions.max = (size_t)max_sessions;
+    if (idle_ms)
+        srv->sessions.idle_ms = (uint64_t)idle_ms;
+    if ((rc = config_text(ctx, &srv->allowed_origins, "serve.allowed_origins")) != 0)
+        goto fail;
+    if (opts && opts->host)
+        host = mn_strdup(opts->host);
+    else if ((rc = config_text(ctx, &host, "serve.host")) != 0)
+        goto fail;
+    if (opts && opts->port >= 0)
+        port = opts->port;
+    else if ((rc = config_int(ctx, &port, "serve.port", 65535)) != 0)
+        goto fail;
+    srv->db_path = mn_strdup(mn_ctx_db_path(ctx));
+    if ((rc = mn_mcp_server_new(&srv->mcp, ctx, &mopts)) != 0)
+        goto fail;
+    if ((rc = listen_on(srv, &fd, &family, host, (int)port)) != 0)
+        goto fail;
+    flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    if (family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    srv->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
+        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)(threads ? threads : DEFAULT_THREADS), MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
+    if (!srv->daemon) {
+        close(fd);
+        rc = mn_error_set(MN_ERROR, "cannot start the HTTP server on %s", srv->url);
+        goto fail;
+    }
+    free(host);
+    *out = srv;
+    return 0;
+fail:
+    free(host);
+    mn_http_server_free(srv);
+    return rc;
+}
+
+const char *mn_http_server_url(const mn_http_server *srv)
+{
+    return srv->url;
+}
+
+void mn_http_server_expire(mn_http_server *srv)
+{
+    mn_http__sessions_expire(&srv->sessions);
+}
+
+void mn_http_server_free(mn_http_server *srv)
+{
+    if (!srv)
+        return;
+    if (srv->daemon)
+        MHD_stop_daemon(srv->daemon); /* waits for the requests under way */
+    mn_http__sessions_release(&srv->sessions);
+    for (size_t i = 0; i < srv->nctxs; i++)
+        mn_ctx_free(srv->ctxs[i]);
+    free(srv->ctxs);
+    pthread_key_delete(srv->ctx_key);
+    pthread_mutex_destroy(&srv->ctxs_lock);
+    if (srv->mcp)
+        mn_mcp_server_free(srv->mcp);
+    free(srv->db_path);
+    free(srv->allowed_origins);
+    free(srv);
+    git_libgit2_shutdown(); /* after the workers ended: see mn_http_server_new */
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# cli_hook.sh - `mnemo hook claude-code` on a real store in a git repository
+# made here, fed the JSON Claude Code writes: UserPromptSubmit answers with
+# valid hook JSON whose additionalContext holds the saved memory; PreToolUse
+# of the sub-agent tool (Task, or Agent since Claude Code 2.1.63) extends
+# the prompt through updatedInput and keeps the other fields; a prompt
+# nothing matches, a trivial prompt, another tool or event, a budget of 0:
+# nothing. Whatever is wrong (garbage, not an object, bad cwd, no store,
+# oversize input) gives empty stdout, exit 0 and one line on stderr, and
+# never creates a store. The budget (config hook.max_tokens) bounds the text.
+set -euo pipefail
+: "${MNEMO:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp/home XDG_DATA_HOME=$tmp/home/xdg
+unset MNEMO_DB
+mkdir -p "$HOME"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+check() { node -e "let d=JSON.parse(require('fs').readFileSync(0,'utf8')); if(!($2)){console.error(JSON.stringify(d).slice(0,800)); process.exit(1)}" || fail "$1"; }
+# hook INPUT: run the hook; stdout in $tmp/out, stderr in $tmp/err, exit status checked
+hook() {
+    local rc=0
+    printf '%s' "$1" | "$MNEMO" hook claude-code >"$tmp/out" 2>"$tmp/err" || rc=$?
+    [ "$rc" = 0 ] || fail "hook exits 0 (got $rc) for: ${1:0:80}"
+}
+silent() { # $1: what; the last hook printed nothing and one line on stderr
+    [ ! -s "$tmp/out" ] || fail "$1: stdout is empty (got $(head -c 200 "$tmp/out"))"
+    [ "$(wc -l <"$tmp/err")" = 1 ] || fail "$1: one line on stderr (got: $(cat "$tmp/err"))"
+}
+nothing() { # $1: what; nothing on stdout, nothing on stderr (not an error)
+    [ ! -s "$tmp/out" ] || fail "$1: stdout is empty (got $(head -c 200 "$tmp/out"))"
+    [ ! -s "$tmp/err" ] || fail "$1: stderr is empty (got $(cat "$tmp/err"))"
+}
+json() { node -e "console.log(JSON.stringify(process.argv[1]))" "$1"; }
+
+repo=$tmp/repo
+mkdir -p "$repo/shop/cart"
+cd "$repo"
+git init -q
+cat >shop/cart/session.py <<'PY'
+def refresh_session(session, delay=None):
+    """Extend the cart session by its delay (default 30 seconds)."""
+    session.expires = now() + (delay or 30)
+PY
+git add -A
+"$MNEMO" init >/dev/null
+"$MNEMO" save "Cart sessions expire after 30 seconds unless refresh_session is called; checkout must refresh the session first or the cart is lost" \
+    --title "Cart session expiry during checkout" --kind gotcha >/dev/null
+"$MNEMO" index >/dev/null 2>&1
+
+q="why does the cart session expire during checkout?"
+ups="{\"session_id\":\"s1\",\"transcript_path\":\"/x.jsonl\",\"cwd\":\"$repo/shop\",\"permission_mode\":\"default\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":$(json "$q")}"
+hook "$ups"
+check "UserPromptSubmit answer" "d.hookSpecificOutput.hookEventName==='UserPromptSubmit' && d.hookSpecificOutput.additionalContext.includes('Cart session expiry during checkout') && Object.keys(d).length===1" <"$tmp/out"
+[ ! -s "$tmp/err" ] || fail "UserPromptSubmit: quiet stderr: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/out")" = 1 ] || fail "one line of JSON on stdout"
+full=$(wc -c <"$tmp/out")
+
+task() { # tool name, prompt
+    echo "{\"session_id\":\"s1\",\"cwd\":\"$repo\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"$1\",\"tool_use_id\":\"toolu_1\",\"tool_input\":{\"description\":\"Look into expiry\",\"prompt\":$(json "$2"),\"subagent_type\":\"general-purpose\"}}"
+}
+sub="Find where the cart session expiry is handled during checkout and fix it"
+for tool in Task Agent; do
+    hook "$(task $tool "$sub")"
+    check "PreToolUse $tool extends the prompt" "((h, u) => h.hookEventName==='PreToolUse' && h.permissionDecision==='allow' && u.prompt.startsWith($(json "$sub")+'\n\n<project-memory') && u.prompt.includes('Cart session expiry during checkout') && u.prompt.endsWith('</project-memory>') && u.description==='Look into expiry' && u.subagent_type==='general-purpose' && Object.keys(u).length===3)(d.hookSpecificOutput, d.hookSpecificOutput.updatedInput)" <"$tmp/out"
+done
+# a prompt that already carries the memory (a hook ran twice) is left alone
+extended=$(node -e "process.stdout.write(JSON.parse(require('fs').readFileSync(0,'utf8')).hookSpecificOutput.updatedInput.prompt)" <"$tmp/out")
+hook "$(task Task "$extended")"
+nothing "already extended"
+hook "$(task Bash "$sub")"
+nothing "another tool"
+
+# nothing relevant, trivial prompts, other events
+hook "{\"cwd\":\"$repo\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"explain the zygomorphic xylophone quorum\"}"
+nothing "no relevant memory"
+for p in yes "go on" "ok, thanks"; do
+    hook "{\"cwd\":\"$repo\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":$(json "$p")}"
+    nothing "trivial prompt '$p'"
+done
+hook "{\"cwd\":\"$repo\",\"hook_event_name\":\"Stop\",\"stop_hook_active\":false}"
+nothing "unknown event"
+
+# the budget
+"$MNEMO" config set hook.max_tokens 100 >/dev/null
+hook "$ups"
+check "small budget still answers" "d.hookSpecificOutput.additionalContext.length>0" <"$tmp/out"
+[ "$(wc -c <"$tmp/out")" -lt "$full" ] || fail "hook.max_tokens 100 gives less text ($(wc -c <"$tmp/out") vs $full)"
+"$MNEMO" config set hook.max_tokens 0 >/dev/null
+hook "$ups"
+nothing "hook.max_tokens 0"
+"$MNEMO" config unset hook.max_tokens >/dev/null
+"$MNEMO" config set hook.max_tokens -1 >/dev/null 2>&1 && fail "negative budget refused"
+
+# errors: empty stdout, exit 0, one line on stderr
+hook 'garbage'
+silent "garbage"
+hook ''
+silent "empty input"
+hook '[1,2]'
+silent "not an object"
+hook '{"hook_event_name":"UserPromptSubmit","prompt":"why does the cart expire?"}'
+silent "no cwd"
+hook "{\"cwd\":\"shop\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"why does the cart expire?\"}"
+silent "relative cwd"
+hook "{\"cwd\":\"$repo/nope\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"why does the cart expire?\"}"
+silent "missing cwd"
+hook '{"cwd":"/no\nsuch\rdir","hook_event_name":"UserPromptSubmit","prompt":"why does the cart expire?"}'
+silent "cwd with line breaks"
+hook "{\"cwd\":\"$repo\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":42}"
+silent "prompt not a string"
+hook "{\"cwd\":\"$repo\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Task\",\"tool_input\":\"x\"}"
+silent "tool_input not an object"
+hook "{\"cwd\":\"$repo\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"a\",\"prompt\":\"b\"}"
+silent "duplicate keys"
+mkdir -p "$tmp/other"
+(cd "$tmp/other" && git init -q)
+hook "{\"cwd\":\"$tmp/other\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":$(json "$q")}"
+silent "no store"
+[ ! -e "$tmp/other/.mnemo" ] && [ ! -e "$XDG_DATA_HOME/mnemo" ] || fail "the hook never creates a store"
+hook "{\"cwd\":\"$tmp\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":$(json "$q")}"
+silent "outside any repository, no user store"
+big=$(head -c 5000000 /dev/zero | tr '\0' 'a')
+printf '{"cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"%s"}' "$repo" "$big" >"$tmp/big.json"
+rc=0
+"$MNEMO" hook claude-code <"$tmp/big.json" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" = 0 ] || fail "oversize input: exit 0"
+silent "oversize input"
+# a long prompt (over context's 32768-character query) is cut, not refused
+long="why does the cart session expire during checkout? $(head -c 40000 /dev/zero | tr '\0' 'x')"
+hook "{\"cwd\":\"$repo\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":$(json "$long")}"
+[ ! -s "$tmp/err" ] || fail "long prompt: no error ($(cat "$tmp/err"))"
+
+# usage: never exit 2 (Claude Code reads 2 as "block the prompt")
+rc=0
+echo '{}' | "$MNEMO" hook cursor >/dev/null 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "unknown client: exit 1, not 2 (got $rc)"
+
+[ "$fails" = 0 ] && echo "cli_hook: all passed"
+exit "$fails"
