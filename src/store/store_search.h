@@ -28,6 +28,7 @@
 
 #define MN_SEARCH_MAX_CANDIDATES 2000
 #define MN_SEARCH_MAX_TERMS      64  /* terms in one FTS5 query */
+#define MN_SEARCH_MAX_PHRASES    128 /* phrases in one (a term may be an OR of two forms) */
 #define MN_SEARCH_MAX_FILTER     16  /* values in one filter list */
 #define MN_SEARCH_TERM_MAX       128 /* bytes of one term */
 
@@ -79,6 +80,11 @@ typedef struct {
     bool paths_keep_l0; /* L0 memories pass the path filter (project-wide) */
     double weights[4];  /* bm25 weights of title, keywords, body, context; 0: default */
     size_t limit;       /* at most this many, best first */
+    /* the idf of each phrase of match, in order (NULL, or NAN for one phrase: counted by the
+     * ranking, which reads the phrase's posting list); at most MN_SEARCH_MAX_PHRASES */
+    const double *idf;
+    size_t nidf;
+    double newest; /* in (0, 1): rank only this share of the table's rows, the newest; 0: all */
 } mn_memory_query;
 
 typedef struct {
@@ -132,6 +138,8 @@ typedef struct {
     const char *match; /* FTS5 query */
     double weights[5]; /* bm25 weights of path, names, signature, doc, body; 0: default */
     size_t limit;      /* at most this many, best first */
+    const double *idf; /* as in mn_memory_query */
+    size_t nidf;
 } mn_chunk_query;
 
 typedef struct {

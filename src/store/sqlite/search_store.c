@@ -20,6 +20,7 @@
  * are still cached: the same shape gives the same text.
  */
 #include "common.h"
+#include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
 
@@ -97,6 +98,14 @@ typedef struct {
 } count_slot;
 
 static count_slot count_cache[COUNT_CACHE_SLOTS];
+
+typedef struct {
+    const sqlite3 *db;
+    uint64_t path_hash;
+    int64_t top, ndocs;
+} size_slot;
+
+static size_slot size_cache[3]; /* per mn_fts_table */
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t fnv1a(const char *p, uint64_t h)
@@ -139,12 +148,30 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
     };
     int64_t top = 0;
     int rc = 0;
-    if (ndocs && (rc = fts_step_int(s, size_sql[table], NULL, ndocs)) != 0)
-        return rc;
     if ((rc = fts_step_int(s, top_sql[table], NULL, &top)) != 0)
         return rc;
-    size_t len = strlen(match);
     uint64_t ph = fnv1a(s->path ? s->path : "", 1469598103934665603ULL);
+    /* the table's size: count(*) reads every page of its docsize table, so it is cached
+     * too, while the highest row id stays where it was */
+    if (ndocs) {
+        size_slot *z = &size_cache[table];
+        pthread_mutex_lock(&count_lock);
+        bool hit = z->db == s->db && z->path_hash == ph && z->top == top;
+        if (hit)
+            *ndocs = z->ndocs;
+        pthread_mutex_unlock(&count_lock);
+        if (!hit) {
+            if ((rc = fts_step_int(s, size_sql[table], NULL, ndocs)) != 0)
+                return rc;
+            pthread_mutex_lock(&count_lock);
+            z->db = s->db;
+            z->path_hash = ph;
+            z->top = top;
+            z->ndocs = *ndocs;
+            pthread_mutex_unlock(&count_lock);
+        }
+    }
+    size_t len = strlen(match);
     count_slot *slot =
         &count_cache[(fnv1a(match, ph ^ (uint64_t)table) ^ (uintptr_t)s->db) % COUNT_CACHE_SLOTS];
     bool cacheable = len < COUNT_KEY_MAX;
@@ -223,14 +250,56 @@ static void id_set_freeze(id_set *set)
     set->sorted = set->len;
 }
 
-/* "bm25(tbl, w1, w2, ...)" with the given weights or the defaults. */
+/*
+ * "bm25(tbl, w1, w2, ...)" with the given weights or the defaults; with
+ * nidf phrase idfs, "mnemo_bm25(tbl, w1, ..., :idf0, ...)" (fts_tokenizer.c:
+ * the same score without counting each phrase's rows), bound by bind_idf.
+ */
 static void bm25_expr(mn_buf *b, const char *table, const double *w, const double *defaults,
-                      size_t n)
+                      size_t n, size_t nidf)
 {
-    mn_buf_printf(b, "bm25(%s", table);
+    mn_buf_printf(b, "%s(%s", nidf ? "mnemo_bm25" : "bm25", table);
     for (size_t i = 0; i < n; i++)
         mn_buf_printf(b, ", %.4g", w[i] > 0 ? w[i] : defaults[i]);
+    for (size_t i = 0; i < nidf; i++)
+        mn_buf_printf(b, ", :idf%zu", i);
     mn_buf_putc(b, ')');
+}
+
+static void bind_idf(sqlite3_stmt *st, const double *idf, size_t nidf)
+{
+    char name[32];
+    for (size_t i = 0; i < nidf; i++) {
+        if (isnan(idf[i]))
+            continue; /* NULL: mnemo_bm25 counts it */
+        snprintf(name, sizeof(name), ":idf%zu", i);
+        sqlite3_bind_double(st, sqlite3_bind_parameter_index(st, name), idf[i]);
+    }
+}
+
+/*
+ * The lowest row id of the newest `share` of a full-text table's rows
+ * (row ids grow with insertion): two index seeks. 0: every row.
+ */
+static int newest_cut(mn_store *s, const char *docsize, double share, int64_t *cut)
+{
+    char sql[160];
+    *cut = 0;
+    if (!(share > 0 && share < 1))
+        return 0;
+    /* apart: min() and max() in one SELECT scan the table */
+    snprintf(sql, sizeof(sql), "SELECT (SELECT min(id) FROM %s), (SELECT max(id) FROM %s)", docsize,
+             docsize);
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql);
+    if (!st)
+        return mn_error_last_code();
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
+        *cut = hi - (int64_t)(share * (double)(hi - lo + 1));
+    }
+    sqlite3_reset(st);
+    return step == SQLITE_ROW ? 0 : fail(s, "cannot read the full-text index");
 }
 
 /* ---- memories ---- */
@@ -324,17 +393,21 @@ static bool memory_query_valid(const mn_memory_query *q)
  * true: the filters inside the scan.
  */
 static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size_t limit,
-                         id_set *done, bool *saturated, mn_memory_hit_cb cb, void *payload)
+                         int64_t cut, id_set *done, bool *saturated, mn_memory_hit_cb cb,
+                         void *payload)
 {
     mn_buf sql = MN_BUF_INIT;
     int next = 1, rc = 0, step;
     size_t inner = inner_limit(limit), seen = 0;
+    const char *window = cut > 0 ? " AND memories_fts.rowid >= :cut" : "";
     mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS ", ");
     if (exact) {
         mn_buf_puts(&sql, "-");
-        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4);
-        mn_buf_puts(&sql, " AS score, 1 FROM memories_fts JOIN memories m ON m.id = "
-                          "memories_fts.rowid WHERE memories_fts MATCH ?1 AND ");
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf);
+        mn_buf_printf(&sql,
+                      " AS score, 1 FROM memories_fts JOIN memories m ON m.id = "
+                      "memories_fts.rowid WHERE memories_fts MATCH ?1%s AND ",
+                      window);
         next = 2;
         filter_sql(&sql, q, &next);
         mn_buf_printf(&sql, " ORDER BY score DESC LIMIT %zu", limit);
@@ -343,11 +416,11 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
         next = 2;
         filter_sql(&sql, q, &next);
         mn_buf_puts(&sql, ") FROM (SELECT rowid AS id, -");
-        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4);
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf);
         mn_buf_printf(&sql,
-                      " AS score FROM memories_fts WHERE memories_fts MATCH ?1 ORDER BY score "
+                      " AS score FROM memories_fts WHERE memories_fts MATCH ?1%s ORDER BY score "
                       "DESC LIMIT %zu) h JOIN memories m ON m.id = h.id ORDER BY h.score DESC",
-                      inner);
+                      window, inner);
     }
     sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
     mn_buf_release(&sql);
@@ -356,6 +429,9 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
     sqlite3_bind_text(st, 1, q->match, -1, SQLITE_STATIC);
     next = 2;
     bind_filter(s, st, q, &next);
+    bind_idf(st, q->idf, q->nidf);
+    if (cut > 0)
+        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":cut"), cut);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         seen++;
         if (!sqlite3_column_int(st, MEMORY_NCOLUMNS + 1) || done->len >= limit ||
@@ -377,18 +453,21 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
 int mn_store_search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hit_cb cb,
                              void *payload)
 {
-    MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
+    MN_ASSERT_OR(memory_query_valid(q) && q->nidf <= MN_SEARCH_MAX_PHRASES, MN_EINTERNAL);
     if (!q->match || !*q->match)
         return 0;
     size_t limit = clamp_limit(q->limit);
     id_set done = {NULL, 0, 0, 0};
     bool saturated = false;
-    int rc = memories_pass(s, q, false, limit, &done, &saturated, cb, payload);
+    int64_t cut = 0;
+    int rc = newest_cut(s, "memories_fts_docsize", q->newest, &cut);
+    if (rc == 0)
+        rc = memories_pass(s, q, false, limit, cut, &done, &saturated, cb, payload);
     /* the filters threw away too many of FTS5's best: ask again, exactly,
      * reporting only rows the first pass did not */
     if (rc == 0 && done.len < limit && saturated) {
         id_set_freeze(&done);
-        rc = memories_pass(s, q, true, limit, &done, &saturated, cb, payload);
+        rc = memories_pass(s, q, true, limit, cut, &done, &saturated, cb, payload);
     }
     free(done.ids);
     return rc;
@@ -586,7 +665,7 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, bool exact, size_t 
     mn_buf_puts(&sql, "SELECT " CHUNK_COLUMNS ", ");
     if (exact) {
         mn_buf_puts(&sql, "-");
-        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5);
+        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5, q->nidf);
         mn_buf_printf(&sql,
                       " AS score, 1 FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
                       "JOIN files f ON f.id = c.file_id LEFT JOIN symbols y ON y.id = "
@@ -595,7 +674,7 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, bool exact, size_t 
                       limit);
     } else {
         mn_buf_puts(&sql, "h.score, f.project_id = ?2 FROM (SELECT rowid AS id, -");
-        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5);
+        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5, q->nidf);
         mn_buf_printf(&sql,
                       " AS score FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY score DESC "
                       "LIMIT %zu) h JOIN chunks c ON c.id = h.id JOIN files f ON f.id = "
@@ -608,6 +687,7 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, bool exact, size_t 
         return mn_error_last_code();
     sqlite3_bind_text(st, 1, q->match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, s->project_id);
+    bind_idf(st, q->idf, q->nidf);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         seen++;
         if (!sqlite3_column_int(st, CHUNK_NCOLUMNS + 1) || done->len >= limit ||
@@ -654,6 +734,7 @@ int mn_store_chunks_by_id(mn_store *s, const int64_t *ids, size_t n, mn_chunk_hi
 
 int mn_store_search_chunks(mn_store *s, const mn_chunk_query *q, mn_chunk_hit_cb cb, void *payload)
 {
+    MN_ASSERT_OR(q->nidf <= MN_SEARCH_MAX_PHRASES, MN_EINTERNAL);
     if (!q->match || !*q->match)
         return 0;
     size_t limit = clamp_limit(q->limit);
