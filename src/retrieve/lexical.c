@@ -111,8 +111,9 @@ static double idf_of(int64_t n, int64_t ndocs)
 
 /*
  * One idf per phrase ("..." string) of a term's match. An OR group of forms
- * ("null_pointer" OR "nullpointer") was counted as a whole, not per
- * phrase: NAN, which mnemo_bm25 counts itself (the score stays bm25()'s).
+ * ("null_pointer" OR "nullpointer") was counted as a whole: each form gets
+ * the group's idf, a little lower than its own (bm25() would count each
+ * form: a posting-list read each, the cost this avoids).
  */
 static void push_idf(rank_hint *h, bool loose, const counted *t, int64_t ndocs)
 {
@@ -128,7 +129,7 @@ static void push_idf(rank_hint *h, bool loose, const counted *t, int64_t ndocs)
         in = !in;
         phrases += in;
     }
-    double v = phrases == 1 ? idf_of(t->count, ndocs) : NAN;
+    double v = idf_of(t->count, ndocs);
     for (size_t i = 0; i < phrases; i++) {
         if (loose)
             mn_vec_push(&h->loose_idf, v);

@@ -101,8 +101,8 @@ static int fts_tokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text
  * without idf arguments the result is bm25()'s.
  */
 typedef struct {
-    double avgdl;
-    double *idf, *freq; /* per phrase */
+    double avgdl, nrow;
+    double *idf, *freq; /* per phrase; idf NAN: not counted yet */
 } rank_data;
 
 static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *payload)
@@ -113,10 +113,11 @@ static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *payloa
     return SQLITE_OK;
 }
 
-static rank_data *rank_setup(const Fts5ExtensionApi *api, Fts5Context *fts, int nval,
-                             sqlite3_value **val, int *rc)
+/* The query's data, made at its first row (FTS5 keeps it for the query, shared by every
+ * mnemo_bm25 call of the statement: so given idfs are read per call, not kept). */
+static rank_data *rank_setup(const Fts5ExtensionApi *api, Fts5Context *fts, int *rc)
 {
-    int ncol = api->xColumnCount(fts), nph = api->xPhraseCount(fts);
+    int nph = api->xPhraseCount(fts);
     sqlite3_int64 nrow = 0, ntok = 0;
     rank_data *d = sqlite3_malloc64(sizeof(*d) + 2 * (size_t)(nph ? nph : 1) * sizeof(double));
     if (!d) {
@@ -125,21 +126,12 @@ static rank_data *rank_setup(const Fts5ExtensionApi *api, Fts5Context *fts, int 
     }
     d->idf = (double *)(d + 1);
     d->freq = d->idf + (nph ? nph : 1);
+    for (int i = 0; i < nph; i++)
+        d->idf[i] = NAN;
     if ((*rc = api->xRowCount(fts, &nrow)) == SQLITE_OK)
         *rc = api->xColumnTotalSize(fts, -1, &ntok);
+    d->nrow = (double)nrow;
     d->avgdl = nrow > 0 ? (double)ntok / (double)nrow : 1;
-    for (int i = 0; i < nph && *rc == SQLITE_OK; i++) {
-        int at = ncol + i;
-        if (at < nval && sqlite3_value_type(val[at]) != SQLITE_NULL) {
-            d->idf[i] = sqlite3_value_double(val[at]);
-        } else {
-            int64_t hits = 0;
-            *rc = api->xQueryPhrase(fts, i, &hits, count_row);
-            d->idf[i] = log(((double)nrow - (double)hits + 0.5) / ((double)hits + 0.5));
-        }
-        if (d->idf[i] <= 0)
-            d->idf[i] = 1e-6;
-    }
     if (*rc == SQLITE_OK)
         *rc = api->xSetAuxdata(fts, d, sqlite3_free);
     else
@@ -147,13 +139,35 @@ static rank_data *rank_setup(const Fts5ExtensionApi *api, Fts5Context *fts, int 
     return *rc == SQLITE_OK ? d : NULL;
 }
 
+/* The idf of phrase i: given (argument `at`), else counted once per query. */
+static int rank_idf(const Fts5ExtensionApi *api, Fts5Context *fts, rank_data *d, int i, int at,
+                    int nval, sqlite3_value **val, double *out)
+{
+    double v;
+    if (at < nval && sqlite3_value_type(val[at]) != SQLITE_NULL) {
+        v = sqlite3_value_double(val[at]);
+    } else {
+        if (isnan(d->idf[i])) {
+            int64_t hits = 0;
+            int rc = api->xQueryPhrase(fts, i, &hits, count_row);
+            if (rc != SQLITE_OK)
+                return rc;
+            d->idf[i] = log((d->nrow - (double)hits + 0.5) / ((double)hits + 0.5));
+        }
+        v = d->idf[i];
+    }
+    *out = v > 0 ? v : 1e-6;
+    return SQLITE_OK;
+}
+
 static void rank_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval,
                       sqlite3_value **val)
 {
     const double k1 = 1.2, b = 0.75;
     int rc = SQLITE_OK, ninst = 0, ntok = 0, nph = api->xPhraseCount(fts);
+    int ncol = api->xColumnCount(fts);
     rank_data *d = api->xGetAuxdata(fts, 0);
-    if (!d && !(d = rank_setup(api, fts, nval, val, &rc))) {
+    if (!d && !(d = rank_setup(api, fts, &rc))) {
         sqlite3_result_error_code(ctx, rc);
         return;
     }
@@ -167,13 +181,16 @@ static void rank_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     }
     if (rc == SQLITE_OK)
         rc = api->xColumnSize(fts, -1, &ntok);
+    double score = 0, norm = k1 * (1 - b + b * (double)ntok / d->avgdl);
+    for (int i = 0; i < nph && rc == SQLITE_OK; i++) {
+        double idf = 0;
+        if (d->freq[i] > 0 && (rc = rank_idf(api, fts, d, i, ncol + i, nval, val, &idf)) == 0)
+            score += idf * (d->freq[i] * (k1 + 1)) / (d->freq[i] + norm);
+    }
     if (rc != SQLITE_OK) {
         sqlite3_result_error_code(ctx, rc);
         return;
     }
-    double score = 0, norm = k1 * (1 - b + b * (double)ntok / d->avgdl);
-    for (int i = 0; i < nph; i++)
-        score += d->idf[i] * (d->freq[i] * (k1 + 1)) / (d->freq[i] + norm);
     sqlite3_result_double(ctx, -score);
 }
 

@@ -128,14 +128,13 @@ static int fts_step_int(mn_store *s, const char *sql, const char *match, int64_t
     return step == SQLITE_ROW ? 0 : fail(s, "cannot count full-text matches");
 }
 
-int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
-                       int64_t *ndocs)
+/*
+ * A full-text table's highest row id and (ndocs not NULL) its number of
+ * rows: count(*) reads every page of its docsize table, so the number is
+ * cached while the highest row id stays where it was.
+ */
+static int table_size(mn_store *s, mn_fts_table table, uint64_t ph, int64_t *top, int64_t *ndocs)
 {
-    static const char *const count_sql[] = {
-        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1",
-        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1",
-        "SELECT count(*) FROM files_fts WHERE files_fts MATCH ?1",
-    };
     static const char *const size_sql[] = {
         "SELECT count(*) FROM memories_fts_docsize",
         "SELECT count(*) FROM chunks_fts_docsize",
@@ -146,31 +145,39 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
         "SELECT max(id) FROM chunks_fts_docsize",
         "SELECT max(id) FROM files_fts_docsize",
     };
-    int64_t top = 0;
-    int rc = 0;
-    if ((rc = fts_step_int(s, top_sql[table], NULL, &top)) != 0)
+    int rc = fts_step_int(s, top_sql[table], NULL, top);
+    if (rc || !ndocs)
         return rc;
+    size_slot *z = &size_cache[table];
+    pthread_mutex_lock(&count_lock);
+    bool hit = z->db == s->db && z->path_hash == ph && z->top == *top;
+    if (hit)
+        *ndocs = z->ndocs;
+    pthread_mutex_unlock(&count_lock);
+    if (hit || (rc = fts_step_int(s, size_sql[table], NULL, ndocs)) != 0)
+        return rc;
+    pthread_mutex_lock(&count_lock);
+    z->db = s->db;
+    z->path_hash = ph;
+    z->top = *top;
+    z->ndocs = *ndocs;
+    pthread_mutex_unlock(&count_lock);
+    return 0;
+}
+
+int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
+                       int64_t *ndocs)
+{
+    static const char *const count_sql[] = {
+        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1",
+        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1",
+        "SELECT count(*) FROM files_fts WHERE files_fts MATCH ?1",
+    };
+    int64_t top = 0;
     uint64_t ph = fnv1a(s->path ? s->path : "", 1469598103934665603ULL);
-    /* the table's size: count(*) reads every page of its docsize table, so it is cached
-     * too, while the highest row id stays where it was */
-    if (ndocs) {
-        size_slot *z = &size_cache[table];
-        pthread_mutex_lock(&count_lock);
-        bool hit = z->db == s->db && z->path_hash == ph && z->top == top;
-        if (hit)
-            *ndocs = z->ndocs;
-        pthread_mutex_unlock(&count_lock);
-        if (!hit) {
-            if ((rc = fts_step_int(s, size_sql[table], NULL, ndocs)) != 0)
-                return rc;
-            pthread_mutex_lock(&count_lock);
-            z->db = s->db;
-            z->path_hash = ph;
-            z->top = top;
-            z->ndocs = *ndocs;
-            pthread_mutex_unlock(&count_lock);
-        }
-    }
+    int rc = table_size(s, table, ph, &top, ndocs);
+    if (rc)
+        return rc;
     size_t len = strlen(match);
     count_slot *slot =
         &count_cache[(fnv1a(match, ph ^ (uint64_t)table) ^ (uintptr_t)s->db) % COUNT_CACHE_SLOTS];
@@ -758,25 +765,115 @@ int mn_store_chunk_df(mn_store *s, const char *const *terms, size_t n, int64_t *
     return rc;
 }
 
-int mn_store_term_files(mn_store *s, const char *match, size_t limit,
-                        int (*cb)(void *payload, int64_t file_id, int64_t count), void *payload)
+/*
+ * Which files a term's chunks are in, cached: ownership asks it for each of
+ * a query's words, a common word's list is thousands of chunks joined to
+ * their files (a fifth of a `context`), and it changes only when the index
+ * does. An entry holds while the chunk index has the same highest row id
+ * and number of rows (a re-index gives a file's chunks new ids; the number
+ * is table_size's, cached by that id too, so a removal alone can leave an
+ * entry naming a file that is gone: search drops files without a path).
+ * Fixed size, one slot per hash, under the count cache's mutex.
+ */
+#define FILES_CACHE_SLOTS 256
+
+struct term_file {
+    int64_t file, n;
+};
+
+typedef struct {
+    const sqlite3 *db;
+    uint64_t path_hash;
+    int64_t project, top, ndocs;
+    size_t limit, n;
+    struct term_file *rows;
+    char key[COUNT_KEY_MAX];
+} files_slot;
+
+static files_slot files_cache[FILES_CACHE_SLOTS];
+
+static int term_files_read(mn_store *s, const char *match, size_t limit, struct term_file **out,
+                           size_t *n)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT c.file_id, count(*) FROM (SELECT rowid AS id FROM chunks_fts WHERE chunks_fts "
            "MATCH ?1 LIMIT ?3) h JOIN chunks c ON c.id = h.id JOIN files f ON f.id = c.file_id "
            "WHERE f.project_id = ?2 GROUP BY c.file_id");
+    *out = NULL;
+    *n = 0;
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, s->project_id);
     sqlite3_bind_int64(st, 3, limit ? (sqlite3_int64)limit : -1);
-    int rc = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        if ((rc = cb(payload, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1))) != 0)
-            break;
-    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot count matches per file");
+    size_t cap = 0;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 64;
+            *out = mn_realloc(*out, cap * sizeof(**out));
+        }
+        (*out)[*n].file = sqlite3_column_int64(st, 0);
+        (*out)[(*n)++].n = sqlite3_column_int64(st, 1);
+    }
     sqlite3_reset(st);
+    if (step != SQLITE_DONE) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return fail(s, "cannot count matches per file");
+    }
+    return 0;
+}
+
+int mn_store_term_files(mn_store *s, const char *match, size_t limit,
+                        int (*cb)(void *payload, int64_t file_id, int64_t count), void *payload)
+{
+    int64_t top = 0, ndocs = 0;
+    uint64_t ph = fnv1a(s->path ? s->path : "", 1469598103934665603ULL);
+    int rc = table_size(s, MN_FTS_CHUNKS, ph, &top, &ndocs);
+    if (rc)
+        return rc;
+    size_t len = strlen(match), n = 0;
+    files_slot *slot =
+        &files_cache[(fnv1a(match, ph ^ (uint64_t)limit) ^ (uintptr_t)s->db) % FILES_CACHE_SLOTS];
+    struct term_file *rows = NULL;
+    bool hit = false, cacheable = len < COUNT_KEY_MAX;
+    if (cacheable) {
+        pthread_mutex_lock(&count_lock);
+        hit = slot->db == s->db && slot->path_hash == ph && slot->project == s->project_id &&
+              slot->top == top && slot->ndocs == ndocs && slot->limit == limit &&
+              strcmp(slot->key, match) == 0;
+        if (hit && (n = slot->n) > 0) {
+            rows = mn_malloc(n * sizeof(*rows));
+            memcpy(rows, slot->rows, n * sizeof(*rows));
+        }
+        pthread_mutex_unlock(&count_lock);
+    }
+    if (!hit) {
+        if ((rc = term_files_read(s, match, limit, &rows, &n)) != 0)
+            return rc;
+        if (cacheable) {
+            struct term_file *copy = n ? mn_malloc(n * sizeof(*copy)) : NULL;
+            if (n)
+                memcpy(copy, rows, n * sizeof(*copy));
+            pthread_mutex_lock(&count_lock);
+            free(slot->rows);
+            slot->db = s->db;
+            slot->path_hash = ph;
+            slot->project = s->project_id;
+            slot->top = top;
+            slot->ndocs = ndocs;
+            slot->limit = limit;
+            slot->rows = copy;
+            slot->n = n;
+            memcpy(slot->key, match, len + 1);
+            pthread_mutex_unlock(&count_lock);
+        }
+    }
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = cb(payload, rows[i].file, rows[i].n);
+    free(rows);
     return rc;
 }
 
