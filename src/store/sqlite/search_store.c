@@ -85,9 +85,20 @@ size_t mn_store_fts_text_query(mn_buf *out, const char *text, size_t len, size_t
  * Entries are keyed by connection and path too, so another store opened at
  * the same address never reads them. Fixed size, one slot per hash (a
  * collision replaces), guarded by a mutex: stores may live on any thread.
+ *
+ * Counting starts with the newest eighth of the table's rows (by row id):
+ * when COUNT_SAMPLE or more of them match, the word is common (above every
+ * row budget) and its count is that slice's times the table over the
+ * slice; otherwise the older rows are counted too and the count is exact.
+ * The first count of a word in 45,000 of 100,000 memories read its whole
+ * posting list (~1.4 ms): half of a search's lexical work, in every new
+ * process. A sample of 2,048 estimates within a few percent, and only
+ * counts of about 8 x 2,048 rows or more are estimated (in a table of
+ * fewer than 8 x 2,048 rows, none).
  */
 #define COUNT_CACHE_SLOTS 1024
 #define COUNT_KEY_MAX     192
+#define COUNT_SAMPLE      2048
 
 typedef struct {
     const sqlite3 *db;
@@ -126,6 +137,42 @@ static int fts_step_int(mn_store *s, const char *sql, const char *match, int64_t
     *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
     return step == SQLITE_ROW ? 0 : fail(s, "cannot count full-text matches");
+}
+
+static int count_from(mn_store *s, const char *sql, const char *match, int64_t cut, int64_t *out)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql);
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, cut);
+    int step = sqlite3_step(st);
+    *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return step == SQLITE_ROW ? 0 : fail(s, "cannot count full-text matches");
+}
+
+/* The matches of match: exact, or estimated from the newest slice (see the cache's comment). */
+static int count_sliced(mn_store *s, const char *const *sql, const char *match, int64_t *out)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql[0]);
+    if (!st)
+        return mn_error_last_code();
+    int step = sqlite3_step(st);
+    int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
+    sqlite3_reset(st);
+    if (step != SQLITE_ROW)
+        return fail(s, "cannot count full-text matches");
+    int64_t rows = hi >= lo ? hi - lo + 1 : 0, cut = hi - rows / 8 + 1, newest = 0, older = 0;
+    int rc = count_from(s, sql[1], match, cut, &newest);
+    if (rc == 0 && newest >= COUNT_SAMPLE && rows >= 8 * COUNT_SAMPLE) {
+        *out = (int64_t)((double)newest * (double)rows / (double)(hi - cut + 1));
+        return 0;
+    }
+    if (rc == 0)
+        rc = count_from(s, sql[2], match, cut, &older);
+    *out = newest + older;
+    return rc;
 }
 
 /*
@@ -168,10 +215,21 @@ static int table_size(mn_store *s, mn_fts_table table, uint64_t ph, int64_t *top
 int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
                        int64_t *ndocs)
 {
-    static const char *const count_sql[] = {
-        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1",
-        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1",
-        "SELECT count(*) FROM files_fts WHERE files_fts MATCH ?1",
+    static const char *const newest_sql[] = {
+        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid >= ?2",
+        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid >= ?2",
+        "SELECT count(*) FROM files_fts WHERE files_fts MATCH ?1 AND rowid >= ?2",
+    };
+    static const char *const older_sql[] = {
+        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid < ?2",
+        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid < ?2",
+        "SELECT count(*) FROM files_fts WHERE files_fts MATCH ?1 AND rowid < ?2",
+    };
+    static const char *const range_sql[] = {
+        "SELECT (SELECT min(id) FROM memories_fts_docsize), (SELECT max(id) FROM "
+        "memories_fts_docsize)",
+        "SELECT (SELECT min(id) FROM chunks_fts_docsize), (SELECT max(id) FROM chunks_fts_docsize)",
+        "SELECT (SELECT min(id) FROM files_fts_docsize), (SELECT max(id) FROM files_fts_docsize)",
     };
     int64_t top = 0;
     uint64_t ph = fnv1a(s->path ? s->path : "", 1469598103934665603ULL);
@@ -193,7 +251,8 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
         if (hit)
             return 0;
     }
-    if ((rc = fts_step_int(s, count_sql[table], match, count)) != 0)
+    const char *const sql[3] = {range_sql[table], newest_sql[table], older_sql[table]};
+    if ((rc = count_sliced(s, sql, match, count)) != 0)
         return rc;
     if (cacheable) {
         pthread_mutex_lock(&count_lock);
