@@ -116,6 +116,7 @@ typedef struct {
     bool stale;
     double graph; /* attached to a matched file */
     double scope;
+    const char *conversation; /* an episode's session (mn_memory_hit), or NULL */
     double score;
     mn_signals sig;
 } mn_memory_cand;

@@ -90,6 +90,9 @@ typedef struct {
     int64_t hits, used, ignored;
     const char *scope_paths, *scope_symbols; /* JSON arrays, or NULL */
     bool stale;                              /* one of its citations is marked stale */
+    /* an episode's conversation: "s:<session ref>", else "d:<situation>" (the
+     * grouping of mn_store_episode_neighbours); NULL for other kinds */
+    const char *conversation;
 } mn_memory_hit;
 
 typedef int (*mn_memory_hit_cb)(void *payload, const mn_memory_hit *h);

@@ -235,11 +235,12 @@ static void bm25_expr(mn_buf *b, const char *table, const double *w, const doubl
 
 /* ---- memories ---- */
 
-#define MEMORY_COLUMNS                                                              \
-    "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, " \
-    "m.hit_count, m.used_count, m.ignored_count, m.scope_paths, m.scope_symbols, "  \
-    "EXISTS (SELECT 1 FROM citations c WHERE c.memory_id = m.id AND c.stale <> 0)"
-#define MEMORY_NCOLUMNS 14
+#define MEMORY_COLUMNS                                                               \
+    "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, "  \
+    "m.hit_count, m.used_count, m.ignored_count, m.scope_paths, m.scope_symbols, "   \
+    "EXISTS (SELECT 1 FROM citations c WHERE c.memory_id = m.id AND c.stale <> 0), " \
+    "CASE WHEN m.kind = 'episode' THEN coalesce('s:' || m.session_ref, 'd:' || m.situation) END"
+#define MEMORY_NCOLUMNS 15
 
 static void read_memory(sqlite3_stmt *st, mn_memory_hit *h)
 {
@@ -257,6 +258,7 @@ static void read_memory(sqlite3_stmt *st, mn_memory_hit *h)
     h->scope_paths = (const char *)sqlite3_column_text(st, 11);
     h->scope_symbols = (const char *)sqlite3_column_text(st, 12);
     h->stale = sqlite3_column_int(st, 13) != 0;
+    h->conversation = (const char *)sqlite3_column_text(st, 14);
     h->bm25 = 0;
 }
 
