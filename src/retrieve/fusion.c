@@ -48,12 +48,12 @@
  *   use    = (used + 1) / (used + ignored + 2)       (0.5 without feedback)
  *   level  = 1 for L0, 0.5 for L1, 0 otherwise
  *   conv   = an episode's conversation (same session reference, else same
- *            situation: the turns of one session) as one document: the
- *            evidence e = 0.85 lexN + 0.5 semN of its candidates, best first,
- *            summed with decay 0.25^i (as a file's chunks), / the best
- *            conversation's. A turn that matches in a session that matches
- *            beats the same match alone; the session's turns move together
- *            (BM25 over whole sessions beat the best turn's on LongMemEval).
+ *            situation: the turns of one session) as one document, its BM25
+ *            from the turns holding each query word / the best
+ *            conversation's (conversation.c). A turn that matches in a
+ *            session that holds the question's other words beats the same
+ *            match alone (BM25 over whole sessions beat the best turn's on
+ *            LongMemEval).
  *   memory = (0.85 lexN + 0.5 semN + 0.3 graph + 0.2 scope + 0.3 conv)
  *            * (0.85 + 0.15 rec) * (1 + 0.3 (2 use - 1)) * (1 + 0.05 level) * status
  *   status: active 1, pending 0.8, stale (a cited span changed) 0.7.
@@ -91,7 +91,6 @@
 #define M_SCOPE        0.2
 #define M_LEVEL        0.05
 #define M_CONV         0.3
-#define CONV_DECAY     0.25 /* as a file's chunks (lexical.c) */
 #define HALF_LIFE_DAYS 90.0
 
 static double sat(double x)
@@ -253,62 +252,6 @@ double mn_fusion_memory_scope(const mn_search_ctx *c, const char *scope_paths)
     return scope;
 }
 
-typedef struct {
-    size_t group;
-    double e;
-} conv_item;
-
-static int cmp_conv(const void *a, const void *b)
-{
-    const conv_item *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    return x->e > y->e ? -1 : x->e < y->e;
-}
-
-/*
- * The conversation signal of every memory candidate into conv[] (0 for a
- * memory that is no episode): its conversation's decayed sum of the
- * evidence of its candidates, best first (sum_i e_i CONV_DECAY^i, the
- * memory's own evidence included), divided by the best conversation's.
- */
-static void conversation_signal(const mn_search_ctx *c, const double *evidence, double *conv)
-{
-    size_t n = c->memories.len, ngroups = 0, nitems = 0;
-    mn_map groups = MN_MAP_INIT;
-    conv_item *items = mn_malloc((n ? n : 1) * sizeof(*items));
-    size_t *group_of = mn_malloc((n ? n : 1) * sizeof(*group_of));
-    double *sum = mn_calloc(n ? n : 1, sizeof(*sum));
-    double best = 0, w = 1;
-    for (size_t i = 0; i < n; i++) {
-        const char *key = c->memories.items[i].conversation;
-        group_of[i] = SIZE_MAX;
-        if (!key)
-            continue;
-        uintptr_t g = (uintptr_t)mn_map_get(&groups, key);
-        if (!g) {
-            g = ++ngroups;
-            mn_map_set(&groups, key, (void *)g);
-        }
-        group_of[i] = g - 1;
-        items[nitems].group = g - 1;
-        items[nitems++].e = evidence[i];
-    }
-    qsort(items, nitems, sizeof(*items), cmp_conv);
-    for (size_t i = 0; i < nitems; i++) {
-        w = i > 0 && items[i].group == items[i - 1].group ? w * CONV_DECAY : 1;
-        sum[items[i].group] += w * items[i].e;
-        if (sum[items[i].group] > best)
-            best = sum[items[i].group];
-    }
-    for (size_t i = 0; i < n; i++)
-        conv[i] = group_of[i] != SIZE_MAX && best > 0 ? sum[group_of[i]] / best : 0;
-    free(items);
-    free(group_of);
-    free(sum);
-    mn_map_release(&groups);
-}
-
 void mn_fusion_memories(mn_search_ctx *c)
 {
     size_t n = c->memories.len;
@@ -319,14 +262,6 @@ void mn_fusion_memories(mn_search_ctx *c)
         if (c->memories.items[i].semantic > max_sem)
             max_sem = c->memories.items[i].semantic;
     }
-    double *evidence = mn_malloc((n ? n : 1) * sizeof(*evidence));
-    double *conv = mn_malloc((n ? n : 1) * sizeof(*conv));
-    for (size_t i = 0; i < n; i++) {
-        const mn_memory_cand *m = &c->memories.items[i];
-        evidence[i] = M_LEX * (max_bm25 > 0 ? m->bm25 / max_bm25 : 0) +
-                      M_SEM * (max_sem > 0 ? m->semantic / max_sem : 0);
-    }
-    conversation_signal(c, evidence, conv);
     for (size_t i = 0; i < n; i++) {
         mn_memory_cand *m = &c->memories.items[i];
         double age_days = (double)(c->now_ms - m->updated_at) / 86400000.0;
@@ -334,21 +269,22 @@ void mn_fusion_memories(mn_search_ctx *c)
         double use = ((double)m->used + 1.0) / ((double)m->used + (double)m->ignored + 2.0);
         double level = m->level == 0 ? 1.0 : m->level == 1 ? 0.5 : 0;
         double status = m->stale ? 0.7 : strcmp(m->status, "pending") == 0 ? 0.8 : 1.0;
-        m->sig.lexical = max_bm25 > 0 ? m->bm25 / max_bm25 : 0;
-        m->sig.semantic = max_sem > 0 ? m->semantic / max_sem : 0;
+        double lexn = max_bm25 > 0 ? m->bm25 / max_bm25 : 0;
+        double semn = max_sem > 0 ? m->semantic / max_sem : 0;
+        m->sig.lexical = lexn;
+        m->sig.semantic = semn;
         m->sig.graph = m->graph;
         m->sig.recency = rec;
         m->sig.usefulness = use;
         m->sig.scope = m->scope;
         m->sig.level = level;
-        m->sig.conversation = conv[i];
+        m->sig.conversation = m->conv_doc;
         m->sig.has = MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_RECENCY | MN_SIG_USEFULNESS |
                      MN_SIG_SCOPE | MN_SIG_LEVEL | (c->req->embedder ? MN_SIG_SEMANTIC : 0) |
                      (m->conversation ? MN_SIG_CONVERSATION : 0);
-        m->score = (evidence[i] + M_GRAPH * m->graph + M_SCOPE * m->scope + M_CONV * conv[i]) *
+        m->score = (M_LEX * lexn + M_SEM * semn + M_GRAPH * m->graph + M_SCOPE * m->scope +
+                    M_CONV * m->conv_doc) *
                    (1 - M_REC + M_REC * rec) * (1 + M_USE * (2 * use - 1)) * (1 + M_LEVEL * level) *
                    status;
     }
-    free(evidence);
-    free(conv);
 }

@@ -102,6 +102,17 @@ int mn_store_search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hi
                              void *payload);
 
 /**
+ * The episodes matching q->match that pass q's filters, counted by
+ * conversation (the key of mn_memory_hit.conversation): cb once per
+ * conversation with the number of its episodes that match. Unranked (no
+ * bm25 is computed: the cost is that of reading the matches, which the
+ * caller bounds by counting them first). q->limit is ignored.
+ */
+int mn_store_conversation_counts(mn_store *s, const mn_memory_query *q,
+                                 int (*cb)(void *payload, const char *conversation, int64_t n),
+                                 void *payload);
+
+/**
  * Live memories attached to any of these repository paths: scoped to the
  * path, to a directory above it or a path below it, or linked to it with an
  * `about` link to "file:<path>". Filters of q apply (q->match is ignored);

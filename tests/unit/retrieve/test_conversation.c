@@ -3,9 +3,10 @@
  * turns of a session saved as episodes rank as parts of one document, so a
  * turn whose session also holds the question's other words outranks an
  * equal or better match in a session that holds nothing else; the session
- * is the provenance's session, else the situation. Facts have no
- * conversation. Through mn_api_call on a real store, without an embedder
- * (embed.provider off) so the lexical and conversation signals are alone.
+ * is the provenance's session, else the situation; forgotten turns no
+ * longer count for their session. Facts have no conversation. Through
+ * mn_api_call on a real store, without an embedder (embed.provider off)
+ * so the lexical and conversation signals are alone.
  */
 #include "common.h"
 #include <unistd.h>
@@ -142,11 +143,11 @@ static void session_as_document(bool by_session, const char *city, const char *h
     ids[n++] = episode(s2, d2, filler[4]);
     mn_buf_clear(&b);
     mn_buf_printf(&b, "The %s had a rooftop pool.", hotel);
-    ids[n++] = episode(s2, d2, b.ptr);
+    char *hotel_turn = ids[n++] = episode(s2, d2, b.ptr);
     ids[n++] = episode(s2, d2, filler[5]);
     mn_buf_clear(&b);
     mn_buf_printf(&b, "Grilled %s by the river for dinner.", food);
-    ids[n++] = episode(s2, d2, b.ptr);
+    char *food_turn = ids[n++] = episode(s2, d2, b.ptr);
     mn_buf_clear(&b);
     mn_buf_printf(&b, "The %s office of the company is small.", city);
     char *f = ids[n++] = fact(b.ptr);
@@ -167,6 +168,20 @@ static void session_as_document(bool by_session, const char *city, const char *h
     CHECK(signal(a, "graph") == 0); /* not the episode neighbours' doing */
     /* a fact belongs to no conversation */
     CHECK(json_object_get(json_object_get(x, "signals"), "conversation") == NULL);
+    json_decref(out);
+
+    /* forgotten turns no longer speak for their session: both sessions hold the city only */
+    json_decref(call("forget", json_pack("{s:s}", "id", hotel_turn)));
+    json_decref(call("forget", json_pack("{s:s}", "id", food_turn)));
+    mn_buf_clear(&b);
+    mn_buf_printf(&b, "%s %s %s", city, hotel, food);
+    out = call("search", json_pack("{s:s,s:[s],s:i}", "query", b.ptr, "kinds", "memory", "k", 20));
+    REQUIRE(out);
+    a = find_item(out, trip);
+    o = find_item(out, family);
+    REQUIRE(a && o);
+    CHECK(signal(a, "conversation") == signal(o, "conversation"));
+    CHECK(rank_of(out, family) < rank_of(out, trip));
     json_decref(out);
     for (size_t i = 0; i < n; i++)
         free(ids[i]);
