@@ -91,7 +91,8 @@ typedef struct {
     const char *scope_paths, *scope_symbols; /* JSON arrays, or NULL */
     bool stale;                              /* one of its citations is marked stale */
     /* an episode's conversation: "s:<session ref>", else "d:<situation>" (the
-     * grouping of mn_store_episode_neighbours); NULL for other kinds */
+     * grouping of mn_store_episode_neighbours); NULL for other kinds and for an
+     * episode with neither */
     const char *conversation;
 } mn_memory_hit;
 

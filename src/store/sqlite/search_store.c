@@ -235,8 +235,10 @@ static void bm25_expr(mn_buf *b, const char *table, const double *w, const doubl
 
 /* ---- memories ---- */
 
-/* an episode's conversation: its session, else its situation (mn_memory_hit.conversation) */
-#define CONVERSATION_KEY "coalesce('s:' || m.session_ref, 'd:' || m.situation)"
+/* an episode's conversation: its session, else its situation (mn_memory_hit.conversation);
+ * none when it has neither (empty ones would make every such episode one conversation) */
+#define CONVERSATION_KEY \
+    "coalesce('s:' || nullif(m.session_ref, ''), 'd:' || nullif(m.situation, ''))"
 
 #define MEMORY_COLUMNS                                                               \
     "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, "  \

@@ -198,11 +198,29 @@ static void test_by_situation(void)
     session_as_document(false, "Berlin", "hostel", "pretzels");
 }
 
+/* An episode with neither a session nor a situation is no conversation (nor are all of them). */
+static void test_no_session(void)
+{
+    char *a = episode(NULL, NULL, "Porto has steep streets.");
+    char *b = episode(NULL, "", "Porto trams are old.");
+    json_t *out = call("search", J("{'query':'Porto streets','kinds':['memory'],'k':5}"));
+    REQUIRE(out);
+    const json_t *x = find_item(out, a), *y = find_item(out, b);
+    REQUIRE(x && y);
+    CHECK(json_object_get(json_object_get(x, "signals"), "conversation") == NULL);
+    CHECK(json_object_get(json_object_get(y, "signals"), "conversation") == NULL);
+    CHECK(rank_of(out, a) == 0);
+    json_decref(out);
+    free(a);
+    free(b);
+}
+
 static void run_all(void)
 {
     setup();
     test_by_session();
     test_by_situation();
+    test_no_session();
     teardown();
 }
 
