@@ -282,6 +282,7 @@ static int on_memory(void *payload, const mn_memory_hit *h)
     m.ignored = h->ignored;
     m.stale = h->stale;
     m.scope = mn_fusion_memory_scope(c, h->scope_paths);
+    m.conversation = dup(c, h->conversation);
     mn_vec_push(&c->memories, m);
     return 0;
 }

@@ -98,6 +98,10 @@ typedef struct {
     int64_t hits, used, ignored;
     const char *scope_paths, *scope_symbols; /* JSON arrays, or NULL */
     bool stale;                              /* one of its citations is marked stale */
+    /* an episode's conversation: "s:<session ref>", else "d:<situation>" (the
+     * grouping of mn_store_episode_neighbours); NULL for other kinds and for an
+     * episode with neither */
+    const char *conversation;
 } mn_memory_hit;
 
 typedef int (*mn_memory_hit_cb)(void *payload, const mn_memory_hit *h);
@@ -105,6 +109,17 @@ typedef int (*mn_memory_hit_cb)(void *payload, const mn_memory_hit *h);
 /** Memories matching q->match and the filters, best bm25 first (soft-deleted never). */
 int mn_store_search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hit_cb cb,
                              void *payload);
+
+/**
+ * The episodes matching q->match that pass q's filters, counted by
+ * conversation (the key of mn_memory_hit.conversation): cb once per
+ * conversation with the number of its episodes that match. Unranked (no
+ * bm25 is computed: the cost is that of reading the matches, which the
+ * caller bounds by counting them first). q->limit is ignored.
+ */
+int mn_store_conversation_counts(mn_store *s, const mn_memory_query *q,
+                                 int (*cb)(void *payload, const char *conversation, int64_t n),
+                                 void *payload);
 
 /**
  * Live memories attached to any of these repository paths: scoped to the

@@ -370,11 +370,17 @@ static int newest_cut(mn_store *s, const char *docsize, double share, int64_t *c
 
 /* ---- memories ---- */
 
-#define MEMORY_COLUMNS                                                              \
-    "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, " \
-    "m.hit_count, m.used_count, m.ignored_count, m.scope_paths, m.scope_symbols, "  \
-    "EXISTS (SELECT 1 FROM citations c WHERE c.memory_id = m.id AND c.stale <> 0)"
-#define MEMORY_NCOLUMNS 14
+/* an episode's conversation: its session, else its situation (mn_memory_hit.conversation);
+ * none when it has neither (empty ones would make every such episode one conversation) */
+#define CONVERSATION_KEY \
+    "coalesce('s:' || nullif(m.session_ref, ''), 'd:' || nullif(m.situation, ''))"
+
+#define MEMORY_COLUMNS                                                               \
+    "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, "  \
+    "m.hit_count, m.used_count, m.ignored_count, m.scope_paths, m.scope_symbols, "   \
+    "EXISTS (SELECT 1 FROM citations c WHERE c.memory_id = m.id AND c.stale <> 0), " \
+    "CASE WHEN m.kind = 'episode' THEN " CONVERSATION_KEY " END"
+#define MEMORY_NCOLUMNS 15
 
 static void read_memory(sqlite3_stmt *st, mn_memory_hit *h)
 {
@@ -392,6 +398,7 @@ static void read_memory(sqlite3_stmt *st, mn_memory_hit *h)
     h->scope_paths = (const char *)sqlite3_column_text(st, 11);
     h->scope_symbols = (const char *)sqlite3_column_text(st, 12);
     h->stale = sqlite3_column_int(st, 13) != 0;
+    h->conversation = (const char *)sqlite3_column_text(st, 14);
     h->bm25 = 0;
 }
 
@@ -536,6 +543,38 @@ int mn_store_search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hi
         rc = memories_pass(s, q, true, limit, cut, &done, &saturated, cb, payload);
     }
     free(done.ids);
+    return rc;
+}
+
+int mn_store_conversation_counts(mn_store *s, const mn_memory_query *q,
+                                 int (*cb)(void *payload, const char *conversation, int64_t n),
+                                 void *payload)
+{
+    MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
+    if (!q->match || !*q->match)
+        return 0;
+    mn_buf sql = MN_BUF_INIT;
+    int next = 2, rc = 0, step;
+    mn_buf_puts(&sql, "SELECT " CONVERSATION_KEY " AS conv, "
+                      "count(*) FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+                      "WHERE memories_fts MATCH ?1 AND m.kind = 'episode' AND ");
+    filter_sql(&sql, q, &next);
+    mn_buf_puts(&sql, " GROUP BY conv");
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
+    mn_buf_release(&sql);
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_text(st, 1, q->match, -1, SQLITE_STATIC);
+    next = 2;
+    bind_filter(s, st, q, &next);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *conv = (const char *)sqlite3_column_text(st, 0);
+        if (conv && (rc = cb(payload, conv, sqlite3_column_int64(st, 1))) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = fail(s, "cannot count conversations");
+    sqlite3_reset(st);
     return rc;
 }
 
