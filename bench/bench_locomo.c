@@ -380,6 +380,18 @@ static int run_conversation(run *R, const json_t *sample, size_t index)
                 if (R->r.available[EV_MNEMO])
                     print_miss("mnemo", rank[EV_MNEMO], nrank[EV_MNEMO], &turns);
                 print_miss("bm25", rank[EV_BM25], nrank[EV_BM25], &turns);
+                /* where each gold turn is in the ranking: 1-based, - past K */
+                fprintf(stderr, "    gold ranks:");
+                for (size_t i = 0; i < ngold; i++) {
+                    size_t at = 0;
+                    for (size_t j = 0; j < nrank[sys] && !at; j++)
+                        at = rank[sys][j] == gold[i] ? j + 1 : 0;
+                    if (at)
+                        fprintf(stderr, " %zu", at);
+                    else
+                        fprintf(stderr, " -");
+                }
+                fputc('\n', stderr);
             }
         }
     }

@@ -59,7 +59,8 @@ static const char usage[] =
     "  --limit N        only the first N questions\n"
     "  --k K            items asked of each search (default 50)\n"
     "  --only-baseline  run the BM25 baseline only\n"
-    "  --verbose        print the questions with a gold turn missed at 10 (stderr)\n"
+    "  --verbose        print the questions with a gold turn missed at 10, or a gold\n"
+    "                   session at 5 (stderr)\n"
     "  --json           a JSON summary on stdout (the table goes to stderr)\n"
     "  --strict         exit 1 when a target of the issue is missed\n"
     "  --keep           keep the temporary stores\n"
@@ -137,6 +138,15 @@ static void print_rank(const char *sys, const int64_t *rank, size_t n, const tur
                     json_string_value(json_array_get(sids, (size_t)turns[rank[i]].session)),
                     turns[rank[i]].position);
     }
+    fputc('\n', stderr);
+}
+
+static void print_sessions(const char *what, const int64_t *sess, size_t n, const json_t *sids)
+{
+    fprintf(stderr, "    %s:", what);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, " %s",
+                sess[i] < 0 ? "?" : json_string_value(json_array_get(sids, (size_t)sess[i])));
     fputc('\n', stderr);
 }
 
@@ -313,6 +323,13 @@ static int run_question(run *R, const json_t *q, size_t index)
         size_t ns =
             ev_rank_map(srank, rank[EV_MNEMO], nrank[EV_MNEMO], turn_sess.items, turn_sess.len);
         add_level(R, group, "sess", EV_MNEMO, srank, ns, gold_sess.items, gold_sess.len);
+        if (R->o.verbose && gold_sess.len &&
+            ev_hits(srank, ns, 5, gold_sess.items, gold_sess.len) < gold_sess.len) {
+            fprintf(stderr, "miss-session %s [%s] %s\n", qid, group, question);
+            print_sessions("gold", gold_sess.items, gold_sess.len, sids);
+            print_sessions("mnemo top 5", srank, ns < 5 ? ns : 5, sids);
+            print_sessions("bm25 top 5", sdocs, nsdocs < 5 ? nsdocs : 5, sids);
+        }
         if (gold_turns.len)
             add_level(R, group, "turn", EV_MNEMO, rank[EV_MNEMO], nrank[EV_MNEMO], gold_turns.items,
                       gold_turns.len);

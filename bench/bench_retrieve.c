@@ -22,8 +22,11 @@
  * context/baseline at p95 (the numbers to compare over time). Targets of
  * issue 4 on a 2-core machine: search p95 <= 10 ms, context p95 <= 30 ms.
  *
- * Usage: bench_retrieve REPO [-n N] [--queries Q] [--json] [--strict]
- * Without REPO (or $MNEMO_BENCH_REPO) it prints that it skipped and exits 0.
+ * Usage: bench_retrieve REPO [-n N] [--queries Q] [--store DIR] [--json] [--strict]
+ * --store DIR keeps the store in DIR and, when DIR holds one already, uses
+ * it as it is (no saves, no index: the set-up takes minutes; it must have
+ * been made with the same REPO and N). Without REPO (or $MNEMO_BENCH_REPO)
+ * it prints that it skipped and exits 0.
  */
 #include "common.h"
 #include <sqlite3.h>
@@ -32,12 +35,13 @@
 #include "eval/gen_memory.h"
 #include "mnemo/api.h"
 #include "util/buf.h"
+#include "util/util.h"
 
 #define TARGET_SEARCH_P95_MS  10.0
 #define TARGET_CONTEXT_P95_MS 30.0
 
 typedef struct {
-    const char *repo;
+    const char *repo, *store;
     size_t n, queries;
     bool json, strict;
 } options;
@@ -57,6 +61,8 @@ static int parse(options *o, int argc, char **argv)
                 return 2;
             }
             *(a[1] == 'n' ? &o->n : &o->queries) = v;
+        } else if (!strcmp(a, "--store") && i + 1 < argc) {
+            o->store = argv[++i];
         } else if (!strcmp(a, "--json")) {
             o->json = true;
         } else if (!strcmp(a, "--strict")) {
@@ -65,7 +71,8 @@ static int parse(options *o, int argc, char **argv)
             o->repo = a;
         } else {
             fprintf(stderr,
-                    "usage: bench_retrieve REPO [-n N] [--queries Q] [--json] [--strict]\n");
+                    "usage: bench_retrieve REPO [-n N] [--queries Q] [--store DIR] [--json] "
+                    "[--strict]\n");
             return 2;
         }
     }
@@ -179,7 +186,14 @@ int main(int argc, char **argv)
     int rc = parse(&o, argc, argv);
     if (rc)
         return rc == 1 ? 0 : rc;
-    char *dir = ev_mkdtemp("mnemo-bench-retrieve");
+    char *dir = o.store ? mn_strdup(o.store) : ev_mkdtemp("mnemo-bench-retrieve");
+    bool reuse = false;
+    if (o.store) {
+        mn_buf db = MN_BUF_INIT;
+        mn_buf_printf(&db, "%s/.mnemo/mnemo.db", o.store);
+        reuse = mn_fs_exists(db.ptr);
+        mn_buf_release(&db);
+    }
     ev_store s;
     ev_bm25 *b = NULL;
     json_t *names = NULL;
@@ -196,7 +210,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < o.n && rc == 0; i++) {
         memory_text_make(&m, i);
         json_t *args = memory_text_json(&m), *res = NULL;
-        rc = ev_call(&s, "save", args, &res);
+        if (!reuse)
+            rc = ev_call(&s, "save", args, &res);
         const char *cols[2] = {m.title.ptr, m.body.ptr};
         if (rc == 0)
             rc = ev_bm25_add(b, (int64_t)i + 1, cols);
@@ -210,7 +225,7 @@ int main(int argc, char **argv)
     double save_s = ev_ms_since(t0) / 1000;
     t0 = ev_now_ns();
     json_t *args = json_pack("{s:s}", "path", o.repo), *res = NULL;
-    if (rc == 0)
+    if (rc == 0 && !reuse)
         rc = ev_call(&s, "index", args, &res);
     json_decref(args);
     json_decref(res);
@@ -287,7 +302,7 @@ int main(int argc, char **argv)
 out:
     json_decref(names);
     ev_bm25_close(b);
-    ev_store_close(&s, true);
+    ev_store_close(&s, !o.store);
     free(dir);
     mn_vec_release(&search);
     mn_vec_release(&context);

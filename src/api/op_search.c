@@ -85,6 +85,7 @@ static json_t *signals_json(const mn_signals *s)
         {MN_SIG_USEFULNESS, "usefulness", s->usefulness},
         {MN_SIG_SCOPE, "scope", s->scope},
         {MN_SIG_LEVEL, "level", s->level},
+        {MN_SIG_CONVERSATION, "conversation", s->conversation},
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(all); i++)
         if (s->has & all[i].bit)

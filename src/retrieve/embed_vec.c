@@ -25,6 +25,8 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
     (!defined(__clang__) || __clang_major__ >= 14)
 #define MN_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
+#define MN_DOT_AVX2      1
+#include <immintrin.h>
 #else
 #define MN_TARGET_CLONES
 #endif
@@ -126,6 +128,48 @@ static void dot_rows(int32_t *restrict out, const int8_t *restrict q, const int8
     }
 }
 
+#ifdef MN_DOT_AVX2
+/*
+ * The same dot products with AVX2 by hand: 32 lanes per step in four
+ * instructions, where the compiler's version above takes about ten per 16
+ * (a search over 100,000 memory vectors spent a third of its time here).
+ * vpmaddubsw multiplies unsigned by signed bytes and adds pairs into int16:
+ * |b| as the unsigned operand (0..128, exact even for -128) and q with b's
+ * sign (q is ours: |q| <= 127, so negating it is exact); a pair sums at
+ * most 2 * 128 * 127 < 2^15, so the int16 never saturates; vpmaddwd by 1
+ * widens to int32. The result equals the portable loop's, bit for bit
+ * (integer sums).
+ */
+__attribute__((target("avx2"))) static void dot_rows_avx2(int32_t *restrict out,
+                                                          const int8_t *restrict q,
+                                                          const int8_t *restrict data, size_t rows,
+                                                          size_t stride)
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (size_t r = 0; r < rows; r++) {
+        const int8_t *b = data + r * stride;
+        __m256i acc = _mm256_setzero_si256();
+        size_t i = 0;
+        for (; i + 32 <= stride; i += 32) {
+            __m256i qv = _mm256_loadu_si256((const __m256i *)(const void *)(q + i));
+            __m256i bv = _mm256_loadu_si256((const __m256i *)(const void *)(b + i));
+            __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(bv), _mm256_sign_epi8(qv, bv));
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, ones));
+        }
+        __m128i a = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        if (i < stride) { /* the last 16 lanes (stride is a multiple of 16) */
+            __m128i qv = _mm_loadu_si128((const __m128i *)(const void *)(q + i));
+            __m128i bv = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+            __m128i p = _mm_maddubs_epi16(_mm_abs_epi8(bv), _mm_sign_epi8(qv, bv));
+            a = _mm_add_epi32(a, _mm_madd_epi16(p, _mm_set1_epi16(1)));
+        }
+        a = _mm_add_epi32(a, _mm_shuffle_epi32(a, _MM_SHUFFLE(1, 0, 3, 2)));
+        a = _mm_add_epi32(a, _mm_shuffle_epi32(a, _MM_SHUFFLE(2, 3, 0, 1)));
+        out[r] = _mm_cvtsi128_si32(a);
+    }
+}
+#endif
+
 /* a ranks below b: lower score, or the same score and a later row */
 static bool worse(const mn_embed_hit *a, const mn_embed_hit *b)
 {
@@ -177,9 +221,15 @@ size_t mn_embed_topk(mn_embed_hit *out, size_t k, const int8_t *q, float qscale,
     size_t kept = 0;
     if (k == 0 || n == 0 || stride == 0 || stride % MN_EMBED_LANES != 0)
         return 0;
+    void (*dot)(int32_t *restrict, const int8_t *restrict, const int8_t *restrict, size_t, size_t) =
+        dot_rows;
+#ifdef MN_DOT_AVX2
+    if (__builtin_cpu_supports("avx2"))
+        dot = dot_rows_avx2;
+#endif
     for (size_t start = 0; start < n; start += BLOCK) {
         size_t rows = n - start < BLOCK ? n - start : BLOCK;
-        dot_rows(dots, q, data + start * stride, rows, stride);
+        dot(dots, q, data + start * stride, rows, stride);
         for (size_t r = 0; r < rows; r++) {
             mn_embed_hit h = {start + r, qscale * scales[start + r] * (float)dots[r]};
             if (kept < k) {

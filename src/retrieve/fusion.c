@@ -47,7 +47,14 @@
  *   rec    = 2^(-age_days / 90)                      (updated_at)
  *   use    = (used + 1) / (used + ignored + 2)       (0.5 without feedback)
  *   level  = 1 for L0, 0.5 for L1, 0 otherwise
- *   memory = (0.85 lexN + 0.5 semN + 0.3 graph + 0.2 scope)
+ *   conv   = an episode's conversation (same session reference, else same
+ *            situation: the turns of one session) as one document, its BM25
+ *            from the turns holding each query word / the best
+ *            conversation's (conversation.c). A turn that matches in a
+ *            session that holds the question's other words beats the same
+ *            match alone (BM25 over whole sessions beat the best turn's on
+ *            LongMemEval).
+ *   memory = (0.85 lexN + 0.5 semN + 0.3 graph + 0.2 scope + 0.3 conv)
  *            * (0.85 + 0.15 rec) * (1 + 0.3 (2 use - 1)) * (1 + 0.05 level) * status
  *   status: active 1, pending 0.8, stale (a cited span changed) 0.7.
  */
@@ -83,6 +90,7 @@
 #define M_USE          0.3
 #define M_SCOPE        0.2
 #define M_LEVEL        0.05
+#define M_CONV         0.3
 #define HALF_LIFE_DAYS 90.0
 
 static double sat(double x)
@@ -246,21 +254,22 @@ double mn_fusion_memory_scope(const mn_search_ctx *c, const char *scope_paths)
 
 void mn_fusion_memories(mn_search_ctx *c)
 {
+    size_t n = c->memories.len;
     double max_bm25 = 0, max_sem = 0;
-    for (size_t i = 0; i < c->memories.len; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (c->memories.items[i].bm25 > max_bm25)
             max_bm25 = c->memories.items[i].bm25;
         if (c->memories.items[i].semantic > max_sem)
             max_sem = c->memories.items[i].semantic;
     }
-    for (size_t i = 0; i < c->memories.len; i++) {
+    for (size_t i = 0; i < n; i++) {
         mn_memory_cand *m = &c->memories.items[i];
-        double lexn = max_bm25 > 0 ? m->bm25 / max_bm25 : 0;
         double age_days = (double)(c->now_ms - m->updated_at) / 86400000.0;
         double rec = age_days > 0 ? exp2(-age_days / HALF_LIFE_DAYS) : 1.0;
         double use = ((double)m->used + 1.0) / ((double)m->used + (double)m->ignored + 2.0);
         double level = m->level == 0 ? 1.0 : m->level == 1 ? 0.5 : 0;
         double status = m->stale ? 0.7 : strcmp(m->status, "pending") == 0 ? 0.8 : 1.0;
+        double lexn = max_bm25 > 0 ? m->bm25 / max_bm25 : 0;
         double semn = max_sem > 0 ? m->semantic / max_sem : 0;
         m->sig.lexical = lexn;
         m->sig.semantic = semn;
@@ -269,9 +278,12 @@ void mn_fusion_memories(mn_search_ctx *c)
         m->sig.usefulness = use;
         m->sig.scope = m->scope;
         m->sig.level = level;
+        m->sig.conversation = m->conv_doc;
         m->sig.has = MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_RECENCY | MN_SIG_USEFULNESS |
-                     MN_SIG_SCOPE | MN_SIG_LEVEL | (c->req->embedder ? MN_SIG_SEMANTIC : 0);
-        m->score = (M_LEX * lexn + M_SEM * semn + M_GRAPH * m->graph + M_SCOPE * m->scope) *
+                     MN_SIG_SCOPE | MN_SIG_LEVEL | (c->req->embedder ? MN_SIG_SEMANTIC : 0) |
+                     (m->conversation ? MN_SIG_CONVERSATION : 0);
+        m->score = (M_LEX * lexn + M_SEM * semn + M_GRAPH * m->graph + M_SCOPE * m->scope +
+                    M_CONV * m->conv_doc) *
                    (1 - M_REC + M_REC * rec) * (1 + M_USE * (2 * use - 1)) * (1 + M_LEVEL * level) *
                    status;
     }

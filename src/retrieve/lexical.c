@@ -81,11 +81,85 @@ mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, con
 #define ROW_BUDGET      1000
 #define ROW_BUDGET_FILE 12000 /* ranking files: quality first */
 #define MIN_ROWS        300   /* rows an AND query should still match (estimated) */
+#define POSTING_BUDGET  32000 /* posting-list entries an AND reads, ~1/30 of ranking a row each */
 
 typedef struct {
     const char *match;
     int64_t count;
 } counted;
+
+/*
+ * How to rank a rewritten match cheaply (memories): the idf of each of its
+ * phrases, from the counts already made (mnemo_bm25 then reads no posting
+ * list to count them: for a word in half of the store that was most of a
+ * search), and, for an AND of common words, the newest share of the rows
+ * to look at (and_share). The same for the loose word: the newest
+ * budget / count of its rows.
+ */
+typedef struct {
+    MN_VEC(double) idf, loose_idf;
+    double newest, loose_newest;
+} rank_hint;
+
+/*
+ * The AND of common words (even the rarest matches more than the budget)
+ * looks at the newest share of the rows only: a question whose every word
+ * is found in much of the store cannot tell those rows apart by their
+ * words, and fusion prefers recent memories anyway. The share keeps the
+ * ranked rows (estimate est) within the budget, and the posting-list
+ * entries the AND reads (every word's, over the rows looked at) within
+ * POSTING_BUDGET: five words each in 45% of 100k memories are 225,000
+ * entries, 5-9 ms. It never leaves fewer than MIN_ROWS estimated matches
+ * (the list must still fill; when it does not, the loose word fills in).
+ * 0: every row.
+ */
+static double and_share(const counted *terms, size_t n, double est, double budget)
+{
+    double postings = 0, share = est > budget ? budget / est : 1;
+    for (size_t i = 0; i < n; i++)
+        postings += (double)terms[i].count;
+    if (postings > POSTING_BUDGET && POSTING_BUDGET / postings < share)
+        share = POSTING_BUDGET / postings;
+    if (share * est < MIN_ROWS)
+        share = est > 0 ? MIN_ROWS / est : 1;
+    return share < 1 ? share : 0;
+}
+
+/* FTS5's idf of a phrase in n of N rows (bm25(): at least 1e-6). */
+static double idf_of(int64_t n, int64_t ndocs)
+{
+    double v = log(((double)ndocs - (double)n + 0.5) / ((double)n + 0.5));
+    return v > 0 ? v : 1e-6;
+}
+
+/*
+ * One idf per phrase ("..." string) of a term's match. An OR group of forms
+ * ("null_pointer" OR "nullpointer") was counted as a whole: each form gets
+ * the group's idf, a little lower than its own (bm25() would count each
+ * form: a posting-list read each, the cost this avoids).
+ */
+static void push_idf(rank_hint *h, bool loose, const counted *t, int64_t ndocs)
+{
+    size_t phrases = 0;
+    bool in = false;
+    for (const char *p = t->match; *p; p++) {
+        if (*p != '"')
+            continue;
+        if (in && p[1] == '"') { /* "" inside a phrase */
+            p++;
+            continue;
+        }
+        in = !in;
+        phrases += in;
+    }
+    double v = idf_of(t->count, ndocs);
+    for (size_t i = 0; i < phrases; i++) {
+        if (loose)
+            mn_vec_push(&h->loose_idf, v);
+        else
+            mn_vec_push(&h->idf, v);
+    }
+}
 
 static int cmp_counted(const void *a, const void *b)
 {
@@ -100,7 +174,7 @@ static int cmp_counted(const void *a, const void *b)
  * query (NULL otherwise), for the caller to rank when the AND comes short.
  */
 static int bounded_match(mn_search_ctx *c, mn_fts_table table, const char *match, bool title,
-                         size_t limit, const char **out, const char **loose)
+                         size_t limit, const char **out, const char **loose, rank_hint *hint)
 {
     int64_t ndocs = 0;
     double budget =
@@ -144,6 +218,13 @@ static int bounded_match(mn_search_ctx *c, mn_fts_table table, const char *match
                 mn_buf_printf(&b, " AND %s", terms[j].match);
                 j++;
             }
+            if (hint) {
+                for (size_t i = 0; i < j; i++)
+                    push_idf(hint, false, &terms[i], ndocs);
+                push_idf(hint, true, &terms[0], ndocs);
+                hint->newest = and_share(terms, j, est, budget);
+                hint->loose_newest = budget / (double)terms[0].count;
+            }
             int64_t both = 0;
             if (j > 1 && loose) {
                 *loose = terms[0].match;
@@ -152,6 +233,10 @@ static int bounded_match(mn_search_ctx *c, mn_fts_table table, const char *match
                        both < (int64_t)limit) {
                 mn_buf_truncate(&b, 0);
                 mn_buf_puts(&b, terms[0].match);
+                if (hint) { /* its phrases now */
+                    hint->idf.len = 0;
+                    push_idf(hint, false, &terms[0], ndocs);
+                }
             }
         } else {
             double kept = 0;
@@ -160,7 +245,12 @@ static int bounded_match(mn_search_ctx *c, mn_fts_table table, const char *match
                     break;
                 kept += (double)terms[i].count;
                 mn_buf_printf(&b, "%s%s", i ? " OR " : "", terms[i].match);
+                if (hint && ndocs > 0)
+                    push_idf(hint, false, &terms[i], ndocs);
             }
+            /* one word over the budget alone: the newest of its rows */
+            if (hint && ndocs > 0 && kept > budget)
+                hint->newest = budget / kept;
         }
         *out = mn_arena_strndup(c->arena, b.ptr, b.len);
         mn_buf_release(&b);
@@ -192,6 +282,7 @@ static int on_memory(void *payload, const mn_memory_hit *h)
     m.ignored = h->ignored;
     m.stale = h->stale;
     m.scope = mn_fusion_memory_scope(c, h->scope_paths);
+    m.conversation = dup(c, h->conversation);
     mn_vec_push(&c->memories, m);
     return 0;
 }
@@ -203,14 +294,23 @@ int mn_lexical_memories(mn_search_ctx *c, size_t limit)
     mn_memory_query q = c->req->filter;
     const char *loose = NULL;
     size_t first = c->memories.len;
-    int rc = bounded_match(c, MN_FTS_MEMORIES, c->q.match, false, limit, &q.match, &loose);
+    rank_hint hint = {MN_VEC_INIT, MN_VEC_INIT, 0, 0};
+    int rc = bounded_match(c, MN_FTS_MEMORIES, c->q.match, false, limit, &q.match, &loose, &hint);
     q.limit = limit;
+    if (q.match != c->q.match && hint.idf.len <= MN_SEARCH_MAX_PHRASES) {
+        q.idf = hint.idf.items;
+        q.nidf = hint.idf.len;
+        q.newest = hint.newest;
+    }
     if (rc == 0)
         rc = mn_store_search_memories(c->store, &q, on_memory, c);
     /* the AND query came short: the rarest word's best, those not found yet */
     if (rc == 0 && loose && c->memories.len - first < limit) {
         size_t had = c->memories.len;
         q.match = loose;
+        q.idf = hint.loose_idf.len <= MN_SEARCH_MAX_PHRASES ? hint.loose_idf.items : NULL;
+        q.nidf = q.idf ? hint.loose_idf.len : 0;
+        q.newest = hint.loose_newest;
         rc = mn_store_search_memories(c->store, &q, on_memory, c);
         size_t keep = had;
         for (size_t i = had; i < c->memories.len; i++) {
@@ -222,6 +322,8 @@ int mn_lexical_memories(mn_search_ctx *c, size_t limit)
         }
         c->memories.len = keep;
     }
+    mn_vec_release(&hint.idf);
+    mn_vec_release(&hint.loose_idf);
     return rc;
 }
 
@@ -261,9 +363,18 @@ int mn_lexical_chunks(mn_search_ctx *c, size_t limit)
     if (!c->q.match)
         return 0;
     mn_chunk_query q = {0};
-    int rc = bounded_match(c, MN_FTS_CHUNKS, c->q.match, false, limit, &q.match, NULL);
+    rank_hint hint = {MN_VEC_INIT, MN_VEC_INIT, 0, 0};
+    int rc = bounded_match(c, MN_FTS_CHUNKS, c->q.match, false, limit, &q.match, NULL, &hint);
     q.limit = limit;
-    return rc ? rc : mn_store_search_chunks(c->store, &q, on_chunk, c);
+    if (q.match != c->q.match && hint.idf.len <= MN_SEARCH_MAX_PHRASES) {
+        q.idf = hint.idf.items;
+        q.nidf = hint.idf.len;
+    }
+    if (rc == 0)
+        rc = mn_store_search_chunks(c->store, &q, on_chunk, c);
+    mn_vec_release(&hint.idf);
+    mn_vec_release(&hint.loose_idf);
+    return rc;
 }
 
 static int on_title_chunk(void *payload, const mn_chunk_hit *h)
@@ -280,7 +391,7 @@ int mn_lexical_title(mn_search_ctx *c, size_t limit)
     if (!c->q.title_match)
         return 0;
     mn_chunk_query q = {0};
-    int rc = bounded_match(c, MN_FTS_CHUNKS, c->q.title_match, true, limit, &q.match, NULL);
+    int rc = bounded_match(c, MN_FTS_CHUNKS, c->q.title_match, true, limit, &q.match, NULL, NULL);
     q.limit = limit;
     return rc ? rc : mn_store_search_chunks(c->store, &q, on_title_chunk, c);
 }

@@ -46,10 +46,12 @@ enum {
     MN_SIG_USEFULNESS = 1u << 4,
     MN_SIG_SCOPE = 1u << 5,
     MN_SIG_LEVEL = 1u << 6,
+    MN_SIG_CONVERSATION = 1u << 7,
 };
 
 typedef struct {
     double lexical, semantic, graph, recency, usefulness, scope, level;
+    double conversation; /* episodes: how well the other turns of their session match */
     unsigned has;
 } mn_signals;
 

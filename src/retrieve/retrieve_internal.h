@@ -116,6 +116,8 @@ typedef struct {
     bool stale;
     double graph; /* attached to a matched file */
     double scope;
+    const char *conversation; /* an episode's session (mn_memory_hit), or NULL */
+    double conv_doc;          /* its conversation as one document, BM25 / best (conversation.c) */
     double score;
     mn_signals sig;
 } mn_memory_cand;
@@ -145,6 +147,9 @@ mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, con
 
 /* semantic_signal.c: the nearest memories and chunks by vector (0 when no embedder) */
 int mn_semantic_candidates(mn_search_ctx *c, unsigned kinds, size_t limit);
+
+/* conversation.c: each candidate's conversation scored as one document (conv_doc) */
+int mn_conversation_docs(mn_search_ctx *c);
 
 /* graph.c */
 int mn_graph_named_code(mn_search_ctx *c);

@@ -59,6 +59,7 @@ static int on_memory_row(void *payload, const mn_memory_hit *h)
     m.ignored = h->ignored;
     m.stale = h->stale;
     m.scope = mn_fusion_memory_scope(c, h->scope_paths);
+    m.conversation = h->conversation ? mn_arena_strdup(c->arena, h->conversation) : NULL;
     m.semantic = score_of(near, h->rowid);
     mn_vec_push(&c->memories, m);
     return 0;

@@ -28,6 +28,7 @@
 
 #define MN_SEARCH_MAX_CANDIDATES 2000
 #define MN_SEARCH_MAX_TERMS      64  /* terms in one FTS5 query */
+#define MN_SEARCH_MAX_PHRASES    128 /* phrases in one (a term may be an OR of two forms) */
 #define MN_SEARCH_MAX_FILTER     16  /* values in one filter list */
 #define MN_SEARCH_TERM_MAX       128 /* bytes of one term */
 
@@ -57,7 +58,9 @@ typedef enum { MN_FTS_MEMORIES, MN_FTS_CHUNKS, MN_FTS_FILES } mn_fts_table;
  * wanted). Counts are cached per connection and query text (a common word
  * is counted once, not per search) and may be slightly stale: an entry
  * holds while the table's highest row id stays within 1/32 of its value
- * when counted.
+ * when counted. When 2,048 or more of the newest eighth of the rows match
+ * (a count of ~16,000 or more, above every row budget) the count is
+ * estimated from them, within a few percent; other counts are exact.
  */
 int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
                        int64_t *ndocs);
@@ -79,6 +82,11 @@ typedef struct {
     bool paths_keep_l0; /* L0 memories pass the path filter (project-wide) */
     double weights[4];  /* bm25 weights of title, keywords, body, context; 0: default */
     size_t limit;       /* at most this many, best first */
+    /* the idf of each phrase of match, in order (NULL, or NAN for one phrase: counted by the
+     * ranking, which reads the phrase's posting list); at most MN_SEARCH_MAX_PHRASES */
+    const double *idf;
+    size_t nidf;
+    double newest; /* in (0, 1): rank only this share of the table's rows, the newest; 0: all */
 } mn_memory_query;
 
 typedef struct {
@@ -90,6 +98,10 @@ typedef struct {
     int64_t hits, used, ignored;
     const char *scope_paths, *scope_symbols; /* JSON arrays, or NULL */
     bool stale;                              /* one of its citations is marked stale */
+    /* an episode's conversation: "s:<session ref>", else "d:<situation>" (the
+     * grouping of mn_store_episode_neighbours); NULL for other kinds and for an
+     * episode with neither */
+    const char *conversation;
 } mn_memory_hit;
 
 typedef int (*mn_memory_hit_cb)(void *payload, const mn_memory_hit *h);
@@ -97,6 +109,17 @@ typedef int (*mn_memory_hit_cb)(void *payload, const mn_memory_hit *h);
 /** Memories matching q->match and the filters, best bm25 first (soft-deleted never). */
 int mn_store_search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hit_cb cb,
                              void *payload);
+
+/**
+ * The episodes matching q->match that pass q's filters, counted by
+ * conversation (the key of mn_memory_hit.conversation): cb once per
+ * conversation with the number of its episodes that match. Unranked (no
+ * bm25 is computed: the cost is that of reading the matches, which the
+ * caller bounds by counting them first). q->limit is ignored.
+ */
+int mn_store_conversation_counts(mn_store *s, const mn_memory_query *q,
+                                 int (*cb)(void *payload, const char *conversation, int64_t n),
+                                 void *payload);
 
 /**
  * Live memories attached to any of these repository paths: scoped to the
@@ -132,6 +155,8 @@ typedef struct {
     const char *match; /* FTS5 query */
     double weights[5]; /* bm25 weights of path, names, signature, doc, body; 0: default */
     size_t limit;      /* at most this many, best first */
+    const double *idf; /* as in mn_memory_query */
+    size_t nidf;
 } mn_chunk_query;
 
 typedef struct {

@@ -13,8 +13,12 @@
  * column's length (bm25 sees the same document length as without them).
  * Query side (FTS5_TOKENIZE_QUERY): wholes are dropped, alternative stems
  * are kept as FTS5 synonyms (any of them matches).
+ *
+ * Also the ranking function mnemo_bm25 (below), registered with the
+ * tokenizer.
  */
 #include "common.h"
+#include <math.h>
 #include "store/sqlite/fts_tokenizer.h"
 #include "text/tokenize.h"
 #include "util/map.h"
@@ -83,6 +87,113 @@ static int fts_tokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text
     return mn_tokenizer_run(in->tok, text, (size_t)n, in->lang, tf, fts_token, &c);
 }
 
+/*
+ * mnemo_bm25(tbl, w_1 .. w_C, idf_1 .. idf_P): FTS5's bm25() (k1 1.2, b
+ * 0.75, term frequencies weighted by column, w_i the weight of column i,
+ * default 1), except that the idf of each of the query's P phrases (in
+ * the order they appear in the MATCH expression) may be given instead of
+ * counted. bm25() counts the rows holding each phrase once per query by
+ * reading the phrase's whole posting list: for a word found in half of
+ * 100,000 memories that costs more than ranking the rows a search keeps,
+ * and the caller has these counts already (mn_store_fts_count, cached).
+ * idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6, as bm25() computes
+ * it; a phrase without a value (or NULL) is counted as bm25() does, so
+ * without idf arguments the result is bm25()'s.
+ */
+typedef struct {
+    double avgdl, nrow;
+    double *idf, *freq; /* per phrase; idf NAN: not counted yet */
+} rank_data;
+
+static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *payload)
+{
+    (void)api;
+    (void)fts;
+    (*(int64_t *)payload)++;
+    return SQLITE_OK;
+}
+
+/* The query's data, made at its first row (FTS5 keeps it for the query, shared by every
+ * mnemo_bm25 call of the statement: so given idfs are read per call, not kept). */
+static rank_data *rank_setup(const Fts5ExtensionApi *api, Fts5Context *fts, int *rc)
+{
+    int nph = api->xPhraseCount(fts);
+    sqlite3_int64 nrow = 0, ntok = 0;
+    rank_data *d = sqlite3_malloc64(sizeof(*d) + 2 * (size_t)(nph ? nph : 1) * sizeof(double));
+    if (!d) {
+        *rc = SQLITE_NOMEM;
+        return NULL;
+    }
+    d->idf = (double *)(d + 1);
+    d->freq = d->idf + (nph ? nph : 1);
+    for (int i = 0; i < nph; i++)
+        d->idf[i] = NAN;
+    if ((*rc = api->xRowCount(fts, &nrow)) == SQLITE_OK)
+        *rc = api->xColumnTotalSize(fts, -1, &ntok);
+    d->nrow = (double)nrow;
+    d->avgdl = nrow > 0 ? (double)ntok / (double)nrow : 1;
+    if (*rc == SQLITE_OK)
+        *rc = api->xSetAuxdata(fts, d, sqlite3_free);
+    else
+        sqlite3_free(d);
+    return *rc == SQLITE_OK ? d : NULL;
+}
+
+/* The idf of phrase i: given (argument `at`), else counted once per query. */
+static int rank_idf(const Fts5ExtensionApi *api, Fts5Context *fts, rank_data *d, int i, int at,
+                    int nval, sqlite3_value **val, double *out)
+{
+    double v;
+    if (at < nval && sqlite3_value_type(val[at]) != SQLITE_NULL) {
+        v = sqlite3_value_double(val[at]);
+    } else {
+        if (isnan(d->idf[i])) {
+            int64_t hits = 0;
+            int rc = api->xQueryPhrase(fts, i, &hits, count_row);
+            if (rc != SQLITE_OK)
+                return rc;
+            d->idf[i] = log((d->nrow - (double)hits + 0.5) / ((double)hits + 0.5));
+        }
+        v = d->idf[i];
+    }
+    *out = v > 0 ? v : 1e-6;
+    return SQLITE_OK;
+}
+
+static void rank_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval,
+                      sqlite3_value **val)
+{
+    const double k1 = 1.2, b = 0.75;
+    int rc = SQLITE_OK, ninst = 0, ntok = 0, nph = api->xPhraseCount(fts);
+    int ncol = api->xColumnCount(fts);
+    rank_data *d = api->xGetAuxdata(fts, 0);
+    if (!d && !(d = rank_setup(api, fts, &rc))) {
+        sqlite3_result_error_code(ctx, rc);
+        return;
+    }
+    for (int i = 0; i < nph; i++)
+        d->freq[i] = 0;
+    rc = api->xInstCount(fts, &ninst);
+    for (int i = 0; i < ninst && rc == SQLITE_OK; i++) {
+        int ph, col, off;
+        if ((rc = api->xInst(fts, i, &ph, &col, &off)) == SQLITE_OK)
+            d->freq[ph] += col < nval ? sqlite3_value_double(val[col]) : 1.0;
+    }
+    if (rc == SQLITE_OK)
+        rc = api->xColumnSize(fts, -1, &ntok);
+    double score = 0, norm = k1 * (1 - b + b * (double)ntok / d->avgdl);
+    for (int i = 0; i < nph && rc == SQLITE_OK; i++) {
+        double idf = 0;
+        if (d->freq[i] > 0 && (rc = rank_idf(api, fts, d, i, ncol + i, nval, val, &idf)) == 0)
+            score += idf * (d->freq[i] * (k1 + 1)) / (d->freq[i] + norm);
+    }
+    if (rc != SQLITE_OK) {
+        sqlite3_result_error_code(ctx, rc);
+        return;
+    }
+    sqlite3_result_double(ctx, -score);
+}
+
 int mn_sqlite_fts_register(sqlite3 *db)
 {
     fts5_api *api = NULL;
@@ -100,6 +211,9 @@ int mn_sqlite_fts_register(sqlite3 *db)
     if (rc != SQLITE_OK)
         return mn_error_set(MN_ERROR, "cannot register the 'mnemo' tokenizer: %s",
                             sqlite3_errstr(rc));
+    rc = api->xCreateFunction(api, "mnemo_bm25", NULL, rank_bm25, NULL);
+    if (rc != SQLITE_OK)
+        return mn_error_set(MN_ERROR, "cannot register mnemo_bm25: %s", sqlite3_errstr(rc));
     return 0;
 }
 

@@ -137,5 +137,42 @@ static void test_topk_matches_brute_force(void)
     free(scales);
 }
 
+/*
+ * The scan's dot products are exact at the ends of the int8 range (the
+ * AVX2 kernel multiplies |b| by q with b's sign: b = -128 must still count
+ * as -128), for strides with and without a 16-lane tail.
+ */
+static void test_topk_extreme_lanes(void)
+{
+    enum { N = 64, MAXSTRIDE = 80 };
+    static const size_t strides[] = {16, 32, 48, 80};
+    int8_t *data = malloc(N * MAXSTRIDE), q[MAXSTRIDE];
+    float scales[N];
+    uint32_t seed = 12345;
+    REQUIRE(data);
+    for (size_t s = 0; s < MN_ARRAY_SIZE(strides); s++) {
+        size_t stride = strides[s];
+        for (size_t i = 0; i < stride; i++)
+            q[i] = (int8_t)(i % 3 == 0 ? 127 : i % 3 == 1 ? -127 : (int)(i * 7 % 255) - 127);
+        for (size_t r = 0; r < N; r++) {
+            scales[r] = 1;
+            for (size_t i = 0; i < stride; i++) {
+                seed = seed * 1103515245u + 12345u;
+                int v = (int)((seed >> 16) % 256) - 128;
+                data[r * stride + i] = (int8_t)(r % 4 == 0 ? -128 : r % 4 == 1 ? 127 : v);
+            }
+        }
+        mn_embed_hit got[N];
+        CHECK(mn_embed_topk(got, N, q, 1, data, scales, N, stride) == N);
+        for (size_t i = 0; i < N; i++) {
+            int32_t want = 0;
+            for (size_t l = 0; l < stride; l++)
+                want += q[l] * data[got[i].index * stride + l];
+            CHECK(got[i].score == (float)want);
+        }
+    }
+    free(data);
+}
+
 MN_TEST_MAIN(MN_TEST(test_normalize), MN_TEST(test_quantize), MN_TEST(test_dot),
-             MN_TEST(test_topk_matches_brute_force))
+             MN_TEST(test_topk_matches_brute_force), MN_TEST(test_topk_extreme_lanes))

@@ -4,6 +4,7 @@
  * inflections; the free-text query builder produces expressions FTS5 accepts
  * and that find what they should.
  */
+#include <math.h>
 #include <sqlite3.h>
 
 #include "common.h"
@@ -180,5 +181,72 @@ static void test_query_builder(void)
     mn_buf_release(&q);
 }
 
+/* How many rows match expr. */
+static double count_of(const char *expr)
+{
+    sqlite3_stmt *st = NULL;
+    double n = -1;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM docs WHERE docs MATCH ?1", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_double(st, 0);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+/*
+ * mnemo_bm25 is FTS5's bm25 with the phrases' idf optionally given: without
+ * them (or with NULL) it counts them and equals bm25() row for row; given
+ * the idf bm25 would count, the same again; another idf changes the score
+ * of the rows holding that phrase only.
+ */
+static void test_mnemo_bm25(void)
+{
+    open_db("mnemo");
+    add(1, "cart session", "the cart expires when the session ends");
+    add(2, "session store", "sessions are kept in redis");
+    add(3, "checkout", "the cart total includes taxes and the cart discount");
+    add(4, "invoice", "nothing about it here");
+    add(5, "cart", "cart cart cart");
+    add(6, "shipping", "labels and carriers");
+    add(7, "billing", "monthly statements");
+    add(8, "search", "ranking by words");
+    add(9, "tokens", "budget of the context");
+    add(10, "index", "files and symbols");
+    double n = 10, nc = count_of("\"cart\""), ns = count_of("\"session\"");
+    CHECK(nc == 3 && ns == 2);
+    double ic = log((n - nc + 0.5) / (nc + 0.5)), is = log((n - ns + 0.5) / (ns + 0.5));
+    sqlite3_stmt *st = NULL;
+    REQUIRE(sqlite3_prepare_v2(
+                db,
+                "SELECT rowid, bm25(docs, 3, 1), mnemo_bm25(docs, 3, 1), "
+                "mnemo_bm25(docs, 3, 1, ?2, ?3), mnemo_bm25(docs, 3, 1, NULL, ?3), "
+                "mnemo_bm25(docs, 3, 1, ?4, ?3) FROM docs WHERE docs MATCH ?1 ORDER BY rowid",
+                -1, &st, NULL) == SQLITE_OK);
+    sqlite3_bind_text(st, 1, "\"cart\" OR \"session\"", -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 2, ic);
+    sqlite3_bind_double(st, 3, is);
+    sqlite3_bind_double(st, 4, 2 * ic);
+    int rows = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        long id = (long)sqlite3_column_int64(st, 0);
+        double want = sqlite3_column_double(st, 1);
+        CHECK(want < 0);
+        for (int col = 2; col <= 4; col++)
+            CHECK(fabs(sqlite3_column_double(st, col) - want) < 1e-9 * fabs(want));
+        double doubled = sqlite3_column_double(st, 5);
+        if (id == 2) /* holds "session" only */
+            CHECK(fabs(doubled - want) < 1e-9 * fabs(want));
+        else /* holds "cart": scores more */
+            CHECK(doubled < want - 1e-6);
+        rows++;
+    }
+    CHECK(rows == 4);
+    sqlite3_finalize(st);
+}
+
 MN_TEST_MAIN(MN_TEST(test_match_code_and_prose), MN_TEST(test_args),
-             MN_TEST(test_bm25_and_highlight), MN_TEST(test_query_builder))
+             MN_TEST(test_bm25_and_highlight), MN_TEST(test_query_builder),
+             MN_TEST(test_mnemo_bm25))

@@ -1,0 +1,13 @@
+-- mnemo store schema, version 6: an index for listing memories by level
+-- (docs/internals/retrieval.md, "Speed"). Never edit this file once
+-- released: add schema_v7.sql.
+--
+-- `context` lists the project's L0 facts on every call (level = 0, live,
+-- active, in uid order, the first 16). No index served `level`: the
+-- planner took memories_listing (project, deleted_at, status), which holds
+-- every active memory, and sorted them all by uid: a scan of the whole
+-- store per call (100,000 memories: two thirds of a `context`). This index
+-- gives the level's live memories already in uid order, so a listing with
+-- a LIMIT stops after reading that many. Partial (live rows only), like
+-- every listing, which says `deleted_at IS NULL`.
+CREATE INDEX memories_level ON memories(project_id, level, uid) WHERE deleted_at IS NULL;
