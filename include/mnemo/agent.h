@@ -54,7 +54,27 @@ int mn_setup(json_t **out, const mn_setup_options *opts);
  * is nothing to add: no relevant memory, a trivial prompt, another event
  * or tool. A failure returns its code with a one-line message.
  */
-int mn_hook_claude_code(json_t **out, const char *input, size_t len);
+int mn_hook_claude_code(json_t **out, const char *input, size_t len, char **stale_root);
+/*
+ * The hook answers from the index as it is, so a prompt never waits for a
+ * re-index: when the index is older than config index.refresh_age,
+ * *stale_root (malloc'd; NULL otherwise) is the repository to re-index
+ * after answering (cmd_hook.c starts `mnemo index` there, detached).
+ */
+
+/*
+ * The hook's warm path (src/agent/warm.c): `mnemo mcp` answers `context`
+ * for `mnemo hook` over a local socket named after the user and the store,
+ * so a prompt is answered by a process that has everything loaded.
+ * mn_warm_start starts the listening thread (its own store connection,
+ * opened at the first request); mn_warm_stop ends it. mn_warm_context
+ * asks the server of the store at db_path: *out is the context result, or
+ * an error when none listens or it failed (the hook then answers itself).
+ */
+typedef struct mn_warm mn_warm;
+int mn_warm_start(mn_warm **out, const char *db_path, const char *start_dir);
+void mn_warm_stop(mn_warm *w);
+int mn_warm_context(json_t **out, const char *db_path, const json_t *args);
 
 #ifdef __cplusplus
 }

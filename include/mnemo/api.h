@@ -112,6 +112,13 @@ int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
  */
 int mn_api_tools_select(bool *selected, const char *spec);
 
+/**
+ * The note `context` adds when called with refresh false on an index older
+ * than config index.refresh_age: the caller should refresh it (mnemo hook
+ * starts `mnemo index` in the background).
+ */
+#define MN_API_NOTE_STALE "the index is older than index.refresh_age and was not refreshed"
+
 /** Largest JSON request the front ends accept, in bytes. */
 #define MN_API_MAX_REQUEST (64u << 20)
 

@@ -20,7 +20,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "mnemo/api.h"
 #include "util/buf.h"
+
+/**
+ * The hook's budget: config hook.max_tokens of the store (0: add nothing).
+ * Shared by the hook (hook.c) and the warm server that answers for it (warm.c).
+ */
+int mn_hook__budget(mn_ctx *ctx, json_int_t *out);
 
 /** Check that text is a JSON(C) document whose root is an object; MN_EINVAL says where not. */
 int mn_jsonedit_check(const char *text, size_t len);
@@ -43,9 +50,12 @@ int mn_jsonedit_append(mn_buf *text, const char *const *path, size_t depth, cons
 /**
  * Remove the member or element at path (nothing when absent), then each
  * container above it that this left empty, up to but not including the
- * root. *changed tells whether the text changed.
+ * root and the first keep components of path (a container the user may
+ * have had before, empty, stays). Comments around the member stay.
+ * *changed tells whether the text changed.
  */
-int mn_jsonedit_remove(mn_buf *text, const char *const *path, size_t depth, bool *changed);
+int mn_jsonedit_remove(mn_buf *text, const char *const *path, size_t depth, size_t keep,
+                       bool *changed);
 
 /** A whole new document holding value, indented by two spaces, with a final newline. */
 void mn_jsonedit_render(mn_buf *out, const json_t *value);
@@ -56,15 +66,20 @@ void mn_jsonedit_render(mn_buf *out, const json_t *value);
  */
 
 /**
- * Put the table: replace its lines when present (the lines of its keys, not
- * the comments or blank lines that end it), else append it after a blank
- * line. MN_EINVAL when the name is defined another way (inline table,
- * dotted keys) that a textual edit cannot safely change.
+ * Put the table: when present, each key line of body replaces the line of
+ * that key (or goes after the header) and every other line stays byte for
+ * byte; else the table is appended after a blank line. MN_EINVAL when
+ * the name is defined another way (inline table, dotted keys) that a
+ * textual edit cannot safely change.
  */
 int mn_tomledit_set_table(mn_buf *text, const char *name, const char *body, bool *changed);
 
-/** Remove the table and its sub-tables (and the blank line put before it). */
-int mn_tomledit_remove_table(mn_buf *text, const char *name, bool *changed);
+/**
+ * Remove the table (and the blank line put before it) when it holds only
+ * keys of body; MN_EINVAL, text untouched, when it holds anything of the
+ * user's (other keys, comments, sub-tables [name.*]).
+ */
+int mn_tomledit_remove_table(mn_buf *text, const char *name, const char *body, bool *changed);
 
 /** A TOML basic string for s ("..." with escapes). */
 void mn_toml_quote(mn_buf *out, const char *s);

@@ -50,7 +50,7 @@ static bool trivial(const char *s)
     return words < 2 || alnum < 8;
 }
 
-static int max_tokens(mn_ctx *ctx, json_int_t *out)
+int mn_hook__budget(mn_ctx *ctx, json_int_t *out)
 {
     json_t *args = json_pack("{s:s,s:s}", "action", "get", "key", "hook.max_tokens"), *r = NULL;
     int rc = mn_api_call(ctx, "config", args, &r);
@@ -70,32 +70,27 @@ static int max_tokens(mn_ctx *ctx, json_int_t *out)
     return rc;
 }
 
-/* The context Markdown for prompt in the store around cwd; *md NULL when nothing relevant. */
-static int context_for(char **md, const char *cwd, const char *prompt)
+/* The context op's arguments for prompt; NULL when it is not valid UTF-8. */
+static json_t *context_args(const char *prompt)
 {
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    mn_ctx *ctx = NULL;
-    json_t *args = NULL, *r = NULL;
-    json_int_t budget;
-    int rc;
-    *md = NULL;
-    o.start_dir = cwd;
-    o.actor = "hook";
-    o.create = false;
-    o.progress = false;
-    if ((rc = mn_ctx_open(&ctx, &o)) != 0)
-        return rc;
-    if ((rc = max_tokens(ctx, &budget)) != 0 || budget == 0)
-        goto out;
-    size_t n = strlen(prompt);
-    n = mn_utf8_floor(prompt, n, MAX_QUERY_BYTES);
-    args = json_pack("{s:s%,s:I}", "query", prompt, n, "max_tokens", budget < 64 ? 64 : budget);
-    if (!args) {
-        rc = mn_error_set(MN_EINVAL, "hook input: the prompt is not valid UTF-8");
-        goto out;
+    size_t n = mn_utf8_floor(prompt, strlen(prompt), MAX_QUERY_BYTES);
+    return json_pack("{s:s%,s:b}", "query", prompt, n, "refresh", 0);
+}
+
+/*
+ * The Markdown of a context result (*md NULL when nothing relevant) and,
+ * when it says the index is stale, root into *stale_root.
+ */
+static void take_result(char **md, char **stale_root, const json_t *r, const char *root)
+{
+    size_t i;
+    const json_t *note;
+    json_array_foreach(json_object_get(r, "notes"), i, note)
+    {
+        if (json_is_string(note) && !strcmp(json_string_value(note), MN_API_NOTE_STALE) && root &&
+            !*stale_root)
+            *stale_root = mn_strdup(root);
     }
-    if ((rc = mn_api_call(ctx, "context", args, &r)) != 0)
-        goto out;
     const char *m = json_string_value(json_object_get(r, "markdown"));
     if (json_is_true(json_object_get(r, "relevant")) && m && *m) {
         size_t len = strlen(m);
@@ -103,7 +98,48 @@ static int context_for(char **md, const char *cwd, const char *prompt)
             len--;
         *md = mn_strndup(m, len);
     }
+}
+
+/*
+ * The context Markdown for prompt in the store around cwd; *md NULL when
+ * nothing relevant. A `mnemo mcp` serving that store answers it when one
+ * listens (warm.c: everything loaded already); else this process does.
+ * refresh is false: an index older than index.refresh_age is used as it is
+ * (walking sympy's tree costs ~40 ms of the hook's budget) and *stale_root
+ * says where to re-index later.
+ */
+static int context_for(char **md, char **stale_root, const char *cwd, const char *prompt)
+{
+    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
+    mn_location loc = {0};
+    mn_ctx *ctx = NULL;
+    json_t *args = NULL, *r = NULL;
+    json_int_t budget;
+    int rc;
+    *md = NULL;
+    if (!(args = context_args(prompt)))
+        return mn_error_set(MN_EINVAL, "hook input: the prompt is not valid UTF-8");
+    if (mn_locate(&loc, NULL, cwd) == 0 && mn_fs_exists(loc.db_path) &&
+        mn_warm_context(&r, loc.db_path, args) == 0) {
+        take_result(md, stale_root, r, loc.root);
+        rc = 0;
+        goto out;
+    }
+    mn_error_clear();
+    o.start_dir = cwd;
+    o.actor = "hook";
+    o.create = false;
+    o.progress = false;
+    if ((rc = mn_ctx_open(&ctx, &o)) != 0)
+        goto out;
+    if ((rc = mn_hook__budget(ctx, &budget)) != 0 || budget == 0)
+        goto out;
+    json_object_set_new(args, "max_tokens", json_integer(budget < 64 ? 64 : budget));
+    if ((rc = mn_api_call(ctx, "context", args, &r)) != 0)
+        goto out;
+    take_result(md, stale_root, r, mn_ctx_root(ctx));
 out:
+    mn_location_release(&loc);
     json_decref(args);
     json_decref(r);
     mn_ctx_free(ctx);
@@ -119,7 +155,7 @@ static int need_string(const char **out, const json_t *o, const char *key, const
     return 0;
 }
 
-int mn_hook_claude_code(json_t **out, const char *input, size_t len)
+int mn_hook_claude_code(json_t **out, const char *input, size_t len, char **stale_root)
 {
     json_t *in = NULL;
     json_error_t jerr;
@@ -129,6 +165,7 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len)
     int rc = 0;
 
     *out = NULL;
+    *stale_root = NULL;
     if (len > MN_HOOK_MAX_INPUT)
         return mn_error_set(MN_ETOOBIG, "hook input is over %u bytes", MN_HOOK_MAX_INPUT);
     if (!(in = json_loadb(input, len, JSON_REJECT_DUPLICATES, &jerr)))
@@ -148,7 +185,7 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len)
     if (!strcmp(event, "UserPromptSubmit")) {
         if ((rc = need_string(&prompt, in, "prompt", "")) != 0 || trivial(prompt))
             goto out;
-        if ((rc = context_for(&md, cwd, prompt)) != 0 || !md)
+        if ((rc = context_for(&md, stale_root, cwd, prompt)) != 0 || !md)
             goto out;
         *out = json_pack("{s:{s:s,s:s}}", "hookSpecificOutput", "hookEventName", "UserPromptSubmit",
                          "additionalContext", md);
@@ -164,7 +201,7 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len)
         if ((rc = need_string(&prompt, ti, "prompt", "tool_input.")) != 0 || trivial(prompt) ||
             strstr(prompt, MARK))
             goto out;
-        if ((rc = context_for(&md, cwd, prompt)) != 0 || !md)
+        if ((rc = context_for(&md, stale_root, cwd, prompt)) != 0 || !md)
             goto out;
         mn_buf p = MN_BUF_INIT;
         mn_buf_printf(&p, "%s\n\n" MARK "\n%s\n</project-memory>", prompt, md);

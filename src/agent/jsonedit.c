@@ -566,16 +566,54 @@ static void insert_child(mn_buf *text, jdoc *d, int node, const char *key, const
     mn_buf_release(&ind);
 }
 
-/* Remove child c of its container, with the comma and space that tie it to a neighbour. */
+/* Only blanks in [from, to). */
+static bool blank_span(const jdoc *d, size_t from, size_t to)
+{
+    for (; from < to; from++)
+        if (!strchr(" \t\r\n", d->s[from]))
+            return false;
+    return true;
+}
+
+/*
+ * Remove child c of its container, with the comma and space that tie it to
+ * a neighbour; a comment between it and its neighbour stays (it is the
+ * user's, about the neighbour).
+ */
 static void remove_child(mn_buf *text, jdoc *d, int c)
 {
     const jnode *n = &d->n[c], *p = &d->n[n->parent];
-    if (n->next >= 0)
-        splice(text, n->mstart, d->n[n->next].mstart, "", 0);
-    else if (n->prev >= 0)
-        splice(text, d->n[n->prev].end, n->end, "", 0);
-    else
+    size_t comma = comma_after(d, c);
+    if (n->next >= 0) {
+        size_t from = n->mstart, to = comma + 1, ls = from, e = to;
+        while (ls > 0 && (d->s[ls - 1] == ' ' || d->s[ls - 1] == '\t'))
+            ls--;
+        while (e < d->len && (d->s[e] == ' ' || d->s[e] == '\t' || d->s[e] == '\r'))
+            e++;
+        if ((ls == 0 || d->s[ls - 1] == '\n') && e < d->len && d->s[e] == '\n')
+            from = ls, to = e + 1; /* our member had its lines: they go */
+        else
+            to = e; /* on a line with others: the member, its comma, the blanks after */
+        if (blank_span(d, comma + 1, d->n[n->next].mstart) && blank_span(d, n->end, comma))
+            to = d->n[n->next].mstart, from = n->mstart; /* as it was inserted */
+        splice(text, from, to, "", 0);
+    } else if (n->prev >= 0) {
+        size_t pc = comma_after(d, n->prev);
+        if (blank_span(d, pc + 1, n->mstart) && blank_span(d, d->n[n->prev].end, pc)) {
+            splice(text, d->n[n->prev].end, n->end, "", 0);
+        } else {
+            /* a comment before us stays: cut from our line's start, and the comma */
+            size_t from = n->mstart;
+            while (from > pc + 1 && strchr(" \t\r\n", d->s[from - 1]))
+                from--;
+            size_t to = comma ? comma + 1 : n->end;
+            splice(text, from, to, "", 0);
+            if (!comma) /* no trailing comma of ours: the neighbour's goes */
+                splice(text, pc, pc + 1, "", 0);
+        }
+    } else {
         splice(text, p->start, p->end, p->type == JN_OBJ ? "{}" : "[]", 2);
+    }
 }
 
 /* value wrapped in objects for path[from..depth-1] below the last existing one. */
@@ -664,10 +702,11 @@ int mn_jsonedit_append(mn_buf *text, const char *const *path, size_t depth, cons
     return edit(text, path, depth, value, true, &changed);
 }
 
-int mn_jsonedit_remove(mn_buf *text, const char *const *path, size_t depth, bool *changed)
+int mn_jsonedit_remove(mn_buf *text, const char *const *path, size_t depth, size_t keep,
+                       bool *changed)
 {
     *changed = false;
-    while (depth > 0) {
+    while (depth > 0 && (!*changed || depth > keep)) {
         jdoc d;
         size_t found;
         int node, rc;

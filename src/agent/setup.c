@@ -197,7 +197,8 @@ static int edit_mcp_json(mn_buf *text, const client *c, const char *command, boo
     json_t *entry = server_entry(c, command), *cur = NULL;
     int rc;
     if (remove) {
-        rc = mn_jsonedit_remove(text, path, 2, changed);
+        /* the servers object stays: the user may have had it, empty, before */
+        rc = mn_jsonedit_remove(text, path, 2, 1, changed);
         goto out;
     }
     if ((rc = mn_jsonedit_get(&cur, text->ptr, text->len, path, 2)) != 0)
@@ -212,9 +213,12 @@ static int edit_mcp_json(mn_buf *text, const client *c, const char *command, boo
     json_t *v;
     json_object_foreach(entry, key, v)
     {
-        const char *kpath[] = {c->servers_key, "mnemo", key};
+        const char *kpath[] = {c->servers_key, "mnemo", key, "MNEMO_DB"};
         bool ch = false;
-        if ((rc = mn_jsonedit_set(text, kpath, 3, v, &ch)) != 0)
+        /* env is the user's too (MNEMO_LOG, keys): only our variable in it */
+        bool env = !strcmp(key, "env");
+        if ((rc = mn_jsonedit_set(text, kpath, env ? 4 : 3,
+                                  env ? json_object_get(v, "MNEMO_DB") : v, &ch)) != 0)
             break;
         *changed |= ch;
     }
@@ -273,7 +277,7 @@ static int edit_hooks_json(mn_buf *text, const char *hook_cmd, bool remove, bool
             path[4] = hs;
             /* the whole group when the hook is all it holds */
             size_t depth = json_array_size(json_object_get(g, "hooks")) == 1 ? 3 : 5;
-            rc = mn_jsonedit_remove(text, path, depth, &ch);
+            rc = mn_jsonedit_remove(text, path, depth, 0, &ch);
             *changed |= ch;
             json_decref(groups);
             groups = NULL;
@@ -316,9 +320,9 @@ static int apply(plan *p, const client *c, const char *command, const char *hook
     if (p->kind == FMT_TOML) {
         mn_buf body = MN_BUF_INIT;
         toml_body(&body, command);
-        int rc = remove
-                     ? mn_tomledit_remove_table(&p->text, "mcp_servers.mnemo", &p->changed)
-                     : mn_tomledit_set_table(&p->text, "mcp_servers.mnemo", body.ptr, &p->changed);
+        int rc =
+            remove ? mn_tomledit_remove_table(&p->text, "mcp_servers.mnemo", body.ptr, &p->changed)
+                   : mn_tomledit_set_table(&p->text, "mcp_servers.mnemo", body.ptr, &p->changed);
         mn_buf_release(&body);
         return rc;
     }

@@ -97,6 +97,9 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
     const json_t *path = json_object_get(args, recall ? "repo_path" : "path");
     if (path)
         json_object_set(fresh_args, "path", (json_t *)path);
+    const json_t *refresh = json_object_get(args, "refresh");
+    if (refresh)
+        json_object_set(fresh_args, "refresh", (json_t *)refresh);
     int rc = mn_api__ensure_fresh(ctx, fresh_args, notes);
     json_decref(fresh_args);
     mn_embedder *e = NULL;

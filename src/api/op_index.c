@@ -406,6 +406,12 @@ int mn_api__ensure_fresh(mn_ctx *ctx, const json_t *args, json_t *notes)
         return rc;
     if (when && (refresh == 0 || mn_time_now_ms() - when < refresh))
         return 0;
+    if (when && json_is_false(json_object_get(args, "refresh"))) {
+        /* the caller answers now and refreshes later (mnemo hook) */
+        if (notes)
+            json_array_append_new(notes, json_string(MN_API_NOTE_STALE));
+        return 0;
+    }
     json_t *idx = NULL, *iargs = json_object();
     const json_t *path = json_object_get(args, "path");
     if (path)

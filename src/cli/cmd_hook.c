@@ -9,7 +9,9 @@
  * watchdog ends the process quietly after HOOK_TIMEOUT seconds; the store
  * is left consistent by SQLite whatever moment that comes at.
  */
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,11 +30,41 @@ static void on_alarm(int sig)
     _exit(0);
 }
 
+/*
+ * Re-index root after answering, without making Claude Code wait: `mnemo
+ * index` in root, in a new session, its standard streams on /dev/null so the
+ * pipe Claude Code reads ends when we exit. A failure to start it only
+ * costs freshness: the next prompt tries again.
+ */
+static void refresh_later(const char *root)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return;
+    self[n] = '\0';
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    for (int fd = 0; fd < 3; fd++)
+        posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
+    posix_spawn_file_actions_addchdir_np(&fa, root); /* the store is found from there */
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
+    char *argv[] = {self, "index", NULL};
+    pid_t pid;
+    if (posix_spawn(&pid, self, &fa, &at, argv, environ) != 0)
+        fputs("mnemo hook: could not start a background re-index\n", stderr);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+}
+
 int cli_cmd_hook(const cli_command *cmd, cli_global *g, int argc, char **argv)
 {
     char *text = NULL;
     size_t len = 0;
     json_t *out = NULL;
+    char *stale_root = NULL;
     int rc;
 
     (void)cmd;
@@ -46,7 +78,7 @@ int cli_cmd_hook(const cli_command *cmd, cli_global *g, int argc, char **argv)
     alarm(HOOK_TIMEOUT);
     rc = mn_file_read(&text, &len, "-", MN_HOOK_MAX_INPUT);
     if (rc == 0)
-        rc = mn_hook_claude_code(&out, text, len);
+        rc = mn_hook_claude_code(&out, text, len, &stale_root);
     free(text);
     if (rc) {
         /* one line, whatever the input put into the message */
@@ -66,5 +98,9 @@ int cli_cmd_hook(const cli_command *cmd, cli_global *g, int argc, char **argv)
         json_decref(out);
     }
     fflush(stdout);
+    if (stale_root) {
+        refresh_later(stale_root);
+        free(stale_root);
+    }
     return CLI_EXIT_OK;
 }

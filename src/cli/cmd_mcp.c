@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mnemo/agent.h"
 #include "mcp/mcp.h"
 #include "mcp/stdio.h"
 #include "util/util.h"
@@ -35,8 +36,17 @@ int cli_cmd_mcp(const cli_command *cmd, cli_global *g, int argc, char **argv)
     opts.progress = false; /* never draw on a terminal the client may share */
     if ((rc = mn_ctx_open(&ctx, &opts)) != 0)
         return cli_fail(rc);
+    /* Claude Code's prompt hook asks this server first (src/agent/warm.c):
+       without it, the hook cannot answer within its budget on a large
+       repository. Not listening costs the hook time, never an answer. */
+    mn_warm *warm = NULL;
+    if (mn_warm_start(&warm, mn_ctx_db_path(ctx), NULL) != 0) {
+        mn_log(MN_LOG_WARN, "no warm path for the prompt hook: %s", mn_error_last());
+        mn_error_clear();
+    }
     if ((rc = mn_mcp_server_new(&srv, ctx, &mopts)) == 0)
         rc = mn_mcp_stdio_serve(srv, ctx, STDIN_FILENO, STDOUT_FILENO);
+    mn_warm_stop(warm);
     mn_mcp_server_free(srv);
     mn_ctx_free(ctx);
     return rc ? cli_fail(rc) : CLI_EXIT_OK;

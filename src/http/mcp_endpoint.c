@@ -174,8 +174,16 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
         *initialized = rc == 0 && info.initialized;
     if (rc) {
         reply_errorf(r, 500, ERR_INTERNAL, "cannot answer: %s", mn_error_last());
+    } else if (!out && info.had_requests && accept->sse) {
+        /* A request cancelled before it ran: the spec wants a POST that
+           carried a request answered with JSON or a stream, so an empty
+           stream it is (the client, which cancelled, expects no reply). */
+        reply_empty(r, 200);
+        r->content_type = "text/event-stream";
     } else if (!out) {
-        reply_empty(r, 202); /* notifications, responses, cancelled requests */
+        reply_empty(
+            r,
+            202); /* notifications, responses (and cancelled requests when only JSON is accepted) */
     } else if (!info.had_requests || !is_request) {
         /* an error about a message that was no request: refused as a whole */
         free(r->body);

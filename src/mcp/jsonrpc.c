@@ -27,9 +27,10 @@ json_t *mn_rpc_parse(const char *text, size_t len, char *reason, size_t reason_s
     return v;
 }
 
+/* MCP narrows JSON-RPC's ids to strings and integers (no null, no fractions). */
 static bool valid_id(const json_t *id)
 {
-    return json_is_string(id) || json_is_integer(id) || json_is_real(id);
+    return json_is_string(id) || json_is_integer(id);
 }
 
 static void invalid(mn_rpc_msg *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -67,7 +68,7 @@ void mn_rpc_classify(mn_rpc_msg *out, const json_t *msg)
         return;
     }
     if (has_id && !valid_id(id)) {
-        invalid(out, "\"id\" must be a string or a number%s",
+        invalid(out, "\"id\" must be a string or an integer%s",
                 json_is_null(id) ? " (MCP forbids null ids)" : "");
         return;
     }

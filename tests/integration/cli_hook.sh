@@ -7,7 +7,8 @@
 # nothing matches, a trivial prompt, another tool or event, a budget of 0:
 # nothing. Whatever is wrong (garbage, not an object, bad cwd, no store,
 # oversize input) gives empty stdout, exit 0 and one line on stderr, and
-# never creates a store. The budget (config hook.max_tokens) bounds the text.
+# never creates a store. The budget (config hook.max_tokens) bounds the text. A stale
+# index is used as it is and re-indexed in the background.
 set -euo pipefail
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
@@ -92,6 +93,46 @@ hook "$ups"
 nothing "hook.max_tokens 0"
 "$MNEMO" config unset hook.max_tokens >/dev/null
 "$MNEMO" config set hook.max_tokens -1 >/dev/null 2>&1 && fail "negative budget refused"
+
+# a stale index: the hook answers from the index as it is (no re-index while the prompt
+# waits) and starts `mnemo index` in the background, which brings the new file in
+"$MNEMO" config set index.refresh_age 1s >/dev/null
+sleep 1.2
+printf 'def apply_coupon(cart, code):\n    return cart\n' >shop/cart/coupon.py
+"$MNEMO" --json files >"$tmp/files0.json"
+check "the new file is not indexed yet" "!d.files.some(f => f.path === 'shop/cart/coupon.py')" <"$tmp/files0.json"
+hook "$ups"
+check "stale index: still answers" "d.hookSpecificOutput.additionalContext.includes('Cart session expiry during checkout')" <"$tmp/out"
+[ ! -s "$tmp/err" ] || fail "stale index: quiet stderr: $(cat "$tmp/err")"
+indexed=no
+for _ in $(seq 100); do
+    if "$MNEMO" --json files 2>/dev/null | grep -q '"shop/cart/coupon.py"'; then indexed=yes; break; fi
+    sleep 0.1
+done
+[ "$indexed" = yes ] || fail "the background re-index brought in the new file"
+"$MNEMO" config unset index.refresh_age >/dev/null
+
+# the warm path: with a `mnemo mcp` running on the store (as Claude Code runs one), the hook
+# is answered by it, the same answer; when it is gone, the hook answers by itself again
+hook "$ups"
+cp "$tmp/out" "$tmp/cold.json"
+mkfifo "$tmp/mcp.in"
+MNEMO_LOG=info "$MNEMO" mcp <"$tmp/mcp.in" >/dev/null 2>"$tmp/mcp.err" &
+server=$!
+exec 7>"$tmp/mcp.in" # the server's stdin stays open until fd 7 closes
+served=no
+for _ in $(seq 100); do
+    hook "$ups"
+    if grep -q "warm: answered a hook's context" "$tmp/mcp.err"; then served=yes; break; fi
+    sleep 0.1
+done
+[ "$served" = yes ] || fail "warm path: mnemo mcp answered the hook ($(cat "$tmp/mcp.err"))"
+cmp -s "$tmp/out" "$tmp/cold.json" || fail "warm path: the same answer as the hook's own"
+[ ! -s "$tmp/err" ] || fail "warm path: quiet stderr: $(cat "$tmp/err")"
+exec 7>&-
+wait "$server" || fail "mnemo mcp ends with exit 0 at the end of its input"
+hook "$ups"
+cmp -s "$tmp/out" "$tmp/cold.json" || fail "after the server is gone, the hook answers by itself"
 
 # errors: empty stdout, exit 0, one line on stderr
 hook 'garbage'

@@ -16,7 +16,7 @@ unset MNEMO_DB CLAUDE_CONFIG_DIR CODEX_HOME
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 js() { node -e "let d=JSON.parse(require('fs').readFileSync('$1','utf8')); if(!($2)){console.error(JSON.stringify(d).slice(0,600)); process.exit(1)}" || fail "$3"; }
-same() { cmp -s "$1" "$2" || { fail "$3"; diff "$1" "$2" | head -20; }; }
+same() { cmp -s "$1" "$2" || { fail "$3"; diff "$1" "$2" | head -20 || true; }; }
 mnemo=$(readlink -f "$MNEMO")
 
 mkdir -p "$HOME" "$tmp/proj/sub"
@@ -123,6 +123,29 @@ js "$HOME/.cursor/mcp.json" "d.mcpServers.mnemo.args[0]==='mcp'" "cursor global 
 "$MNEMO" setup vscode --global >/dev/null
 js "$XDG_CONFIG_HOME/Code/User/mcp.json" "d.servers.mnemo.type==='stdio'" "vscode user profile file"
 
+# --- an entry of ours with the user's env: only MNEMO_DB in it is ours ---
+printf '{"mcpServers": {"mnemo": {"command": "/old/mnemo", "args": ["mcp"], "env": {"MNEMO_LOG": "info", "OPENAI_KEY": "sk-1"}}}}\n' >../.cursor/mcp.json
+"$MNEMO" setup cursor >/dev/null
+js ../.cursor/mcp.json "d.mcpServers.mnemo.command==='$mnemo' && d.mcpServers.mnemo.env.MNEMO_LOG==='info' && d.mcpServers.mnemo.env.OPENAI_KEY==='sk-1' && d.mcpServers.mnemo.env.MNEMO_DB.startsWith('\${workspaceFolder}')" "cursor: the user's env kept, MNEMO_DB set"
+# a comment about the next server stays; an empty servers object that was there stays
+cat >../.cursor/mcp.json <<'EOF'
+{
+  "mcpServers": {
+    "mnemo": { "command": "m" },
+    // my other server
+    "x": { "command": "x" }
+  }
+}
+EOF
+"$MNEMO" setup cursor --remove >/dev/null
+printf '{\n  "mcpServers": {\n    // my other server\n    "x": { "command": "x" }\n  }\n}\n' >"$tmp/cursor.want"
+same ../.cursor/mcp.json "$tmp/cursor.want" "cursor remove keeps the comment before the next server"
+printf '{"mcpServers": {}}\n' >../.cursor/mcp.json
+cp ../.cursor/mcp.json "$tmp/cursor.empty"
+"$MNEMO" setup cursor >/dev/null
+"$MNEMO" setup cursor --remove >/dev/null
+same ../.cursor/mcp.json "$tmp/cursor.empty" "cursor remove keeps the user's empty mcpServers"
+
 # --- Claude Code user scope: ~/.claude.json keeps everything else ---
 printf '{"numStartups": 12, "projects": {"/x": {"mcpServers": {}}}, "mcpServers": {"keep": {"command": "k"}}}' >"$HOME/.claude.json"
 chmod 600 "$HOME/.claude.json"
@@ -161,6 +184,37 @@ cp "$HOME/.codex/config.toml" "$tmp/codex.once"
 same "$HOME/.codex/config.toml" "$tmp/codex.once" "codex second setup"
 "$MNEMO" setup codex --global --remove >/dev/null
 same "$HOME/.codex/config.toml" "$tmp/codex.orig" "codex remove restores"
+# our table with the user's keys and comments: setup updates only command
+# and args; --remove refuses rather than lose them
+cat >"$HOME/.codex/config.toml" <<'EOF'
+[mcp_servers.mnemo]
+# give indexing time
+command = "/old/mnemo"
+args = ["mcp"]
+startup_timeout_sec = 60
+env = { MNEMO_LOG = "info" }
+
+[tools]
+x = 1
+EOF
+sed "s|/old/mnemo|$mnemo|" "$HOME/.codex/config.toml" >"$tmp/codex.want"
+"$MNEMO" setup codex --global >/dev/null
+same "$HOME/.codex/config.toml" "$tmp/codex.want" "codex: the user's lines in our table kept"
+"$MNEMO" setup codex --global --remove >/dev/null 2>&1 && fail "codex: remove of a table holding the user's lines refused"
+same "$HOME/.codex/config.toml" "$tmp/codex.want" "codex: refused remove leaves the file"
+# a "[" starting a line inside a multi-line array is not a table header
+cat >"$HOME/.codex/config.toml" <<'EOF'
+[tools]
+matrix = [
+  ["mcp_servers.mnemo"],
+]
+EOF
+cp "$HOME/.codex/config.toml" "$tmp/codex.arr"
+"$MNEMO" setup codex --global >/dev/null
+head -c "$(stat -c %s "$tmp/codex.arr")" "$HOME/.codex/config.toml" | cmp -s - "$tmp/codex.arr" || fail "codex: multi-line array kept"
+[ "$(grep -cx '\[mcp_servers.mnemo\]' "$HOME/.codex/config.toml")" = 1 ] || fail "codex: table appended after the array"
+"$MNEMO" setup codex --global --remove >/dev/null
+same "$HOME/.codex/config.toml" "$tmp/codex.arr" "codex: remove after a multi-line array restores"
 printf 'mcp_servers.mnemo.command = "x"\n' >"$tmp/proj/.codex-bad"
 mkdir -p ../.codex && cp "$tmp/proj/.codex-bad" ../.codex/config.toml
 "$MNEMO" setup codex >/dev/null 2>&1 && fail "codex: dotted-key definition refused"

@@ -34,10 +34,10 @@ static void round_trip(const char *orig, const char *const *path, size_t depth)
     CHECK_OK(mn_jsonedit_set(&t, path, depth, v, &ch));
     CHECK(!ch);
     CHECK_STR(t.ptr, once);
-    CHECK_OK(mn_jsonedit_remove(&t, path, depth, &ch));
+    CHECK_OK(mn_jsonedit_remove(&t, path, depth, 0, &ch));
     CHECK(ch);
     CHECK_STR(t.ptr, orig);
-    CHECK_OK(mn_jsonedit_remove(&t, path, depth, &ch));
+    CHECK_OK(mn_jsonedit_remove(&t, path, depth, 0, &ch));
     CHECK(!ch);
     free(once);
     json_decref(v);
@@ -58,15 +58,44 @@ static void test_round_trips(void)
 
 static void test_layout(void)
 {
-    /* a container that remove leaves empty goes too, even one that was there */
+    /* a container that remove leaves empty goes, unless kept (the user's, empty, before) */
     {
         mn_buf t = MN_BUF_INIT;
         json_t *v = entry();
         bool ch;
         mn_buf_puts(&t, "{\n  \"mcpServers\": {},\n  \"x\": 1\n}\n");
         CHECK_OK(mn_jsonedit_set(&t, SERVER, 2, v, &ch));
-        CHECK_OK(mn_jsonedit_remove(&t, SERVER, 2, &ch));
+        CHECK_OK(mn_jsonedit_remove(&t, SERVER, 2, 1, &ch));
+        CHECK(ch);
+        CHECK_STR(t.ptr, "{\n  \"mcpServers\": {},\n  \"x\": 1\n}\n");
+        CHECK_OK(mn_jsonedit_set(&t, SERVER, 2, v, &ch));
+        CHECK_OK(mn_jsonedit_remove(&t, SERVER, 2, 0, &ch));
         CHECK_STR(t.ptr, "{\n  \"x\": 1\n}\n");
+        mn_buf_clear(&t);
+        mn_buf_puts(&t, "{\"mcpServers\":{}}");
+        CHECK_OK(mn_jsonedit_set(&t, SERVER, 2, v, &ch));
+        CHECK_OK(mn_jsonedit_remove(&t, SERVER, 2, 1, &ch));
+        CHECK_STR(t.ptr, "{\"mcpServers\":{}}");
+        /* a comment about the next member, or after the one before, stays */
+        static const char *const cases[][2] = {
+            {"{\n  \"mcpServers\": {\n    \"mnemo\": {\"command\": \"x\"},\n"
+             "    // my other server\n    \"a\": 1\n  }\n}\n",
+             "{\n  \"mcpServers\": {\n    // my other server\n    \"a\": 1\n  }\n}\n"},
+            {"{\"mcpServers\": {\"mnemo\": 1, /* a */ \"a\": 1}}",
+             "{\"mcpServers\": {/* a */ \"a\": 1}}"},
+            {"{\n  \"mcpServers\": {\n    \"a\": 1, // about a\n    \"mnemo\": {}\n  }\n}\n",
+             "{\n  \"mcpServers\": {\n    \"a\": 1 // about a\n  }\n}\n"},
+            {"{\n  \"mcpServers\": {\n    \"a\": 1, // about a\n    \"mnemo\": {},\n  }\n}\n",
+             "{\n  \"mcpServers\": {\n    \"a\": 1, // about a\n  }\n}\n"},
+        };
+        for (size_t i = 0; i < MN_ARRAY_SIZE(cases); i++) {
+            mn_buf_clear(&t);
+            mn_buf_puts(&t, cases[i][0]);
+            CHECK_OK(mn_jsonedit_remove(&t, SERVER, 2, 1, &ch));
+            CHECK(ch);
+            CHECK_STR(t.ptr, cases[i][1]);
+            CHECK_OK(mn_jsonedit_check(t.ptr, t.len));
+        }
         json_decref(v);
         mn_buf_release(&t);
     }
@@ -108,12 +137,12 @@ static void test_arrays(void)
     CHECK_OK(mn_jsonedit_get(&got, t.ptr, t.len, path, 3));
     CHECK(got && json_equal(got, g));
     json_decref(got);
-    CHECK_OK(mn_jsonedit_remove(&t, path, 3, &ch));
+    CHECK_OK(mn_jsonedit_remove(&t, path, 3, 0, &ch));
     CHECK(ch);
     CHECK_STR(t.ptr, orig);
     /* removing the last element prunes the array and the object above it */
     path[2] = "#0";
-    CHECK_OK(mn_jsonedit_remove(&t, path, 3, &ch));
+    CHECK_OK(mn_jsonedit_remove(&t, path, 3, 0, &ch));
     CHECK_STR(t.ptr, "{}\n");
     json_decref(g);
     mn_buf_release(&t);
@@ -176,10 +205,10 @@ static void test_toml(void)
     /* a changed command replaces our lines only */
     CHECK_OK(mn_tomledit_set_table(&t, "mcp_servers.mnemo", "command = \"m\"\n", &ch));
     CHECK(ch && strstr(t.ptr, "[mcp_servers.mnemo]\ncommand = \"m\"\n") && !strstr(t.ptr, "/opt"));
-    CHECK_OK(mn_tomledit_remove_table(&t, "mcp_servers.mnemo", &ch));
+    CHECK_OK(mn_tomledit_remove_table(&t, "mcp_servers.mnemo", body, &ch));
     CHECK(ch);
     CHECK_STR(t.ptr, TOML);
-    CHECK_OK(mn_tomledit_remove_table(&t, "mcp_servers.mnemo", &ch));
+    CHECK_OK(mn_tomledit_remove_table(&t, "mcp_servers.mnemo", body, &ch));
     CHECK(!ch);
 
     /* our table in the middle, with a sub-table, quoted name */
@@ -187,10 +216,65 @@ static void test_toml(void)
     mn_buf_puts(&t, "[mcp_servers . \"mnemo\"]\ncommand = \"old\"\n\n[mcp_servers.mnemo.env]\n"
                     "A = \"1\"\n# about b\n[b]\nx = 1\n");
     CHECK_OK(mn_tomledit_set_table(&t, "mcp_servers.mnemo", body, &ch));
-    CHECK_STR(t.ptr, "[mcp_servers.mnemo]\ncommand = \"/opt/mnemo\"\nargs = [\"mcp\"]\n\n"
+    CHECK_STR(t.ptr, "[mcp_servers . \"mnemo\"]\nargs = [\"mcp\"]\ncommand = \"/opt/mnemo\"\n\n"
                      "[mcp_servers.mnemo.env]\nA = \"1\"\n# about b\n[b]\nx = 1\n");
-    CHECK_OK(mn_tomledit_remove_table(&t, "mcp_servers.mnemo", &ch));
-    CHECK_STR(t.ptr, "\n# about b\n[b]\nx = 1\n");
+    /* the sub-table is the user's: remove refuses rather than lose it */
+    char *before = mn_strdup(t.ptr);
+    CHECK(mn_tomledit_remove_table(&t, "mcp_servers.mnemo", body, &ch) == MN_EINVAL);
+    CHECK_STR(t.ptr, before);
+    free(before);
+
+    /* the user's keys and comments in our table stay byte for byte */
+    mn_buf_clear(&t);
+    static const char user[] = "x = 1\n\n[mcp_servers.mnemo]\n# give indexing time\n"
+                               "command = \"old\"\nstartup_timeout_sec = 60\n"
+                               "env = { MNEMO_LOG = \"info\" }\n\n[z]\n";
+    mn_buf_puts(&t, user);
+    CHECK_OK(mn_tomledit_set_table(&t, "mcp_servers.mnemo", body, &ch));
+    CHECK(ch);
+    CHECK_STR(t.ptr, "x = 1\n\n[mcp_servers.mnemo]\nargs = [\"mcp\"]\n# give indexing time\n"
+                     "command = \"/opt/mnemo\"\nstartup_timeout_sec = 60\n"
+                     "env = { MNEMO_LOG = \"info\" }\n\n[z]\n");
+    CHECK_OK(mn_tomledit_set_table(&t, "mcp_servers.mnemo", body, &ch));
+    CHECK(!ch);
+    before = mn_strdup(t.ptr);
+    CHECK(mn_tomledit_remove_table(&t, "mcp_servers.mnemo", body, &ch) == MN_EINVAL);
+    CHECK(!ch);
+    CHECK_STR(t.ptr, before);
+    free(before);
+    /* a quoted key is the same key: replaced, not doubled */
+    mn_buf_clear(&t);
+    mn_buf_puts(&t, "[mcp_servers.mnemo]\n\"command\" = \"old\"\n'args' = [\"mcp\"]\n");
+    CHECK_OK(mn_tomledit_set_table(&t, "mcp_servers.mnemo", body, &ch));
+    CHECK_STR(t.ptr, "[mcp_servers.mnemo]\ncommand = \"/opt/mnemo\"\nargs = [\"mcp\"]\n");
+    CHECK_OK(mn_tomledit_remove_table(&t, "mcp_servers.mnemo", body, &ch));
+    CHECK_STR(t.ptr, "");
+    /* a table without a final newline */
+    mn_buf_clear(&t);
+    mn_buf_puts(&t, "[mcp_servers.mnemo]\ncommand = \"old\"");
+    CHECK_OK(mn_tomledit_set_table(&t, "mcp_servers.mnemo", body, &ch));
+    CHECK_STR(t.ptr, "[mcp_servers.mnemo]\nargs = [\"mcp\"]\ncommand = \"/opt/mnemo\"");
+    mn_buf_clear(&t);
+    mn_buf_puts(&t, "[mcp_servers.mnemo]");
+    CHECK_OK(mn_tomledit_set_table(&t, "mcp_servers.mnemo", body, &ch));
+    CHECK_STR(t.ptr, "[mcp_servers.mnemo]\ncommand = \"/opt/mnemo\"\nargs = [\"mcp\"]\n");
+
+    /* a "[" that starts a line inside a multi-line array is not a header */
+    static const char arr[] = "[a]\nm = [\n  [\"x\"], # [b]\n  [\"mcp_servers.mnemo\"],\n]\n"
+                              "s = '''\n]'''\n";
+    mn_buf_clear(&t);
+    mn_buf_puts(&t, arr);
+    CHECK_OK(mn_tomledit_set_table(&t, "mcp_servers.mnemo", body, &ch));
+    CHECK(!strncmp(t.ptr, arr, sizeof(arr) - 1));
+    CHECK_STR(t.ptr + sizeof(arr) - 1, "\n[mcp_servers.mnemo]\ncommand = \"/opt/mnemo\"\n"
+                                       "args = [\"mcp\"]\n");
+    CHECK_OK(mn_tomledit_remove_table(&t, "mcp_servers.mnemo", body, &ch));
+    CHECK_STR(t.ptr, arr);
+    /* our key's value on several lines is replaced whole */
+    mn_buf_clear(&t);
+    mn_buf_puts(&t, "[mcp_servers.mnemo]\nargs = [\n  [\"mcp\"],\n]\ncommand = \"/opt/mnemo\"\n");
+    CHECK_OK(mn_tomledit_set_table(&t, "mcp_servers.mnemo", body, &ch));
+    CHECK_STR(t.ptr, "[mcp_servers.mnemo]\nargs = [\"mcp\"]\ncommand = \"/opt/mnemo\"\n");
 
     /* defined in a way a line edit cannot change: refused, untouched */
     static const char *const refused[] = {
@@ -284,7 +368,7 @@ static void test_random_documents(void)
             CHECK(json_equal(after, doc));
             json_decref(after);
         }
-        CHECK_OK(mn_jsonedit_remove(&t, path, 2, &ch));
+        CHECK_OK(mn_jsonedit_remove(&t, path, 2, 0, &ch));
         CHECK(ch);
         CHECK_STR(t.ptr, text);
         free(text);

@@ -79,7 +79,7 @@ static void test_classify(void)
     json_decref(v);
 
     CHECK(kind_of("{'jsonrpc':'2.0','id':7,'method':'ping'}", NULL, 0) == MN_RPC_REQUEST);
-    CHECK(kind_of("{'jsonrpc':'2.0','id':1.5,'method':'ping'}", NULL, 0) == MN_RPC_REQUEST);
+    CHECK(kind_of("{'jsonrpc':'2.0','id':1.5,'method':'ping'}", NULL, 0) == MN_RPC_INVALID);
     CHECK(kind_of("{'jsonrpc':'2.0','method':'notifications/initialized'}", NULL, 0) ==
           MN_RPC_NOTIFICATION);
     CHECK(kind_of("{'jsonrpc':'2.0','id':3,'result':{}}", NULL, 0) == MN_RPC_RESPONSE);
