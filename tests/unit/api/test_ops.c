@@ -94,11 +94,6 @@ static int call(mn_ctx *ctx, json_t **out, const char *op, json_t *args)
     return rc;
 }
 
-static const char *sget(const json_t *obj, const char *key)
-{
-    return json_string_value(json_object_get(obj, key));
-}
-
 /* Save; returns the new id (static buffer) or "" on failure. */
 static const char *save(mn_ctx *ctx, json_t *args)
 {
@@ -177,14 +172,6 @@ static bool same_json(const json_t *a, const json_t *b)
     free(sa);
     free(sb);
     return same;
-}
-
-static bool has_msg(const char *needle)
-{
-    if (strstr(mn_error_last(), needle))
-        return true;
-    fprintf(stderr, "  message '%s' lacks '%s'\n", mn_error_last(), needle);
-    return false;
 }
 
 static json_t *load_schema_file(const char *name)

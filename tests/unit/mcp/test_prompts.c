@@ -26,19 +26,6 @@ static char tmp[64];
 static mn_buf repo = MN_BUF_INIT, user_dir = MN_BUF_INIT, proj_dir = MN_BUF_INIT;
 static mn_ctx *ctx;
 
-static const char *sget(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
-static bool has_msg(const char *needle)
-{
-    if (strstr(mn_error_last(), needle))
-        return true;
-    fprintf(stderr, "  message '%s' lacks '%s'\n", mn_error_last(), needle);
-    return false;
-}
-
 static bool contains(const char *text, const char *needle)
 {
     if (text && strstr(text, needle))

@@ -19,19 +19,6 @@
 static char tmp[64];
 static mn_ctx *ctx;
 
-static const char *sget(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
-static bool has_msg(const char *needle)
-{
-    if (strstr(mn_error_last(), needle))
-        return true;
-    fprintf(stderr, "  message '%s' lacks '%s'\n", mn_error_last(), needle);
-    return false;
-}
-
 typedef int (*handler)(mn_ctx *, const json_t *, json_t **);
 
 /* Call a handler with params (owned by the call, may be NULL); returns its code. */
