@@ -25,8 +25,6 @@
 #include "common.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <git2.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <strings.h>
@@ -35,6 +33,7 @@
 
 #include "api/api_internal.h"
 #include "http/http_internal.h"
+#include "util/libs.h"
 #include "util/util.h"
 
 #define DEFAULT_THREADS      8
@@ -42,6 +41,10 @@
 #define DEFAULT_IDLE_MS      (3600u * 1000u)
 #define CONNECTION_LIMIT     512
 #define CONNECTION_TIMEOUT_S 120
+
+/* libmicrohttpd and libgit2, loaded by the first server (util/libs.h) */
+static const mn_mhd_api *mhd;
+static const mn_git_api *git;
 
 /* What one request collects between the calls of the handler. */
 typedef struct {
@@ -83,7 +86,7 @@ mn_ctx *mn_http__thread_ctx(mn_http_server *srv)
 
 static const char *header(struct MHD_Connection *c, const char *name)
 {
-    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+    return mhd->lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
 /* A Host that may reach a server bound to loopback: a loopback name, or an allowed origin's host.
@@ -184,37 +187,37 @@ static enum MHD_Result respond(struct MHD_Connection *c, const char *method, con
     const char *origin = header(c, "Origin");
 
     if (r->body)
-        resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
+        resp = mhd->create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
     else
-        resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        resp = mhd->create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
     if (!resp) {
         free(r->body);
         return MHD_NO;
     }
     r->body = NULL; /* the response owns it now */
     if (r->content_type)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+        mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
     if (r->content_type && strcmp(r->content_type, "text/event-stream") == 0)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+        mhd->add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
     if (r->allow)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+        mhd->add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
     if (r->session_id[0])
-        MHD_add_response_header(resp, "Mcp-Session-Id", r->session_id);
+        mhd->add_response_header(resp, "Mcp-Session-Id", r->session_id);
     if (origin && r->status != 403) {
         /* the origin passed route()'s check: let its pages read the reply */
-        MHD_add_response_header(resp, "Access-Control-Allow-Origin", origin);
-        MHD_add_response_header(resp, "Vary", "Origin");
-        MHD_add_response_header(resp, "Access-Control-Expose-Headers", "Mcp-Session-Id");
+        mhd->add_response_header(resp, "Access-Control-Allow-Origin", origin);
+        mhd->add_response_header(resp, "Vary", "Origin");
+        mhd->add_response_header(resp, "Access-Control-Expose-Headers", "Mcp-Session-Id");
         if (strcmp(method, "OPTIONS") == 0) {
-            MHD_add_response_header(resp, "Access-Control-Allow-Methods", "POST, DELETE, OPTIONS");
-            MHD_add_response_header(resp, "Access-Control-Allow-Headers",
-                                    "Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, "
-                                    "Last-Event-ID");
-            MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
+            mhd->add_response_header(resp, "Access-Control-Allow-Methods", "POST, DELETE, OPTIONS");
+            mhd->add_response_header(resp, "Access-Control-Allow-Headers",
+                                     "Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, "
+                                     "Last-Event-ID");
+            mhd->add_response_header(resp, "Access-Control-Max-Age", "600");
         }
     }
-    ret = MHD_queue_response(c, r->status, resp);
-    MHD_destroy_response(resp);
+    ret = mhd->queue_response(c, r->status, resp);
+    mhd->destroy_response(resp);
     mn_log(r->status >= 500 ? MN_LOG_WARN : MN_LOG_INFO, "http: %s %.100s -> %u (%.1f ms)", method,
            url, r->status, (double)(mn_time_mono_ns() - st->start_ns) / 1e6);
     return ret;
@@ -375,14 +378,16 @@ out:
 
 int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options *opts)
 {
-    mn_http_server *srv = calloc(1, sizeof(*srv));
+    mn_http_server *srv;
     mn_mcp_options mopts = {"http"};
     char *host = NULL;
     int64_t port = 0, threads = 0, max_sessions = 0, idle_ms = 0;
     int fd = -1, family = AF_INET, rc;
     unsigned flags;
 
-    if (!srv)
+    if ((!mhd && !(mhd = mn_libs_mhd())) || (!git && !(git = mn_libs_git())))
+        return mn_error_last_code();
+    if (!(srv = calloc(1, sizeof(*srv))))
         return mn_error_set(MN_ENOMEM, "out of memory for the server");
     /*
      * Indexing (src/index/walk.c) brackets each walk with libgit2 init and
@@ -392,12 +397,12 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
      * init for the server's life keeps the key, and each worker's state is
      * freed when its thread ends.
      */
-    git_libgit2_init();
+    git->libgit2_init();
     pthread_mutex_init(&srv->ctxs_lock, NULL);
     if (pthread_key_create(&srv->ctx_key, NULL) != 0) {
         pthread_mutex_destroy(&srv->ctxs_lock);
         free(srv);
-        git_libgit2_shutdown();
+        git->libgit2_shutdown();
         return mn_error_set(MN_ERROR, "cannot create a thread key");
     }
     mn_http__sessions_init(&srv->sessions, DEFAULT_MAX_SESSIONS, DEFAULT_IDLE_MS);
@@ -427,7 +432,7 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
     flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
     if (family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    srv->daemon = MHD_start_daemon(
+    srv->daemon = mhd->start_daemon(
         flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
         MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)(threads ? threads : DEFAULT_THREADS), MHD_OPTION_CONNECTION_LIMIT,
@@ -462,7 +467,7 @@ void mn_http_server_free(mn_http_server *srv)
     if (!srv)
         return;
     if (srv->daemon)
-        MHD_stop_daemon(srv->daemon); /* waits for the requests under way */
+        mhd->stop_daemon(srv->daemon); /* waits for the requests under way */
     mn_http__sessions_release(&srv->sessions);
     for (size_t i = 0; i < srv->nctxs; i++)
         mn_ctx_free(srv->ctxs[i]);
@@ -474,5 +479,5 @@ void mn_http_server_free(mn_http_server *srv)
     free(srv->db_path);
     free(srv->allowed_origins);
     free(srv);
-    git_libgit2_shutdown(); /* after the workers ended: see mn_http_server_new */
+    git->libgit2_shutdown(); /* after the workers ended: see mn_http_server_new */
 }

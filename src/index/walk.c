@@ -35,10 +35,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
-
 #include "common.h"
 #include "index/walk.h"
+#include "util/libs.h"
 #include "util/util.h"
 #include "util/vec.h"
 
@@ -328,6 +327,7 @@ typedef struct {
 
 typedef struct {
     const mn_walk_options *opts;
+    const mn_git_api *git; /* libgit2, loaded on the first walk (util/libs.h) */
     mn_walk_cb cb;
     void *payload;
     mn_walk_stats *st;
@@ -387,10 +387,10 @@ static bool git_ignored(walker *w, bool is_dir)
 {
     if (w->repo) {
         int ignored = 0;
-        if (git_ignore_path_is_ignored(&ignored, w->repo, git_path(w, is_dir)) < 0) {
+        if (w->git->ignore_path_is_ignored(&ignored, w->repo, git_path(w, is_dir)) < 0) {
             /* An unreadable .gitignore must not stop the whole index. */
             if (!w->warned_ignore) {
-                const git_error *e = git_error_last();
+                const git_error *e = w->git->error_last();
                 mn_log(MN_LOG_WARN, "cannot apply ignore rules to '%s': %s", w->rel.ptr,
                        e ? e->message : "unknown error");
                 w->warned_ignore = true;
@@ -410,13 +410,13 @@ static bool git_ignored(walker *w, bool is_dir)
 static bool tracked_below(walker *w)
 {
     size_t pos;
-    return w->index && git_index_find_prefix(&pos, w->index, git_path(w, true)) == 0;
+    return w->index && w->git->index_find_prefix(&pos, w->index, git_path(w, true)) == 0;
 }
 
 static bool is_tracked(walker *w)
 {
     size_t pos;
-    return w->index && git_index_find(&pos, w->index, git_path(w, false)) == 0;
+    return w->index && w->git->index_find(&pos, w->index, git_path(w, false)) == 0;
 }
 
 static bool exists_in_dir(walker *w, const char *name)
@@ -602,17 +602,17 @@ static void open_repo(walker *w, char **prefix_out)
 {
     git_repository *repo = NULL;
     char *real_root = NULL, *real_wd = NULL;
-    int rc = git_repository_open_ext(&repo, w->root.ptr, 0, NULL);
+    int rc = w->git->repository_open_ext(&repo, w->root.ptr, 0, NULL);
     if (rc < 0) {
         if (rc != GIT_ENOTFOUND) {
-            const git_error *e = git_error_last();
+            const git_error *e = w->git->error_last();
             mn_log(MN_LOG_WARN, "cannot open the git repository of '%s' (%s); walking without git",
                    w->root.ptr, e ? e->message : "unknown error");
         }
         return;
     }
-    const char *wd = git_repository_workdir(repo);
-    if (!wd || git_repository_is_bare(repo))
+    const char *wd = w->git->repository_workdir(repo);
+    if (!wd || w->git->repository_is_bare(repo))
         goto out;
     real_root = realpath(w->root.ptr, NULL);
     real_wd = realpath(wd, NULL);
@@ -631,8 +631,8 @@ static void open_repo(walker *w, char **prefix_out)
     }
     w->repo = repo;
     repo = NULL;
-    if (git_repository_index(&w->index, w->repo) < 0) {
-        const git_error *e = git_error_last();
+    if (w->git->repository_index(&w->index, w->repo) < 0) {
+        const git_error *e = w->git->error_last();
         mn_log(MN_LOG_WARN, "cannot read the git index of '%s' (%s); treating files as untracked",
                w->root.ptr, e ? e->message : "unknown error");
         w->index = NULL;
@@ -640,7 +640,7 @@ static void open_repo(walker *w, char **prefix_out)
 out:
     free(real_root);
     free(real_wd);
-    git_repository_free(repo);
+    w->git->repository_free(repo);
 }
 
 void mn_walk_options_init(mn_walk_options *opts)
@@ -674,6 +674,8 @@ int mn_walk(const char *root, const mn_walk_options *opts, mn_walk_cb cb, void *
         return mn_error_set(MN_EINVAL, "cannot walk '%s': not a directory", root);
 
     memset(&w, 0, sizeof(w));
+    if (!(w.git = mn_libs_git()))
+        return mn_error_last_code();
     w.opts = opts;
     w.cb = cb;
     w.payload = payload;
@@ -685,7 +687,7 @@ int mn_walk(const char *root, const mn_walk_options *opts, mn_walk_cb cb, void *
     while (w.root.len > 1 && w.root.ptr[w.root.len - 1] == '/')
         mn_buf_truncate(&w.root, w.root.len - 1);
 
-    if (git_libgit2_init() < 0)
+    if (w.git->libgit2_init() < 0)
         return mn_error_set(MN_EIO, "cannot initialise libgit2");
     open_repo(&w, &prefix);
     w.prefix = prefix ? prefix : "";
@@ -698,9 +700,9 @@ int mn_walk(const char *root, const mn_walk_options *opts, mn_walk_cb cb, void *
     for (size_t i = 0; i < w.gitignores.len; i++)
         ign_list_release(&w.gitignores.items[i]);
     mn_vec_release(&w.gitignores);
-    git_index_free(w.index);
-    git_repository_free(w.repo);
-    git_libgit2_shutdown();
+    w.git->index_free(w.index);
+    w.git->repository_free(w.repo);
+    w.git->libgit2_shutdown();
     free(prefix);
     mn_buf_release(&w.root);
     mn_buf_release(&w.rel);

@@ -28,13 +28,13 @@
  * between batches); an embedder is used by one thread at a time.
  */
 #include "common.h"
-#include <curl/curl.h>
 #include <math.h>
 #include <pthread.h>
 #include <time.h>
 
 #include "retrieve/embed.h"
 #include "util/buf.h"
+#include "util/libs.h"
 #include "util/util.h"
 
 #define MAX_ANSWER_BYTES (256u << 20)
@@ -54,11 +54,20 @@ typedef struct {
 } http_embedder;
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
+static const mn_curl_api *curl; /* NULL: libcurl could not be loaded or initialised */
+static char curl_error[300];
 
 static void init_curl(void)
 {
-    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    const mn_curl_api *api = mn_libs_curl();
+    CURLcode rc = api ? api->global_init(CURL_GLOBAL_DEFAULT) : CURLE_FAILED_INIT;
+    if (api && rc == CURLE_OK)
+        curl = api;
+    else if (api)
+        snprintf(curl_error, sizeof(curl_error), "cannot initialise libcurl: %s",
+                 api->easy_strerror(rc));
+    else
+        snprintf(curl_error, sizeof(curl_error), "%s", mn_error_last());
 }
 
 static void sleep_ms(int64_t ms)
@@ -138,41 +147,41 @@ static int post(http_embedder *h, const char *body, answer *a, long *status, cha
 {
     char errbuf[CURL_ERROR_SIZE] = "";
     struct curl_slist *headers = NULL;
-    headers = curl_slist_append(headers, "Content-Type: application/json");
-    headers = curl_slist_append(headers, "Accept: application/json");
-    headers = curl_slist_append(headers, "Expect:"); /* no 100-continue round trip */
+    headers = curl->slist_append(headers, "Content-Type: application/json");
+    headers = curl->slist_append(headers, "Accept: application/json");
+    headers = curl->slist_append(headers, "Expect:"); /* no 100-continue round trip */
     if (h->auth)
-        headers = curl_slist_append(headers, h->auth);
+        headers = curl->slist_append(headers, h->auth);
     CURL *c = h->curl;
-    curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_URL, h->endpoint);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, a);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, a);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)h->timeout_ms);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                     (long)(h->timeout_ms < 10000 ? h->timeout_ms : 10000));
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "mnemo/" MNEMO_VERSION);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    CURLcode rc = curl_easy_perform(c);
-    curl_slist_free_all(headers);
+    curl->easy_reset(c);
+    curl->easy_setopt(c, CURLOPT_URL, h->endpoint);
+    curl->easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl->easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    curl->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl->easy_setopt(c, CURLOPT_WRITEDATA, a);
+    curl->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl->easy_setopt(c, CURLOPT_HEADERDATA, a);
+    curl->easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    curl->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl->easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)h->timeout_ms);
+    curl->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                      (long)(h->timeout_ms < 10000 ? h->timeout_ms : 10000));
+    curl->easy_setopt(c, CURLOPT_USERAGENT, "mnemo/" MNEMO_VERSION);
+    curl->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    CURLcode rc = curl->easy_perform(c);
+    curl->slist_free_all(headers);
     if (rc != CURLE_OK) {
         mn_buf w = MN_BUF_INIT;
         if (a->too_big)
             mn_buf_printf(&w, "answer larger than %u MB", MAX_ANSWER_BYTES >> 20);
         else
-            mn_buf_puts(&w, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+            mn_buf_puts(&w, errbuf[0] ? errbuf : curl->easy_strerror(rc));
         lower_first(w.ptr);
         *why = mn_buf_detach(&w);
         return MN_EIO;
     }
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+    curl->easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
     return 0;
 }
 
@@ -373,7 +382,7 @@ static void http_free(mn_embedder *e)
 {
     http_embedder *h = (http_embedder *)e;
     if (h->curl)
-        curl_easy_cleanup(h->curl);
+        curl->easy_cleanup(h->curl);
     free(h->endpoint);
     free(h->url);
     free(h->name);
@@ -413,11 +422,10 @@ int mn_embedder_http_new(mn_embedder **out, const mn_embed_options *o)
         if ((unsigned char)*p < 0x20)
             return mn_error_set(MN_EINVAL, "embed.key must be one line of printable characters");
     pthread_once(&curl_once, init_curl);
-    if (curl_init_rc != CURLE_OK)
-        return mn_error_set(MN_ERROR, "cannot initialise libcurl: %s",
-                            curl_easy_strerror(curl_init_rc));
+    if (!curl)
+        return mn_error_set(MN_ERROR, "%s", curl_error);
     http_embedder *h = mn_calloc(1, sizeof(*h));
-    h->curl = curl_easy_init();
+    h->curl = curl->easy_init();
     if (!h->curl) {
         free(h);
         return mn_error_set(MN_ERROR, "cannot initialise libcurl");

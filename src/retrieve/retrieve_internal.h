@@ -7,6 +7,7 @@
 #define MN_RETRIEVE_INTERNAL_H
 
 #include "retrieve/retrieve.h"
+#include "retrieve/semantic.h"
 #include "util/buf.h"
 #include "util/map.h"
 #include "util/vec.h"
@@ -133,6 +134,8 @@ typedef struct {
     MN_VEC(mn_file_cand) files;
     mn_map file_index;         /* "<file id>" -> index + 1 into files */
     const char *semantic_note; /* why there is no semantic signal, or NULL */
+    mn_semantic_query sq;      /* the query's vector (semantic_signal.c) */
+    mn_semantic_job *sem;      /* the scan of the stored vectors, under way or done */
 } mn_search_ctx;
 
 /* lexical.c */
@@ -145,8 +148,15 @@ int mn_lexical_ownership(mn_search_ctx *c);
 mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, const char *role,
                              double rank);
 
-/* semantic_signal.c: the nearest memories and chunks by vector (0 when no embedder) */
-int mn_semantic_candidates(mn_search_ctx *c, unsigned kinds, size_t limit);
+/*
+ * semantic_signal.c: the nearest memories and chunks by vector (nothing
+ * when no embedder). start embeds the query and starts the scan of the
+ * stored vectors on another thread; candidates merges its rows (after the
+ * lexical ones, which it scores too); end frees both, whatever happened.
+ */
+int mn_semantic_start(mn_search_ctx *c, unsigned kinds, size_t limit);
+int mn_semantic_candidates(mn_search_ctx *c, unsigned kinds);
+void mn_semantic_end(mn_search_ctx *c);
 
 /* conversation.c: each candidate's conversation scored as one document (conv_doc) */
 int mn_conversation_docs(mn_search_ctx *c);

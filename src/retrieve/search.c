@@ -2,10 +2,11 @@
  * search.c - the search pipeline (retrieve.h): query analysis, candidates,
  * signals, fusion, the cut to k, snippets.
  *
- *   1. candidates: chunks by their words (and by the title's words, files
- *      by their paths, the ownership of the words when files are ranked),
- *      memories by their words, then memories and chunks by vector when an
- *      embedder is given (semantic_signal.c);
+ *   1. candidates: memories and chunks by vector when an embedder is given
+ *      (semantic_signal.c: scanned on another thread while the rest of
+ *      this step runs), chunks by their words (and by the title's words,
+ *      files by their paths, the ownership of the words when files are
+ *      ranked), memories by their words;
  *   2. code: the names and paths the query mentions (graph.c), the file
  *      scores before the graph, one hop of spreading, the file and chunk
  *      scores (fusion.c);
@@ -160,7 +161,9 @@ static int run(mn_search_ctx *c, unsigned kinds, size_t k)
     bool code = (kinds & (MN_SEARCH_CODE | MN_SEARCH_FILE)) != 0;
     bool memory = (kinds & MN_SEARCH_MEMORY) != 0;
     size_t limit = 3 * k > 100 ? 3 * k : 100;
-    /* candidates: words, then vectors */
+    /* candidates: vectors (scanned on another thread meanwhile), words */
+    if ((rc = mn_semantic_start(c, kinds, limit)) != 0)
+        return rc;
     if (code) {
         if ((rc = mn_lexical_chunks(c, (kinds & MN_SEARCH_FILE) && limit < 400 ? 400 : limit)))
             return rc;
@@ -171,7 +174,7 @@ static int run(mn_search_ctx *c, unsigned kinds, size_t k)
     }
     if (memory && (rc = mn_lexical_memories(c, limit)) != 0)
         return rc;
-    if ((rc = mn_semantic_candidates(c, kinds, limit)) != 0)
+    if ((rc = mn_semantic_candidates(c, kinds)) != 0)
         return rc;
     /* code: names, the graph, fusion */
     if (code) {
@@ -246,6 +249,7 @@ int mn_search_run(mn_store *s, const mn_search_request *req, mn_search_result *o
             out->notes[out->nnotes++] = c.semantic_note;
     }
 out:
+    mn_semantic_end(&c);
     free(v.items);
     mn_vec_release(&c.memories);
     mn_vec_release(&c.chunks);

@@ -49,6 +49,23 @@ typedef int (*mn_semantic_cb)(void *payload, int64_t owner_id, double score);
 int mn_semantic_topk(mn_store *s, const mn_semantic_query *q, const char *owner_kind, size_t k,
                      mn_semantic_cb cb, void *payload);
 
+/*
+ * The same ranking on a thread of its own, while the caller goes on (a
+ * search does its full-text work meanwhile: the two use different cores,
+ * and the vectors' scan is bound by memory bandwidth, SQLite's work by
+ * lookups). Start reads the stored vectors of each owner kind through the
+ * store, on the caller's thread (the store is not shared with the job),
+ * and starts the scan; finish waits for it and reports kind i's rows as
+ * mn_semantic_topk would. q must outlive the job. When no thread can be
+ * started, finish does the scan itself. Free waits for a job not finished.
+ */
+typedef struct mn_semantic_job mn_semantic_job;
+
+int mn_semantic_topk_start(mn_store *s, const mn_semantic_query *q, const char *const *owner_kinds,
+                           size_t nkinds, size_t k, mn_semantic_job **out);
+int mn_semantic_topk_finish(mn_semantic_job *job, size_t i, mn_semantic_cb cb, void *payload);
+void mn_semantic_job_free(mn_semantic_job *job);
+
 /** mn_semantic_query_init + mn_semantic_topk + release, for one owner kind. */
 int mn_semantic_search(mn_store *s, mn_embedder *e, const char *query, const char *owner_kind,
                        size_t k, mn_semantic_cb cb, void *payload);

@@ -3,7 +3,10 @@
  * chunks whose stored vectors are nearest the query's (semantic.h), merged
  * into the candidates the lexical signal found.
  *
- * The query is embedded once. Each owner kind asked for gets its top
+ * The query is embedded once, when the search starts, and the vectors are
+ * scanned on a thread of their own while the full-text candidates are
+ * found (semantic.h: mn_semantic_topk_start); the rows are merged when the
+ * search reaches this signal. Each owner kind asked for gets its top
  * `limit` rows by cosine. A memory the lexical search did not find is
  * fetched through the request's filters (status, kind, level, tags, paths:
  * semantic hits come back whatever their status) and joins the candidates
@@ -65,11 +68,11 @@ static int on_memory_row(void *payload, const mn_memory_hit *h)
     return 0;
 }
 
-static int memories(mn_search_ctx *c, const mn_semantic_query *sq, size_t limit)
+static int memories(mn_search_ctx *c, size_t part)
 {
     near_vec near = MN_VEC_INIT;
     MN_VEC(int64_t) missing = MN_VEC_INIT;
-    int rc = mn_semantic_topk(c->store, sq, "memory", limit, on_near, &near);
+    int rc = mn_semantic_topk_finish(c->sem, part, on_near, &near);
     for (size_t i = 0; rc == 0 && i < near.len; i++) {
         bool found = false;
         for (size_t j = 0; j < c->memories.len && !found; j++) {
@@ -119,11 +122,11 @@ static int on_chunk_row(void *payload, const mn_chunk_hit *h)
     return 0;
 }
 
-static int chunks(mn_search_ctx *c, const mn_semantic_query *sq, size_t limit)
+static int chunks(mn_search_ctx *c, size_t part)
 {
     near_vec near = MN_VEC_INIT;
     MN_VEC(int64_t) missing = MN_VEC_INIT;
-    int rc = mn_semantic_topk(c->store, sq, "chunk", limit, on_near, &near);
+    int rc = mn_semantic_topk_finish(c->sem, part, on_near, &near);
     for (size_t i = 0; rc == 0 && i < near.len; i++) {
         bool found = false;
         for (size_t j = 0; j < c->chunks.len && !found; j++) {
@@ -148,14 +151,14 @@ static int chunks(mn_search_ctx *c, const mn_semantic_query *sq, size_t limit)
     return rc;
 }
 
-int mn_semantic_candidates(mn_search_ctx *c, unsigned kinds, size_t limit)
+int mn_semantic_start(mn_search_ctx *c, unsigned kinds, size_t limit)
 {
     mn_embedder *e = c->req->embedder;
+    const char *owners[2];
+    size_t n = 0;
     if (!e)
         return 0;
-    mn_semantic_query sq;
-    int rc = mn_semantic_query_init(&sq, e, c->req->query);
-    if (rc) {
+    if (mn_semantic_query_init(&c->sq, e, c->req->query) != 0) {
         /* the search goes on with the other signals, and says so */
         mn_buf note = MN_BUF_INIT;
         mn_buf_printf(&note, "semantic search unavailable: %s", mn_error_last());
@@ -164,12 +167,31 @@ int mn_semantic_candidates(mn_search_ctx *c, unsigned kinds, size_t limit)
         mn_error_clear();
         return 0;
     }
-    if (sq.scale > 0) {
-        if (kinds & MN_SEARCH_MEMORY)
-            rc = memories(c, &sq, limit);
-        if (rc == 0 && (kinds & (MN_SEARCH_CODE | MN_SEARCH_FILE)))
-            rc = chunks(c, &sq, limit);
-    }
-    mn_semantic_query_release(&sq);
+    if (c->sq.scale <= 0)
+        return 0; /* nothing in the query the model knows */
+    if (kinds & MN_SEARCH_MEMORY)
+        owners[n++] = "memory";
+    if (kinds & (MN_SEARCH_CODE | MN_SEARCH_FILE))
+        owners[n++] = "chunk";
+    return mn_semantic_topk_start(c->store, &c->sq, owners, n, limit, &c->sem);
+}
+
+int mn_semantic_candidates(mn_search_ctx *c, unsigned kinds)
+{
+    int rc = 0;
+    size_t part = 0;
+    if (!c->sem)
+        return 0;
+    if (kinds & MN_SEARCH_MEMORY)
+        rc = memories(c, part++);
+    if (rc == 0 && (kinds & (MN_SEARCH_CODE | MN_SEARCH_FILE)))
+        rc = chunks(c, part);
     return rc;
+}
+
+void mn_semantic_end(mn_search_ctx *c)
+{
+    mn_semantic_job_free(c->sem);
+    c->sem = NULL;
+    mn_semantic_query_release(&c->sq);
 }

@@ -25,7 +25,9 @@
 #include <sqlite3.h>
 
 #include "store/store_search.h"
+#include "util/vec.h"
 #include "store/store_terms.h"
+#include "store/sqlite/chunk_files.h"
 #include "store/sqlite/fts_tokenizer.h"
 #include "store/sqlite/sqlite_internal.h"
 
@@ -865,9 +867,9 @@ int mn_store_chunk_df(mn_store *s, const char *const *terms, size_t n, int64_t *
 
 /*
  * Which files a term's chunks are in, cached: ownership asks it for each of
- * a query's words, a common word's list is thousands of chunks joined to
- * their files (a fifth of a `context`), and it changes only when the index
- * does. An entry holds while the chunk index has the same highest row id
+ * a query's words, a common word's list is thousands of chunks (its posting
+ * list, each chunk's file found in chunk_files.c's map), and it changes
+ * only when the index does. An entry holds while the chunk index has the same highest row id
  * and number of rows (a re-index gives a file's chunks new ids; the number
  * is table_size's, cached by that id too, so a removal alone can leave an
  * entry naming a file that is gone: search drops files without a path).
@@ -890,37 +892,49 @@ typedef struct {
 
 static files_slot files_cache[FILES_CACHE_SLOTS];
 
-static int term_files_read(mn_store *s, const char *match, size_t limit, struct term_file **out,
-                           size_t *n)
+static int cmp_i64(const void *a, const void *b)
 {
-    sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "SELECT c.file_id, count(*) FROM (SELECT rowid AS id FROM chunks_fts WHERE chunks_fts "
-           "MATCH ?1 LIMIT ?3) h JOIN chunks c ON c.id = h.id JOIN files f ON f.id = c.file_id "
-           "WHERE f.project_id = ?2 GROUP BY c.file_id");
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The term's first `limit` chunks from its posting list, counted per file (chunk_files.c). */
+static int term_files_read(mn_store *s, const char *match, size_t limit, mn_chunk_files *map,
+                           struct term_file **out, size_t *n)
+{
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2");
     *out = NULL;
     *n = 0;
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, s->project_id);
-    sqlite3_bind_int64(st, 3, limit ? (sqlite3_int64)limit : -1);
-    size_t cap = 0;
+    sqlite3_bind_int64(st, 2, limit ? (sqlite3_int64)limit : -1);
+    MN_VEC(int64_t) files = MN_VEC_INIT;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            *out = mn_realloc(*out, cap * sizeof(**out));
-        }
-        (*out)[*n].file = sqlite3_column_int64(st, 0);
-        (*out)[(*n)++].n = sqlite3_column_int64(st, 1);
+        int64_t file = mn_chunk_files_file(map, sqlite3_column_int64(st, 0));
+        if (file)
+            mn_vec_push(&files, file);
     }
     sqlite3_reset(st);
     if (step != SQLITE_DONE) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
+        mn_vec_release(&files);
         return fail(s, "cannot count matches per file");
     }
+    if (files.len > 1)
+        qsort(files.items, files.len, sizeof(*files.items), cmp_i64);
+    if (files.len)
+        *out = mn_malloc(files.len * sizeof(**out));
+    for (size_t i = 0; i < files.len; i++) {
+        if (*n && (*out)[*n - 1].file == files.items[i]) {
+            (*out)[*n - 1].n++;
+        } else {
+            (*out)[*n].file = files.items[i];
+            (*out)[(*n)++].n = 1;
+        }
+    }
+    mn_vec_release(&files);
     return 0;
 }
 
@@ -949,7 +963,12 @@ int mn_store_term_files(mn_store *s, const char *match, size_t limit,
         pthread_mutex_unlock(&count_lock);
     }
     if (!hit) {
-        if ((rc = term_files_read(s, match, limit, &rows, &n)) != 0)
+        mn_chunk_files *map = NULL;
+        if ((rc = mn_chunk_files_get(s, ph, top, ndocs, &map)) != 0)
+            return rc;
+        rc = term_files_read(s, match, limit, map, &rows, &n);
+        mn_chunk_files_release(map);
+        if (rc)
             return rc;
         if (cacheable) {
             struct term_file *copy = n ? mn_malloc(n * sizeof(*copy)) : NULL;

@@ -2,7 +2,8 @@
  * test_index_store.c - files, symbols, edges and chunks through
  * store_index.h: replace keeps exactly the new content, edges into a
  * replaced or removed file are unresolved (never dangling), counts, the
- * path glob.
+ * path glob, which files a word's chunks are in (term_files, read through
+ * the in-memory chunk -> file map) as the index changes.
  */
 #include "common.h"
 #include <sqlite3.h>
@@ -10,6 +11,7 @@
 
 #include "store/store.h"
 #include "store/store_index.h"
+#include "store/store_search.h"
 #include "test.h"
 
 static char dir[64];
@@ -295,6 +297,91 @@ static void test_graph_and_unresolved(void)
     close_store(s);
 }
 
-MN_TEST_MAIN(MN_TEST(test_replace_and_counts),
+/* A file of n window chunks, each "<word> filler". */
+static int put_chunks(mn_store *s, const char *path, const char *hash, int n, const char *word)
+{
+    mn_file_rec f = {0};
+    f.path = path;
+    f.language = "python";
+    f.role = "source";
+    snprintf(f.hash, sizeof(f.hash), "%s", hash);
+    mn_chunk_rec chunks[8];
+    char text[8][64];
+    for (int i = 0; i < n; i++) {
+        snprintf(text[i], sizeof(text[i]), "%s filler%d", word, i);
+        chunks[i] = (mn_chunk_rec){-1, 1 + i, 1 + i, text[i], ""};
+        snprintf(chunks[i].hash, sizeof(chunks[i].hash), "%s%d", hash, i);
+    }
+    mn_file_content c = {NULL, 0, NULL, 0, chunks, (size_t)n};
+    int rc = mn_store_begin(s);
+    if (rc == 0 && (rc = mn_store_file_replace(s, &f, &c)) == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
+typedef struct {
+    int64_t file[8], n[8];
+    size_t len;
+} per_file;
+
+static int on_term_file(void *payload, int64_t file, int64_t n)
+{
+    per_file *p = payload;
+    if (p->len < 8) {
+        p->file[p->len] = file;
+        p->n[p->len++] = n;
+    }
+    return 0;
+}
+
+/* The chunks of path matching word, as term_files reports them (0: none). */
+static int64_t term_count(mn_store *s, const char *word, const char *path)
+{
+    int64_t id;
+    char hash[MN_HASH_HEX];
+    per_file p = {{0}, {0}, 0};
+    if (mn_store_file_lookup(s, &id, hash, path) != 0 ||
+        mn_store_term_files(s, word, 0, on_term_file, &p) != 0)
+        return -1;
+    for (size_t i = 0; i < p.len; i++)
+        if (p.file[i] == id)
+            return p.n[i];
+    return 0;
+}
+
+static void test_term_files(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    REQUIRE_OK(put_chunks(s, "a.py", "a1", 2, "widget"));
+    REQUIRE_OK(put_chunks(s, "b.py", "b1", 3, "widget"));
+    CHECK(term_count(s, "widget", "a.py") == 2);
+    CHECK(term_count(s, "widget", "b.py") == 3);
+    /* a.py again: its new chunks come after b.py's, so its ids are not b's neighbours */
+    REQUIRE_OK(put_chunks(s, "a.py", "a2", 4, "widget"));
+    CHECK(term_count(s, "widget", "a.py") == 4);
+    CHECK(term_count(s, "widget", "b.py") == 3);
+    REQUIRE_OK(put_chunks(s, "c.py", "c1", 1, "gadget"));
+    CHECK(term_count(s, "gadget", "c.py") == 1);
+    CHECK(term_count(s, "widget", "c.py") == 0);
+
+    /* another project's chunks in the same store are not this project's files */
+    mn_buf path = MN_BUF_INIT;
+    mn_buf_printf(&path, "%s/m.db", dir);
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    o.project = "other";
+    mn_store *t = NULL;
+    REQUIRE_OK(mn_store_open(&t, path.ptr, &o));
+    REQUIRE_OK(put_chunks(t, "a.py", "o1", 5, "widget"));
+    CHECK(term_count(t, "widget", "a.py") == 5);
+    CHECK(term_count(t, "widget", "b.py") == -1); /* not a file of this project */
+    CHECK(term_count(s, "widget", "a.py") == 4);
+    mn_store_free(t);
+    mn_buf_release(&path);
+    close_store(s);
+}
+
+MN_TEST_MAIN(MN_TEST(test_replace_and_counts), MN_TEST(test_term_files),
              MN_TEST(test_edges_into_a_removed_file_are_unresolved), MN_TEST(test_ranks_and_touch),
              MN_TEST(test_chunks_symbol_index), MN_TEST(test_graph_and_unresolved))

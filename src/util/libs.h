@@ -1,0 +1,82 @@
+/*
+ * libs.h - the shared libraries mnemo loads only when a command needs them
+ * (libs.c): libcurl (the HTTP embedder), libgit2 (the walk of a checkout)
+ * and libmicrohttpd (mnemo serve).
+ *
+ * Linked into the binary, the three and what they pull in (GnuTLS,
+ * Kerberos, LDAP, SSH: 47 libraries in all) cost every process 6 ms of
+ * relocations before main, most of what `mnemo hook` spends when a
+ * running server answers it. Loaded with dlopen on first use instead,
+ * only the commands that use them pay. Each table holds the functions
+ * mnemo calls, named without the library's prefix (curl's headers make
+ * `curl_easy_setopt` a type-checking macro, so the member could not
+ * carry that name).
+ */
+#ifndef MN_UTIL_LIBS_H
+#define MN_UTIL_LIBS_H
+
+#include <curl/curl.h>
+#include <git2.h>
+#include <microhttpd.h>
+
+#define MN_CURL_API(X)                                                        \
+    X(CURLcode, global_init, (long))                                          \
+    X(CURL *, easy_init, (void))                                              \
+    X(CURLcode, easy_setopt, (CURL *, CURLoption, ...))                       \
+    X(CURLcode, easy_perform, (CURL *))                                       \
+    X(CURLcode, easy_getinfo, (CURL *, CURLINFO, ...))                        \
+    X(void, easy_reset, (CURL *))                                             \
+    X(void, easy_cleanup, (CURL *))                                           \
+    X(const char *, easy_strerror, (CURLcode))                                \
+    X(struct curl_slist *, slist_append, (struct curl_slist *, const char *)) \
+    X(void, slist_free_all, (struct curl_slist *))
+
+#define MN_GIT_API(X)                                                                          \
+    X(int, libgit2_init, (void))                                                               \
+    X(int, libgit2_shutdown, (void))                                                           \
+    X(const git_error *, error_last, (void))                                                   \
+    X(int, repository_open_ext, (git_repository **, const char *, unsigned int, const char *)) \
+    X(const char *, repository_workdir, (const git_repository *))                              \
+    X(int, repository_is_bare, (const git_repository *))                                       \
+    X(int, repository_index, (git_index **, git_repository *))                                 \
+    X(void, repository_free, (git_repository *))                                               \
+    X(int, index_find, (size_t *, git_index *, const char *))                                  \
+    X(int, index_find_prefix, (size_t *, git_index *, const char *))                           \
+    X(void, index_free, (git_index *))                                                         \
+    X(int, ignore_path_is_ignored, (int *, git_repository *, const char *))
+
+#define MN_MHD_API(X)                                                                            \
+    X(struct MHD_Daemon *, start_daemon,                                                         \
+      (unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *, MHD_AccessHandlerCallback,      \
+       void *, ...))                                                                             \
+    X(void, stop_daemon, (struct MHD_Daemon *))                                                  \
+    X(const char *, lookup_connection_value,                                                     \
+      (struct MHD_Connection *, enum MHD_ValueKind, const char *))                               \
+    X(struct MHD_Response *, create_response_from_buffer,                                        \
+      (size_t, void *, enum MHD_ResponseMemoryMode))                                             \
+    X(enum MHD_Result, add_response_header, (struct MHD_Response *, const char *, const char *)) \
+    X(enum MHD_Result, queue_response,                                                           \
+      (struct MHD_Connection *, unsigned int, struct MHD_Response *))                            \
+    X(void, destroy_response, (struct MHD_Response *))
+
+#define MN_LIBS_MEMBER(ret, name, args) ret(*name) args;
+typedef struct {
+    MN_CURL_API(MN_LIBS_MEMBER)
+} mn_curl_api;
+typedef struct {
+    MN_GIT_API(MN_LIBS_MEMBER)
+} mn_git_api;
+typedef struct {
+    MN_MHD_API(MN_LIBS_MEMBER)
+} mn_mhd_api;
+#undef MN_LIBS_MEMBER
+
+/*
+ * The library's functions, loaded on the first call (thread-safe); NULL
+ * with the error set ("cannot load libcurl.so.4: ...") when it cannot be.
+ */
+const mn_curl_api *mn_libs_curl(void);
+const mn_git_api *mn_libs_git(void);
+const mn_mhd_api *mn_libs_mhd(void);
+
+#endif
