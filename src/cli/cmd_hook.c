@@ -9,11 +9,13 @@
  * watchdog ends the process quietly after HOOK_TIMEOUT seconds; the store
  * is left consistent by SQLite whatever moment that comes at.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -31,6 +33,34 @@ static void on_alarm(int sig)
 }
 
 /*
+ * One background re-index at a time. Until the first one records its run,
+ * every prompt finds the index stale; without this each would start its own
+ * walk of the tree. The lock is an flock on "<store>-reindex.lock" taken
+ * here and inherited by the child, so it is held exactly as long as the
+ * child lives, however it ends (a crash or a kill releases it too). Returns
+ * the descriptor to close once the child is started, -1 when a re-index
+ * runs already, -2 when no lock can be had (then one is started anyway:
+ * freshness matters more than a repeated walk).
+ */
+static int reindex_lock(const char *root)
+{
+    mn_location loc = {0};
+    char path[4200];
+    int fd = -2;
+    if (mn_locate(&loc, NULL, root) == 0 &&
+        (size_t)snprintf(path, sizeof(path), "%s-reindex.lock", loc.db_path) < sizeof(path) &&
+        (fd = open(path, O_RDWR | O_CREAT, 0600)) >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        fd = errno == EWOULDBLOCK ? -1 : -2;
+    } else if (fd < 0) {
+        fd = -2;
+    }
+    mn_location_release(&loc);
+    mn_error_clear();
+    return fd;
+}
+
+/*
  * Re-index root after answering, without making Claude Code wait: `mnemo
  * index` in root, in a new session, its standard streams on /dev/null so the
  * pipe Claude Code reads ends when we exit. A failure to start it only
@@ -43,6 +73,9 @@ static void refresh_later(const char *root)
     if (n <= 0)
         return;
     self[n] = '\0';
+    int lock = reindex_lock(root);
+    if (lock == -1)
+        return; /* one is under way */
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
@@ -57,6 +90,8 @@ static void refresh_later(const char *root)
         fputs("mnemo hook: could not start a background re-index\n", stderr);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
+    if (lock >= 0)
+        close(lock); /* the child's copy holds the lock now */
 }
 
 int cli_cmd_hook(const cli_command *cmd, cli_global *g, int argc, char **argv)

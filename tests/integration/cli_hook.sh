@@ -8,7 +8,7 @@
 # nothing. Whatever is wrong (garbage, not an object, bad cwd, no store,
 # oversize input) gives empty stdout, exit 0 and one line on stderr, and
 # never creates a store. The budget (config hook.max_tokens) bounds the text. A stale
-# index is used as it is and re-indexed in the background.
+# index is used as it is and re-indexed in the background, one re-index at a time.
 set -euo pipefail
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
@@ -110,6 +110,24 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 [ "$indexed" = yes ] || fail "the background re-index brought in the new file"
+# one background re-index at a time: while one runs (holds the store's re-index lock), a
+# prompt on the stale index starts none; once it is done, the next prompt starts one
+printf 'def drop_coupon(cart):\n    return cart\n' >shop/cart/drop.py
+sleep 1.2
+flock "$repo/.mnemo/mnemo.db-reindex.lock" sleep 3 &
+holder=$!
+sleep 0.3
+hook "$ups"
+sleep 2
+"$MNEMO" --json files | grep -q '"shop/cart/drop.py"' && fail "no second re-index while one runs"
+wait "$holder"
+hook "$ups"
+indexed=no
+for _ in $(seq 100); do
+    if "$MNEMO" --json files 2>/dev/null | grep -q '"shop/cart/drop.py"'; then indexed=yes; break; fi
+    sleep 0.1
+done
+[ "$indexed" = yes ] || fail "a re-index starts again once the lock is free"
 "$MNEMO" config unset index.refresh_age >/dev/null
 
 # the warm path: with a `mnemo mcp` running on the store (as Claude Code runs one), the hook
