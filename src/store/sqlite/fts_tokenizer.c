@@ -98,7 +98,10 @@ static int fts_tokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text
  * and the caller has these counts already (mn_store_fts_count, cached).
  * idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6, as bm25() computes
  * it; a phrase without a value (or NULL) is counted as bm25() does, so
- * without idf arguments the result is bm25()'s.
+ * without idf arguments the result is bm25()'s. An optional last argument,
+ * a pointer of type MN_FTS_DOC_SIZES (fts_tokenizer.h), gives the rows'
+ * lengths instead of FTS5's docsize table (a row it does not cover, or
+ * covers with 0, is read there).
  */
 typedef struct {
     double avgdl, nrow;
@@ -166,6 +169,10 @@ static void rank_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     const double k1 = 1.2, b = 0.75;
     int rc = SQLITE_OK, ninst = 0, ntok = 0, nph = api->xPhraseCount(fts);
     int ncol = api->xColumnCount(fts);
+    const mn_fts_doc_sizes *sizes =
+        nval > 0 ? sqlite3_value_pointer(val[nval - 1], MN_FTS_DOC_SIZES) : NULL;
+    if (sizes)
+        nval--;
     rank_data *d = api->xGetAuxdata(fts, 0);
     if (!d && !(d = rank_setup(api, fts, &rc))) {
         sqlite3_result_error_code(ctx, rc);
@@ -179,7 +186,12 @@ static void rank_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
         if ((rc = api->xInst(fts, i, &ph, &col, &off)) == SQLITE_OK)
             d->freq[ph] += col < nval ? sqlite3_value_double(val[col]) : 1.0;
     }
-    if (rc == SQLITE_OK)
+    if (sizes) {
+        sqlite3_int64 at = api->xRowid(fts) - sizes->first;
+        if (at >= 0 && (uint64_t)at < sizes->n)
+            ntok = sizes->ntok[at];
+    }
+    if (rc == SQLITE_OK && ntok == 0)
         rc = api->xColumnSize(fts, -1, &ntok);
     double score = 0, norm = k1 * (1 - b + b * (double)ntok / d->avgdl);
     for (int i = 0; i < nph && rc == SQLITE_OK; i++) {

@@ -27,7 +27,7 @@
 #include "store/store_search.h"
 #include "util/vec.h"
 #include "store/store_terms.h"
-#include "store/sqlite/chunk_files.h"
+#include "store/sqlite/chunk_cache.h"
 #include "store/sqlite/fts_tokenizer.h"
 #include "store/sqlite/sqlite_internal.h"
 
@@ -323,14 +323,17 @@ static void id_set_freeze(id_set *set)
  * nidf phrase idfs, "mnemo_bm25(tbl, w1, ..., :idf0, ...)" (fts_tokenizer.c:
  * the same score without counting each phrase's rows), bound by bind_idf.
  */
+/* sizes: the rows' lengths are bound to :sizes (mnemo_bm25's last argument) */
 static void bm25_expr(mn_buf *b, const char *table, const double *w, const double *defaults,
-                      size_t n, size_t nidf)
+                      size_t n, size_t nidf, bool sizes)
 {
-    mn_buf_printf(b, "%s(%s", nidf ? "mnemo_bm25" : "bm25", table);
+    mn_buf_printf(b, "%s(%s", nidf || sizes ? "mnemo_bm25" : "bm25", table);
     for (size_t i = 0; i < n; i++)
         mn_buf_printf(b, ", %.4g", w[i] > 0 ? w[i] : defaults[i]);
     for (size_t i = 0; i < nidf; i++)
         mn_buf_printf(b, ", :idf%zu", i);
+    if (sizes)
+        mn_buf_puts(b, ", :sizes");
     mn_buf_putc(b, ')');
 }
 
@@ -478,7 +481,7 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
     mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS ", ");
     if (exact) {
         mn_buf_puts(&sql, "-");
-        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf);
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, false);
         mn_buf_printf(&sql,
                       " AS score, 1 FROM memories_fts JOIN memories m ON m.id = "
                       "memories_fts.rowid WHERE memories_fts MATCH ?1%s AND ",
@@ -491,7 +494,7 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
         next = 2;
         filter_sql(&sql, q, &next);
         mn_buf_puts(&sql, ") FROM (SELECT rowid AS id, -");
-        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf);
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, false);
         mn_buf_printf(&sql,
                       " AS score FROM memories_fts WHERE memories_fts MATCH ?1%s ORDER BY score "
                       "DESC LIMIT %zu) h JOIN memories m ON m.id = h.id ORDER BY h.score DESC",
@@ -763,8 +766,9 @@ static void read_chunk(sqlite3_stmt *st, mn_chunk_hit *h)
     h->bm25 = 0;
 }
 
-static int chunks_pass(mn_store *s, const mn_chunk_query *q, bool exact, size_t limit, id_set *done,
-                       bool *saturated, mn_chunk_hit_cb cb, void *payload)
+static int chunks_pass(mn_store *s, const mn_chunk_query *q, const mn_fts_doc_sizes *sizes,
+                       bool exact, size_t limit, id_set *done, bool *saturated, mn_chunk_hit_cb cb,
+                       void *payload)
 {
     mn_buf sql = MN_BUF_INIT;
     int rc = 0, step;
@@ -772,7 +776,7 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, bool exact, size_t 
     mn_buf_puts(&sql, "SELECT " CHUNK_COLUMNS ", ");
     if (exact) {
         mn_buf_puts(&sql, "-");
-        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5, q->nidf);
+        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5, q->nidf, sizes != NULL);
         mn_buf_printf(&sql,
                       " AS score, 1 FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
                       "JOIN files f ON f.id = c.file_id LEFT JOIN symbols y ON y.id = "
@@ -781,7 +785,7 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, bool exact, size_t 
                       limit);
     } else {
         mn_buf_puts(&sql, "h.score, f.project_id = ?2 FROM (SELECT rowid AS id, -");
-        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5, q->nidf);
+        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5, q->nidf, sizes != NULL);
         mn_buf_printf(&sql,
                       " AS score FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY score DESC "
                       "LIMIT %zu) h JOIN chunks c ON c.id = h.id JOIN files f ON f.id = "
@@ -795,6 +799,9 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, bool exact, size_t 
     sqlite3_bind_text(st, 1, q->match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, s->project_id);
     bind_idf(st, q->idf, q->nidf);
+    if (sizes)
+        sqlite3_bind_pointer(st, sqlite3_bind_parameter_index(st, ":sizes"), (void *)sizes,
+                             MN_FTS_DOC_SIZES, NULL);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         seen++;
         if (!sqlite3_column_int(st, CHUNK_NCOLUMNS + 1) || done->len >= limit ||
@@ -847,11 +854,20 @@ int mn_store_search_chunks(mn_store *s, const mn_chunk_query *q, mn_chunk_hit_cb
     size_t limit = clamp_limit(q->limit);
     id_set done = {NULL, 0, 0, 0};
     bool saturated = false;
-    int rc = chunks_pass(s, q, false, limit, &done, &saturated, cb, payload);
+    int64_t top = 0, ndocs = 0;
+    /* the chunks' lengths, when a file search of this process has read them (chunk_cache.c) */
+    uint64_t ph = fnv1a(s->path ? s->path : "", 1469598103934665603ULL);
+    int rc = table_size(s, MN_FTS_CHUNKS, ph, &top, &ndocs);
+    mn_chunk_cache *cache = rc == 0 ? mn_chunk_cache_peek(s, ph, top, ndocs) : NULL;
+    const mn_fts_doc_sizes *sizes = cache ? mn_chunk_cache_sizes(cache) : NULL;
+    if (rc == 0)
+        rc = chunks_pass(s, q, sizes, false, limit, &done, &saturated, cb, payload);
     if (rc == 0 && done.len < limit && saturated) {
         id_set_freeze(&done);
-        rc = chunks_pass(s, q, true, limit, &done, &saturated, cb, payload);
+        rc = chunks_pass(s, q, sizes, true, limit, &done, &saturated, cb, payload);
     }
+    if (cache)
+        mn_chunk_cache_release(cache);
     free(done.ids);
     return rc;
 }
@@ -868,7 +884,7 @@ int mn_store_chunk_df(mn_store *s, const char *const *terms, size_t n, int64_t *
 /*
  * Which files a term's chunks are in, cached: ownership asks it for each of
  * a query's words, a common word's list is thousands of chunks (its posting
- * list, each chunk's file found in chunk_files.c's map), and it changes
+ * list, each chunk's file found in chunk_cache.c's map), and it changes
  * only when the index does. An entry holds while the chunk index has the same highest row id
  * and number of rows (a re-index gives a file's chunks new ids; the number
  * is table_size's, cached by that id too, so a removal alone can leave an
@@ -898,8 +914,8 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The term's first `limit` chunks from its posting list, counted per file (chunk_files.c). */
-static int term_files_read(mn_store *s, const char *match, size_t limit, mn_chunk_files *map,
+/* The term's first `limit` chunks from its posting list, counted per file (chunk_cache.c). */
+static int term_files_read(mn_store *s, const char *match, size_t limit, const mn_chunk_cache *map,
                            struct term_file **out, size_t *n)
 {
     sqlite3_stmt *st =
@@ -913,7 +929,7 @@ static int term_files_read(mn_store *s, const char *match, size_t limit, mn_chun
     MN_VEC(int64_t) files = MN_VEC_INIT;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t file = mn_chunk_files_file(map, sqlite3_column_int64(st, 0));
+        int64_t file = mn_chunk_cache_file(map, sqlite3_column_int64(st, 0));
         if (file)
             mn_vec_push(&files, file);
     }
@@ -963,11 +979,11 @@ int mn_store_term_files(mn_store *s, const char *match, size_t limit,
         pthread_mutex_unlock(&count_lock);
     }
     if (!hit) {
-        mn_chunk_files *map = NULL;
-        if ((rc = mn_chunk_files_get(s, ph, top, ndocs, &map)) != 0)
+        mn_chunk_cache *map = NULL;
+        if ((rc = mn_chunk_cache_get(s, ph, top, ndocs, &map)) != 0)
             return rc;
         rc = term_files_read(s, match, limit, map, &rows, &n);
-        mn_chunk_files_release(map);
+        mn_chunk_cache_release(map);
         if (rc)
             return rc;
         if (cacheable) {

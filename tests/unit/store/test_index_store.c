@@ -3,9 +3,11 @@
  * store_index.h: replace keeps exactly the new content, edges into a
  * replaced or removed file are unresolved (never dangling), counts, the
  * path glob, which files a word's chunks are in (term_files, read through
- * the in-memory chunk -> file map) as the index changes.
+ * the in-memory chunk -> file map) as the index changes, and chunk ranking
+ * with the chunks' lengths held in memory giving FTS5's scores.
  */
 #include "common.h"
+#include <math.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -382,6 +384,76 @@ static void test_term_files(void)
     close_store(s);
 }
 
+typedef struct {
+    int64_t id[16];
+    double bm25[16];
+    size_t n;
+} ranked;
+
+static int on_chunk_hit(void *payload, const mn_chunk_hit *h)
+{
+    ranked *r = payload;
+    if (r->n < 16) {
+        r->id[r->n] = h->id;
+        r->bm25[r->n++] = h->bm25;
+    }
+    return 0;
+}
+
+/* A file whose chunks are "widget" and n fillers: lengths differ, so bm25 tells them apart. */
+static int put_long(mn_store *s, const char *path, const char *hash, int n)
+{
+    mn_buf text = MN_BUF_INIT;
+    mn_buf_puts(&text, "widget");
+    for (int i = 0; i < n; i++)
+        mn_buf_puts(&text, " filler");
+    mn_chunk_rec chunk = {-1, 1, 1, text.ptr, ""};
+    snprintf(chunk.hash, sizeof(chunk.hash), "%s", hash);
+    mn_file_rec f = {0};
+    f.path = path;
+    f.language = "python";
+    f.role = "source";
+    snprintf(f.hash, sizeof(f.hash), "%s", hash);
+    mn_file_content c = {NULL, 0, NULL, 0, &chunk, 1};
+    int rc = mn_store_begin(s);
+    if (rc == 0 && (rc = mn_store_file_replace(s, &f, &c)) == 0)
+        rc = mn_store_commit(s);
+    else
+        mn_store_rollback(s);
+    mn_buf_release(&text);
+    return rc;
+}
+
+static void test_chunk_lengths_cached(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    const int lengths[] = {9, 1, 30, 4, 12};
+    char path[32], hash[32];
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof(path), "f%d.py", i);
+        snprintf(hash, sizeof(hash), "h%d", i);
+        REQUIRE_OK(put_long(s, path, hash, lengths[i]));
+    }
+    mn_chunk_query q = {0};
+    q.match = "\"widget\" OR \"filler\"";
+    q.limit = 10;
+    ranked before = {{0}, {0}, 0}, after = {{0}, {0}, 0};
+    /* FTS5 reads each row's length; then ownership's lookup builds the cache, and the
+     * same ranking reads the lengths from it */
+    REQUIRE_OK(mn_store_search_chunks(s, &q, on_chunk_hit, &before));
+    CHECK(term_count(s, "widget", "f0.py") == 1);
+    REQUIRE_OK(mn_store_search_chunks(s, &q, on_chunk_hit, &after));
+    REQUIRE(before.n == 5 && after.n == 5);
+    for (size_t i = 0; i < 5; i++) {
+        CHECK(before.id[i] == after.id[i]);
+        CHECK(fabs(before.bm25[i] - after.bm25[i]) < 1e-9);
+    }
+    CHECK(before.bm25[0] > before.bm25[4]); /* lengths matter to the order */
+    close_store(s);
+}
+
 MN_TEST_MAIN(MN_TEST(test_replace_and_counts), MN_TEST(test_term_files),
+             MN_TEST(test_chunk_lengths_cached),
              MN_TEST(test_edges_into_a_removed_file_are_unresolved), MN_TEST(test_ranks_and_touch),
              MN_TEST(test_chunks_symbol_index), MN_TEST(test_graph_and_unresolved))

@@ -1,0 +1,237 @@
+/*
+ * chunk_cache.c - what searches need to know of every code chunk, held in
+ * memory: which file it is in, and its length in tokens.
+ *
+ * Files. Ownership (retrieve/lexical.c) asks which files a word's chunks
+ * are in, for up to 24 words a query, up to 5,000 chunks each: joined to
+ * chunks and files in SQL that was two row lookups per chunk, 10 ms of CPU
+ * of a `context` on sympy. An index run writes a file's chunks together,
+ * so their ids are consecutive: the map is a few runs of ids per file
+ * (sympy: 45,531 chunks, ~2,300 runs), read from the chunks_file index
+ * (file_id, id: no chunk text is read) and binary-searched after.
+ *
+ * Lengths. Ranking reads each matching row's length from the full-text
+ * index's docsize table: a B-tree seek per row, a quarter of ranking the
+ * 12,000 chunks a file search may rank. The lengths of all chunks are one
+ * scan of that table (~2.5 ms for sympy), an array of 16-bit counts by id
+ * (a chunk is a bounded window; longer ones saturate, which changes their
+ * score by nothing that matters).
+ *
+ * Both are built on demand (get: ownership, which needs the files) and
+ * then shared by every search of the process (peek: chunk ranking uses the
+ * lengths when they are there, and never builds them, so a one-shot
+ * search does not pay for a cache it would use once). One cache per
+ * store file and project, shared by the connections and threads of the
+ * process (the HTTP server's workers each have their own connection),
+ * refcounted so that a replaced cache stays valid for whoever holds it. It
+ * holds while the chunk index has the same highest row id and number of
+ * rows, the key of the other caches of search_store.c: a re-index gives
+ * new ids to a file's new chunks.
+ */
+#include "common.h"
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "store/sqlite/chunk_cache.h"
+#include "util/vec.h"
+
+#define SIZES_MAX_SPAN (16u << 20) /* ids a length array may span: 32 MB */
+
+struct mn_chunk_cache {
+    int refs;
+    uint64_t path_hash;
+    int64_t project, top, ndocs;
+    size_t n;
+    struct run {
+        int64_t lo, hi, file;
+    } * runs; /* by lo, not overlapping */
+    mn_fts_doc_sizes sizes;
+    uint16_t *ntok;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static mn_chunk_cache *current; /* the last one built: one store per process is the rule */
+
+static void unref(mn_chunk_cache *c)
+{
+    if (c && --c->refs == 0) {
+        free(c->runs);
+        free(c->ntok);
+        free(c);
+    }
+}
+
+void mn_chunk_cache_release(mn_chunk_cache *c)
+{
+    pthread_mutex_lock(&lock);
+    unref(c);
+    pthread_mutex_unlock(&lock);
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+    const struct run *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int failed(mn_store *s, const char *what)
+{
+    return mn_error_set(MN_EIO, "cannot read the %s of '%s': %s", what, s->path,
+                        sqlite3_errmsg(s->db));
+}
+
+/* Rows come file by file, ids ascending within a file (the order of the index: no sort). */
+static int build_runs(mn_store *s, mn_chunk_cache *c)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "SELECT c.file_id, c.id FROM files f JOIN chunks c INDEXED BY chunks_file ON "
+           "c.file_id = f.id WHERE f.project_id = ?1");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, c->project);
+    MN_VEC(struct run) runs = MN_VEC_INIT;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t file = sqlite3_column_int64(st, 0), id = sqlite3_column_int64(st, 1);
+        struct run *last = runs.len ? &runs.items[runs.len - 1] : NULL;
+        if (last && last->file == file && last->hi + 1 == id) {
+            last->hi = id;
+        } else {
+            struct run r = {id, id, file};
+            mn_vec_push(&runs, r);
+        }
+    }
+    sqlite3_reset(st);
+    if (step != SQLITE_DONE) {
+        mn_vec_release(&runs);
+        return failed(s, "chunks");
+    }
+    if (runs.len > 1)
+        qsort(runs.items, runs.len, sizeof(*runs.items), cmp_run);
+    c->runs = runs.items;
+    c->n = runs.len;
+    return 0;
+}
+
+/* An FTS5 docsize record: one SQLite varint per column. */
+static uint64_t sum_varints(const unsigned char *p, int len)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < len;) {
+        uint64_t v = 0;
+        int k = 0;
+        for (; k < 8 && i < len; k++) {
+            unsigned char b = p[i++];
+            v = (v << 7) | (b & 0x7f);
+            if (!(b & 0x80))
+                break;
+        }
+        if (k == 8 && i < len) /* a ninth byte: all 8 bits */
+            v = (v << 8) | p[i++];
+        sum += v;
+    }
+    return sum;
+}
+
+/* Every chunk's length, all projects' (the full-text index is shared); none when too sparse. */
+static int build_sizes(mn_store *s, mn_chunk_cache *c)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT min(id), max(id) FROM chunks_fts_docsize");
+    if (!st)
+        return mn_error_last_code();
+    int step = sqlite3_step(st);
+    int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
+    sqlite3_reset(st);
+    if (step != SQLITE_ROW)
+        return failed(s, "chunk lengths");
+    if (hi < lo || (uint64_t)(hi - lo) >= SIZES_MAX_SPAN)
+        return 0;
+    size_t n = (size_t)(hi - lo) + 1;
+    uint16_t *ntok = mn_calloc(n, sizeof(*ntok));
+    if (!(st = mn_sqlite__stmt(s, "SELECT id, sz FROM chunks_fts_docsize"))) {
+        free(ntok);
+        return mn_error_last_code();
+    }
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        const unsigned char *sz = sqlite3_column_blob(st, 1);
+        uint64_t t = sz ? sum_varints(sz, sqlite3_column_bytes(st, 1)) : 0;
+        if (id >= lo && id <= hi)
+            ntok[id - lo] = (uint16_t)(t > UINT16_MAX ? UINT16_MAX : t);
+    }
+    sqlite3_reset(st);
+    if (step != SQLITE_DONE) {
+        free(ntok);
+        return failed(s, "chunk lengths");
+    }
+    c->ntok = ntok;
+    c->sizes.first = lo;
+    c->sizes.n = n;
+    c->sizes.ntok = ntok;
+    return 0;
+}
+
+/* The current cache when it matches, with a reference for the caller. */
+static mn_chunk_cache *shared(mn_store *s, uint64_t path_hash, int64_t top, int64_t ndocs)
+{
+    pthread_mutex_lock(&lock);
+    mn_chunk_cache *c = current;
+    if (c && c->path_hash == path_hash && c->project == s->project_id && c->top == top &&
+        c->ndocs == ndocs)
+        c->refs++;
+    else
+        c = NULL;
+    pthread_mutex_unlock(&lock);
+    return c;
+}
+
+mn_chunk_cache *mn_chunk_cache_peek(mn_store *s, uint64_t path_hash, int64_t top, int64_t ndocs)
+{
+    return shared(s, path_hash, top, ndocs);
+}
+
+int mn_chunk_cache_get(mn_store *s, uint64_t path_hash, int64_t top, int64_t ndocs,
+                       mn_chunk_cache **out)
+{
+    if ((*out = shared(s, path_hash, top, ndocs)) != NULL)
+        return 0;
+    /* built outside the lock: two threads may both build, the last one stays */
+    mn_chunk_cache *c = mn_calloc(1, sizeof(*c));
+    c->refs = 1;
+    c->path_hash = path_hash;
+    c->project = s->project_id;
+    c->top = top;
+    c->ndocs = ndocs;
+    int rc = build_runs(s, c);
+    if (rc == 0)
+        rc = build_sizes(s, c);
+    if (rc) {
+        unref(c);
+        return rc;
+    }
+    pthread_mutex_lock(&lock);
+    unref(current);
+    current = c;
+    c->refs++; /* the cache's reference and the caller's */
+    pthread_mutex_unlock(&lock);
+    *out = c;
+    return 0;
+}
+
+int64_t mn_chunk_cache_file(const mn_chunk_cache *c, int64_t chunk)
+{
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->runs[mid].hi < chunk)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->n && c->runs[lo].lo <= chunk ? c->runs[lo].file : 0;
+}
+
+const mn_fts_doc_sizes *mn_chunk_cache_sizes(const mn_chunk_cache *c)
+{
+    return c->ntok ? &c->sizes : NULL;
+}
