@@ -71,6 +71,17 @@ void mn_ctx_free(mn_ctx *ctx);
 const char *mn_ctx_db_path(const mn_ctx *ctx);
 const char *mn_ctx_root(const mn_ctx *ctx);
 
+/**
+ * Bring up to date what answering a question needs, so that the next one
+ * does not wait for it: train the built-in embedding model when it is due,
+ * embed what has no vector yet, load the stored vectors into the process.
+ * Cheap (two reads) when nothing changed since the last call. For servers
+ * between requests: after a save, this is ~100 ms on a large index that
+ * the next `context` would otherwise pay. A failure is logged and
+ * returned; nothing stored is lost, and queries work without it.
+ */
+int mn_ctx_prepare(mn_ctx *ctx);
+
 typedef enum {
     MN_OP_READONLY = 1 << 0,    /* changes nothing */
     MN_OP_DESTRUCTIVE = 1 << 1, /* may delete or overwrite what was stored */

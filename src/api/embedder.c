@@ -16,7 +16,9 @@
 #include "common.h"
 
 #include "api/api_internal.h"
+#include "retrieve/embed.h"
 #include "store/store_search.h"
+#include "store/store_vector.h"
 
 #define QUERY_SYNC_HTTP 64 /* rows embedded before a query with an HTTP model, at most */
 
@@ -62,5 +64,26 @@ int mn_api__embedder(mn_ctx *ctx, bool for_query, mn_embedder **out, char **note
     *note = b.len ? mn_buf_detach(&b) : NULL;
     mn_buf_release(&b);
     mn_embed_options_release(&eo);
+    return rc;
+}
+
+int mn_ctx_prepare(mn_ctx *ctx)
+{
+    static const char *const kinds[] = {"memory", "chunk"};
+    mn_embedder *e = NULL;
+    char *note = NULL;
+    int rc = mn_api__embedder(ctx, true, &e, &note);
+    for (size_t i = 0; rc == 0 && e && i < MN_ARRAY_SIZE(kinds); i++) {
+        const mn_vector_set *set = NULL;
+        /* the process keeps the last sets loaded (vector_store.c): loading is the work */
+        if ((rc = mn_store_vectors_load(ctx->store, e->model, kinds[i], &set)) == 0)
+            mn_vector_set_release(set);
+    }
+    if (rc)
+        mn_log(MN_LOG_WARN, "preparing for the next question: %s", mn_error_last());
+    else if (note)
+        mn_log(MN_LOG_DEBUG, "%s", note);
+    free(note);
+    mn_embedder_free(e);
     return rc;
 }

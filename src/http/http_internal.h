@@ -133,6 +133,7 @@ typedef struct {
     size_t len;
     const char *allow;                           /* an Allow header (405), or NULL */
     char session_id[MN_HTTP_SESSION_ID_LEN + 1]; /* "" or an Mcp-Session-Id header */
+    bool prepare; /* a tool may have written: mn_ctx_prepare once the reply is sent */
 } mn_http_reply;
 
 /** The calling worker's store connection, opened on first use; NULL with an error set. */

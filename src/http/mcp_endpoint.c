@@ -157,7 +157,7 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
 {
     mn_ctx *ctx = mn_http__thread_ctx(srv);
     mn_buf events = MN_BUF_INIT;
-    mn_mcp_info info = {false, false};
+    mn_mcp_info info = {false, false, false};
     char *out = NULL;
     int rc;
 
@@ -172,6 +172,7 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
     pthread_mutex_unlock(&s->lock);
     if (initialized)
         *initialized = rc == 0 && info.initialized;
+    r->prepare = rc == 0 && info.may_have_written;
     if (rc) {
         reply_errorf(r, 500, ERR_INTERNAL, "cannot answer: %s", mn_error_last());
     } else if (!out && info.had_requests && accept->sse) {

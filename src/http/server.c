@@ -51,6 +51,7 @@ typedef struct {
     mn_buf body;
     size_t received;
     bool too_big;
+    bool prepare; /* the reply's: see on_completed */
     uint64_t start_ns;
 } request_state;
 
@@ -229,7 +230,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     mn_http_server *srv = cls;
     request_state *st = *state;
-    mn_http_reply r = {0, NULL, NULL, 0, NULL, ""};
+    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false};
     MN_UNUSED(version);
 
     if (!st) {
@@ -264,6 +265,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return st->received > MN_API_MAX_REQUEST ? MHD_NO : MHD_YES;
     }
     route(srv, c, url, method, st, &r);
+    st->prepare = r.prepare;
     return respond(c, method, url, st, &r);
 }
 
@@ -271,9 +273,17 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
                          enum MHD_RequestTerminationCode toe)
 {
     request_state *st = *state;
-    MN_UNUSED(cls);
+    mn_http_server *srv = cls;
     MN_UNUSED(c);
     MN_UNUSED(toe);
+    /* The reply is sent: a save's embedding and the vectors' reload happen now, on this
+     * worker, not in the next question's time (mn_ctx_prepare; stdio.c does the same). */
+    if (st && st->prepare) {
+        mn_ctx *ctx = mn_http__thread_ctx(srv);
+        if (ctx)
+            mn_ctx_prepare(ctx);
+        mn_error_clear();
+    }
     if (st) {
         mn_buf_release(&st->body);
         free(st);

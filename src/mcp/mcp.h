@@ -61,8 +61,9 @@ const char *mn_mcp_session_version(const mn_mcp_session *s);
 
 /** What a handled message was, for transports that care (HTTP). */
 typedef struct {
-    bool initialized;  /* it was an initialize request that succeeded */
-    bool had_requests; /* it held at least one request (so a reply is due) */
+    bool initialized;      /* it was an initialize request that succeeded */
+    bool had_requests;     /* it held at least one request (so a reply is due) */
+    bool may_have_written; /* it called a tool whose operation is not read-only */
 } mn_mcp_info;
 
 /**

@@ -293,7 +293,8 @@ static const mn_mcp_tool *find_tool(const mn_mcp_server *srv, const char *name)
     return NULL;
 }
 
-static void tools_call(mn_mcp_session *s, mn_ctx *ctx, const json_t *params, answer *a)
+static void tools_call(mn_mcp_session *s, mn_ctx *ctx, const json_t *params, answer *a,
+                       mn_mcp_info *info)
 {
     const json_t *name = json_object_get(params, "name");
     const json_t *args = json_object_get(params, "arguments");
@@ -316,6 +317,8 @@ static void tools_call(mn_mcp_session *s, mn_ctx *ctx, const json_t *params, ans
         mn_buf_release(&names);
         return;
     }
+    if (info && !(tool->op->flags & MN_OP_READONLY))
+        info->may_have_written = true;
     a->result =
         mn_mcp_tool_call(tool, ctx, json_is_object(args) ? args : NULL, s->version, &output);
     size_t i;
@@ -389,7 +392,7 @@ static void dispatch(mn_mcp_session *s, mn_ctx *ctx, const char *method, const j
         else
             a->result = mn_mcp_tools_list(s->srv->tools, s->srv->ntools, s->version);
     } else if (!strcmp(method, "tools/call")) {
-        tools_call(s, ctx, params, a);
+        tools_call(s, ctx, params, a, info);
     } else if (!strcmp(method, "logging/setLevel")) {
         set_level(s, params, a);
     } else if (!strcmp(method, "resources/list")) {

@@ -246,15 +246,27 @@ int mn_mcp_stdio_serve(mn_mcp_server *srv, mn_ctx *ctx, int in_fd, int out_fd)
         if (!l)
             break; /* end of input and nothing queued */
         char *reply = NULL;
+        mn_mcp_info info = {false, false, false};
         if (!l->text)
             too_large(&st);
-        else if (mn_mcp_handle(st.session, ctx, l->text, l->len, &reply, NULL) != 0)
+        else if (mn_mcp_handle(st.session, ctx, l->text, l->len, &reply, &info) != 0)
             mn_log(MN_LOG_ERROR, "mcp: %s", mn_error_last());
         if (reply)
             write_line(&st, reply, strlen(reply));
         free(reply);
         free(l->text);
         free(l);
+        /* A tool that may have written (a save), nothing waiting: do now what the next
+         * question would otherwise wait for (embedding the new memory, reloading the
+         * vectors: ~100 ms on sympy; two reads when nothing changed). Claude Code's prompt
+         * hook, answered by this process (warm.c), gains most. */
+        pthread_mutex_lock(&st.lock);
+        bool idle = !st.head;
+        pthread_mutex_unlock(&st.lock);
+        if (idle && info.may_have_written) {
+            mn_ctx_prepare(ctx);
+            mn_error_clear();
+        }
         pthread_mutex_lock(&st.write_lock);
         bool failed = st.write_failed;
         pthread_mutex_unlock(&st.write_lock);
