@@ -44,7 +44,9 @@
 #define SEMANTIC_FLOOR 0.5
 #define FACT_CHARS     300 /* a fact's text, at most (recall says so too) */
 #define EVIDENCE_CHARS 160 /* a line of evidence for code */
-#define CHAIN_MAX      3   /* linked decisions shown under one */
+#define CHAIN_MAX      3   /* links of a decision's chain shown under it (Markdown) */
+#define CHAIN_DATA_MAX 8   /* ... given with it (recall) */
+#define CHAIN_DEPTH    3   /* links followed from a decision, at most */
 #define MIN_TOKENS     64  /* smaller budgets are refused by the schema too */
 
 typedef enum { SEC_PROJECT, SEC_KNOWLEDGE, SEC_DECISIONS, SEC_CODE, SEC_COUNT } section;
@@ -248,28 +250,90 @@ static void put_status(mn_buf *b, const char *status)
         mn_buf_printf(b, " [%s]", status);
 }
 
-/* A decision's chain: the memories it supersedes or was caused by, one line each. */
+/*
+ * A decision's chain: the memories it supersedes or was caused by, what
+ * those supersede or were caused by, and so on, breadth first (the direct
+ * links first), CHAIN_DEPTH links deep at most, each memory once (links
+ * may form a cycle). Forgotten memories and links to things that are not
+ * memories (files, commits: "kind:...") are not followed.
+ */
+typedef struct {
+    int depth;        /* 1: a link of the decision itself */
+    const char *kind; /* supersedes, caused_by */
+    char *from, *to, *title;
+} chain_link;
+
+static bool causal(const char *kind)
+{
+    return !strcmp(kind, "supersedes") || !strcmp(kind, "caused_by");
+}
+
+static size_t chain_walk(mn_store *s, const json_t *mem, chain_link *out, size_t max)
+{
+    size_t n = 0, next = 0;
+    json_t *at = json_incref((json_t *)mem);
+    const char *at_id = jstr(mem, "id");
+    int depth = 1;
+    for (;;) {
+        const json_t *l;
+        size_t i;
+        json_array_foreach(json_object_get(at, "links"), i, l)
+        {
+            const char *kind = jstr(l, "kind"), *to = jstr(l, "to");
+            bool seen = !strcmp(to, jstr(mem, "id"));
+            for (size_t j = 0; j < n && !seen; j++)
+                seen = !strcmp(out[j].to, to);
+            json_t *other = NULL;
+            if (n >= max || seen || !causal(kind) || strchr(to, ':') ||
+                mn_store_memory_get(s, &other, to) != 0) {
+                mn_error_clear();
+                continue;
+            }
+            out[n].depth = depth;
+            out[n].kind = !strcmp(kind, "supersedes") ? "supersedes" : "caused_by";
+            out[n].from = mn_strdup(at_id);
+            out[n].to = mn_strdup(to);
+            out[n++].title = mn_strdup(jstr(other, "title"));
+            json_decref(other);
+        }
+        json_decref(at);
+        at = NULL;
+        /* the next memory whose links to follow, in the order found */
+        while (next < n && !at) {
+            if (out[next].depth < CHAIN_DEPTH && mn_store_memory_get(s, &at, out[next].to) == 0) {
+                at_id = out[next].to;
+                depth = out[next].depth + 1;
+            } else {
+                mn_error_clear();
+            }
+            next++;
+        }
+        if (!at)
+            return n;
+    }
+}
+
+static void chain_release(chain_link *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(c[i].from);
+        free(c[i].to);
+        free(c[i].title);
+    }
+}
+
+/* The chain under a decision's line, one line a link, indented by depth. */
 static void put_chain(mn_store *s, mn_buf *b, const json_t *mem)
 {
-    const json_t *links = json_object_get(mem, "links");
-    size_t i, shown = 0;
-    const json_t *l;
-    json_array_foreach(links, i, l)
-    {
-        const char *kind = jstr(l, "kind"), *to = jstr(l, "to");
-        if (shown >= CHAIN_MAX || (strcmp(kind, "supersedes") != 0 && strcmp(kind, "caused_by")))
-            continue;
-        json_t *other = NULL;
-        if (strchr(to, ':') || mn_store_memory_get(s, &other, to) != 0) {
-            mn_error_clear();
-            continue;
-        }
-        mn_buf_printf(b, "  - %s: ", !strcmp(kind, "supersedes") ? "supersedes" : "caused by");
-        put_clipped(b, jstr(other, "title"), 120);
-        mn_buf_printf(b, " (%.12s)\n", to);
-        json_decref(other);
-        shown++;
+    chain_link c[CHAIN_MAX];
+    size_t n = chain_walk(s, mem, c, CHAIN_MAX);
+    for (size_t i = 0; i < n; i++) {
+        mn_buf_printf(b, "%*s- %s: ", 2 * c[i].depth, "",
+                      !strcmp(c[i].kind, "supersedes") ? "supersedes" : "caused by");
+        put_clipped(b, c[i].title, 120);
+        mn_buf_printf(b, " (%.12s)\n", c[i].to);
     }
+    chain_release(c, n);
 }
 
 /* The Markdown line(s) of a memory found by the search. */
@@ -597,6 +661,12 @@ static char *fact_text(const json_t *mem)
     return out.ptr ? mn_buf_detach(&out) : mn_strdup("");
 }
 
+/*
+ * A decision's links as data: every direct link (any kind: relates_to,
+ * about a file, ...) with the linked memory's title when it is one, then
+ * the rest of its causal chain (chain_walk) with the memory each link
+ * comes from.
+ */
 static json_t *chain_of(mn_store *s, const json_t *mem)
 {
     json_t *chain = json_array();
@@ -608,13 +678,22 @@ static json_t *chain_of(mn_store *s, const json_t *mem)
         json_t *other = NULL;
         if (strchr(to, ':') || mn_store_memory_get(s, &other, to) != 0) {
             mn_error_clear();
-            json_array_append_new(chain, json_pack("{s:s,s:s}", "kind", kind, "to", to));
+            json_array_append_new(chain,
+                                  json_pack("{s:s,s:s,s:i}", "kind", kind, "to", to, "depth", 1));
             continue;
         }
-        json_array_append_new(chain, json_pack("{s:s,s:s,s:s}", "kind", kind, "to", to, "title",
-                                               jstr(other, "title")));
+        json_array_append_new(chain, json_pack("{s:s,s:s,s:s,s:i}", "kind", kind, "to", to, "title",
+                                               jstr(other, "title"), "depth", 1));
         json_decref(other);
     }
+    chain_link c[CHAIN_DATA_MAX];
+    size_t n = chain_walk(s, mem, c, CHAIN_DATA_MAX);
+    for (i = 0; i < n; i++)
+        if (c[i].depth > 1)
+            json_array_append_new(chain, json_pack("{s:s,s:s,s:s,s:i,s:s}", "kind", c[i].kind, "to",
+                                                   c[i].to, "title", c[i].title, "depth",
+                                                   c[i].depth, "from", c[i].from));
+    chain_release(c, n);
     return chain;
 }
 

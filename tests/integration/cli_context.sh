@@ -2,7 +2,8 @@
 # cli_context.sh - `mnemo context` and `mnemo recall` on a real repository
 # made here: the first call indexes and discovers by itself; a question
 # brings the matching gotcha, the decision with its reason and the decision
-# it supersedes, and the code to look at; the Markdown never costs more than
+# it supersedes (and, a link deeper, what that one was caused by), and the
+# code to look at; the Markdown never costs more than
 # the budget in cl100k_base tokens (js-tiktoken, pinned in deps/npm.lock),
 # down to tiny budgets; a question nothing matches says so instead of
 # padding; recall returns the same findings as data; bad input is refused.
@@ -66,8 +67,10 @@ PY
 gotcha=$("$MNEMO" save --json --kind gotcha --title "Session refresh drops the delay" \
     --tag cart "Session.refresh ignored a delay of 0 and used the 30 second default: checkout then returned 401 after idle." |
     node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
-old=$("$MNEMO" save --json --kind decision --title "Sessions expire after 10 minutes" \
-    "Sessions expire after 10 minutes of inactivity." |
+cause=$("$MNEMO" save --json --kind decision --title "Carts are locked in the database while a session lives" \
+    "Cart rows stay locked for the session's life." |
+    node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
+old=$("$MNEMO" call save --json "{\"kind\":\"decision\",\"title\":\"Sessions expire after 10 minutes\",\"body\":\"Sessions expire after 10 minutes of inactivity.\",\"links\":[{\"kind\":\"caused_by\",\"to\":\"$cause\"}]}" |
     node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
 new=$("$MNEMO" call save --json "{\"kind\":\"decision\",\"title\":\"Session delay defaults to 30 seconds\",\"body\":\"Session refresh extends by the delay, 30 seconds by default.\",\"context\":{\"situation\":\"long sessions kept carts locked in the database\"},\"links\":[{\"kind\":\"supersedes\",\"to\":\"$old\"}]}" |
     node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
@@ -80,6 +83,8 @@ js "route mode, relevant" "d.mode === 'route' && d.relevant === true" <"$tmp/c1.
 js "overview first" "d.items[0].section === 'project' && d.markdown.indexOf('## Project') < d.markdown.indexOf('## Relevant knowledge')" <"$tmp/c1.json"
 js "the gotcha is there, with why" "d.items.some(i => i.id === '$gotcha' && i.section === 'knowledge' && i.why.length > 0)" <"$tmp/c1.json"
 js "the decision with its reason and chain" "d.items.some(i => i.id === '$new' && i.section === 'decisions') && /Because: long sessions/.test(d.markdown) && /supersedes: Sessions expire after 10 minutes/.test(d.markdown)" <"$tmp/c1.json"
+# the chain goes on past the first link: what the superseded decision was caused by, one level deeper
+js "the chain, two links deep" "/\\n  - supersedes: Sessions expire after 10 minutes[^\\n]*\\n    - caused by: Carts are locked in the database/.test(d.markdown)" <"$tmp/c1.json"
 js "where to look: session.py" "d.items.some(i => i.section === 'code' && i.path === 'shop/cart/session.py')" <"$tmp/c1.json"
 js "the unrelated fact is left out" "!/billing export/.test(d.markdown)" <"$tmp/c1.json"
 js "tokens within budget" "d.tokens <= d.max_tokens && d.max_tokens === 3000" <"$tmp/c1.json"
@@ -119,6 +124,7 @@ grep -q '^# Project memory: overview' "$tmp/plain.md" || fail "plain output is t
 "$MNEMO" recall --json "checkout returns 401 after session refresh" >"$tmp/r.json"
 js "recall facts" "d.facts.some(f => f.id === '$gotcha' && f.text.length <= 301)" <"$tmp/r.json"
 js "recall decisions with chain" "d.decisions.some(x => x.id === '$new' && x.chain.some(c => c.kind === 'supersedes' && c.to === '$old'))" <"$tmp/r.json"
+js "recall: the chain's second link, with where it comes from" "d.decisions.some(x => x.id === '$new' && x.chain.some(c => c.kind === 'caused_by' && c.to === '$cause' && c.depth === 2 && c.from === '$old'))" <"$tmp/r.json"
 js "recall confidence" "d.confidence > 0 && d.confidence <= 1" <"$tmp/r.json"
 "$MNEMO" recall --json "kubernetes helm chart ingress" >"$tmp/r0.json"
 js "recall: nothing, confidence 0" "d.confidence === 0 && d.facts.length === 0" <"$tmp/r0.json"
