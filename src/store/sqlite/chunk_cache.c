@@ -17,10 +17,11 @@
  * (a chunk is a bounded window; longer ones saturate, which changes their
  * score by nothing that matters).
  *
- * Both are built on demand (get: ownership, which needs the files) and
- * then shared by every search of the process (peek: chunk ranking uses the
- * lengths when they are there, and never builds them, so a one-shot
- * search does not pay for a cache it would use once). One cache per
+ * Both are built on demand by ownership (get), which needs the files: the
+ * map at the first call, the lengths at the next one with the same index
+ * (so `mnemo hook` or a one-shot search, one question per process, never
+ * pays for them), then shared by every search of the process (peek: chunk
+ * ranking uses the lengths when they are there, and never builds them). One cache per
  * store file and project, shared by the connections and threads of the
  * process (the HTTP server's workers each have their own connection),
  * refcounted so that a replaced cache stays valid for whoever holds it. It
@@ -193,8 +194,26 @@ mn_chunk_cache *mn_chunk_cache_peek(mn_store *s, uint64_t path_hash, int64_t top
 int mn_chunk_cache_get(mn_store *s, uint64_t path_hash, int64_t top, int64_t ndocs,
                        mn_chunk_cache **out)
 {
-    if ((*out = shared(s, path_hash, top, ndocs)) != NULL)
+    if ((*out = shared(s, path_hash, top, ndocs)) != NULL) {
+        /* asked again: a process that asks more than once; now the lengths */
+        if (!__atomic_load_n(&(*out)->ntok, __ATOMIC_ACQUIRE)) {
+            mn_chunk_cache tmp = {0};
+            int rc = build_sizes(s, &tmp);
+            if (rc) {
+                mn_error_clear();
+                return 0; /* ranking reads the docsize table, as without a cache */
+            }
+            pthread_mutex_lock(&lock);
+            if (!(*out)->ntok) {
+                (*out)->sizes = tmp.sizes;
+                __atomic_store_n(&(*out)->ntok, tmp.ntok, __ATOMIC_RELEASE);
+                tmp.ntok = NULL;
+            }
+            pthread_mutex_unlock(&lock);
+            free(tmp.ntok);
+        }
         return 0;
+    }
     /* built outside the lock: two threads may both build, the last one stays */
     mn_chunk_cache *c = mn_calloc(1, sizeof(*c));
     c->refs = 1;
@@ -203,8 +222,6 @@ int mn_chunk_cache_get(mn_store *s, uint64_t path_hash, int64_t top, int64_t ndo
     c->top = top;
     c->ndocs = ndocs;
     int rc = build_runs(s, c);
-    if (rc == 0)
-        rc = build_sizes(s, c);
     if (rc) {
         unref(c);
         return rc;
@@ -233,5 +250,6 @@ int64_t mn_chunk_cache_file(const mn_chunk_cache *c, int64_t chunk)
 
 const mn_fts_doc_sizes *mn_chunk_cache_sizes(const mn_chunk_cache *c)
 {
-    return c->ntok ? &c->sizes : NULL;
+    /* published once, after c->sizes, by mn_chunk_cache_get */
+    return __atomic_load_n(&c->ntok, __ATOMIC_ACQUIRE) ? &c->sizes : NULL;
 }

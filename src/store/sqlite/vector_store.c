@@ -17,7 +17,10 @@
  * again while the model's epoch - moved by a trigger on every vector
  * written or removed, by any process - is the one it was loaded at. The
  * epoch is read before the rows, so a set is never older than its epoch:
- * a write racing the load only makes the next load read again.
+ * a write racing the load only makes the next load read again. Between
+ * processes, a set loaded from the rows is also written to a file beside
+ * the store, which the next process maps when it names the same epoch
+ * (vector_file.c).
  */
 #include "common.h"
 #include <math.h>
@@ -26,6 +29,7 @@
 
 #include "store/store_vector.h"
 #include "store/sqlite/sqlite_internal.h"
+#include "store/sqlite/vector_file.h"
 #include "util/util.h"
 
 #define MN_VSET_CACHE 4
@@ -318,6 +322,7 @@ typedef struct {
     int64_t *ids;
     int8_t *data;
     float *scales;
+    mn_vfile file; /* the rows when mapped from the file instead */
 } vset;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -326,6 +331,7 @@ static vset *cache[MN_VSET_CACHE]; /* most recently loaded first */
 static void vset_unref_locked(vset *v)
 {
     if (v && --v->refs == 0) {
+        mn_vfile_close(&v->file);
         free(v->key);
         free(v->ids);
         free(v->data);
@@ -427,20 +433,34 @@ int mn_store_vectors_load(mn_store *s, const char *model, const char *owner_kind
     }
     int64_t epoch = sqlite3_column_int64(st, 0);
     size_t dim = (size_t)sqlite3_column_int64(st, 2);
+    const char *nonce_col = (const char *)sqlite3_column_text(st, 1);
+    char *nonce = mn_strdup(nonce_col ? nonce_col : "");
     mn_buf key = MN_BUF_INIT;
     mn_buf_printf(&key, "%s\x1f%lld\x1f%s\x1f%s\x1f%s", s->path, (long long)s->project_id, model,
-                  owner_kind, (const char *)sqlite3_column_text(st, 1));
+                  owner_kind, nonce);
     sqlite3_reset(st);
 
     vset *v = cache_get(key.ptr, epoch);
     if (v) {
         mn_buf_release(&key);
+        free(nonce);
         *out = &v->pub;
         return 0;
     }
     v = vset_new(dim);
     v->key = mn_buf_detach(&key);
     v->epoch = epoch;
+    mn_vfile_key fk = {s->path, s->project_id, owner_kind, model, nonce, epoch, dim, v->pub.stride};
+    if (mn_vfile_open(&v->file, &fk) == 0) {
+        free(nonce);
+        v->pub.n = v->file.n;
+        v->pub.ids = v->file.ids;
+        v->pub.scales = v->file.scales;
+        v->pub.data = v->file.data;
+        cache_put(v);
+        *out = &v->pub;
+        return 0;
+    }
     /* When no other project owns chunks (or memories) - the common case:
        one repository's .mnemo/ - no join is needed to tell whose vectors these are: vectors never
        outlive what they embed (schema v5's triggers), so every row of the
@@ -450,6 +470,7 @@ int mn_store_vectors_load(mn_store *s, const char *model, const char *owner_kind
        nothing needs them sorted by id. */
     int one_project = sole_owner(s, owner_kind);
     if (one_project < 0) {
+        free(nonce);
         vset_unref_locked(v);
         return mn_error_last_code();
     }
@@ -467,6 +488,7 @@ int mn_store_vectors_load(mn_store *s, const char *model, const char *owner_kind
                                     "?2 AND v.owner_kind = 'chunk' AND coalesce(f.project_id, "
                                     "d.project_id) = ?1 AND v.dim = ?3 ORDER BY v.owner_id");
     if (!st) {
+        free(nonce);
         vset_unref_locked(v); /* not shared yet: no lock needed */
         return mn_error_last_code();
     }
@@ -496,12 +518,16 @@ int mn_store_vectors_load(mn_store *s, const char *model, const char *owner_kind
     sqlite3_reset(st);
     if (step != SQLITE_DONE) {
         rc = fail(s, "cannot read vectors");
+        free(nonce);
         vset_unref_locked(v);
         return rc;
     }
     v->pub.ids = v->ids;
     v->pub.data = v->data;
     v->pub.scales = v->scales;
+    if (!s->read_only) /* for the next process (a hook per prompt) */
+        mn_vfile_write(&fk, v->pub.n, v->ids, v->scales, v->data);
+    free(nonce);
     cache_put(v);
     *out = &v->pub;
     return 0;
