@@ -17,11 +17,12 @@
  * (a chunk is a bounded window; longer ones saturate, which changes their
  * score by nothing that matters).
  *
- * Both are built on demand by ownership (get), which needs the files: the
- * map at the first call, the lengths at the next one with the same index
- * (so `mnemo hook` or a one-shot search, one question per process, never
- * pays for them), then shared by every search of the process (peek: chunk
- * ranking uses the lengths when they are there, and never builds them). One cache per
+ * The map is built by the first ownership lookup of a process (get); the
+ * lengths by the first chunk ranking that finds the map there (peek),
+ * which is the next search's: chunk ranking comes before ownership, so a
+ * process that answers one question (`mnemo hook`, a one-shot search)
+ * never pays for lengths it would not use. Then both are shared by every
+ * search of the process. One cache per
  * store file and project, shared by the connections and threads of the
  * process (the HTTP server's workers each have their own connection),
  * refcounted so that a replaced cache stays valid for whoever holds it. It
@@ -188,32 +189,31 @@ static mn_chunk_cache *shared(mn_store *s, uint64_t path_hash, int64_t top, int6
 
 mn_chunk_cache *mn_chunk_cache_peek(mn_store *s, uint64_t path_hash, int64_t top, int64_t ndocs)
 {
-    return shared(s, path_hash, top, ndocs);
+    mn_chunk_cache *c = shared(s, path_hash, top, ndocs);
+    if (c && !__atomic_load_n(&c->ntok, __ATOMIC_ACQUIRE)) {
+        /* a later search of a process that built the map: now the lengths, once */
+        mn_chunk_cache tmp = {0};
+        if (build_sizes(s, &tmp) != 0) {
+            mn_error_clear(); /* ranking reads the docsize table, as without them */
+            return c;
+        }
+        pthread_mutex_lock(&lock);
+        if (!c->ntok) {
+            c->sizes = tmp.sizes;
+            __atomic_store_n(&c->ntok, tmp.ntok, __ATOMIC_RELEASE);
+            tmp.ntok = NULL;
+        }
+        pthread_mutex_unlock(&lock);
+        free(tmp.ntok);
+    }
+    return c;
 }
 
 int mn_chunk_cache_get(mn_store *s, uint64_t path_hash, int64_t top, int64_t ndocs,
                        mn_chunk_cache **out)
 {
-    if ((*out = shared(s, path_hash, top, ndocs)) != NULL) {
-        /* asked again: a process that asks more than once; now the lengths */
-        if (!__atomic_load_n(&(*out)->ntok, __ATOMIC_ACQUIRE)) {
-            mn_chunk_cache tmp = {0};
-            int rc = build_sizes(s, &tmp);
-            if (rc) {
-                mn_error_clear();
-                return 0; /* ranking reads the docsize table, as without a cache */
-            }
-            pthread_mutex_lock(&lock);
-            if (!(*out)->ntok) {
-                (*out)->sizes = tmp.sizes;
-                __atomic_store_n(&(*out)->ntok, tmp.ntok, __ATOMIC_RELEASE);
-                tmp.ntok = NULL;
-            }
-            pthread_mutex_unlock(&lock);
-            free(tmp.ntok);
-        }
+    if ((*out = shared(s, path_hash, top, ndocs)) != NULL)
         return 0;
-    }
     /* built outside the lock: two threads may both build, the last one stays */
     mn_chunk_cache *c = mn_calloc(1, sizeof(*c));
     c->refs = 1;

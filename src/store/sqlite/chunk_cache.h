@@ -18,7 +18,8 @@ typedef struct mn_chunk_cache mn_chunk_cache;
 /*
  * The cache of the store's project: shared when one is held for the same
  * store file (path_hash) and state of the chunk index (top: its highest
- * row id, ndocs: its number of rows), else built (get) or NULL (peek).
+ * row id, ndocs: its number of rows), else built (get: the file map) or
+ * NULL (peek). Peek adds the chunks' lengths to a cache that has none yet.
  * Release it with mn_chunk_cache_release.
  */
 int mn_chunk_cache_get(mn_store *s, uint64_t path_hash, int64_t top, int64_t ndocs,
