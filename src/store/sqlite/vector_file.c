@@ -170,7 +170,9 @@ void mn_vfile_write(const mn_vfile_key *k, size_t n, const int64_t *ids, const f
     memcpy(buf, &h, sizeof(h));
     mn_buf path = MN_BUF_INIT, tmp = MN_BUF_INIT;
     path_of(&path, k);
-    mn_buf_printf(&tmp, "%s.%ld.tmp", path.ptr, (long)getpid());
+    static unsigned seq; /* two threads of a process may write the same set at once */
+    mn_buf_printf(&tmp, "%s.%ld.%u.tmp", path.ptr, (long)getpid(),
+                  __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
     int fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     bool ok = fd >= 0 && write_all(fd, buf, len);
     if (fd >= 0 && close(fd) != 0)
