@@ -86,6 +86,7 @@ static json_t *signals_json(const mn_signals *s)
         {MN_SIG_SCOPE, "scope", s->scope},
         {MN_SIG_LEVEL, "level", s->level},
         {MN_SIG_CONVERSATION, "conversation", s->conversation},
+        {MN_SIG_SPEAKER, "speaker", s->speaker},
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(all); i++)
         if (s->has & all[i].bit)

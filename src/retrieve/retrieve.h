@@ -47,11 +47,13 @@ enum {
     MN_SIG_SCOPE = 1u << 5,
     MN_SIG_LEVEL = 1u << 6,
     MN_SIG_CONVERSATION = 1u << 7,
+    MN_SIG_SPEAKER = 1u << 8,
 };
 
 typedef struct {
     double lexical, semantic, graph, recency, usefulness, scope, level;
     double conversation; /* episodes: how well the other turns of their session match */
+    double speaker;      /* episodes: said by someone the query names (a "Name:" label) */
     unsigned has;
 } mn_signals;
 

@@ -119,6 +119,8 @@ typedef struct {
     double scope;
     const char *conversation; /* an episode's session (mn_memory_hit), or NULL */
     double conv_doc;          /* its conversation as one document, BM25 / best (conversation.c) */
+    double speaker;           /* an episode said by someone the query names (speaker.c) */
+    bool labelled;            /* an episode whose title starts with a speaker label */
     double score;
     mn_signals sig;
 } mn_memory_cand;
@@ -160,6 +162,13 @@ void mn_semantic_end(mn_search_ctx *c);
 
 /* conversation.c: each candidate's conversation scored as one document (conv_doc) */
 int mn_conversation_docs(mn_search_ctx *c);
+
+/* speaker.c: each episode's speaker (the label its title starts with) named by the query */
+void mn_speaker_signal(mn_search_ctx *c);
+/* The speaker label title starts with ("Melanie: hi" -> "Melanie"): its length, 0 if none. */
+size_t mn_speaker_label(const char *title, const char **start);
+/* The share of the label's words (2+ characters) that are whole words of query, case folded. */
+double mn_speaker_named(const char *label, size_t n, const char *query, size_t qlen);
 
 /* graph.c */
 int mn_graph_named_code(mn_search_ctx *c);

@@ -192,6 +192,7 @@ static int run(mn_search_ctx *c, unsigned kinds, size_t k)
             (code && (rc = mn_graph_attached_memories(c)) != 0) ||
             (rc = mn_graph_scoped_memories(c)) != 0 || (rc = mn_conversation_docs(c)) != 0)
             return rc;
+        mn_speaker_signal(c);
         mn_fusion_memories(c);
     }
     return 0;

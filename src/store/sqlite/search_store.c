@@ -40,7 +40,21 @@
  * then the docstring and the code.
  */
 static const double MEMORY_WEIGHTS[4] = {4.0, 3.0, 1.0, 1.5};
+
 static const double CHUNK_WEIGHTS[5] = {2.0, 4.0, 2.0, 1.5, 1.0};
+
+/*
+ * A memory saved without a title takes the first line of its body as its
+ * title, and without keywords the words of its own text (memory.c): then
+ * the title and the keywords repeat the body, and MEMORY_WEIGHTS would
+ * count those words again, up to 8 times (a one-line chat turn weighs every
+ * word of it so; a longer turn only the words of its first line: a bias to
+ * short turns and to where in a turn a word stands). A memory whose title
+ * is the start of its body is ranked by its body and context alone. Both
+ * scores come from the full-text pass; the choice is made on the rows kept.
+ */
+static const double DERIVED_WEIGHTS[4] = {0, 0, 1.0, 1.5};
+#define DERIVED_TITLE "substr(ltrim(m.body, ' #' || char(9, 10, 13)), 1, length(m.title)) = m.title"
 
 static int fail(mn_store *s, const char *what)
 {
@@ -480,24 +494,28 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
     const char *window = cut > 0 ? " AND memories_fts.rowid >= :cut" : "";
     mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS ", ");
     if (exact) {
-        mn_buf_puts(&sql, "-");
+        mn_buf_puts(&sql, "-(CASE WHEN " DERIVED_TITLE " THEN ");
+        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf, false);
+        mn_buf_puts(&sql, " ELSE ");
         bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, false);
         mn_buf_printf(&sql,
-                      " AS score, 1 FROM memories_fts JOIN memories m ON m.id = "
+                      " END) AS score, 1 FROM memories_fts JOIN memories m ON m.id = "
                       "memories_fts.rowid WHERE memories_fts MATCH ?1%s AND ",
                       window);
         next = 2;
         filter_sql(&sql, q, &next);
         mn_buf_printf(&sql, " ORDER BY score DESC LIMIT %zu", limit);
     } else {
-        mn_buf_puts(&sql, "h.score, (");
+        mn_buf_puts(&sql, "CASE WHEN " DERIVED_TITLE " THEN h.derived ELSE h.score END AS s, (");
         next = 2;
         filter_sql(&sql, q, &next);
         mn_buf_puts(&sql, ") FROM (SELECT rowid AS id, -");
         bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, false);
+        mn_buf_puts(&sql, " AS score, -");
+        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf, false);
         mn_buf_printf(&sql,
-                      " AS score FROM memories_fts WHERE memories_fts MATCH ?1%s ORDER BY score "
-                      "DESC LIMIT %zu) h JOIN memories m ON m.id = h.id ORDER BY h.score DESC",
+                      " AS derived FROM memories_fts WHERE memories_fts MATCH ?1%s ORDER BY score "
+                      "DESC LIMIT %zu) h JOIN memories m ON m.id = h.id ORDER BY s DESC",
                       window, inner);
     }
     sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
