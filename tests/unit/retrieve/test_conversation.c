@@ -16,20 +16,7 @@
 #include "test.h"
 #include "test_fs.h"
 #include "test_json.h"
-
-static char tmp[64];
-static mn_ctx *ctx;
-
-static json_t *call(const char *op, json_t *args)
-{
-    json_t *out = NULL;
-    if (mn_api_call(ctx, op, args, &out) != 0) {
-        fprintf(stderr, "%s failed: %s\n", op, mn_error_last());
-        out = NULL;
-    }
-    json_decref(args);
-    return out;
-}
+#include "test_ctx.h"
 
 /* Save an episode in a session (or, with session NULL, in a situation) and return its id. */
 static char *episode(const char *session, const char *situation, const char *body)
@@ -39,7 +26,7 @@ static char *episode(const char *session, const char *situation, const char *bod
         json_object_set_new(args, "provenance", json_pack("{s:s}", "session", session));
     if (situation)
         json_object_set_new(args, "context", json_pack("{s:s}", "situation", situation));
-    json_t *out = call("save", args);
+    json_t *out = test_call("save", args);
     char *id = mn_strdup(out ? json_string_value(json_object_get(out, "id")) : "?");
     json_decref(out);
     return id;
@@ -76,30 +63,12 @@ static double signal(const json_t *it, const char *name)
 
 static void setup(void)
 {
-    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-conv-XXXXXX");
-    if (!mkdtemp(tmp))
-        abort();
-    setenv("MNEMO_NOW_MS", "1795239445123", 1);
-    unsetenv("MNEMO_DB");
-    unsetenv("MNEMO_PROJECT");
-    mn_buf db = MN_BUF_INIT;
-    mn_buf_printf(&db, "%s/store/mnemo.db", tmp);
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    o.db_path = db.ptr;
-    o.start_dir = tmp;
-    o.actor = "test";
-    o.progress = false;
-    if (mn_ctx_open(&ctx, &o) != 0)
-        abort();
-    mn_buf_release(&db);
-    json_decref(call("config", J("{'action':'set','key':'embed.provider','value':'off'}")));
-    json_decref(call("config", J("{'action':'set','key':'memory.dedup','value':'false'}")));
+    test_ctx_open("conv");
 }
 
 static void teardown(void)
 {
-    mn_ctx_free(ctx);
-    rm_rf(tmp);
+    test_ctx_close();
 }
 
 static const char *const filler[] = {
@@ -110,7 +79,7 @@ static const char *const filler[] = {
 
 static char *fact(const char *body)
 {
-    json_t *out = call("save", json_pack("{s:s,s:s}", "kind", "fact", "body", body));
+    json_t *out = test_call("save", json_pack("{s:s,s:s}", "kind", "fact", "body", body));
     char *id = mn_strdup(out ? json_string_value(json_object_get(out, "id")) : "?");
     json_decref(out);
     return id;
@@ -154,8 +123,8 @@ static void session_as_document(bool by_session, const char *city, const char *h
 
     mn_buf_clear(&b);
     mn_buf_printf(&b, "%s %s %s", city, hotel, food);
-    json_t *out =
-        call("search", json_pack("{s:s,s:[s],s:i}", "query", b.ptr, "kinds", "memory", "k", 20));
+    json_t *out = test_call(
+        "search", json_pack("{s:s,s:[s],s:i}", "query", b.ptr, "kinds", "memory", "k", 20));
     REQUIRE(out);
     const json_t *a = find_item(out, trip), *o = find_item(out, family), *x = find_item(out, f);
     REQUIRE(a && o && x);
@@ -171,11 +140,12 @@ static void session_as_document(bool by_session, const char *city, const char *h
     json_decref(out);
 
     /* forgotten turns no longer speak for their session: both sessions hold the city only */
-    json_decref(call("forget", json_pack("{s:s}", "id", hotel_turn)));
-    json_decref(call("forget", json_pack("{s:s}", "id", food_turn)));
+    json_decref(test_call("forget", json_pack("{s:s}", "id", hotel_turn)));
+    json_decref(test_call("forget", json_pack("{s:s}", "id", food_turn)));
     mn_buf_clear(&b);
     mn_buf_printf(&b, "%s %s %s", city, hotel, food);
-    out = call("search", json_pack("{s:s,s:[s],s:i}", "query", b.ptr, "kinds", "memory", "k", 20));
+    out = test_call("search",
+                    json_pack("{s:s,s:[s],s:i}", "query", b.ptr, "kinds", "memory", "k", 20));
     REQUIRE(out);
     a = find_item(out, trip);
     o = find_item(out, family);
@@ -203,7 +173,7 @@ static void test_no_session(void)
 {
     char *a = episode(NULL, NULL, "Porto has steep streets.");
     char *b = episode(NULL, "", "Porto trams are old.");
-    json_t *out = call("search", J("{'query':'Porto streets','kinds':['memory'],'k':5}"));
+    json_t *out = test_call("search", J("{'query':'Porto streets','kinds':['memory'],'k':5}"));
     REQUIRE(out);
     const json_t *x = find_item(out, a), *y = find_item(out, b);
     REQUIRE(x && y);

@@ -14,20 +14,7 @@
 #include "test.h"
 #include "test_fs.h"
 #include "test_json.h"
-
-static char tmp[64];
-static mn_ctx *ctx;
-
-static json_t *call(const char *op, json_t *args)
-{
-    json_t *out = NULL;
-    if (mn_api_call(ctx, op, args, &out) != 0) {
-        fprintf(stderr, "%s failed: %s\n", op, mn_error_last());
-        out = NULL;
-    }
-    json_decref(args);
-    return out;
-}
+#include "test_ctx.h"
 
 static char *save(const char *kind, const char *title, const char *body)
 {
@@ -35,7 +22,7 @@ static char *save(const char *kind, const char *title, const char *body)
                              "situation", "8 May 2023");
     if (title)
         json_object_set_new(args, "title", json_string(title));
-    json_t *out = call("save", args);
+    json_t *out = test_call("save", args);
     char *id = mn_strdup(out ? json_string_value(json_object_get(out, "id")) : "?");
     json_decref(out);
     return id;
@@ -62,30 +49,12 @@ static const json_t *sig(const json_t *it, const char *name)
 
 static void setup(void)
 {
-    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-fields-XXXXXX");
-    if (!mkdtemp(tmp))
-        abort();
-    setenv("MNEMO_NOW_MS", "1795239445123", 1);
-    unsetenv("MNEMO_DB");
-    unsetenv("MNEMO_PROJECT");
-    mn_buf db = MN_BUF_INIT;
-    mn_buf_printf(&db, "%s/store/mnemo.db", tmp);
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    o.db_path = db.ptr;
-    o.start_dir = tmp;
-    o.actor = "test";
-    o.progress = false;
-    if (mn_ctx_open(&ctx, &o) != 0)
-        abort();
-    mn_buf_release(&db);
-    json_decref(call("config", J("{'action':'set','key':'embed.provider','value':'off'}")));
-    json_decref(call("config", J("{'action':'set','key':'memory.dedup','value':'false'}")));
+    test_ctx_open("fields");
 }
 
 static void teardown(void)
 {
-    mn_ctx_free(ctx);
-    rm_rf(tmp);
+    test_ctx_close();
 }
 
 static double lexical(const json_t *it)
@@ -119,7 +88,7 @@ static void test_derived_title(void)
     char *twice = ids[n++] = save("episode", NULL,
                                   "Thursday evenings I go to a class near the old train station.\n"
                                   "The pottery teacher liked the pottery bowl I glazed in blue.");
-    json_t *out = call("search", J("{'query':'pottery','kinds':['memory'],'k':10}"));
+    json_t *out = test_call("search", J("{'query':'pottery','kinds':['memory'],'k':10}"));
     REQUIRE(out);
     int rf = -1, rt = -1;
     const json_t *f = find_item(out, first, &rf), *t = find_item(out, twice, &rt);
@@ -131,7 +100,7 @@ static void test_derived_title(void)
     /* a title of its own is a title: a word only there still matches, above the body's */
     char *titled = ids[n++] = save("fact", "Kiln firing schedule", "Cone 6, slow cool.");
     char *plain = ids[n++] = save("fact", NULL, "The kiln in the garage needs a new element.");
-    out = call("search", J("{'query':'kiln','kinds':['memory'],'k':10}"));
+    out = test_call("search", J("{'query':'kiln','kinds':['memory'],'k':10}"));
     REQUIRE(out);
     int rtt = -1, rp = -1;
     const json_t *tt = find_item(out, titled, &rtt), *p = find_item(out, plain, &rp);

@@ -16,26 +16,13 @@
 #include "test.h"
 #include "test_fs.h"
 #include "test_json.h"
-
-static char tmp[64];
-static mn_ctx *ctx;
-
-static json_t *call(const char *op, json_t *args)
-{
-    json_t *out = NULL;
-    if (mn_api_call(ctx, op, args, &out) != 0) {
-        fprintf(stderr, "%s failed: %s\n", op, mn_error_last());
-        out = NULL;
-    }
-    json_decref(args);
-    return out;
-}
+#include "test_ctx.h"
 
 static char *save(const char *kind, const char *situation, const char *body)
 {
     json_t *args = json_pack("{s:s,s:s,s:{s:s}}", "kind", kind, "body", body, "context",
                              "situation", situation);
-    json_t *out = call("save", args);
+    json_t *out = test_call("save", args);
     char *id = mn_strdup(out ? json_string_value(json_object_get(out, "id")) : "?");
     json_decref(out);
     return id;
@@ -62,30 +49,12 @@ static const json_t *sig(const json_t *it, const char *name)
 
 static void setup(void)
 {
-    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-speaker-XXXXXX");
-    if (!mkdtemp(tmp))
-        abort();
-    setenv("MNEMO_NOW_MS", "1795239445123", 1);
-    unsetenv("MNEMO_DB");
-    unsetenv("MNEMO_PROJECT");
-    mn_buf db = MN_BUF_INIT;
-    mn_buf_printf(&db, "%s/store/mnemo.db", tmp);
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    o.db_path = db.ptr;
-    o.start_dir = tmp;
-    o.actor = "test";
-    o.progress = false;
-    if (mn_ctx_open(&ctx, &o) != 0)
-        abort();
-    mn_buf_release(&db);
-    json_decref(call("config", J("{'action':'set','key':'embed.provider','value':'off'}")));
-    json_decref(call("config", J("{'action':'set','key':'memory.dedup','value':'false'}")));
+    test_ctx_open("speaker");
 }
 
 static void teardown(void)
 {
-    mn_ctx_free(ctx);
-    rm_rf(tmp);
+    test_ctx_close();
 }
 
 static void test_label(void)
@@ -138,8 +107,9 @@ static void test_speaker_first(void)
     char *other = ids[n++] = save("episode", day, "Caroline: Wow, Melanie! Pottery, how fun!");
     char *f = ids[n++] = save("fact", day, "Melanie: pottery teacher at the community center");
 
-    json_t *out = call("search", J("{'query':'What pottery does Melanie do?','kinds':['memory'],"
-                                   "'k':10}"));
+    json_t *out =
+        test_call("search", J("{'query':'What pottery does Melanie do?','kinds':['memory'],"
+                              "'k':10}"));
     REQUIRE(out);
     int rh = -1, ro = -1, rf = -1;
     const json_t *h = find_item(out, hers, &rh), *o = find_item(out, other, &ro),
@@ -156,7 +126,7 @@ static void test_speaker_first(void)
     json_decref(out);
 
     /* a question that names nobody: no speaker signal, BM25's order */
-    out = call("search", J("{'query':'pottery class','kinds':['memory'],'k':10}"));
+    out = test_call("search", J("{'query':'pottery class','kinds':['memory'],'k':10}"));
     REQUIRE(out);
     h = find_item(out, hers, &rh);
     o = find_item(out, other, &ro);

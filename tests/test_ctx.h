@@ -1,0 +1,63 @@
+/*
+ * test_ctx.h - an mn_ctx on a scratch store, for the unit tests that go
+ * through the operation table (include after common.h and test_json.h):
+ * a fixed clock (MNEMO_NOW_MS), no MNEMO_DB or MNEMO_PROJECT from the
+ * environment, and the config a retrieval test wants to see its own signal
+ * alone: no embedder, no merging of similar saves.
+ */
+#ifndef MN_TEST_CTX_H
+#define MN_TEST_CTX_H
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "mnemo/api.h"
+#include "test_fs.h"
+#include "test_json.h"
+
+static char test_tmp[64];
+static mn_ctx *test_ctx;
+
+/* mn_api_call on the test's context; args are taken; NULL (and a line on stderr) on failure. */
+static inline json_t *test_call(const char *op, json_t *args)
+{
+    json_t *out = NULL;
+    if (mn_api_call(test_ctx, op, args, &out) != 0) {
+        fprintf(stderr, "%s failed: %s\n", op, mn_error_last());
+        out = NULL;
+    }
+    json_decref(args);
+    return out;
+}
+
+/* A store in a new directory /tmp/mnemo-test-<name>-XXXXXX; aborts when it cannot be made. */
+static inline void test_ctx_open(const char *name)
+{
+    snprintf(test_tmp, sizeof(test_tmp), "/tmp/mnemo-test-%s-XXXXXX", name);
+    if (!mkdtemp(test_tmp))
+        abort();
+    setenv("MNEMO_NOW_MS", "1795239445123", 1);
+    unsetenv("MNEMO_DB");
+    unsetenv("MNEMO_PROJECT");
+    mn_buf db = MN_BUF_INIT;
+    mn_buf_printf(&db, "%s/store/mnemo.db", test_tmp);
+    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
+    o.db_path = db.ptr;
+    o.start_dir = test_tmp;
+    o.actor = "test";
+    o.progress = false;
+    if (mn_ctx_open(&test_ctx, &o) != 0)
+        abort();
+    mn_buf_release(&db);
+    json_decref(test_call("config", J("{'action':'set','key':'embed.provider','value':'off'}")));
+    json_decref(test_call("config", J("{'action':'set','key':'memory.dedup','value':'false'}")));
+}
+
+static inline void test_ctx_close(void)
+{
+    mn_ctx_free(test_ctx);
+    test_ctx = NULL;
+    rm_rf(test_tmp);
+}
+
+#endif
