@@ -53,6 +53,27 @@ static inline void test_ctx_open(const char *name)
     json_decref(test_call("config", J("{'action':'set','key':'memory.dedup','value':'false'}")));
 }
 
+/* The item of a search result with this id, its rank in *rank; NULL when absent. */
+static inline const json_t *test_find_item(const json_t *out, const char *id, int *rank)
+{
+    size_t i;
+    json_t *it;
+    json_array_foreach(json_object_get(out, "items"), i, it)
+    {
+        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0) {
+            *rank = (int)i;
+            return it;
+        }
+    }
+    return NULL;
+}
+
+/* A signal of a search item, NULL when the item has none of that name. */
+static inline const json_t *test_signal(const json_t *it, const char *name)
+{
+    return json_object_get(json_object_get(it, "signals"), name);
+}
+
 static inline void test_ctx_close(void)
 {
     mn_ctx_free(test_ctx);

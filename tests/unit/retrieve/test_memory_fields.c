@@ -28,25 +28,6 @@ static char *save(const char *kind, const char *title, const char *body)
     return id;
 }
 
-static const json_t *find_item(const json_t *out, const char *id, int *rank)
-{
-    size_t i;
-    json_t *it;
-    json_array_foreach(json_object_get(out, "items"), i, it)
-    {
-        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0) {
-            *rank = (int)i;
-            return it;
-        }
-    }
-    return NULL;
-}
-
-static const json_t *sig(const json_t *it, const char *name)
-{
-    return json_object_get(json_object_get(it, "signals"), name);
-}
-
 static void setup(void)
 {
     test_ctx_open("fields");
@@ -59,7 +40,7 @@ static void teardown(void)
 
 static double lexical(const json_t *it)
 {
-    return json_number_value(sig(it, "lexical"));
+    return json_number_value(test_signal(it, "lexical"));
 }
 
 /*
@@ -91,7 +72,7 @@ static void test_derived_title(void)
     json_t *out = test_call("search", J("{'query':'pottery','kinds':['memory'],'k':10}"));
     REQUIRE(out);
     int rf = -1, rt = -1;
-    const json_t *f = find_item(out, first, &rf), *t = find_item(out, twice, &rt);
+    const json_t *f = test_find_item(out, first, &rf), *t = test_find_item(out, twice, &rt);
     REQUIRE(f && t);
     CHECK(rt == 0 && rf == 1);
     CHECK(lexical(t) == 1.0 && lexical(f) < 1.0);
@@ -103,7 +84,7 @@ static void test_derived_title(void)
     out = test_call("search", J("{'query':'kiln','kinds':['memory'],'k':10}"));
     REQUIRE(out);
     int rtt = -1, rp = -1;
-    const json_t *tt = find_item(out, titled, &rtt), *p = find_item(out, plain, &rp);
+    const json_t *tt = test_find_item(out, titled, &rtt), *p = test_find_item(out, plain, &rp);
     REQUIRE(tt && p);
     CHECK(lexical(tt) > 0);
     CHECK(rtt < rp);

@@ -28,25 +28,6 @@ static char *save(const char *kind, const char *situation, const char *body)
     return id;
 }
 
-static const json_t *find_item(const json_t *out, const char *id, int *rank)
-{
-    size_t i;
-    json_t *it;
-    json_array_foreach(json_object_get(out, "items"), i, it)
-    {
-        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0) {
-            *rank = (int)i;
-            return it;
-        }
-    }
-    return NULL;
-}
-
-static const json_t *sig(const json_t *it, const char *name)
-{
-    return json_object_get(json_object_get(it, "signals"), name);
-}
-
 static void setup(void)
 {
     test_ctx_open("speaker");
@@ -112,26 +93,27 @@ static void test_speaker_first(void)
                               "'k':10}"));
     REQUIRE(out);
     int rh = -1, ro = -1, rf = -1;
-    const json_t *h = find_item(out, hers, &rh), *o = find_item(out, other, &ro),
-                 *x = find_item(out, f, &rf);
+    const json_t *h = test_find_item(out, hers, &rh), *o = test_find_item(out, other, &ro),
+                 *x = test_find_item(out, f, &rf);
     REQUIRE(h && o && x);
     /* BM25 alone prefers the other speaker's shorter turn ... */
-    CHECK(json_number_value(sig(o, "lexical")) > json_number_value(sig(h, "lexical")));
+    CHECK(json_number_value(test_signal(o, "lexical")) >
+          json_number_value(test_signal(h, "lexical")));
     /* ... but the question is about Melanie: her turn first */
-    CHECK(json_number_value(sig(h, "speaker")) == 1.0);
-    CHECK(json_number_value(sig(o, "speaker")) == 0);
+    CHECK(json_number_value(test_signal(h, "speaker")) == 1.0);
+    CHECK(json_number_value(test_signal(o, "speaker")) == 0);
     CHECK(rh < ro);
     /* a fact's "Name:" title is not a speaker */
-    CHECK(sig(x, "speaker") == NULL);
+    CHECK(test_signal(x, "speaker") == NULL);
     json_decref(out);
 
     /* a question that names nobody: no speaker signal, BM25's order */
     out = test_call("search", J("{'query':'pottery class','kinds':['memory'],'k':10}"));
     REQUIRE(out);
-    h = find_item(out, hers, &rh);
-    o = find_item(out, other, &ro);
+    h = test_find_item(out, hers, &rh);
+    o = test_find_item(out, other, &ro);
     REQUIRE(h && o);
-    CHECK(json_number_value(sig(h, "speaker")) == 0);
+    CHECK(json_number_value(test_signal(h, "speaker")) == 0);
     json_decref(out);
     for (size_t i = 0; i < n; i++)
         free(ids[i]);
