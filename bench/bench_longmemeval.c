@@ -672,9 +672,11 @@ int main(int argc, char **argv)
             double m = ev_report_mean(&R.r, "all", targets[t].metric, EV_MNEMO);
             double b = ev_report_mean(&R.r, "all", targets[t].metric, EV_BM25);
             lit &= isnan(m) || m >= targets[t].min;
-            fprintf(R.out,
-                    "literal reading (gold = answer_session_ids) %s: mnemo %.3f (bm25 %.3f)\n",
-                    targets[t].metric, m, b);
+            char mv[32] = "-"; /* mnemo did not run */
+            if (!isnan(m))
+                snprintf(mv, sizeof(mv), "%.3f", m);
+            fprintf(R.out, "literal reading (gold = answer_session_ids) %s: mnemo %s (bm25 %.3f)\n",
+                    targets[t].metric, mv, b);
         }
         bool ok = true;
         for (size_t t = 0; t < MN_ARRAY_SIZE(targets); t++)
