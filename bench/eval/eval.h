@@ -121,6 +121,8 @@ void ev_report_line(ev_report *r, const char *fmt, ...) __attribute__((format(pr
 void ev_report_note(ev_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** The table: metrics by group, mnemo and bm25 side by side; then latency, tokens, lines, notes. */
 void ev_report_print(const ev_report *r, FILE *f);
+/** The table alone (a second scoring of the same run, say). */
+void ev_report_print_table(const ev_report *r, FILE *f);
 /** The machine-readable summary (a new reference). */
 json_t *ev_report_json(const ev_report *r);
 

@@ -313,7 +313,7 @@ static void put_value(FILE *f, const ev_cell *c, int sys, int width)
 }
 
 /* Groups side by side, at most 4 per block so that a line stays under ~100 columns. */
-void ev_report_print(const ev_report *r, FILE *f)
+void ev_report_print_table(const ev_report *r, FILE *f)
 {
     enum { PER_BLOCK = 4, VALUE_W = 7 };
     int name_w = 6;
@@ -353,7 +353,12 @@ void ev_report_print(const ev_report *r, FILE *f)
         if (g1 < r->groups.len)
             fputc('\n', f);
     }
+}
+
+void ev_report_print(const ev_report *r, FILE *f)
+{
     static const char *const names[EV_NSYS] = {"mnemo", "bm25"};
+    ev_report_print_table(r, f);
     fprintf(f, "\nquery latency ms:");
     for (int s = 0; s < EV_NSYS; s++) {
         if (!r->available[s] || r->latency[s].len == 0)

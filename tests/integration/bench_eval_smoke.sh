@@ -82,5 +82,82 @@ if (!ok) { console.error(JSON.stringify(d).slice(0, 600)); process.exit(1); }
 leftover=$(find "$tmp" -maxdepth 1 -name 'mnemo-locomo-*' | wc -l)
 [ "$leftover" -eq 0 ] || fail "$leftover temporary stores left in TMPDIR"
 
+# LongMemEval (tests/data/eval/longmemeval_tiny.json): the literal table and the
+# official scoring (run_retrieval.py, turn granularity) of the same rankings.
+# BM25 ranks only the turns sharing a word with the question:
+#   t_assist (ss-assist): evidence only in an assistant turn; answer_a1's user turn
+#     has no has_answer, so its official id is noans_a1_1: official gold empty ->
+#     recall_all 1, recall_any 0, ndcg 0 at both levels, whatever the ranking; the
+#     literal session level has answer_a1 as gold (its session document matches).
+#   t_noans (multi-sess): "beagle barking?" matches only answer_b1's user turn 1,
+#     without has_answer (noans_b1_1); gold turn answer_b1_3 is not ranked: official
+#     session and turn 0; the literal session level ranks answer_b1's document first: 1.
+#   t_hit (ss-user): the gold turn is the only match: 1 everywhere.
+#   t_hit_abs: skipped.
+unset MNEMO_BENCH_LONGMEMEVAL
+lme=$MNEMO_BENCH_DIR/bench_longmemeval
+rc=0
+"$lme" "$MNEMO_TEST_DATA/eval/longmemeval_tiny.json" >"$tmp/out" 2>&1 || rc=$?
+[ $rc -eq 0 ] || fail "longmemeval: exit $rc: $(cat "$tmp/out")"
+grep -q ": 3 questions (1 _abs skipped)" "$tmp/out" || fail "longmemeval: counts: $(head -1 "$tmp/out")"
+# official ROW COLUMN: a value of the official block (2/3 all, 4/5 multi-sess, 6/7 ss-assist,
+# 8/9 ss-user; mnemo/bm25)
+official() {
+    awk -v row="$1" -v col="$2" 'on && $1 == row { gsub(/\|/, " "); print $col; exit }
+        /^official scoring/ { on = 1 }' "$tmp/out"
+}
+expect_off() {
+    local got
+    got=$(official "$1" "$2")
+    [ "$got" = "$3" ] || fail "longmemeval official $1 column $2: got '$got', want '$3'"
+}
+for k in 5 10; do
+    expect_off sess_recall_any@$k 3 0.333 # (0 + 0 + 1) / 3
+    expect_off sess_recall_all@$k 3 0.667 # (1 + 0 + 1) / 3
+    expect_off sess_ndcg_any@$k 3 0.333
+    expect_off turn_recall_any@$k 3 0.333
+    expect_off turn_recall_all@$k 3 0.667
+    expect_off turn_ndcg_any@$k 3 0.333
+    expect_off sess_recall_all@$k 5 0.000 # the noans turn does not find answer_b1
+    expect_off sess_recall_any@$k 7 0.000 # empty gold
+    expect_off sess_recall_all@$k 7 1.000
+    expect_off turn_recall_all@$k 7 1.000
+    expect_off turn_ndcg_any@$k 7 0.000
+    expect sess_recall_all@$k 3 1.000  # literal: answer_session_ids, session documents
+    expect turn_recall_all@$k 3 0.500  # literal: t_assist left out, (0 + 1) / 2
+    expect turn_recall_all@$k 7 -
+done
+if grep -q "search: not available" "$tmp/out"; then
+    expect_off turn_recall_all@10 6 -
+else # empty gold scores the same whatever mnemo ranks
+    expect_off turn_recall_any@10 6 0.000
+    expect_off turn_recall_all@10 6 1.000
+    expect_off sess_recall_all@5 6 1.000
+fi
+grep -q "note: 1 questions with empty official gold; .* bm25 3$" "$tmp/out" ||
+    fail "longmemeval: official note: $(grep 'empty official' "$tmp/out")"
+grep -q "^literal reading (gold = answer_session_ids) turn_recall_all@10: .*(bm25 0.500)$" "$tmp/out" ||
+    fail "longmemeval: literal reading line"
+grep -q "^target turn_recall_any@10 >= 0.97: mnemo .*(bm25 0.333)" "$tmp/out" ||
+    fail "longmemeval: the targets are not judged on the official scoring"
+
+"$lme" "$MNEMO_TEST_DATA/eval/longmemeval_tiny.json" --only-baseline --json \
+    --rankings "$tmp/rank.jsonl" >"$tmp/json" 2>"$tmp/out" || fail "longmemeval --json: exit $?"
+node -e '
+const fs = require("fs");
+const d = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+const off = d.official.groups[0].metrics, lit = d.groups[0].metrics;
+const r = fs.readFileSync(process.argv[2], "utf8").trim().split("\n").map(JSON.parse);
+// the summary has 6 significant digits; target_pass: mnemo did not run, nothing judged
+const near = (a, b) => Math.abs(a - b) < 1e-5;
+const ok = d.bench === "longmemeval" && d.official.empty_gold === 1 &&
+    near(off["sess_recall_all@5"].bm25, 2 / 3) && near(off["turn_recall_any@10"].bm25, 1 / 3) &&
+    near(lit["sess_recall_all@5"].bm25, 1) && off["sess_recall_all@5"].mnemo === null &&
+    d.target_pass === true && r.length === 3 && r[1].question_id === "t_noans" &&
+    r[1].corpus_ids.join(",") === "noans_b1_1,answer_b1_3,other_b2_1" &&
+    r[1].rankings.join(",") === "0";
+if (!ok) { console.error(JSON.stringify(d).slice(0, 800)); process.exit(1); }
+' "$tmp/json" "$tmp/rank.jsonl" || fail "longmemeval --json summary / --rankings"
+
 [ $fails -eq 0 ] || exit 1
 echo "bench_eval_smoke: ok"
