@@ -6,6 +6,11 @@
  * (walk -> workers) and done (workers -> writer). At most MAX_INFLIGHT jobs
  * exist at once, so memory stays bounded by a few dozen parsed files. Only
  * the calling thread touches the store (one SQLite handle, one writer).
+ * The writer stores jobs in walk order (the walk sorts each directory),
+ * whatever order the workers finish them in: the row ids of files, symbols
+ * and chunks are then the same in every run on the same tree, and so is
+ * everything ranked with them (ties, row-id slices of the full-text index,
+ * the first chunks of a word's posting list).
  *
  * Freshness: a file whose size and mtime match the stored ones is taken as
  * unchanged without being read (git's stat cache does the same); one whose
@@ -37,6 +42,7 @@ enum { JOB_PARSED, JOB_UNCHANGED, JOB_BINARY, JOB_FAILED };
 
 typedef struct job {
     struct job *next;
+    size_t seq; /* its place in the walk */
     char *path, *full_path;
     uint64_t size;
     int64_t mtime_ms;
@@ -73,8 +79,10 @@ typedef struct {
     const mn_index_options *opts;
     mn_index_stats *stats;
     queue q;
-    mn_map known; /* path -> known_file* */
-    size_t in_tx; /* files written in the open transaction */
+    mn_map known;         /* path -> known_file* */
+    size_t seq, next_seq; /* jobs made so far; the next one to store */
+    job *early;           /* finished before their turn, by seq */
+    size_t in_tx;         /* files written in the open transaction */
     size_t done;
     int rc;
     /* what resolution must look at (the top comment) */
@@ -321,27 +329,56 @@ static int store_job(indexer *x, job *j)
     return rc;
 }
 
-/* Store finished jobs; with wait, block until at least one is there. The
- * first store error sticks in x->rc: later jobs are only freed. */
+/* Keep a job that finished before its turn, the list ordered by seq. */
+static void keep_early(indexer *x, job *j)
+{
+    job **at = &x->early;
+    while (*at && (*at)->seq < j->seq)
+        at = &(*at)->next;
+    j->next = *at;
+    *at = j;
+}
+
+/* Store finished jobs whose turn it is (walk order); with wait, block until
+ * at least one is stored or nothing is in flight. The first store error
+ * sticks in x->rc: later jobs are only freed. */
 static int drain(indexer *x, bool wait)
 {
-    pthread_mutex_lock(&x->q.lock);
-    while (wait && !x->q.done_head && x->q.inflight)
-        pthread_cond_wait(&x->q.has_done, &x->q.lock);
-    job *list = x->q.done_head;
-    x->q.done_head = x->q.done_tail = NULL;
-    pthread_mutex_unlock(&x->q.lock);
-    while (list) {
-        job *j = list;
-        list = j->next;
-        if (x->rc == 0)
-            x->rc = store_job(x, j);
-        job_free(j);
+    for (;;) {
         pthread_mutex_lock(&x->q.lock);
-        x->q.inflight--;
+        while (wait && !x->q.done_head && x->q.inflight &&
+               !(x->early && x->early->seq == x->next_seq))
+            pthread_cond_wait(&x->q.has_done, &x->q.lock);
+        job *list = x->q.done_head;
+        x->q.done_head = x->q.done_tail = NULL;
         pthread_mutex_unlock(&x->q.lock);
+        while (list) {
+            job *j = list;
+            list = j->next;
+            keep_early(x, j);
+        }
+        size_t stored = 0;
+        while (x->early && x->early->seq == x->next_seq) {
+            job *j = x->early;
+            x->early = j->next;
+            x->next_seq++;
+            if (x->rc == 0)
+                x->rc = store_job(x, j);
+            job_free(j);
+            stored++;
+            pthread_mutex_lock(&x->q.lock);
+            x->q.inflight--;
+            pthread_mutex_unlock(&x->q.lock);
+        }
+        if (!wait || stored)
+            return x->rc;
+        pthread_mutex_lock(&x->q.lock);
+        bool left = x->q.inflight > 0;
+        pthread_mutex_unlock(&x->q.lock);
+        if (!left)
+            return x->rc;
+        /* what finished was not the next in walk order: wait for that one */
     }
-    return x->rc;
 }
 
 static int on_entry(void *payload, const mn_walk_entry *e)
@@ -357,6 +394,7 @@ static int on_entry(void *payload, const mn_walk_entry *e)
         }
     }
     job *j = mn_calloc(1, sizeof(*j));
+    j->seq = x->seq++;
     j->path = mn_strdup(e->path);
     j->full_path = mn_strdup(e->full_path);
     j->size = e->size;

@@ -12,6 +12,11 @@
  * paths and qualified names, since row ids differ), and no edge may point
  * at a row that is gone. A few resolutions are also checked by hand, so
  * that two equally wrong graphs cannot pass.
+ *
+ * And a new index is the same in every run, row ids included, whatever
+ * order its worker threads finish files in: files, symbols and chunks get
+ * their ids in walk order (a large file first, many small ones after, four
+ * threads: the small ones are parsed before the large one is).
  */
 #include "common.h"
 #include <fcntl.h>
@@ -279,4 +284,90 @@ static void test_incremental_equals_fresh(void)
     rm_rf(base);
 }
 
-MN_TEST_MAIN(MN_TEST(test_incremental_equals_fresh))
+/* "path|chunk id|symbol id" of every chunk, in chunk id order. */
+static char *dump_ids(const char *db)
+{
+    mn_buf b = MN_BUF_INIT;
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h,
+                           "SELECT f.path, f.id, c.id, coalesce(c.symbol_id, 0) FROM chunks c JOIN "
+                           "files f ON f.id = c.file_id ORDER BY c.id",
+                           -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW)
+            mn_buf_printf(&b, "%s|%lld|%lld|%lld\n", (const char *)sqlite3_column_text(st, 0),
+                          (long long)sqlite3_column_int64(st, 1),
+                          (long long)sqlite3_column_int64(st, 2),
+                          (long long)sqlite3_column_int64(st, 3));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return mn_buf_detach(&b);
+}
+
+/* Whether file ids ascend with the paths (the walk's order: sorted, parents first). */
+static bool ids_in_walk_order(const char *db)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    bool ok = true;
+    int64_t last = 0;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(h, "SELECT id FROM files ORDER BY path", -1, &st, NULL) != SQLITE_OK)
+        ok = false;
+    while (ok && sqlite3_step(st) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        ok = id > last;
+        last = id;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return ok;
+}
+
+static void test_same_ids_every_run(void)
+{
+    snprintf(base, sizeof(base), "/tmp/mnemo-ids-XXXXXX");
+    REQUIRE(mkdtemp(base));
+    snprintf(root, sizeof(root), "%s/repo", base);
+    mkdir(root, 0755);
+    mn_buf big = MN_BUF_INIT;
+    for (int i = 0; i < 3000; i++)
+        mn_buf_printf(&big, "def big_%d(x):\n    return x + %d\n\n\n", i, i);
+    write_file("a_big.py", big.ptr);
+    mn_buf_release(&big);
+    for (int i = 0; i < 60; i++) {
+        char rel[32], text[96];
+        snprintf(rel, sizeof(rel), "b%02d.py", i);
+        snprintf(text, sizeof(text), "def small_%d():\n    return %d\n", i, i);
+        write_file(rel, text);
+    }
+    char *first = NULL;
+    for (int run = 0; run < 3; run++) {
+        mn_buf db = MN_BUF_INIT;
+        mn_buf_printf(&db, "%s/run%d.db", base, run);
+        mn_store *s = NULL;
+        mn_store_options o = MN_STORE_OPTIONS_INIT;
+        mn_index_options io = MN_INDEX_OPTIONS_INIT;
+        mn_index_stats st;
+        io.threads = 4;
+        REQUIRE_OK(mn_store_open(&s, db.ptr, &o));
+        CHECK_OK(mn_index_run(s, root, &io, &st));
+        mn_store_free(s);
+        CHECK(ids_in_walk_order(db.ptr));
+        char *d = dump_ids(db.ptr);
+        CHECK(strlen(d) > 0);
+        if (!first)
+            first = d;
+        else {
+            CHECK_STR(d, first);
+            free(d);
+        }
+        mn_buf_release(&db);
+    }
+    free(first);
+    rm_rf(base);
+}
+
+MN_TEST_MAIN(MN_TEST(test_incremental_equals_fresh), MN_TEST(test_same_ids_every_run))
