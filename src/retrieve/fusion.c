@@ -23,7 +23,7 @@
  *   pathN  = sat(path_hit)        paths and module paths the query names
  *   semN   = best chunk cosine / max
  *   fault  = 1 / M for the M files the deepest traceback frame that names a
- *            file of the project matches (graph.c)
+ *            file of the project matches, or a link to a line (graph.c)
  *   msg    = min(1, sum over quoted error messages held as a phrase by the
  *            file of 1 / the files holding it; 3 files at most)  (graph.c)
  *   pre    = 0.45 lexN + 0.3 titleN + 0.2 plexN + 0.3 ownN + 0.35 nameN

@@ -158,7 +158,6 @@ static void test_hub_stays_below(void)
                                    "a path of points with a tolerance of zero drops its last "
                                    "point.','kinds':['file'],'k':10}"));
     REQUIRE(out);
-        json_dumpf(out, stderr, JSON_INDENT(1));
     CHECK(rank_of(out, "geo/simplify.py") == 0);
     const json_t *hub = find_item(out, "geo/point.py");
     CHECK(hub && rank_of(out, "geo/point.py") > 0);
@@ -170,10 +169,34 @@ static void test_hub_stays_below(void)
     json_decref(out);
 }
 
+/*
+ * A link to a line of the repository's code points at it as the deepest
+ * frame of a traceback does; a link into another repository names none of
+ * this one's files, even when its path ends like one.
+ */
+static void test_source_link(void)
+{
+    json_t *out = call("search", J("{'query':'Small tolerances are clamped\\nA path keeps "
+                                   "points it should drop: the clamp at "
+                                   "https://github.com/o/geo/blob/4f2a/geo/eps.py#L2 is too high.',"
+                                   "'kinds':['file'],'k':10}"));
+    REQUIRE(out);
+    CHECK(rank_of(out, "geo/eps.py") == 0);
+    json_decref(out);
+    out = call("search", J("{'query':'simplify drops points within tolerance\\nThe points of a "
+                           "path are dropped, as https://github.com/o/other/blob/4f2a/lib/geo/"
+                           "eps.py#L2 does.','kinds':['file'],'k':10}"));
+    REQUIRE(out);
+    CHECK(rank_of(out, "geo/simplify.py") == 0);
+    CHECK(rank_of(out, "geo/eps.py") > rank_of(out, "geo/point.py"));
+    json_decref(out);
+}
+
 static void run_all(void)
 {
     setup();
     test_hub_stays_below();
+    test_source_link();
     teardown();
 }
 
