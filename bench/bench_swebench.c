@@ -40,6 +40,7 @@
  *
  * Usage: bench_swebench [DEV_JSONL] --repos DIR [--limit N] [--k K]
  *                       [--only-baseline] [--verbose] [--json] [--strict] [--keep]
+ *                       [--stores DIR]
  * Without a path (nor $MNEMO_BENCH_SWEBENCH) it prints that it skipped and
  * exits 0. Exit status: 0; 1 with --strict when a target fails; 2 on bad
  * input or setup errors (an instance whose repository is not found is
@@ -76,6 +77,9 @@ static const char usage[] =
     "  --json           a JSON summary on stdout (the table goes to stderr)\n"
     "  --strict         exit 1 when a target of the issue is missed\n"
     "  --keep           keep the temporary checkouts and stores\n"
+    "  --stores DIR     check out and index each instance once into DIR/<instance_id>;\n"
+    "                   later runs with the same DIR only search (a faster loop when\n"
+    "                   ranking changes; re-index after changing the indexer: new DIR)\n"
     "$MNEMO_BENCH_SWEBENCH is the default path, $MNEMO_BENCH_REPOS the default DIR.\n";
 
 static const char *const metrics[] = {"file_acc@1", "file_acc@3", "file_acc@5", "func_acc@5",
@@ -420,7 +424,8 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
 {
     const char *iid = ev_str(inst, "instance_id");
     const char *ps = ev_str(inst, "problem_statement");
-    char *dir = ev_mkdtemp("mnemo-swe");
+    char *dir = NULL, *marker = NULL;
+    bool reuse = false;
     ev_store st = {0};
     sym_table syms = {MN_VEC_INIT, MN_MAP_INIT};
     i64_vec gold_fn = MN_VEC_INIT, fn_rank = MN_VEC_INIT;
@@ -428,8 +433,29 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
     char *query = NULL;
     bool have_store = false;
     int rc = 2;
-    if (!dir)
+    if (R->o.stores) {
+        /* DIR/<instance_id>: checked out and indexed once; the marker says the index finished */
+        mn_buf b = MN_BUF_INIT;
+        mn_buf_printf(&b, "%s/%s", R->o.stores, iid);
+        dir = mn_buf_detach(&b);
+        mn_buf_printf(&b, "%s/.mnemo/bench-indexed", dir);
+        marker = mn_buf_detach(&b);
+        reuse = mn_fs_exists(marker);
+        if (!reuse && mn_fs_mkdir_p(dir) != 0) {
+            fprintf(stderr, PROG ": %s: %s\n", dir, mn_error_last());
+            free(dir);
+            free(marker);
+            return 2;
+        }
+    } else if ((dir = ev_mkdtemp("mnemo-swe")) == NULL) {
         return 2;
+    }
+    if (reuse) {
+        have_store = true;
+        if (ev_store_open(&st, dir) != 0)
+            goto out;
+        goto indexed;
+    }
 
     uint64_t t0 = ev_now_ns();
     git_checkout_options co;
@@ -455,7 +481,12 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
     json_decref(args);
     json_decref(res);
     args = res = NULL;
+    if (marker && mn_fs_write_atomic(marker, "", 0) != 0) {
+        fprintf(stderr, PROG ": %s: %s\n", marker, mn_error_last());
+        goto out;
+    }
 
+indexed:
     /* gold functions, from the index of the base checkout */
     if (syms_load(&syms, &st) != 0)
         goto out;
@@ -552,9 +583,10 @@ out:
         fprintf(stderr, PROG ": %s: checkout and store kept at %s\n", iid, dir);
     if (have_store)
         ev_store_close(&st, false);
-    if (!R->o.keep)
+    if (!R->o.keep && !R->o.stores)
         ev_rm_rf(dir);
     free(dir);
+    free(marker);
     free(query);
     json_decref(args);
     json_decref(res);

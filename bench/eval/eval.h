@@ -146,6 +146,7 @@ typedef struct {
     bool json;          /* --json: summary on stdout, table on stderr */
     bool strict;        /* --strict: exit 1 when a target fails */
     bool keep;          /* --keep: keep temporary stores (their paths are printed) */
+    const char *stores; /* --stores DIR (SWE-bench): index once into DIR, later runs reuse */
     bool no_captions;   /* --no-captions (LoCoMo) */
     bool all_files;     /* --bm25-files all (SWE-bench; default code) */
 } ev_options;

@@ -470,6 +470,8 @@ int ev_parse_args(ev_options *o, int argc, char **argv, const char *prog, const 
             *(!strcmp(a, "--k") ? &o->k : &o->limit) = (size_t)v;
         } else if (!strcmp(a, "--repos") && i + 1 < argc) {
             o->repos = argv[++i];
+        } else if (!strcmp(a, "--stores") && i + 1 < argc) {
+            o->stores = argv[++i];
         } else if (!strcmp(a, "--only-baseline")) {
             o->only_baseline = true;
         } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {

@@ -23,14 +23,15 @@
  *   pathN  = sat(path_hit)        paths and module paths the query names
  *   semN   = best chunk cosine / max
  *   fault  = 1 / M for the M files the deepest traceback frame that names a
- *            file of the project matches (graph.c)
+ *            file of the project matches, or a link to a line (graph.c)
  *   msg    = min(1, sum over quoted error messages held as a phrase by the
  *            file of 1 / the files holding it; 3 files at most)  (graph.c)
  *   pre    = 0.45 lexN + 0.3 titleN + 0.2 plexN + 0.3 ownN + 0.35 nameN
  *            + 0.35 pathN + 0.15 semN + 0.2 fault + 0.3 msg
  *   graphN = graph / max graph    graph = one-hop spread of pre (graph.c)
+ *   gap    = 1 - pre / max pre    (the graph is for the files the words missed)
  *   scope  = 1 when in the request's files (or under a directory of them)
- *   file   = (pre + 0.15 graphN + 0.3 scope) * role * (1 + 0.05 ln(1 + rank))
+ *   file   = (pre + 0.3 graphN gap + 0.3 scope) * role * (1 + 0.05 ln(1 + rank))
  *   role: source 1, test 0.35 (0.7 when the query talks about tests, 1 when
  *   it names the file's path), doc / config / build 0.5, generated /
  *   vendored 0.2, marker / lock 0.1; rank: PageRank, 1.0 the average.
@@ -79,7 +80,7 @@
 #define W_SEM   0.15
 #define W_FAULT 0.2
 #define W_MSG   0.3
-#define W_GRAPH 0.15
+#define W_GRAPH 0.3
 #define W_SCOPE 0.3
 #define W_RANK  0.05
 /* Chunks. */
@@ -162,17 +163,31 @@ void mn_fusion_files_pre(mn_search_ctx *c)
     }
 }
 
+/*
+ * The graph finds the files the words missed; it does not reorder the
+ * files the words found. Its share shrinks as a file's own evidence nears
+ * the best file's: gap = 1 - pre / max pre (0 for the best file). Added in
+ * full, it ranked the hub modules every seed imports (dataset.py,
+ * dataarray.py: graphN 1.0 in most xarray issues) above the specialised
+ * module the words pointed to.
+ */
 void mn_fusion_files(mn_search_ctx *c)
 {
-    double max_graph = 0;
-    for (size_t i = 0; i < c->files.len; i++)
+    double max_graph = 0, max_pre = 0;
+    for (size_t i = 0; i < c->files.len; i++) {
         if (c->files.items[i].graph > max_graph)
             max_graph = c->files.items[i].graph;
+        if (c->files.items[i].score > max_pre)
+            max_pre = c->files.items[i].score;
+    }
     for (size_t i = 0; i < c->files.len; i++) {
         mn_file_cand *f = &c->files.items[i];
         double graphn = max_graph > 0 ? f->graph / max_graph : 0;
+        double gap = max_pre > 0 && f->score < max_pre ? 1 - f->score / max_pre : 0;
+        if (max_pre <= 0)
+            gap = 1; /* no file has evidence of its own: the graph is all there is */
         f->scope = in_scope(c, f->path) ? 1 : 0;
-        double evidence = f->score + W_GRAPH * graphn + W_SCOPE * f->scope;
+        double evidence = f->score + W_GRAPH * graphn * gap + W_SCOPE * f->scope;
         f->score = evidence * role_factor(c, f->role, f->path_hit) *
                    (1 + W_RANK * log(1 + (f->rank > 0 ? f->rank : 0)));
         f->sig.graph = graphn;

@@ -17,7 +17,10 @@
  * strength / M. Traceback frames nearer the fault (the last ones) count
  * more: strength * (1 + FRAME_BONUS * position / frames); the files the
  * deepest frame in the project matches (M of them) get fault = 1 / M: the
- * exception was raised there, library frames after it left aside.
+ * exception was raised there, library frames after it left aside. A link
+ * to a line of a file of the repository (query.c) is matched whole (no
+ * leading directory dropped: it may be another repository's file) and
+ * points at the code as that frame does: fault = 1 / its files too.
  *
  * Error messages (messages()). An exception line the query quotes
  * ("ValueError: Resulting object does not have monotonic ...") is looked
@@ -382,8 +385,8 @@ static int paths(mn_search_ctx *c)
                 if (ok)
                     hits[nhits++] = r;
             }
-            if (nhits || m->kind == MN_MENTION_MODULE)
-                break;
+            if (nhits || m->kind == MN_MENTION_MODULE || m->link)
+                break; /* a link's path is the file's path in its repository, whole */
             /* drop a leading directory, but keep at least one (a bare
              * file name from a long path matches too much) */
             const char *slash = strchr(tail, '/');
@@ -406,12 +409,17 @@ static int paths(mn_search_ctx *c)
             file_row *r = &rows.items[hits[h]];
             mn_file_cand *f = mn_search_file(c, r->id, r->path, r->role, r->rank);
             f->path_hit += w;
+            /* a link to a line of it: the reporter points at the code, as
+             * the deepest frame of a traceback does */
+            if (m->link == 2 && f->fault < 1.0 / (double)nhits)
+                f->fault = 1.0 / (double)nhits;
         }
     }
     for (size_t h = 0; rc == 0 && h < nfault; h++) {
         file_row *r = &rows.items[fault[h]];
         mn_file_cand *f = mn_search_file(c, r->id, r->path, r->role, r->rank);
-        f->fault = 1.0 / (double)fault_n;
+        if (f->fault < 1.0 / (double)fault_n)
+            f->fault = 1.0 / (double)fault_n;
     }
     free(hits);
     mn_vec_release(&rows);

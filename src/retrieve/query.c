@@ -20,6 +20,10 @@
  *     the best of these over its occurrences, times (1 + 0.25 ln count).
  *   a path (has a '/' and a file extension, or a file name with a known
  *     code extension): 1.5; from a traceback frame: 2.0
+ *   a link to a file of a repository (https://github.com/o/r/blob/<ref>/
+ *     a/b.py, GitLab's /-/blob/ too): the path after the ref, 2.0, matched
+ *     whole; to a line of it (#L12), the reporter points at the code
+ *     (graph.c treats it as the deepest traceback frame)
  *   a dotted name a.b.c: the module path a/b/c (and a/b), 1.2; the
  *     qualified name b.c, 1.5; each component as a name, 0.8
  *   traceback frames (File "x.py", line 3, in f  /  File x.py:3, in C.f
@@ -167,7 +171,7 @@ static bool is_code_ext(const char *e, size_t len)
 }
 
 static void add_mention(scan *sc, mn_mention_kind kind, const char *text, size_t len,
-                        double strength, int frame)
+                        double strength, int frame, int link)
 {
     if (len == 0 || len > MAX_TOKEN || strength <= 0)
         return;
@@ -181,6 +185,8 @@ static void add_mention(scan *sc, mn_mention_kind kind, const char *text, size_t
             m->strength = strength;
         if (frame > m->frame)
             m->frame = frame;
+        if (link > m->link)
+            m->link = link;
         m->count++;
         return;
     }
@@ -200,6 +206,7 @@ static void add_mention(scan *sc, mn_mention_kind kind, const char *text, size_t
     m->strength = strength;
     m->count = 1;
     m->frame = frame;
+    m->link = link;
     mn_map_set(&sc->index, key, (void *)(uintptr_t)q->nmentions);
 }
 
@@ -237,7 +244,7 @@ static void add_name(scan *sc, const char *w, size_t len, bool code_ctx, bool ca
         return;
     double s = mn_query_code_shape(w, len);
     if (s == 0.3) {
-        add_mention(sc, MN_MENTION_NAME, w, len, 0.3, frame);
+        add_mention(sc, MN_MENTION_NAME, w, len, 0.3, frame, 0);
         return;
     }
     if ((code_ctx || called || frame) && s < 0.8)
@@ -246,7 +253,7 @@ static void add_name(scan *sc, const char *w, size_t len, bool code_ctx, bool ca
         s = 0.6;
     if (s == 0 && len >= 4)
         s = 0.25;
-    add_mention(sc, MN_MENTION_NAME, w, len, s, frame);
+    add_mention(sc, MN_MENTION_NAME, w, len, s, frame, 0);
 }
 
 /* Strip what surrounds a path in text and what is outside the repository. */
@@ -307,13 +314,25 @@ static void token(scan *sc, const char *tok, size_t len, const char *next, const
                 add_name(sc, f, (size_t)(fe - f), true, true, frame);
             }
         }
+        /* a link to a file of a repository on a code host (GitHub, GitLab:
+         * .../blob/<ref>/path, a line as #L12): the path after the ref is
+         * the file's path in the repository, the reporter pointing at it */
+        const char *blob = memmem(tok, len, "/blob/", 6);
+        const char *rel = blob ? memchr(blob + 6, '/', (size_t)(tok + len - (blob + 6))) : NULL;
+        if (rel && rel + 1 < tok + len) {
+            bool line = end - next > 2 && next[0] == '#' && next[1] == 'L' &&
+                        isdigit((unsigned char)next[2]);
+            add_mention(sc, MN_MENTION_PATH, rel + 1, (size_t)(tok + len - rel - 1), 2.0, 0,
+                        line ? 2 : 1);
+            return;
+        }
         const char *p = tok;
         size_t plen = len;
         path_core(&p, &plen);
         char norm[MAX_TOKEN + 1];
         for (size_t i = 0; i < plen; i++)
             norm[i] = p[i] == '\\' ? '/' : p[i];
-        add_mention(sc, MN_MENTION_PATH, norm, plen, frame ? 2.0 : 1.5, frame);
+        add_mention(sc, MN_MENTION_PATH, norm, plen, frame ? 2.0 : 1.5, frame, 0);
         /* the file's stem is often also a module or class name: a word, no mention */
         return;
     }
@@ -350,11 +369,11 @@ static void token(scan *sc, const char *tok, size_t len, const char *next, const
                 memcpy(mod + m, comp[i], clen[i]);
                 m += clen[i];
             }
-            add_mention(sc, MN_MENTION_MODULE, mod, m, upto == n ? 1.2 : 1.0, 0);
+            add_mention(sc, MN_MENTION_MODULE, mod, m, upto == n ? 1.2 : 1.0, 0, 0);
         }
         /* the qualified name of the last two: Class.method */
         size_t ql = (size_t)(comp[n - 1] + clen[n - 1] - comp[n - 2]);
-        add_mention(sc, MN_MENTION_QUALIFIED, comp[n - 2], ql, 1.5, 0);
+        add_mention(sc, MN_MENTION_QUALIFIED, comp[n - 2], ql, 1.5, 0, 0);
         return;
     }
     add_name(sc, tok, len, code_ctx, called, 0);
@@ -408,7 +427,7 @@ static bool python_frame(scan *sc, const char *line, const char *end, int *frame
                 const char *q = last - 1;
                 while (q > n && q[-1] != '.')
                     q--;
-                add_mention(sc, MN_MENTION_QUALIFIED, q, (size_t)(ne - q), 1.5, frame);
+                add_mention(sc, MN_MENTION_QUALIFIED, q, (size_t)(ne - q), 1.5, frame, 0);
             }
         }
     }
@@ -418,7 +437,7 @@ static bool python_frame(scan *sc, const char *line, const char *end, int *frame
     char norm[MAX_TOKEN + 1];
     for (size_t i = 0; i < clen; i++)
         norm[i] = core[i] == '\\' ? '/' : core[i];
-    add_mention(sc, MN_MENTION_PATH, norm, clen, 2.0, frame);
+    add_mention(sc, MN_MENTION_PATH, norm, clen, 2.0, frame, 0);
     return true;
 }
 

@@ -27,6 +27,7 @@ typedef struct {
     double strength; /* how surely the text names code: ~0.25 a prose word .. 2 a traceback path */
     int count;       /* occurrences */
     int frame;       /* 1-based position among traceback frames, 0 if not from one */
+    int link; /* a path from a link to the source (.../blob/<ref>/path): 1, to a line (#L12): 2 */
 } mn_mention;
 
 #define MN_QUERY_MAX_MENTIONS 256

@@ -1,7 +1,8 @@
 /*
  * test_query.c - what the query analysis (src/retrieve/query.c) finds in a
  * question: identifiers by shape and context, dotted names and their
- * module paths, file paths (site-packages prefixes dropped), traceback
+ * module paths, file paths (site-packages prefixes dropped), links to a
+ * repository's files (the path after the ref, a line anchor), traceback
  * frames in order, environment dumps skipped, the title of an issue, and
  * the FTS5 expressions built from it, which must stay valid FTS5 whatever
  * the text holds.
@@ -82,6 +83,34 @@ static void test_dotted_and_paths(void)
     CHECK(find(&q, MN_MENTION_MODULE, "0/11/1") == NULL);
     for (size_t i = 0; i < q.nmentions; i++)
         CHECK(q.mentions[i].kind != MN_MENTION_PATH || !strstr(q.mentions[i].text, "github"));
+    mn_arena_release(&a);
+}
+
+/* Links to a repository's files: the path after the ref, the file's path in the repository. */
+static void test_source_links(void)
+{
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    const char *text =
+        "Handled [here](https://github.com/pydata/xarray/blob/df052e7/xarray/coding/"
+        "variables.py#L311), and see https://gitlab.com/g/p/-/blob/main/src/app/cli.py too; "
+        "https://github.com/org/repo/blob/main/docs is a directory.";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    const mn_mention *line = find(&q, MN_MENTION_PATH, "xarray/coding/variables.py");
+    REQUIRE(line != NULL);
+    CHECK(line->link == 2 && line->strength == 2.0 && line->frame == 0);
+    const mn_mention *file = find(&q, MN_MENTION_PATH, "src/app/cli.py");
+    REQUIRE(file != NULL);
+    CHECK(file->link == 1);
+    for (size_t i = 0; i < q.nmentions; i++) {
+        const mn_mention *m = &q.mentions[i];
+        CHECK(m->kind != MN_MENTION_PATH ||
+              (!strstr(m->text, "github") && !strstr(m->text, "blob") && !strstr(m->text, "docs")));
+    }
+    /* a path written out is no link */
+    text = "see src/flask/app.py";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(find(&q, MN_MENTION_PATH, "src/flask/app.py")->link == 0);
     mn_arena_release(&a);
 }
 
@@ -217,6 +246,7 @@ static void test_ipython_message_checklist(void)
 }
 
 MN_TEST_MAIN(MN_TEST(test_code_shape), MN_TEST(test_names), MN_TEST(test_dotted_and_paths),
-             MN_TEST(test_traceback), MN_TEST(test_ipython_message_checklist),
-             MN_TEST(test_env_dump_skipped), MN_TEST(test_about_tests),
-             MN_TEST(test_nothing_to_search), MN_TEST(test_fts_query_quoting))
+             MN_TEST(test_source_links), MN_TEST(test_traceback),
+             MN_TEST(test_ipython_message_checklist), MN_TEST(test_env_dump_skipped),
+             MN_TEST(test_about_tests), MN_TEST(test_nothing_to_search),
+             MN_TEST(test_fts_query_quoting))

@@ -1,0 +1,203 @@
+/*
+ * test_file_rank.c - ranking files for an issue (kinds ["file"]) against a
+ * hub module: the graph spreads the best files' evidence to their
+ * neighbours, and a module every other one imports collects it from all
+ * of them. fusion.c gives the graph only to the files the words missed
+ * (gap = 1 - pre / max pre), so the hub does not pass the module the words
+ * point to, while it keeps its graph signal, and a file with no word of
+ * the issue still comes in through its imports. Through mn_api_call on a
+ * real index of a small Python package written by the test, without an
+ * embedder (embed.provider off).
+ */
+#include "common.h"
+#include <unistd.h>
+
+#include "mnemo/api.h"
+#include "util/util.h"
+#include "test.h"
+#include "test_fs.h"
+#include "test_json.h"
+
+static char tmp[64];
+static mn_ctx *ctx;
+
+static json_t *call(const char *op, json_t *args)
+{
+    json_t *out = NULL;
+    if (mn_api_call(ctx, op, args, &out) != 0) {
+        fprintf(stderr, "%s failed: %s\n", op, mn_error_last());
+        out = NULL;
+    }
+    json_decref(args);
+    return out;
+}
+
+static void write_file(const char *rel, const char *text)
+{
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "%s/repo/%s", tmp, rel);
+    char *slash = strrchr(p.ptr, '/');
+    *slash = '\0';
+    mn_fs_mkdir_p(p.ptr);
+    *slash = '/';
+    if (mn_fs_write_atomic(p.ptr, text, strlen(text)) != 0)
+        abort();
+    mn_buf_release(&p);
+}
+
+/*
+ * geo/point.py, imported by every other module; geo/simplify.py, what the
+ * issue is about; geo/eps.py, which simplify imports and which holds
+ * no word of the issue.
+ */
+static void make_repo(void)
+{
+    write_file("geo/__init__.py", "");
+    write_file("geo/point.py",
+               "class Point:\n"
+               "    \"\"\"A point of a path: x and y; points closer than a\n"
+               "    tolerance compare equal; a path keeps its last point.\n"
+               "    \"\"\"\n"
+               "\n"
+               "    def near(self, other, tolerance):\n"
+               "        \"\"\"Whether two points of a path are within tolerance.\"\"\"\n"
+               "        return abs(self.x - other.x) <= tolerance\n");
+    static const char *const users[] = {"shapes", "grid", "area",  "bounds", "route",
+                                        "mesh",   "hull", "tiles", "scale",  "clip"};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(users); i++) {
+        mn_buf p = MN_BUF_INIT, t = MN_BUF_INIT;
+        mn_buf_printf(&p, "geo/%s.py", users[i]);
+        mn_buf_printf(&t,
+                      "from geo.point import Point\n\n\ndef %s_of(values):\n"
+                      "    return [Point(v, v) for v in values]\n",
+                      users[i]);
+        write_file(p.ptr, t.ptr);
+        mn_buf_release(&p);
+        mn_buf_release(&t);
+    }
+    write_file("geo/eps.py", "def clamp_eps(eps):\n"
+                             "    return max(eps, 1e-12)\n");
+    write_file("geo/simplify.py", "from geo.point import Point\n"
+                                  "from geo.eps import clamp_eps\n"
+                                  "\n"
+                                  "\n"
+                                  "def simplify(points, tolerance):\n"
+                                  "    \"\"\"Drop the points of a path within tolerance of the\n"
+                                  "    line through their neighbours.\"\"\"\n"
+                                  "    kept = [points[0]]\n"
+                                  "    for p in points[1:-1]:\n"
+                                  "        if not p.near(kept[-1], clamp_eps(tolerance)):\n"
+                                  "            kept.append(Point(p.x, p.y))\n"
+                                  "    return kept\n");
+}
+
+static void setup(void)
+{
+    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-filerank-XXXXXX");
+    if (!mkdtemp(tmp))
+        abort();
+    setenv("MNEMO_NOW_MS", "1795239445123", 1);
+    unsetenv("MNEMO_DB");
+    unsetenv("MNEMO_PROJECT");
+    make_repo();
+    mn_buf db = MN_BUF_INIT;
+    mn_buf_printf(&db, "%s/store/mnemo.db", tmp);
+    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
+    o.db_path = db.ptr;
+    o.start_dir = tmp;
+    o.actor = "test";
+    o.progress = false;
+    if (mn_ctx_open(&ctx, &o) != 0)
+        abort();
+    mn_buf_release(&db);
+    json_decref(call("config", J("{'action':'set','key':'embed.provider','value':'off'}")));
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "{'path':'%s/repo'}", tmp);
+    json_decref(call("index", J(p.ptr)));
+    mn_buf_release(&p);
+}
+
+static void teardown(void)
+{
+    mn_ctx_free(ctx);
+    rm_rf(tmp);
+}
+
+static const json_t *find_item(const json_t *out, const char *id)
+{
+    size_t i;
+    json_t *it;
+    json_array_foreach(json_object_get(out, "items"), i, it)
+    {
+        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0)
+            return it;
+    }
+    return NULL;
+}
+
+static int rank_of(const json_t *out, const char *id)
+{
+    size_t i;
+    json_t *it;
+    json_array_foreach(json_object_get(out, "items"), i, it)
+    {
+        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+static double signal(const json_t *it, const char *name)
+{
+    return json_number_value(json_object_get(json_object_get(it, "signals"), name));
+}
+
+static void test_hub_stays_below(void)
+{
+    json_t *out = call("search", J("{'query':'Path simplify loses the last point\\nsimplifying "
+                                   "a path of points with a tolerance of zero drops its last "
+                                   "point.','kinds':['file'],'k':10}"));
+    REQUIRE(out);
+    CHECK(rank_of(out, "geo/simplify.py") == 0);
+    const json_t *hub = find_item(out, "geo/point.py");
+    CHECK(hub && rank_of(out, "geo/point.py") > 0);
+    /* the hub is every seed's neighbour: the best graph signal, still */
+    CHECK(hub && signal(hub, "graph") == 1.0);
+    /* no word of the issue, found through simplify's import */
+    const json_t *tol = find_item(out, "geo/eps.py");
+    CHECK(tol && signal(tol, "graph") > 0 && signal(tol, "lexical") == 0);
+    json_decref(out);
+}
+
+/*
+ * A link to a line of the repository's code points at it as the deepest
+ * frame of a traceback does; a link into another repository names none of
+ * this one's files, even when its path ends like one.
+ */
+static void test_source_link(void)
+{
+    json_t *out = call("search", J("{'query':'Small tolerances are clamped\\nA path keeps "
+                                   "points it should drop: the clamp at "
+                                   "https://github.com/o/geo/blob/4f2a/geo/eps.py#L2 is too high.',"
+                                   "'kinds':['file'],'k':10}"));
+    REQUIRE(out);
+    CHECK(rank_of(out, "geo/eps.py") == 0);
+    json_decref(out);
+    out = call("search", J("{'query':'simplify drops points within tolerance\\nThe points of a "
+                           "path are dropped, as https://github.com/o/other/blob/4f2a/lib/geo/"
+                           "eps.py#L2 does.','kinds':['file'],'k':10}"));
+    REQUIRE(out);
+    CHECK(rank_of(out, "geo/simplify.py") == 0);
+    CHECK(rank_of(out, "geo/eps.py") > rank_of(out, "geo/point.py"));
+    json_decref(out);
+}
+
+static void run_all(void)
+{
+    setup();
+    test_hub_stays_below();
+    test_source_link();
+    teardown();
+}
+
+MN_TEST_MAIN(MN_TEST(run_all))
