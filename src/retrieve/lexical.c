@@ -177,8 +177,10 @@ static int bounded_match(mn_search_ctx *c, mn_fts_table table, const char *match
                          size_t limit, const char **out, const char **loose, rank_hint *hint)
 {
     int64_t ndocs = 0;
-    double budget =
-        (c->req->kinds & MN_SEARCH_FILE) && table != MN_FTS_MEMORIES ? ROW_BUDGET_FILE : ROW_BUDGET;
+    bool files = (c->req->kinds & MN_SEARCH_FILE) && table != MN_FTS_MEMORIES;
+    double budget = !files              ? ROW_BUDGET
+                    : c->req->file_rows ? (double)c->req->file_rows
+                                        : ROW_BUDGET_FILE;
     *out = match;
     if (loose)
         *loose = NULL;
@@ -201,7 +203,7 @@ static int bounded_match(mn_search_ctx *c, mn_fts_table table, const char *match
     /* ranking files: the union of the words' matches decides, as it is
      * smaller than their sum (one more count; quality first) */
     int64_t total = 0;
-    if (rc == 0 && n > 0 && sum > budget && budget == ROW_BUDGET_FILE &&
+    if (rc == 0 && n > 0 && sum > budget && files &&
         (rc = mn_store_fts_count(c->store, table, match, &total, NULL)) == 0 &&
         (double)total <= budget)
         sum = (double)total;

@@ -90,6 +90,9 @@ typedef struct {
     const char *const *files; /* paths in scope */
     size_t nfiles;
     int64_t now_ms; /* 0: now */
+    /* when files are ranked: code rows ranked by the words at most (0: 12,000,
+     * lexical.c's ROW_BUDGET_FILE); fewer is faster, and costs the first file */
+    size_t file_rows;
 } mn_search_request;
 
 typedef struct {
