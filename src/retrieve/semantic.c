@@ -37,35 +37,6 @@ void mn_semantic_query_release(mn_semantic_query *q)
     memset(q, 0, sizeof(*q));
 }
 
-int mn_semantic_topk(mn_store *s, const mn_semantic_query *q, const char *owner_kind, size_t k,
-                     mn_semantic_cb cb, void *payload)
-{
-    const mn_vector_set *set = NULL;
-    mn_embed_hit *hits = NULL;
-    if (k > MN_SEMANTIC_MAX_K)
-        k = MN_SEMANTIC_MAX_K;
-    if (k == 0 || q->scale == 0)
-        return 0;
-    int rc = mn_store_vectors_load(s, q->model, owner_kind, &set);
-    if (rc)
-        return rc;
-    if (set->n > 0 && set->dim != q->dim) {
-        rc = mn_error_set(MN_EINVAL,
-                          "stored vectors of model '%s' have %zu dimensions, the query %zu",
-                          q->model, set->dim, q->dim);
-        goto out;
-    }
-    hits = mn_malloc((k < set->n ? k : set->n + 1) * sizeof(*hits));
-    size_t n = mn_embed_topk(hits, k, q->q, q->scale, set->data, set->scales, set->n, set->stride);
-    for (size_t i = 0; i < n && rc == 0; i++)
-        if (hits[i].score > 0)
-            rc = cb(payload, set->ids[hits[i].index], hits[i].score > 1 ? 1.0 : hits[i].score);
-out:
-    free(hits);
-    mn_vector_set_release(set);
-    return rc;
-}
-
 #define JOB_KINDS 2
 
 struct mn_semantic_job {
@@ -164,6 +135,17 @@ void mn_semantic_job_free(mn_semantic_job *j)
             mn_vector_set_release(j->part[i].set);
     }
     free(j);
+}
+
+int mn_semantic_topk(mn_store *s, const mn_semantic_query *q, const char *owner_kind, size_t k,
+                     mn_semantic_cb cb, void *payload)
+{
+    mn_semantic_job *j = NULL;
+    int rc = mn_semantic_topk_start(s, q, &owner_kind, 1, k, &j);
+    if (rc == 0)
+        rc = mn_semantic_topk_finish(j, 0, cb, payload);
+    mn_semantic_job_free(j);
+    return rc;
 }
 
 int mn_semantic_search(mn_store *s, mn_embedder *e, const char *query, const char *owner_kind,
