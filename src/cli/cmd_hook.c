@@ -50,8 +50,9 @@ static int reindex_lock(const char *root)
     if (mn_locate(&loc, NULL, root) == 0 &&
         (size_t)snprintf(path, sizeof(path), "%s-reindex.lock", loc.db_path) < sizeof(path) &&
         (fd = open(path, O_RDWR | O_CREAT, 0600)) >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int held = errno == EWOULDBLOCK;
         close(fd);
-        fd = errno == EWOULDBLOCK ? -1 : -2;
+        fd = held ? -1 : -2;
     } else if (fd < 0) {
         fd = -2;
     }
