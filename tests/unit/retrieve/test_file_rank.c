@@ -17,25 +17,12 @@
 #include "test.h"
 #include "test_fs.h"
 #include "test_json.h"
-
-static char tmp[64];
-static mn_ctx *ctx;
-
-static json_t *call(const char *op, json_t *args)
-{
-    json_t *out = NULL;
-    if (mn_api_call(ctx, op, args, &out) != 0) {
-        fprintf(stderr, "%s failed: %s\n", op, mn_error_last());
-        out = NULL;
-    }
-    json_decref(args);
-    return out;
-}
+#include "test_ctx.h"
 
 static void write_file(const char *rel, const char *text)
 {
     mn_buf p = MN_BUF_INIT;
-    mn_buf_printf(&p, "%s/repo/%s", tmp, rel);
+    mn_buf_printf(&p, "%s/repo/%s", test_tmp, rel);
     char *slash = strrchr(p.ptr, '/');
     *slash = '\0';
     mn_fs_mkdir_p(p.ptr);
@@ -93,70 +80,42 @@ static void make_repo(void)
 
 static void setup(void)
 {
-    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-filerank-XXXXXX");
-    if (!mkdtemp(tmp))
-        abort();
-    setenv("MNEMO_NOW_MS", "1795239445123", 1);
-    unsetenv("MNEMO_DB");
-    unsetenv("MNEMO_PROJECT");
+    test_ctx_open("filerank");
     make_repo();
-    mn_buf db = MN_BUF_INIT;
-    mn_buf_printf(&db, "%s/store/mnemo.db", tmp);
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    o.db_path = db.ptr;
-    o.start_dir = tmp;
-    o.actor = "test";
-    o.progress = false;
-    if (mn_ctx_open(&ctx, &o) != 0)
-        abort();
-    mn_buf_release(&db);
-    json_decref(call("config", J("{'action':'set','key':'embed.provider','value':'off'}")));
     mn_buf p = MN_BUF_INIT;
-    mn_buf_printf(&p, "{'path':'%s/repo'}", tmp);
-    json_decref(call("index", J(p.ptr)));
+    mn_buf_printf(&p, "{'path':'%s/repo'}", test_tmp);
+    json_decref(test_call("index", J(p.ptr)));
     mn_buf_release(&p);
 }
 
 static void teardown(void)
 {
-    mn_ctx_free(ctx);
-    rm_rf(tmp);
+    test_ctx_close();
 }
 
 static const json_t *find_item(const json_t *out, const char *id)
 {
-    size_t i;
-    json_t *it;
-    json_array_foreach(json_object_get(out, "items"), i, it)
-    {
-        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0)
-            return it;
-    }
-    return NULL;
+    int rank;
+    return test_find_item(out, id, &rank);
 }
 
 static int rank_of(const json_t *out, const char *id)
 {
-    size_t i;
-    json_t *it;
-    json_array_foreach(json_object_get(out, "items"), i, it)
-    {
-        if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0)
-            return (int)i;
-    }
-    return -1;
+    int rank = -1;
+    return test_find_item(out, id, &rank) ? rank : -1;
 }
 
 static double signal(const json_t *it, const char *name)
 {
-    return json_number_value(json_object_get(json_object_get(it, "signals"), name));
+    return json_number_value(test_signal(it, name));
 }
 
 static void test_hub_stays_below(void)
 {
-    json_t *out = call("search", J("{'query':'Path simplify loses the last point\\nsimplifying "
-                                   "a path of points with a tolerance of zero drops its last "
-                                   "point.','kinds':['file'],'k':10}"));
+    json_t *out =
+        test_call("search", J("{'query':'Path simplify loses the last point\\nsimplifying "
+                              "a path of points with a tolerance of zero drops its last "
+                              "point.','kinds':['file'],'k':10}"));
     REQUIRE(out);
     CHECK(rank_of(out, "geo/simplify.py") == 0);
     const json_t *hub = find_item(out, "geo/point.py");
@@ -176,16 +135,18 @@ static void test_hub_stays_below(void)
  */
 static void test_source_link(void)
 {
-    json_t *out = call("search", J("{'query':'Small tolerances are clamped\\nA path keeps "
-                                   "points it should drop: the clamp at "
-                                   "https://github.com/o/geo/blob/4f2a/geo/eps.py#L2 is too high.',"
-                                   "'kinds':['file'],'k':10}"));
+    json_t *out =
+        test_call("search", J("{'query':'Small tolerances are clamped\\nA path keeps "
+                              "points it should drop: the clamp at "
+                              "https://github.com/o/geo/blob/4f2a/geo/eps.py#L2 is too high.',"
+                              "'kinds':['file'],'k':10}"));
     REQUIRE(out);
     CHECK(rank_of(out, "geo/eps.py") == 0);
     json_decref(out);
-    out = call("search", J("{'query':'simplify drops points within tolerance\\nThe points of a "
-                           "path are dropped, as https://github.com/o/other/blob/4f2a/lib/geo/"
-                           "eps.py#L2 does.','kinds':['file'],'k':10}"));
+    out =
+        test_call("search", J("{'query':'simplify drops points within tolerance\\nThe points of a "
+                              "path are dropped, as https://github.com/o/other/blob/4f2a/lib/geo/"
+                              "eps.py#L2 does.','kinds':['file'],'k':10}"));
     REQUIRE(out);
     CHECK(rank_of(out, "geo/simplify.py") == 0);
     CHECK(rank_of(out, "geo/eps.py") > rank_of(out, "geo/point.py"));
