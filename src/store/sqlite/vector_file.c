@@ -152,6 +152,27 @@ static bool write_all(int fd, const void *p, size_t n)
     return true;
 }
 
+bool mn_sidecar_write(const char *path, const void *data, size_t len)
+{
+    static unsigned seq; /* two threads of a process may write the same file at once */
+    mn_buf tmp = MN_BUF_INIT;
+    mn_buf_printf(&tmp, "%s.%ld.%u.tmp", path, (long)getpid(),
+                  __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+    int fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    bool ok = fd >= 0 && write_all(fd, data, len);
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (ok && rename(tmp.ptr, path) != 0)
+        ok = false;
+    if (!ok) {
+        int e = errno;
+        unlink(tmp.ptr);
+        errno = e;
+    }
+    mn_buf_release(&tmp);
+    return ok;
+}
+
 void mn_vfile_write(const mn_vfile_key *k, size_t n, const int64_t *ids, const float *scales,
                     const int8_t *data)
 {
@@ -168,22 +189,10 @@ void mn_vfile_write(const mn_vfile_key *k, size_t n, const int64_t *ids, const f
     memcpy(buf + at_data, data, n * k->stride);
     h.payload_hash = XXH3_64bits(buf + at_ids, len - at_ids);
     memcpy(buf, &h, sizeof(h));
-    mn_buf path = MN_BUF_INIT, tmp = MN_BUF_INIT;
+    mn_buf path = MN_BUF_INIT;
     path_of(&path, k);
-    static unsigned seq; /* two threads of a process may write the same set at once */
-    mn_buf_printf(&tmp, "%s.%ld.%u.tmp", path.ptr, (long)getpid(),
-                  __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-    int fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    bool ok = fd >= 0 && write_all(fd, buf, len);
-    if (fd >= 0 && close(fd) != 0)
-        ok = false;
-    if (ok && rename(tmp.ptr, path.ptr) != 0)
-        ok = false;
-    if (!ok) {
-        unlink(tmp.ptr);
+    if (!mn_sidecar_write(path.ptr, buf, len))
         mn_log(MN_LOG_DEBUG, "cannot keep the vectors in '%s': %s", path.ptr, strerror(errno));
-    }
     munmap(buf, len);
     mn_buf_release(&path);
-    mn_buf_release(&tmp);
 }

@@ -6,6 +6,7 @@
 #ifndef MN_SQLITE_VECTOR_FILE_H
 #define MN_SQLITE_VECTOR_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,12 @@ void mn_vfile_close(mn_vfile *f);
 /* Write it (best effort: a failure only costs the next process a read of the rows). */
 void mn_vfile_write(const mn_vfile_key *key, size_t n, const int64_t *ids, const float *scales,
                     const int8_t *data);
+
+/*
+ * Write a file beside the store (a cache another process reads) through a
+ * temporary name and a rename, so a reader sees the old file or the new
+ * one, never half of one. false (errno set) when it could not.
+ */
+bool mn_sidecar_write(const char *path, const void *data, size_t len);
 
 #endif

@@ -14,7 +14,11 @@
 #include "store/store.h"
 #include "store/store_index.h"
 #include "store/store_search.h"
+#include "mnemo/format.h"
+#include "util/util.h"
+#include <xxhash.h>
 #include "test.h"
+#include "test_fs.h"
 
 static char dir[64];
 
@@ -384,6 +388,9 @@ static void test_term_files(void)
     close_store(s);
 }
 
+/* chunk_cache.c's file header: 64 bytes, the payload's xxh3 in its last 8 */
+#define CHUNK_FILE_HEADER 64
+
 typedef struct {
     int64_t id[16];
     double bm25[16];
@@ -400,14 +407,10 @@ static int on_chunk_hit(void *payload, const mn_chunk_hit *h)
     return 0;
 }
 
-/* A file whose chunks are "widget" and n fillers: lengths differ, so bm25 tells them apart. */
-static int put_long(mn_store *s, const char *path, const char *hash, int n)
+/* A file of one chunk of text. */
+static int put_text(mn_store *s, const char *path, const char *hash, const char *text)
 {
-    mn_buf text = MN_BUF_INIT;
-    mn_buf_puts(&text, "widget");
-    for (int i = 0; i < n; i++)
-        mn_buf_puts(&text, " filler");
-    mn_chunk_rec chunk = {-1, 1, 1, text.ptr, ""};
+    mn_chunk_rec chunk = {-1, 1, 1, text, ""};
     snprintf(chunk.hash, sizeof(chunk.hash), "%s", hash);
     mn_file_rec f = {0};
     f.path = path;
@@ -420,6 +423,17 @@ static int put_long(mn_store *s, const char *path, const char *hash, int n)
         rc = mn_store_commit(s);
     else
         mn_store_rollback(s);
+    return rc;
+}
+
+/* A file whose chunk is "widget" and n fillers: lengths differ, so bm25 tells them apart. */
+static int put_long(mn_store *s, const char *path, const char *hash, int n)
+{
+    mn_buf text = MN_BUF_INIT;
+    mn_buf_puts(&text, "widget");
+    for (int i = 0; i < n; i++)
+        mn_buf_puts(&text, " filler");
+    int rc = put_text(s, path, hash, text.ptr);
     mn_buf_release(&text);
     return rc;
 }
@@ -430,6 +444,12 @@ static void test_chunk_lengths_cached(void)
     REQUIRE(s);
     const int lengths[] = {9, 1, 30, 4, 12};
     char path[32], hash[32];
+    /* chunks without the words first, so that they weigh (idf) and f4.py's chunk is the last */
+    for (int i = 0; i < 8; i++) {
+        snprintf(path, sizeof(path), "other%d.py", i);
+        snprintf(hash, sizeof(hash), "o%d", i);
+        REQUIRE_OK(put_text(s, path, hash, "gizmo sprocket"));
+    }
     for (int i = 0; i < 5; i++) {
         snprintf(path, sizeof(path), "f%d.py", i);
         snprintf(hash, sizeof(hash), "h%d", i);
@@ -452,6 +472,79 @@ static void test_chunk_lengths_cached(void)
         CHECK(fabs(before.bm25[i] - after.bm25[i]) < 1e-9);
     }
     CHECK(before.bm25[0] > before.bm25[4]); /* lengths matter to the order */
+
+    /* the next process reads both from the file beside the store: here, another store's
+     * cache takes the process's place first, so the next ranking finds none in memory */
+    mn_buf file = MN_BUF_INIT, other = MN_BUF_INIT;
+    mn_buf_printf(&file, "%s/m.db-chunks-%lld", dir,
+                  (long long)scalar(s, "SELECT project_id FROM files LIMIT 1"));
+    CHECK(access(file.ptr, R_OK) == 0);
+    char odir[64] = "/tmp/mnemo-idx2-XXXXXX";
+    REQUIRE(mkdtemp(odir));
+    mn_buf_printf(&other, "%s/o.db", odir);
+    mn_store *t = NULL;
+    REQUIRE_OK(mn_store_open(&t, other.ptr, NULL));
+    REQUIRE_OK(put_long(t, "g.py", "g0", 3));
+    CHECK(term_count(t, "widget", "g.py") == 1);
+    ranked from_file = {{0}, {0}, 0};
+    REQUIRE_OK(mn_store_search_chunks(s, &q, on_chunk_hit, &from_file));
+    REQUIRE(from_file.n == 5);
+    FILE *f = NULL;
+    for (size_t i = 0; i < 5; i++) {
+        CHECK(from_file.id[i] == before.id[i]);
+        CHECK(fabs(from_file.bm25[i] - before.bm25[i]) < 1e-9);
+    }
+    /* it was the file that was read: one length changed in it, with a payload hash to match,
+     * changes that chunk's score */
+    size_t flen = 0;
+    char *bytes = NULL;
+    REQUIRE_OK(mn_file_read(&bytes, &flen, file.ptr, 1 << 20));
+    uint16_t len16;
+    memcpy(&len16, bytes + flen - 2, 2);
+    len16 = (uint16_t)(len16 + 40);
+    memcpy(bytes + flen - 2, &len16, 2);
+    uint64_t sum = XXH3_64bits(bytes + CHUNK_FILE_HEADER, flen - CHUNK_FILE_HEADER);
+    memcpy(bytes + CHUNK_FILE_HEADER - 8, &sum, 8);
+    f = fopen(file.ptr, "wb");
+    REQUIRE(f && fwrite(bytes, 1, flen, f) == flen);
+    fclose(f);
+    free(bytes);
+    CHECK(term_count(t, "gadget", "g.py") == 0);
+    ranked edited = {{0}, {0}, 0};
+    REQUIRE_OK(mn_store_search_chunks(s, &q, on_chunk_hit, &edited));
+    double was = 0, now = 0;
+    int64_t last_chunk = 0; /* f4.py's chunk: the last length of the file */
+    for (size_t i = 0; i < 5; i++)
+        if (before.id[i] > last_chunk)
+            last_chunk = before.id[i];
+    for (size_t i = 0; i < 5; i++) {
+        if (before.id[i] == last_chunk)
+            was = before.bm25[i];
+        if (edited.id[i] == last_chunk)
+            now = edited.bm25[i];
+    }
+    CHECK(was > 0 && now > 0 && fabs(was - now) > 1e-6);
+
+    /* a damaged file is not used: the same ranking, from the docsize table */
+    f = fopen(file.ptr, "r+b");
+    REQUIRE(f);
+    fseek(f, -1, SEEK_END);
+    int last = fgetc(f);
+    fseek(f, -1, SEEK_END);
+    fputc(last ^ 0x5a, f);
+    fclose(f);
+    CHECK(term_count(t, "filler", "g.py") == 1); /* the other store's cache again */
+    ranked damaged = {{0}, {0}, 0};
+    REQUIRE_OK(mn_store_search_chunks(s, &q, on_chunk_hit, &damaged));
+    REQUIRE(damaged.n == 5);
+    for (size_t i = 0; i < 5; i++) {
+        CHECK(damaged.id[i] == before.id[i]);
+        CHECK(fabs(damaged.bm25[i] - before.bm25[i]) < 1e-9);
+    }
+    mn_store_free(t);
+    rm_rf(odir);
+    mn_buf_release(&other);
+    mn_buf_release(&file);
     close_store(s);
 }
 
