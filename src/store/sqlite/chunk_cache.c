@@ -183,6 +183,18 @@ static int build_sizes(mn_store *s, mn_chunk_cache *c)
     return 0;
 }
 
+/* An empty cache for this state of the index, with one reference (the caller's). */
+static mn_chunk_cache *cache_new(const mn_store *s, uint64_t path_hash, int64_t top, int64_t ndocs)
+{
+    mn_chunk_cache *c = mn_calloc(1, sizeof(*c));
+    c->refs = 1;
+    c->path_hash = path_hash;
+    c->project = s->project_id;
+    c->top = top;
+    c->ndocs = ndocs;
+    return c;
+}
+
 /* ---- the file beside the store ---- */
 
 #define CHUNK_FILE_MAGIC "MNCHNK01"
@@ -261,12 +273,7 @@ static mn_chunk_cache *file_read(const mn_store *s, uint64_t path_hash, int64_t 
         free(buf);
         return NULL;
     }
-    mn_chunk_cache *c = mn_calloc(1, sizeof(*c));
-    c->refs = 1;
-    c->path_hash = path_hash;
-    c->project = s->project_id;
-    c->top = top;
-    c->ndocs = ndocs;
+    mn_chunk_cache *c = cache_new(s, path_hash, top, ndocs);
     c->n = (size_t)h.nruns;
     c->runs = mn_malloc((c->n ? c->n : 1) * sizeof(struct run));
     memcpy(c->runs, buf + sizeof(h), c->n * sizeof(struct run));
@@ -340,12 +347,7 @@ int mn_chunk_cache_get(mn_store *s, uint64_t path_hash, int64_t top, int64_t ndo
         return 0;
     }
     /* built outside the lock: two threads may both build, the last one stays */
-    mn_chunk_cache *c = mn_calloc(1, sizeof(*c));
-    c->refs = 1;
-    c->path_hash = path_hash;
-    c->project = s->project_id;
-    c->top = top;
-    c->ndocs = ndocs;
+    mn_chunk_cache *c = cache_new(s, path_hash, top, ndocs);
     int rc = build_runs(s, c);
     if (rc) {
         unref(c);
