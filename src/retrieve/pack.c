@@ -269,7 +269,8 @@ static void put_status(mn_buf *b, const char *status)
 typedef struct {
     int depth;        /* 1: a link of the decision itself */
     const char *kind; /* supersedes, caused_by */
-    char *from, *to, *title;
+    const char *from; /* the memory linking (the decision's or a previous link's id) */
+    json_t *mem;      /* the memory linked to, read once: its id, title and links */
 } chain_link;
 
 static bool causal(const char *kind)
@@ -279,11 +280,11 @@ static bool causal(const char *kind)
 
 static size_t chain_walk(mn_store *s, const json_t *mem, chain_link *out, size_t max)
 {
-    size_t n = 0, next = 0;
-    json_t *at = json_incref((json_t *)mem);
-    const char *at_id = jstr(mem, "id");
+    size_t n = 0;
+    const json_t *at = mem;
     int depth = 1;
-    for (;;) {
+    /* breadth first: out[] is the queue, each memory's links read from the copy fetched */
+    for (size_t next = 0;; next++) {
         const json_t *l;
         size_t i;
         json_array_foreach(json_object_get(at, "links"), i, l)
@@ -291,7 +292,7 @@ static size_t chain_walk(mn_store *s, const json_t *mem, chain_link *out, size_t
             const char *kind = jstr(l, "kind"), *to = jstr(l, "to");
             bool seen = !strcmp(to, jstr(mem, "id"));
             for (size_t j = 0; j < n && !seen; j++)
-                seen = !strcmp(out[j].to, to);
+                seen = !strcmp(jstr(out[j].mem, "id"), to);
             json_t *other = NULL;
             if (n >= max || seen || !causal(kind) || strchr(to, ':') ||
                 mn_store_memory_get(s, &other, to) != 0) {
@@ -300,35 +301,22 @@ static size_t chain_walk(mn_store *s, const json_t *mem, chain_link *out, size_t
             }
             out[n].depth = depth;
             out[n].kind = !strcmp(kind, "supersedes") ? "supersedes" : "caused_by";
-            out[n].from = mn_strdup(at_id);
-            out[n].to = mn_strdup(to);
-            out[n++].title = mn_strdup(jstr(other, "title"));
-            json_decref(other);
+            out[n].from = jstr(at, "id");
+            out[n++].mem = other;
         }
-        json_decref(at);
-        at = NULL;
-        /* the next memory whose links to follow, in the order found */
-        while (next < n && !at) {
-            if (out[next].depth < CHAIN_DEPTH && mn_store_memory_get(s, &at, out[next].to) == 0) {
-                at_id = out[next].to;
-                depth = out[next].depth + 1;
-            } else {
-                mn_error_clear();
-            }
+        while (next < n && out[next].depth >= CHAIN_DEPTH)
             next++;
-        }
-        if (!at)
+        if (next >= n)
             return n;
+        at = out[next].mem;
+        depth = out[next].depth + 1;
     }
 }
 
 static void chain_release(chain_link *c, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(c[i].from);
-        free(c[i].to);
-        free(c[i].title);
-    }
+    for (size_t i = 0; i < n; i++)
+        json_decref(c[i].mem);
 }
 
 /* The chain under a decision's line, one line a link, indented by depth. */
@@ -339,8 +327,8 @@ static void put_chain(mn_store *s, mn_buf *b, const json_t *mem)
     for (size_t i = 0; i < n; i++) {
         mn_buf_printf(b, "%*s- %s: ", 2 * c[i].depth, "",
                       !strcmp(c[i].kind, "supersedes") ? "supersedes" : "caused by");
-        put_clipped(b, c[i].title, 120);
-        mn_buf_printf(b, " (%.12s)\n", c[i].to);
+        put_clipped(b, jstr(c[i].mem, "title"), 120);
+        mn_buf_printf(b, " (%.12s)\n", jstr(c[i].mem, "id"));
     }
     chain_release(c, n);
 }
@@ -700,9 +688,10 @@ static json_t *chain_of(mn_store *s, const json_t *mem)
     size_t n = chain_walk(s, mem, c, CHAIN_DATA_MAX);
     for (i = 0; i < n; i++)
         if (c[i].depth > 1)
-            json_array_append_new(chain, json_pack("{s:s,s:s,s:s,s:i,s:s}", "kind", c[i].kind, "to",
-                                                   c[i].to, "title", c[i].title, "depth",
-                                                   c[i].depth, "from", c[i].from));
+            json_array_append_new(chain,
+                                  json_pack("{s:s,s:s,s:s,s:i,s:s}", "kind", c[i].kind, "to",
+                                            jstr(c[i].mem, "id"), "title", jstr(c[i].mem, "title"),
+                                            "depth", c[i].depth, "from", c[i].from));
     chain_release(c, n);
     return chain;
 }

@@ -142,6 +142,12 @@ static uint64_t fnv1a(const char *p, uint64_t h)
     return h;
 }
 
+/* What the process-wide caches key a store file by. */
+static uint64_t store_hash(const mn_store *s)
+{
+    return fnv1a(s->path ? s->path : "", 1469598103934665603ULL);
+}
+
 static int fts_step_int(mn_store *s, const char *sql, const char *match, int64_t *out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, sql);
@@ -248,7 +254,7 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
         "SELECT (SELECT min(id) FROM files_fts_docsize), (SELECT max(id) FROM files_fts_docsize)",
     };
     int64_t top = 0;
-    uint64_t ph = fnv1a(s->path ? s->path : "", 1469598103934665603ULL);
+    uint64_t ph = store_hash(s);
     int rc = table_size(s, table, ph, &top, ndocs);
     if (rc)
         return rc;
@@ -874,7 +880,7 @@ int mn_store_search_chunks(mn_store *s, const mn_chunk_query *q, mn_chunk_hit_cb
     bool saturated = false;
     int64_t top = 0, ndocs = 0;
     /* the chunks' lengths, when a file search of this process has read them (chunk_cache.c) */
-    uint64_t ph = fnv1a(s->path ? s->path : "", 1469598103934665603ULL);
+    uint64_t ph = store_hash(s);
     int rc = table_size(s, MN_FTS_CHUNKS, ph, &top, &ndocs);
     mn_chunk_cache *cache = rc == 0 ? mn_chunk_cache_peek(s, ph, top, ndocs) : NULL;
     const mn_fts_doc_sizes *sizes = cache ? mn_chunk_cache_sizes(cache) : NULL;
@@ -976,7 +982,7 @@ int mn_store_term_files(mn_store *s, const char *match, size_t limit,
                         int (*cb)(void *payload, int64_t file_id, int64_t count), void *payload)
 {
     int64_t top = 0, ndocs = 0;
-    uint64_t ph = fnv1a(s->path ? s->path : "", 1469598103934665603ULL);
+    uint64_t ph = store_hash(s);
     int rc = table_size(s, MN_FTS_CHUNKS, ph, &top, &ndocs);
     if (rc)
         return rc;
