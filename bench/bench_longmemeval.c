@@ -11,9 +11,12 @@
  * whole session).
  *  - mnemo: a fresh store per question; each user turn saved by op "save"
  *    as {kind episode, body: content, context.situation: the session's
- *    date, provenance.source import} (memory.dedup off; a body over the
+ *    date, created_at: that date (UTC), provenance.source import}
+ *    (memory.dedup off; a body over the
  *    schema's 100,000 characters is cut at a UTF-8 boundary, counted); op
- *    "search" {query: question, kinds: ["memory"], k: K} (K = 50, --k).
+ *    "search" {query: question, kinds: ["memory"], k: K, as_of: the
+ *    question_date} (K = 50, --k): the question is asked when the file
+ *    says it was, and its "last Saturday" is counted from then.
  *  - bm25 turns: FTS5 unicode61 over the turns' content, top K; bm25
  *    sessions: over session documents (below), top 10.
  * Two scorings of the same rankings are printed.
@@ -281,6 +284,25 @@ static void print_sessions(const char *what, const int64_t *sess, size_t n, cons
     fputc('\n', stderr);
 }
 
+/*
+ * LongMemEval's "2023/03/04 (Sat) 16:45" as RFC 3339 (UTC: the file gives
+ * no zone), for a turn's created_at and the question's as_of; false when
+ * it is not in that shape.
+ */
+static bool lme_time(const char *in, char out[32])
+{
+    int y, mo, d, h = 0, mi = 0;
+    char wd[8];
+    if (!in || (sscanf(in, "%4d/%2d/%2d (%3[A-Za-z]) %2d:%2d", &y, &mo, &d, wd, &h, &mi) != 6 &&
+                sscanf(in, "%4d/%2d/%2d", &y, &mo, &d) != 3))
+        return false;
+    if (y < 1900 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
+        mi > 59)
+        return false;
+    snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:00Z", y, mo, d, h, mi);
+    return true;
+}
+
 static int run_question(run *R, const json_t *q, size_t index)
 {
     const char *qid = ev_str(q, "question_id"), *question = ev_str(q, "question");
@@ -419,6 +441,9 @@ static int run_question(run *R, const json_t *q, size_t index)
             json_t *args =
                 json_pack("{s:s,s:s,s:{s:s},s:{s:s}}", "kind", "episode", "body", body, "context",
                           "situation", date ? date : "", "provenance", "source", "import");
+            char at[32];
+            if (lme_time(date, at))
+                json_object_set_new(args, "created_at", json_string(at));
             json_t *res = NULL;
             uint64_t t1 = ev_now_ns();
             e = mn_api_call(st.ctx, "save", args, &res);
@@ -479,6 +504,9 @@ static int run_question(run *R, const json_t *q, size_t index)
     if (R->r.available[EV_MNEMO]) {
         json_t *args =
             json_pack("{s:s,s:[s],s:I}", "query", question, "kinds", "memory", "k", (json_int_t)K);
+        char at[32];
+        if (lme_time(ev_str(q, "question_date"), at))
+            json_object_set_new(args, "as_of", json_string(at));
         json_t *res = NULL;
         double ms;
         if (ev_search(&st, args, &res, &ms) == 0) {

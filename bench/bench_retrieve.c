@@ -23,9 +23,11 @@
  * issue 4 on a 2-core machine: search p95 <= 10 ms, context p95 <= 30 ms.
  *
  * Usage: bench_retrieve REPO [-n N] [--queries Q] [--store DIR] [--json] [--strict]
+ *                       [--verbose]
  * --store DIR keeps the store in DIR and, when DIR holds one already, uses
  * it as it is (no saves, no index: the set-up takes minutes; it must have
- * been made with the same REPO and N). Without REPO (or $MNEMO_BENCH_REPO)
+ * been made with the same REPO and N). --verbose prints each query with
+ * its search and context times (stderr), to find the tail. Without REPO (or $MNEMO_BENCH_REPO)
  * it prints that it skipped and exits 0.
  */
 #include "common.h"
@@ -43,7 +45,7 @@
 typedef struct {
     const char *repo, *store;
     size_t n, queries;
-    bool json, strict;
+    bool json, strict, verbose;
 } options;
 
 static int parse(options *o, int argc, char **argv)
@@ -67,12 +69,14 @@ static int parse(options *o, int argc, char **argv)
             o->json = true;
         } else if (!strcmp(a, "--strict")) {
             o->strict = true;
+        } else if (!strcmp(a, "--verbose")) {
+            o->verbose = true;
         } else if (a[0] != '-') {
             o->repo = a;
         } else {
             fprintf(stderr,
                     "usage: bench_retrieve REPO [-n N] [--queries Q] [--store DIR] [--json] "
-                    "[--strict]\n");
+                    "[--strict] [--verbose]\n");
             return 2;
         }
     }
@@ -263,6 +267,9 @@ int main(int argc, char **argv)
         c0 = ev_now_ns();
         if (rc == 0 && (rc = ev_bm25_search(b, q, 0, 10, ids, &n)) == 0)
             mn_vec_push(&base, ev_ms_since(c0));
+        if (rc == 0 && o.verbose)
+            fprintf(stderr, "search %7.2f  context %7.2f  %s\n", ms, context.items[context.len - 1],
+                    q);
         json_decref(sa);
         json_decref(ca);
         free(q);

@@ -87,6 +87,19 @@ int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
 
 /* ---- locating and opening the store ---- */
 
+int mn_api__as_of(const json_t *args, int64_t *now_ms)
+{
+    const char *s = json_string_value(json_object_get(args, "as_of"));
+    *now_ms = 0;
+    if (!s)
+        return 0;
+    /* the schema checked its shape; a relative time ("2h") is no moment */
+    if (mn_time_parse(now_ms, s) != 0 || *now_ms <= 0)
+        return mn_error_set(MN_EINVAL, "as_of: '%s' is not a date-time like 2026-11-21T15:47:00Z",
+                            s);
+    return 0;
+}
+
 static char *find_upward(const char *start, const char *entry, bool want_dir)
 {
     char *dir = mn_fs_abspath(start);

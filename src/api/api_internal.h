@@ -51,6 +51,8 @@ int mn_api__embed_options(mn_ctx *ctx, mn_embed_options *out);
 int mn_api__embedder(mn_ctx *ctx, bool for_query, mn_embedder **out, char **note);
 /** Index (and discover) when nothing is indexed or the index is older than index.refresh_age. */
 int mn_api__ensure_fresh(mn_ctx *ctx, const json_t *args, json_t *notes);
+/** args.as_of (the moment a question is asked) in ms into *now_ms; 0 when not given. */
+int mn_api__as_of(const json_t *args, int64_t *now_ms);
 int mn_op_context(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_recall(mn_ctx *ctx, const json_t *args, json_t **out);
 

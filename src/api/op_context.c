@@ -92,6 +92,11 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
     const char **symbols = strv(json_object_get(args, "symbols"), &req.nsymbols);
     req.files = files;
     req.symbols = symbols;
+    if (mn_api__as_of(args, &req.now_ms) != 0) {
+        free(files);
+        free(symbols);
+        return mn_error_last_code();
+    }
     json_t *notes = json_array();
     json_t *fresh_args = json_object();
     const json_t *path = json_object_get(args, recall ? "repo_path" : "path");

@@ -87,6 +87,7 @@ static json_t *signals_json(const mn_signals *s)
         {MN_SIG_LEVEL, "level", s->level},
         {MN_SIG_CONVERSATION, "conversation", s->conversation},
         {MN_SIG_SPEAKER, "speaker", s->speaker},
+        {MN_SIG_WHEN, "when", s->when},
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(all); i++)
         if (s->has & all[i].bit)
@@ -172,8 +173,11 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
     json_array_foreach(json_object_get(args, "files"), i, v) if (r.nfiles < MN_ARRAY_SIZE(files))
         files[r.nfiles++] = json_string_value(v);
     r.files = files;
+    int rc = mn_api__as_of(args, &r.now_ms);
+    if (rc)
+        return rc;
     mn_embedder *e = NULL;
-    int rc = mn_api__embedder(ctx, true, &e, &semantic_note);
+    rc = mn_api__embedder(ctx, true, &e, &semantic_note);
     r.semantic_note = semantic_note;
     r.embedder = e;
     if (rc == 0)

@@ -21,6 +21,8 @@
 
 #define TITLE_FROM_BODY_MAX 100
 #define AUTO_KEYWORDS       6 /* keywords given to a memory saved without any */
+#define CREATED_SKEW_MS \
+    (5 * 60 * 1000) /* clocks of two machines differ: created_at a little ahead is now */
 
 static const char *const ref_prefixes[] = {
     "file:", "symbol:", "task:", "doc:", "commit:", "url:", "issue:"};
@@ -435,8 +437,18 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
             goto out;
         set_time(mem, "expires_at", now + ttl);
     }
-    set_time(mem, "created_at", now);
-    set_time(mem, "updated_at", now);
+    /* history written down later (a chat log, a commit) keeps the time it happened */
+    int64_t created = now;
+    if (str(in, "created_at")) {
+        if ((rc = mn_time_parse(&created, str(in, "created_at"))) != 0)
+            goto out;
+        if (created > now + CREATED_SKEW_MS) {
+            rc = mn_error_set(MN_EINVAL, "created_at %s is in the future", str(in, "created_at"));
+            goto out;
+        }
+    }
+    set_time(mem, "created_at", created);
+    set_time(mem, "updated_at", created);
 
     if ((rc = mn_store_begin(s)) != 0)
         goto out;

@@ -60,7 +60,10 @@
  *            query (speaker.c). BM25 cannot tell her turn from the other
  *            speaker's "Wow, Melanie!"; the question about her is answered
  *            by what she said.
- *   memory = (0.85 lexN + 0.5 semN + 0.3 graph + 0.2 scope + 0.3 conv + 0.5 speaker)
+ *   when   = 1 when created in the time the query names ("last Saturday", "two
+ *            weeks ago", "in March", counted from the request's now: when.c)
+ *   memory = (0.85 lexN + 0.5 semN + 0.3 graph + 0.2 scope + 0.3 conv + 0.5 speaker
+ *             + 0.5 when)
  *            * (0.85 + 0.15 rec) * (1 + 0.3 (2 use - 1)) * (1 + 0.05 level) * status
  *   status: active 1, pending 0.8, stale (a cited span changed) 0.7.
  */
@@ -98,6 +101,7 @@
 #define M_LEVEL        0.05
 #define M_CONV         0.3
 #define M_SPEAKER      0.5
+#define M_WHEN         0.5
 #define HALF_LIFE_DAYS 90.0
 
 static double sat(double x)
@@ -301,12 +305,13 @@ void mn_fusion_memories(mn_search_ctx *c)
         m->sig.level = level;
         m->sig.conversation = m->conv_doc;
         m->sig.speaker = m->speaker;
+        m->sig.when = m->when;
         m->sig.has = MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_RECENCY | MN_SIG_USEFULNESS |
                      MN_SIG_SCOPE | MN_SIG_LEVEL | (c->req->embedder ? MN_SIG_SEMANTIC : 0) |
                      (m->conversation ? MN_SIG_CONVERSATION : 0) |
-                     (m->labelled ? MN_SIG_SPEAKER : 0);
+                     (m->labelled ? MN_SIG_SPEAKER : 0) | (c->when ? MN_SIG_WHEN : 0);
         m->score = (M_LEX * lexn + M_SEM * semn + M_GRAPH * m->graph + M_SCOPE * m->scope +
-                    M_CONV * m->conv_doc + M_SPEAKER * m->speaker) *
+                    M_CONV * m->conv_doc + M_SPEAKER * m->speaker + M_WHEN * m->when) *
                    (1 - M_REC + M_REC * rec) * (1 + M_USE * (2 * use - 1)) * (1 + M_LEVEL * level) *
                    status;
     }

@@ -210,6 +210,8 @@ static const char *why_of(const mn_search_item *it, bool in_scope, bool lexical)
                                           : "its code matches the question's words and names";
     if ((it->sig.has & MN_SIG_SEMANTIC) && it->sig.semantic >= SEMANTIC_FLOOR)
         return "close in meaning to the question";
+    if ((it->sig.has & MN_SIG_WHEN) && it->sig.when > 0)
+        return "from the time the question names";
     if ((it->sig.has & MN_SIG_GRAPH) && it->sig.graph > 0)
         return "imports or calls code that matches";
     return "weak match";
@@ -224,7 +226,8 @@ static bool lexical_ok(const mn_search_item *it, const question *q, const char *
 static bool relevant(const mn_search_item *it, bool lexical)
 {
     return lexical || ((it->sig.has & MN_SIG_SEMANTIC) && it->sig.semantic >= SEMANTIC_FLOOR) ||
-           ((it->sig.has & MN_SIG_SCOPE) && it->sig.scope > 0);
+           ((it->sig.has & MN_SIG_SCOPE) && it->sig.scope > 0) ||
+           ((it->sig.has & MN_SIG_WHEN) && it->sig.when > 0);
 }
 
 static json_t *item_json(const mn_search_item *it, section sec, const char *why)

@@ -48,12 +48,14 @@ enum {
     MN_SIG_LEVEL = 1u << 6,
     MN_SIG_CONVERSATION = 1u << 7,
     MN_SIG_SPEAKER = 1u << 8,
+    MN_SIG_WHEN = 1u << 9,
 };
 
 typedef struct {
     double lexical, semantic, graph, recency, usefulness, scope, level;
     double conversation; /* episodes: how well the other turns of their session match */
     double speaker;      /* episodes: said by someone the query names (a "Name:" label) */
+    double when;         /* memories: created in the time the query names ("last Saturday") */
     unsigned has;
 } mn_signals;
 

@@ -121,6 +121,7 @@ typedef struct {
     const char *conversation; /* an episode's session (mn_memory_hit), or NULL */
     double conv_doc;          /* its conversation as one document, BM25 / best (conversation.c) */
     double speaker;           /* an episode said by someone the query names (speaker.c) */
+    double when;              /* created in the time the query names: 1, else 0 (when.c) */
     bool labelled;            /* an episode whose title starts with a speaker label */
     double score;
     mn_signals sig;
@@ -139,6 +140,8 @@ typedef struct {
     const char *semantic_note; /* why there is no semantic signal, or NULL */
     mn_semantic_query sq;      /* the query's vector (semantic_signal.c) */
     mn_semantic_job *sem;      /* the scan of the stored vectors, under way or done */
+    bool when;                 /* the query names a time (when.c): memories have the signal */
+    int64_t when_from, when_to;
 } mn_search_ctx;
 
 /* lexical.c */
@@ -170,6 +173,14 @@ void mn_speaker_signal(mn_search_ctx *c);
 size_t mn_speaker_label(const char *title, const char **start);
 /* The share of the label's words (2+ characters) that are whole words of query, case folded. */
 double mn_speaker_named(const char *label, size_t n, const char *query, size_t qlen);
+
+/*
+ * when.c: the window of time the query points at ("last Saturday", "two
+ * weeks ago", "in March"), from now_ms, in ms: [*from, *to). false: none.
+ */
+bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *to);
+/* the time signal (when) of each memory candidate, and the memories created in the window */
+int mn_when_signal(mn_search_ctx *c);
 
 /* graph.c */
 int mn_graph_named_code(mn_search_ctx *c);

@@ -188,7 +188,7 @@ static int run(mn_search_ctx *c, unsigned kinds, size_t k)
     }
     /* memories: those attached to the code found or in scope, fusion */
     if (memory) {
-        if ((rc = mn_graph_episodes(c)) != 0 ||
+        if ((rc = mn_when_signal(c)) != 0 || (rc = mn_graph_episodes(c)) != 0 ||
             (code && (rc = mn_graph_attached_memories(c)) != 0) ||
             (rc = mn_graph_scoped_memories(c)) != 0 || (rc = mn_conversation_docs(c)) != 0)
             return rc;

@@ -131,6 +131,14 @@ int mn_store_memories_at_paths(mn_store *s, const mn_memory_query *q, const char
                                size_t npaths, mn_memory_hit_cb cb, void *payload);
 
 /**
+ * Memory rows created in [from_ms, to_ms) that pass the filters of q
+ * (q->match ignored), newest first, at most q->limit (0: 50): the memories
+ * of the time a question names (when.c).
+ */
+int mn_store_memories_created(mn_store *s, const mn_memory_query *q, int64_t from_ms, int64_t to_ms,
+                              mn_memory_hit_cb cb, void *payload);
+
+/**
  * Memory rows by row id that pass the filters of q (q->match ignored),
  * in the order given: candidates found by another signal (semantic).
  */

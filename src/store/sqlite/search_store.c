@@ -679,6 +679,38 @@ out:
     return rc;
 }
 
+int mn_store_memories_created(mn_store *s, const mn_memory_query *q, int64_t from_ms, int64_t to_ms,
+                              mn_memory_hit_cb cb, void *payload)
+{
+    MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
+    mn_buf sql = MN_BUF_INIT;
+    int next = 4, rc = 0, step;
+    /* updated_at >= created_at: the index on updated_at bounds the rows read */
+    mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS
+                      " FROM memories m WHERE m.updated_at >= ?1 AND m.created_at >= ?1 AND "
+                      "m.created_at < ?2 AND ");
+    filter_sql(&sql, q, &next);
+    mn_buf_puts(&sql, " ORDER BY m.created_at DESC, m.id DESC LIMIT ?3");
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
+    mn_buf_release(&sql);
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, from_ms);
+    sqlite3_bind_int64(st, 2, to_ms);
+    sqlite3_bind_int64(st, 3, q->limit ? (int64_t)clamp_limit(q->limit) : 50);
+    next = 4;
+    bind_filter(s, st, q, &next);
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        mn_memory_hit h;
+        read_memory(st, &h);
+        rc = cb(payload, &h);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail(s, "cannot read memories");
+    sqlite3_reset(st);
+    return rc;
+}
+
 int mn_store_memories_by_rowid(mn_store *s, const mn_memory_query *q, const int64_t *rowids,
                                size_t n, mn_memory_hit_cb cb, void *payload)
 {
