@@ -518,7 +518,11 @@ static const char *language_of(const pathinfo *pi, const char *head, size_t len)
  * first-party package named vendor/ is the accepted cost. Left out on
  * purpose because first-party code uses them as often: external/, extern/,
  * deps/ (this project's own deps/ is package metadata), lib/, libs/,
- * packages/ (JS monorepos keep their own packages there).
+ * packages/ (JS monorepos keep their own packages there). A packages/
+ * inside a Python package (requests/packages/urllib3, pip's old
+ * _vendor's cousin) is the Python convention for bundled libraries: a
+ * Python file below a packages/ that is not the tree's top directory is
+ * vendored (nested_packages).
  */
 static const char vendored_dirs[] =
     "node_modules bower_components jspm_packages vendor _vendor vendored third_party "
@@ -914,6 +918,25 @@ static const char doc_dirs[] = "docs doc documentation wiki";
 static const char config_langs[] = "json yaml toml ini xml properties";
 static const char config_exts[] = "conf cfg ini env properties plist";
 
+/* A Python file under a packages/ directory below the top of the tree (see vendored_dirs). */
+static bool nested_packages(const pathinfo *pi, const char *lang)
+{
+    if (!lang || strcmp(lang, "python") != 0)
+        return false;
+    const char *first = memchr(pi->path, '/', (size_t)(pi->base - pi->path));
+    if (!first)
+        return false;
+    for (const char *p = first + 1; p < pi->base;) {
+        const char *q = memchr(p, '/', (size_t)(pi->base - p));
+        if (!q)
+            break;
+        if (q - p == 8 && !memcmp(p, "packages", 8))
+            return true;
+        p = q + 1;
+    }
+    return false;
+}
+
 static bool is_config(const pathinfo *pi, const char *lang)
 {
     if (lang && in_list(lang, config_langs))
@@ -932,7 +955,7 @@ static bool is_config(const pathinfo *pi, const char *lang)
 static mn_file_role role_of(const pathinfo *pi, const char *lang, const char *head, size_t len,
                             uint64_t size, bool binary)
 {
-    if (dir_in(pi, vendored_dirs, false))
+    if (dir_in(pi, vendored_dirs, false) || nested_packages(pi, lang))
         return MN_ROLE_VENDORED;
     if (in_list(pi->base, lock_names) || !strcmp(pi->ext, "lock"))
         return MN_ROLE_LOCK;

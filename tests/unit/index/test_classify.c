@@ -103,6 +103,10 @@ static const ccase table[] = {
     {"vendor/x/x_test.go", "package x\n", "go", V, false},
     {"deps/debian.txt", "libgit2-dev\n", "text", D, false},
     {"external/api/client.py", "import requests\n", "python", S, false},
+    /* a packages/ inside a Python package bundles libraries; at the top, or in JS, it is ours */
+    {"requests/packages/urllib3/poolmanager.py", "import logging\n", "python", V, false},
+    {"packages/core/models.py", "import os\n", "python", S, false},
+    {"web/packages/ui/index.js", "export const x = 1;\n", "javascript", S, false},
     /* generated: names and content */
     {"web/jquery.min.js", "!function(){}\n", "javascript", G, false},
     {"proto/api_pb2.py", "# -*- coding: utf-8 -*-\n", "python", G, false},
