@@ -852,11 +852,14 @@ static bool is_doc_name(const pathinfo *pi, const char *lang)
  * Test directories (any depth, ignoring case): the conventions of pytest,
  * Jest (__tests__, __mocks__, __snapshots__), RSpec (spec), Maven/Gradle
  * (src/test), Go (testdata), Cypress/Playwright (e2e), fixtures. A name
- * ending in "_tests" or "-tests" (integration_tests) counts too.
+ * ending in "_tests" or "-tests" (integration_tests) counts too. Benchmark
+ * suites (benchmarks/, asv_bench/ of airspeed velocity) are test code too:
+ * they exercise the project, the project does not run them (bench/ is left
+ * out: as many projects keep a module of that name).
  */
 static const char test_dirs[] =
     "test tests __tests__ __test__ spec specs e2e testdata test_data __mocks__ "
-    "__snapshots__ __fixtures__ fixtures testing_data";
+    "__snapshots__ __fixtures__ fixtures testing_data benchmarks asv_bench";
 
 static bool stem_is_test(const pathinfo *pi)
 {

@@ -103,6 +103,9 @@ static const ccase table[] = {
     {"vendor/x/x_test.go", "package x\n", "go", V, false},
     {"deps/debian.txt", "libgit2-dev\n", "text", D, false},
     {"external/api/client.py", "import requests\n", "python", S, false},
+    /* benchmark suites are test code */
+    {"asv_bench/benchmarks/rolling.py", "import xarray\n", "python", T, false},
+    {"benchmarks/bench_parse.py", "import os\n", "python", T, false},
     /* a packages/ inside a Python package bundles libraries; at the top, or in JS, it is ours */
     {"requests/packages/urllib3/poolmanager.py", "import logging\n", "python", V, false},
     {"packages/core/models.py", "import os\n", "python", S, false},
