@@ -53,6 +53,16 @@ typedef struct {
     double seconds;
 } mn_index_stats;
 
+/*
+ * The rules a file's rows are made by: its language and role (classify.c),
+ * symbols, chunks and references (parse.c). Bumped when a change to them
+ * changes what an unchanged file would be stored as; an index made under
+ * other rules is redone in full once (op_index.c), since the freshness check
+ * skips every file whose size and time did not move. 2: nested Python
+ * packages/ vendored, benchmark suites test code.
+ */
+#define MN_INDEX_RULES 2
+
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 
 typedef struct {

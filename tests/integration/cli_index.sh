@@ -141,6 +141,18 @@ js "a deleted importer is gone" "d.importers.length === 0" <"$tmp/out"
 M index --full --json >"$tmp/out"
 js "--full re-parses everything" "d.parsed === 9 && d.unchanged === 0" <"$tmp/out"
 
+# an index made under other rules (an older mnemo) is redone in full once, then incremental
+db=$(find "$tmp" -name mnemo.db | head -1)
+stamp() { python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()" "$db" "$1"; }
+stamp "UPDATE config SET value = '1' WHERE key = 'index.rules'"
+M index --json >"$tmp/out"
+js "other rules: every file re-parsed" "d.parsed === 9 && d.unchanged === 0" <"$tmp/out"
+M index --json >"$tmp/out"
+js "same rules: nothing re-parsed" "d.parsed === 0 && d.unchanged === 9" <"$tmp/out"
+stamp "DELETE FROM config WHERE key = 'index.rules'"
+M index --json >"$tmp/out"
+js "an index from before the rules were stamped is redone" "d.parsed === 9" <"$tmp/out"
+
 rc=0
 M graph no_such_thing >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" = 1 ] && grep -q "no indexed file or symbol 'no_such_thing'" "$tmp/err" || fail "unknown graph target: rc=$rc $(cat "$tmp/err")"
