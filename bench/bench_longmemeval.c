@@ -287,7 +287,7 @@ static void print_sessions(const char *what, const int64_t *sess, size_t n, cons
 /*
  * LongMemEval's "2023/03/04 (Sat) 16:45" as RFC 3339 (UTC: the file gives
  * no zone), for a turn's created_at and the question's as_of; false when
- * it is not in that shape.
+ * it is not in that shape or is in the future.
  */
 static bool lme_time(const char *in, char out[32])
 {
@@ -300,7 +300,9 @@ static bool lme_time(const char *in, char out[32])
         mi > 59)
         return false;
     snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:00Z", y, mo, d, h, mi);
-    return true;
+    /* a save refuses a created_at in the future: such a file's dates are left out */
+    int64_t ms = 0;
+    return mn_time_parse(&ms, out) == 0 && ms <= mn_time_now_ms();
 }
 
 static int run_question(run *R, const json_t *q, size_t index)
