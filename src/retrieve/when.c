@@ -13,14 +13,15 @@
  * English only, the forms people use when they talk about their own past:
  *   today, tonight, this morning | afternoon | evening      today so far
  *   yesterday                                               the day before
+ *   last | this | past | the weekend                        its latest Saturday and Sunday
  *   [last | this past | on | this] <weekday>                its latest day before today
  *   N days | weeks | months | years ago (N: digits, a, an, one..twelve,
  *     a couple of, a few)                                   that day, ±1 day a week...
  *   last | past week, last month, last year                 the previous one
  *   this week, this month, this year                        so far
  *   past | last N days | weeks | months                     up to now
- *   in | on | early | late | since <month> [day], <month> <day>,
- *     <day> <month>                                         its latest one not after now
+ *   in | on | of | early | late | mid | last | since <month>,
+ *     <month> <day>, <day> <month>, <month> <year>          its latest one not after now
  *   YYYY-MM-DD, YYYY/MM/DD                                  that day
  * Several expressions: the smallest window holding all of them. Days are
  * UTC days; the window is widened by half a day on each side, so a memory
@@ -245,6 +246,15 @@ bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *t
             widen(from, to, &found, today, now_ms);
         } else if (!strcmp(w, "yesterday")) {
             widen(from, to, &found, today - DAY_MS, today);
+        } else if (!strcmp(w, "weekend") && (!strcmp(prev, "last") || !strcmp(prev, "this") ||
+                                             !strcmp(prev, "past") || !strcmp(prev, "the"))) {
+            /* the latest Saturday and Sunday before today */
+            int64_t dn = today / DAY_MS;
+            int now_wd = (int)(((dn % 7) + 7 + 4) % 7), back = (now_wd - 6 + 7) % 7;
+            if (back == 0)
+                back = 7;
+            int64_t sat = today - back * DAY_MS;
+            widen(from, to, &found, sat, sat + 2 * DAY_MS < now_ms ? sat + 2 * DAY_MS : now_ms);
         } else if ((wd = name_in(w, weekdays, 7)) >= 0 &&
                    (!strcmp(prev, "last") || !strcmp(prev, "past") || !strcmp(prev, "on") ||
                     !strcmp(prev, "this") || !strcmp(prev, "since"))) {
@@ -280,8 +290,8 @@ bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *t
             widen(from, to, &found, today - days * DAY_MS, now_ms);
             i++;
         } else if ((mo = name_in(w, months, 12)) >= 0) {
-            /* "may" and "march" are also verbs: a month only next to a day or after a preposition
-             */
+            /* "may", "march", "april" and "june" are also verbs or names: a month only next to
+             * a day or a year, or after a preposition */
             long d = 0, year = 0;
             size_t next = i + 1;
             if (next < n && t[next].num && t[next].n >= 1 && t[next].n <= 31)
@@ -293,8 +303,7 @@ bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *t
             bool prep = !strcmp(prev, "in") || !strcmp(prev, "on") || !strcmp(prev, "early") ||
                         !strcmp(prev, "late") || !strcmp(prev, "since") || !strcmp(prev, "of") ||
                         !strcmp(prev, "last") || !strcmp(prev, "mid");
-            bool verb_like = mo == 4 || mo == 2;
-            if (d == 0 && year == 0 && !prep && (verb_like || strlen(w) <= 4))
+            if (d == 0 && year == 0 && !prep)
                 continue;
             int64_t a, b;
             month_window(now_ms, mo, d, year, &a, &b);

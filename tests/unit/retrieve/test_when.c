@@ -73,12 +73,15 @@ static void test_windows(void)
     CHECK(window_is("past 3 days", thu, "2023-03-06T00:00:00Z", thu));
     CHECK(window_is("this month", thu, "2023-02-07T00:00:00Z", thu));
     CHECK(window_is("last week", thu, "2023-02-23T00:00:00Z", "2023-03-07T06:00:00Z"));
+    CHECK(window_is("what did we do last weekend", thu, "2023-03-04T00:00:00Z",
+                    "2023-03-06T00:00:00Z"));
     /* two times: the window holding both */
     CHECK(window_is("between last Saturday and yesterday", thu, "2023-03-04T00:00:00Z",
                     "2023-03-09T00:00:00Z"));
     /* not times */
     CHECK(no_window("How may I help with the parser?"));
     CHECK(no_window("they march in step"));
+    CHECK(no_window("What did April say about the move?"));
     CHECK(no_window("the last day of the sprint"));
     CHECK(no_window("Which trip did I take first, Europe or Thailand?"));
     CHECK(no_window("a few of the tests fail"));
