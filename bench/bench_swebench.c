@@ -22,7 +22,9 @@
  *    1 MiB are left out, symlinks and submodules too), query = the first
  *    256 distinct tokens of problem_statement OR-ed (eval_bm25.c), top 10.
  *  - mnemo: git_checkout_tree of base_commit into a temporary directory
- *    (target_directory; the clone's index untouched), a store in it
+ *    (target_directory; the clone's index untouched), given the history
+ *    a clone at base_commit has (a .git whose HEAD is base_commit and whose
+ *    objects are the clone's, by alternates: give_history), a store in it
  *    (<tmp>/.mnemo, mn_init_at), op "index" (timed: the per-instance index
  *    time, discovery included as `index` runs it), then op "search"
  *    {query, kinds: ["file"], k: 10} (query = problem_statement, cut at a
@@ -417,6 +419,38 @@ static void add_file_acc(run *R, const char *group, int sys, const int64_t *rank
     }
 }
 
+/*
+ * The checkout's history, as a clone at base_commit has it: a repository in
+ * the checkout whose HEAD is base_commit (detached) and whose objects are
+ * the clone's (objects/info/alternates: nothing copied). The index reads
+ * the commits reachable from base_commit, the fix's own among none of them.
+ */
+static int give_history(git_repository *repo, const git_commit *commit, const char *dir)
+{
+    git_repository *r = NULL;
+    mn_buf p = MN_BUF_INIT, v = MN_BUF_INIT;
+    int rc = -1;
+    if (git_repository_init(&r, dir, 0) != 0)
+        goto out;
+    mn_buf_printf(&p, "%sobjects/info", git_repository_path(r));
+    if (mn_fs_mkdir_p(p.ptr) != 0)
+        goto out;
+    mn_buf_puts(&p, "/alternates");
+    mn_buf_printf(&v, "%sobjects\n", git_repository_path(repo));
+    if (mn_fs_write_atomic(p.ptr, v.ptr, v.len) != 0)
+        goto out;
+    mn_buf_clear(&p);
+    mn_buf_clear(&v);
+    mn_buf_printf(&p, "%sHEAD", git_repository_path(r));
+    mn_buf_printf(&v, "%s\n", git_oid_tostr_s(git_commit_id(commit)));
+    rc = mn_fs_write_atomic(p.ptr, v.ptr, v.len);
+out:
+    git_repository_free(r);
+    mn_buf_release(&p);
+    mn_buf_release(&v);
+    return rc;
+}
+
 /* mnemo on one instance: checkout, index, search files and code. */
 static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commit *commit,
                      const tree_docs *d, const gold_vec *gold, const int64_t *gold_ids,
@@ -465,6 +499,10 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
     if (git_checkout_tree(repo, (const git_object *)commit, &co) != 0) {
         fprintf(stderr, PROG ": %s: checkout: %s\n", iid,
                 git_error_last() ? git_error_last()->message : "?");
+        goto out;
+    }
+    if (give_history(repo, commit, dir) != 0) {
+        fprintf(stderr, PROG ": %s: cannot give the checkout its history\n", iid);
         goto out;
     }
     mn_vec_push(&R->checkout_s, ev_ms_since(t0) / 1000);

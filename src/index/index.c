@@ -29,6 +29,7 @@
 #include <xxhash.h>
 
 #include "index/classify.h"
+#include "index/history.h"
 #include "index/index.h"
 #include "index/parse.h"
 #include "index/walk.h"
@@ -526,6 +527,11 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
         free(names);
     }
     out->changed = x.stored.len + x.removals;
+    /* the history after the files: a failure to read it costs its signal, not the index */
+    if (rc == 0 && mn_history_ingest(s, root, &out->commits) != 0) {
+        mn_log(MN_LOG_WARN, "history of '%s' not stored: %s", root, mn_error_last());
+        out->commits = 0;
+    }
 out_map : {
     size_t pos = 0;
     const char *k;

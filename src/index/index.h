@@ -50,6 +50,7 @@ typedef struct {
     size_t bytes;     /* bytes read */
     size_t changed;   /* files stored or removed: what the graph's ranks lag behind */
     mn_resolve_stats resolve;
+    size_t commits; /* history: commits read this run (history.h) */
     double seconds;
 } mn_index_stats;
 

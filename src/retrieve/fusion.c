@@ -31,7 +31,11 @@
  *   graphN = graph / max graph    graph = one-hop spread of pre (graph.c)
  *   gap    = 1 - pre / max pre    (the graph is for the files the words missed)
  *   scope  = 1 when in the request's files (or under a directory of them)
- *   file   = (pre + 0.3 graphN gap + 0.3 scope) * role * (1 + 0.05 ln(1 + rank))
+ *   histN  = bm25 of the subjects of the commits that changed it, for the
+ *            title's words / the best source file's (history_signal.c;
+ *            source files among the candidates only)
+ *   file   = (pre + 0.3 graphN gap + 0.3 scope + 0.2 histN) * role
+ *            * (1 + 0.05 ln(1 + rank))
  *   role: source 1, test 0.35 (0.7 when the query talks about tests, 1 when
  *   it names the file's path), doc / config / build 0.5, generated /
  *   vendored 0.2, marker / lock 0.1; rank: PageRank, 1.0 the average.
@@ -85,6 +89,7 @@
 #define W_MSG   0.3
 #define W_GRAPH 0.3
 #define W_SCOPE 0.3
+#define W_HIST  0.2
 #define W_RANK  0.05
 /* Chunks. */
 #define C_LEX  0.6
@@ -191,13 +196,16 @@ void mn_fusion_files(mn_search_ctx *c)
         if (max_pre <= 0)
             gap = 1; /* no file has evidence of its own: the graph is all there is */
         f->scope = in_scope(c, f->path) ? 1 : 0;
-        double evidence = f->score + W_GRAPH * graphn * gap + W_SCOPE * f->scope;
+        /* after pre: the history neither spreads through the graph nor narrows its gap */
+        double evidence =
+            f->score + W_GRAPH * graphn * gap + W_SCOPE * f->scope + W_HIST * f->history;
         f->score = evidence * role_factor(c, f->role, f->path_hit) *
                    (1 + W_RANK * log(1 + (f->rank > 0 ? f->rank : 0)));
         f->sig.graph = graphn;
         f->sig.scope = f->scope;
-        f->sig.has =
-            MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_SCOPE | (c->req->embedder ? MN_SIG_SEMANTIC : 0);
+        f->sig.history = f->history;
+        f->sig.has = MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_SCOPE | MN_SIG_HISTORY |
+                     (c->req->embedder ? MN_SIG_SEMANTIC : 0);
     }
 }
 

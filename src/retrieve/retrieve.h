@@ -49,6 +49,7 @@ enum {
     MN_SIG_CONVERSATION = 1u << 7,
     MN_SIG_SPEAKER = 1u << 8,
     MN_SIG_WHEN = 1u << 9,
+    MN_SIG_HISTORY = 1u << 10,
 };
 
 typedef struct {
@@ -56,6 +57,7 @@ typedef struct {
     double conversation; /* episodes: how well the other turns of their session match */
     double speaker;      /* episodes: said by someone the query names (a "Name:" label) */
     double when;         /* memories: created in the time the query names ("last Saturday") */
+    double history;      /* files: past commits that changed it say what the query says */
     unsigned has;
 } mn_signals;
 

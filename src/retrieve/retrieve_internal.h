@@ -92,6 +92,7 @@ typedef struct {
     double message;  /* holds an error message the query quotes (1 / files holding it) */
     double graph;    /* spread from matched neighbours */
     double scope;    /* in the request's files / paths */
+    double history;  /* bm25 of its commits' subjects (history_signal.c) / the best file's */
     double score;
     mn_signals sig;
 } mn_file_cand;
@@ -169,6 +170,8 @@ int mn_conversation_docs(mn_search_ctx *c);
 
 /* speaker.c: each episode's speaker (the label its title starts with) named by the query */
 void mn_speaker_signal(mn_search_ctx *c);
+/* Files: the history signal (history_signal.c), on the candidates found so far. */
+int mn_history_signal(mn_search_ctx *c);
 /* The speaker label title starts with ("Melanie: hi" -> "Melanie"): its length, 0 if none. */
 size_t mn_speaker_label(const char *title, const char **start);
 /* The share of the label's words (2+ characters) that are whole words of query, case folded. */

@@ -178,7 +178,7 @@ static int run(mn_search_ctx *c, unsigned kinds, size_t k)
         return rc;
     /* code: names, the graph, fusion */
     if (code) {
-        if ((rc = mn_graph_named_code(c)) != 0)
+        if ((rc = mn_graph_named_code(c)) != 0 || (rc = mn_history_signal(c)) != 0)
             return rc;
         mn_fusion_files_pre(c);
         if ((rc = mn_graph_spread(c)) != 0)

@@ -199,4 +199,27 @@ int mn_store_neighbours_each(mn_store *s, const char *level, int64_t id, bool in
 /** Set the rank of a file or symbol ("file" or "symbol"). */
 int mn_store_set_rank(mn_store *s, const char *kind, int64_t id, double rank);
 
+/* ---- the history (schema v7; index/history.c) ---- */
+
+/* A commit as the index keeps it: its subject line and the paths it changed. */
+typedef struct {
+    const char *hash;    /* 40 hex digits */
+    int64_t time;        /* committer time, seconds since the epoch */
+    const char *subject; /* the message's first paragraph, on one line */
+    const char *const *paths;
+    size_t npaths;
+} mn_commit_rec;
+
+/** The head the last history read stopped at (malloc'd); MN_ENOTFOUND when none. */
+int mn_store_history_head(mn_store *s, char **out);
+/** Add a commit (in a transaction); one already stored is left as it is. */
+int mn_store_history_add(mn_store *s, const mn_commit_rec *c);
+/**
+ * After a read (in its transaction): remember head, keep the newest `keep`
+ * commits, and rebuild the per-path documents search ranks.
+ */
+int mn_store_history_finish(mn_store *s, const char *head, size_t keep);
+/** Commits stored for this project. */
+int mn_store_history_count(mn_store *s, int64_t *out);
+
 #endif

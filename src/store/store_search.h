@@ -208,6 +208,14 @@ typedef struct {
 int mn_store_search_files(mn_store *s, const char *match, size_t limit,
                           int (*cb)(void *payload, const mn_file_hit *h), void *payload);
 
+/**
+ * This project's indexed files whose history (the subjects of the commits
+ * that changed them: schema v7) matches match, best first; bm25 over those
+ * documents.
+ */
+int mn_store_history_files(mn_store *s, const char *match, size_t limit,
+                           int (*cb)(void *payload, const mn_file_hit *h), void *payload);
+
 /** Chunks of this project by id (bm25 0), in the order given; unknown ids are skipped. */
 int mn_store_chunks_by_id(mn_store *s, const int64_t *ids, size_t n, mn_chunk_hit_cb cb,
                           void *payload);

@@ -43,7 +43,32 @@
     X(int, index_find, (size_t *, git_index *, const char *))                                  \
     X(int, index_find_prefix, (size_t *, git_index *, const char *))                           \
     X(void, index_free, (git_index *))                                                         \
-    X(int, ignore_path_is_ignored, (int *, git_repository *, const char *))
+    X(int, ignore_path_is_ignored, (int *, git_repository *, const char *))                    \
+    /* the history (index/history.c) */                                                        \
+    X(int, repository_is_shallow, (git_repository *))                                          \
+    X(int, reference_name_to_id, (git_oid *, git_repository *, const char *))                  \
+    X(int, revwalk_new, (git_revwalk **, git_repository *))                                    \
+    X(int, revwalk_sorting, (git_revwalk *, unsigned int))                                     \
+    X(int, revwalk_push, (git_revwalk *, const git_oid *))                                     \
+    X(int, revwalk_hide, (git_revwalk *, const git_oid *))                                     \
+    X(int, revwalk_next, (git_oid *, git_revwalk *))                                           \
+    X(void, revwalk_free, (git_revwalk *))                                                     \
+    X(int, commit_lookup, (git_commit **, git_repository *, const git_oid *))                  \
+    X(void, commit_free, (git_commit *))                                                       \
+    X(unsigned int, commit_parentcount, (const git_commit *))                                  \
+    X(int, commit_parent, (git_commit **, const git_commit *, unsigned int))                   \
+    X(int, commit_tree, (git_tree **, const git_commit *))                                     \
+    X(const char *, commit_summary, (git_commit *))                                            \
+    X(git_time_t, commit_time, (const git_commit *))                                           \
+    X(void, tree_free, (git_tree *))                                                           \
+    X(int, diff_tree_to_tree,                                                                  \
+      (git_diff **, git_repository *, git_tree *, git_tree *, const git_diff_options *))       \
+    X(size_t, diff_num_deltas, (const git_diff *))                                             \
+    X(const git_diff_delta *, diff_get_delta, (const git_diff *, size_t))                      \
+    X(void, diff_free, (git_diff *))                                                           \
+    X(int, diff_find_similar, (git_diff *, const git_diff_find_options *))                     \
+    X(int, oid_fromstr, (git_oid *, const char *))                                             \
+    X(int, oid_fmt, (char *, const git_oid *))
 
 #define MN_MHD_API(X)                                                                            \
     X(struct MHD_Daemon *, start_daemon,                                                         \

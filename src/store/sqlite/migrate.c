@@ -72,6 +72,7 @@ static int check_tokenizer(mn_store *s)
              "INSERT INTO memories_fts(memories_fts) VALUES ('rebuild'); "
              "INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild'); "
              "INSERT INTO files_fts(files_fts) VALUES ('rebuild'); "
+             "INSERT INTO history_fts(history_fts) VALUES ('rebuild'); "
              "INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer_version', '%d')",
              MN_TOK_VERSION);
     if ((rc = mn_sqlite__exec(s, sql)) != 0) {

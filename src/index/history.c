@@ -1,0 +1,254 @@
+/*
+ * history.c - read the repository's commits into the store (history.h).
+ *
+ * Why: an issue's words often match what an earlier commit said it fixed
+ * ("Fix rolling(center=True) with dask"), and that commit names the file
+ * the fix went into, where the code's own words may not (bug localisation
+ * from version history: BugLocator and after). Only the subject line is
+ * kept: on the SWE-bench dev set the bodies (sign-offs, co-authors, long
+ * explanations) added words and no ranking (docs/internals/retrieval.md).
+ *
+ * Renames are followed: walking from the newest commit back, a commit
+ * that renamed a to b makes the older commits' a count for b's name today
+ * (`renamed`: old path -> today's path), so a project that moved to a src/
+ * layout keeps its history. Renames are looked for in every commit, the
+ * large ones too (a move of the whole tree is one), though only commits of
+ * at most MN_HISTORY_MAX_FILES paths are stored.
+ *
+ * Cost: one tree-to-tree diff per commit, subtrees with the same id
+ * skipped by libgit2, at most MN_HISTORY_MAX_COMMITS commits read the
+ * first time and only the new ones after (the revwalk hides the head the
+ * store remembers).
+ */
+#include "common.h"
+#include <git2.h>
+
+#include "index/history.h"
+#include "store/store_index.h"
+#include "util/buf.h"
+#include "util/libs.h"
+#include "util/map.h"
+#include "util/vec.h"
+
+typedef struct {
+    char hash[GIT_OID_HEXSZ + 1];
+    int64_t time;
+    char *subject;
+    char **paths;
+    size_t npaths;
+} commit;
+
+typedef MN_VEC(commit) commit_vec;
+
+static void commits_release(commit_vec *v)
+{
+    for (size_t i = 0; i < v->len; i++) {
+        free(v->items[i].subject);
+        for (size_t j = 0; j < v->items[i].npaths; j++)
+            free(v->items[i].paths[j]);
+        free(v->items[i].paths);
+    }
+    mn_vec_release(v);
+}
+
+/* The subject on one line: git's summary joins a wrapped first paragraph already. */
+static char *subject_of(const mn_git_api *git, git_commit *c)
+{
+    const char *s = git->commit_summary(c);
+    return mn_strdup(s ? s : "");
+}
+
+/* root's place in the work tree ("" at its top, "sub/dir/" below), or NULL when unrelated. */
+static char *prefix_of(const mn_git_api *git, git_repository *repo, const char *root)
+{
+    const char *wd = git->repository_workdir(repo);
+    char *real_root = realpath(root, NULL), *real_wd = wd ? realpath(wd, NULL) : NULL, *out = NULL;
+    if (real_root && real_wd) {
+        size_t n = strlen(real_wd);
+        if (!strcmp(real_root, real_wd)) {
+            out = mn_strdup("");
+        } else if (strncmp(real_root, real_wd, n) == 0 && (n == 1 || real_root[n] == '/')) {
+            mn_buf p = MN_BUF_INIT;
+            mn_buf_printf(&p, "%s/", real_root + (n == 1 ? 1 : n + 1));
+            out = mn_buf_detach(&p);
+        }
+    }
+    free(real_root);
+    free(real_wd);
+    return out;
+}
+
+/* Today's name of a path an older commit changed. */
+static const char *today(const mn_map *renamed, const char *path)
+{
+    const char *p = mn_map_get(renamed, path);
+    return p ? p : path;
+}
+
+static void note_rename(mn_map *renamed, const char *from, const char *to)
+{
+    char *now = mn_strdup(today(renamed, to));
+    free(mn_map_set(renamed, from, now));
+}
+
+/*
+ * The commit's changed paths under prefix (relative to it), by today's
+ * names; renames noted for the older commits. -1 on a libgit2 error.
+ */
+static int changed_paths(const mn_git_api *git, git_repository *repo, git_commit *c,
+                         const char *prefix, mn_map *renamed, commit *out, bool *too_many)
+{
+    git_tree *tree = NULL, *parent_tree = NULL;
+    git_commit *parent = NULL;
+    git_diff *diff = NULL;
+    int rc = -1;
+    *too_many = false;
+    if (git->commit_tree(&tree, c) < 0)
+        goto out;
+    if (git->commit_parentcount(c) == 1 &&
+        (git->commit_parent(&parent, c, 0) < 0 || git->commit_tree(&parent_tree, parent) < 0))
+        goto out;
+    git_diff_find_options find;
+    memset(&find, 0, sizeof(find));
+    find.version = GIT_DIFF_FIND_OPTIONS_VERSION;
+    find.flags = GIT_DIFF_FIND_RENAMES;
+    if (git->diff_tree_to_tree(&diff, repo, parent_tree, tree, NULL) < 0 ||
+        git->diff_find_similar(diff, &find) < 0)
+        goto out;
+    size_t n = git->diff_num_deltas(diff), plen = strlen(prefix);
+    rc = 0;
+    *too_many = n > MN_HISTORY_MAX_FILES;
+    if (!*too_many)
+        out->paths = mn_calloc(n ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        const git_diff_delta *d = git->diff_get_delta(diff, i);
+        const char *p = d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path;
+        if (d->status == GIT_DELTA_RENAMED && d->old_file.path && p)
+            note_rename(renamed, d->old_file.path, p);
+        p = p ? today(renamed, p) : NULL;
+        if (!*too_many && p && strncmp(p, prefix, plen) == 0 && p[plen])
+            out->paths[out->npaths++] = mn_strdup(p + plen);
+    }
+out:
+    git->diff_free(diff);
+    git->tree_free(parent_tree);
+    git->commit_free(parent);
+    git->tree_free(tree);
+    return rc;
+}
+
+static int read_commits(const mn_git_api *git, git_repository *repo, const git_oid *head,
+                        const char *stored, const char *prefix, commit_vec *out)
+{
+    git_revwalk *walk = NULL;
+    git_oid oid;
+    mn_map renamed = MN_MAP_INIT;
+    int rc = -1;
+    if (git->revwalk_new(&walk, repo) < 0 || git->revwalk_sorting(walk, GIT_SORT_TIME) < 0 ||
+        git->revwalk_push(walk, head) < 0)
+        goto out;
+    /* the head read last time, and all before it: unknown to this clone (rewritten) is no error */
+    if (stored && git->oid_fromstr(&oid, stored) == 0)
+        (void)git->revwalk_hide(walk, &oid);
+    size_t kept = 0;
+    while (kept < MN_HISTORY_MAX_COMMITS && git->revwalk_next(&oid, walk) == 0) {
+        git_commit *c = NULL;
+        if (git->commit_lookup(&c, repo, &oid) < 0)
+            goto out;
+        if (git->commit_parentcount(c) > 1) { /* a merge: its changes are its parents' */
+            git->commit_free(c);
+            continue;
+        }
+        commit k = {{0}, 0, NULL, NULL, 0};
+        bool too_many;
+        int drc = changed_paths(git, repo, c, prefix, &renamed, &k, &too_many);
+        if (drc == 0 && !too_many && k.npaths) {
+            git->oid_fmt(k.hash, &oid);
+            k.time = (int64_t)git->commit_time(c);
+            k.subject = subject_of(git, c);
+            mn_vec_push(out, k);
+            kept++;
+        } else {
+            for (size_t j = 0; j < k.npaths; j++)
+                free(k.paths[j]);
+            free(k.paths);
+        }
+        git->commit_free(c);
+        if (drc < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    git->revwalk_free(walk);
+    size_t pos = 0;
+    const char *key;
+    void *value;
+    while (mn_map_next(&renamed, &pos, &key, &value))
+        free(value);
+    mn_map_release(&renamed);
+    return rc;
+}
+
+static int store_commits(mn_store *s, const commit_vec *v, const char *head)
+{
+    int rc = mn_store_begin(s);
+    if (rc)
+        return rc;
+    /* oldest first: row ids follow history, and a re-read adds after what is stored */
+    for (size_t i = v->len; rc == 0 && i-- > 0;) {
+        const commit *k = &v->items[i];
+        mn_commit_rec r = {k->hash, k->time, k->subject, (const char *const *)k->paths, k->npaths};
+        rc = mn_store_history_add(s, &r);
+    }
+    if (rc == 0)
+        rc = mn_store_history_finish(s, head, MN_HISTORY_MAX_COMMITS);
+    if (rc == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
+int mn_history_ingest(mn_store *s, const char *root, size_t *read_out)
+{
+    const mn_git_api *git = mn_libs_git();
+    git_repository *repo = NULL;
+    char *prefix = NULL, *stored = NULL;
+    commit_vec v = MN_VEC_INIT;
+    char head_hex[GIT_OID_HEXSZ + 1];
+    git_oid head;
+    int rc = 0;
+    *read_out = 0;
+    if (!git)
+        return 0; /* no libgit2: no history, as outside git */
+    if (git->libgit2_init() < 0)
+        return 0;
+    if (git->repository_open_ext(&repo, root, 0, NULL) < 0 || git->repository_is_bare(repo) ||
+        git->repository_is_shallow(repo) == 1 ||
+        git->reference_name_to_id(&head, repo, "HEAD") < 0 ||
+        (prefix = prefix_of(git, repo, root)) == NULL)
+        goto out;
+    git->oid_fmt(head_hex, &head);
+    head_hex[GIT_OID_HEXSZ] = '\0';
+    rc = mn_store_history_head(s, &stored);
+    if (rc == MN_ENOTFOUND)
+        rc = 0;
+    if (rc || (stored && !strcmp(stored, head_hex)))
+        goto out;
+    if (read_commits(git, repo, &head, stored, prefix, &v) < 0) {
+        const git_error *e = git->error_last();
+        mn_log(MN_LOG_WARN, "cannot read the git history of '%s' (%s); ranking without it", root,
+               e ? e->message : "unknown error");
+        goto out;
+    }
+    for (size_t i = 0; i < v.len; i++)
+        v.items[i].hash[GIT_OID_HEXSZ] = '\0';
+    if ((rc = store_commits(s, &v, head_hex)) == 0)
+        *read_out = v.len;
+out:
+    commits_release(&v);
+    free(prefix);
+    free(stored);
+    git->repository_free(repo);
+    git->libgit2_shutdown();
+    return rc;
+}

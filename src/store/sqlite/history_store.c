@@ -1,0 +1,167 @@
+/*
+ * history_store.c - the repository's history (schema v7): the commits
+ * index/history.c reads, and the per-path documents search ranks
+ * (retrieve/history_signal.c).
+ *
+ * A path's document is the subjects of the commits that changed it, one a
+ * line. It is rebuilt whole after each read that added commits: a few
+ * thousand rows from tables the read just wrote, cheaper and simpler than
+ * keeping each document in step with additions and with the pruning of
+ * the oldest commits.
+ */
+#include "common.h"
+#include <sqlite3.h>
+
+#include "store/store_index.h"
+#include "store/store_search.h"
+#include "store/sqlite/sqlite_internal.h"
+
+static int fail(mn_store *s, const char *what)
+{
+    int rc = sqlite3_errcode(s->db) & 0xff;
+    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
+                        sqlite3_errmsg(s->db));
+}
+
+int mn_store_history_head(mn_store *s, char **out)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT head FROM history_state WHERE project_id = ?1");
+    *out = NULL;
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, s->project_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *out = mn_strdup((const char *)sqlite3_column_text(st, 0));
+    int rc = step == SQLITE_ROW    ? 0
+             : step == SQLITE_DONE ? mn_error_set(MN_ENOTFOUND, "no history read yet")
+                                   : fail(s, "cannot read the history head");
+    sqlite3_reset(st);
+    return rc;
+}
+
+int mn_store_history_add(mn_store *s, const mn_commit_rec *c)
+{
+    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "INSERT INTO history_commits(project_id, hash, time, subject) VALUES (?1, ?2, ?3, ?4) "
+           "ON CONFLICT(project_id, hash) DO NOTHING");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, s->project_id);
+    sqlite3_bind_text(st, 2, c->hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, c->time);
+    sqlite3_bind_text(st, 4, c->subject, -1, SQLITE_STATIC);
+    int step = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (step != SQLITE_DONE)
+        return fail(s, "cannot store a commit");
+    if (sqlite3_changes(s->db) == 0)
+        return 0; /* stored by an earlier read */
+    int64_t id = sqlite3_last_insert_rowid(s->db);
+    st = mn_sqlite__stmt(s, "INSERT OR IGNORE INTO history_files(commit_id, path) VALUES (?1, ?2)");
+    if (!st)
+        return mn_error_last_code();
+    for (size_t i = 0; i < c->npaths; i++) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, c->paths[i], -1, SQLITE_STATIC);
+        step = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (step != SQLITE_DONE)
+            return fail(s, "cannot store a commit's paths");
+    }
+    return 0;
+}
+
+static int run(mn_store *s, const char *sql, int64_t arg, const char *text, const char *what)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sql);
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, s->project_id);
+    if (sqlite3_bind_parameter_count(st) >= 2) {
+        if (text)
+            sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_int64(st, 2, arg);
+    }
+    int step = sqlite3_step(st);
+    sqlite3_reset(st);
+    return step == SQLITE_DONE ? 0 : fail(s, what);
+}
+
+int mn_store_history_finish(mn_store *s, const char *head, size_t keep)
+{
+    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    int rc = run(s,
+                 "INSERT INTO history_state(project_id, head) VALUES (?1, ?2) "
+                 "ON CONFLICT(project_id) DO UPDATE SET head = excluded.head",
+                 0, head, "cannot store the history head");
+    if (rc == 0)
+        rc = run(s,
+                 "DELETE FROM history_commits WHERE project_id = ?1 AND id NOT IN (SELECT id FROM "
+                 "history_commits WHERE project_id = ?1 ORDER BY time DESC, id LIMIT ?2)",
+                 (int64_t)keep, NULL, "cannot prune the history");
+    if (rc == 0)
+        rc = run(s, "DELETE FROM history_docs WHERE project_id = ?1", 0, NULL,
+                 "cannot rebuild the history documents");
+    /* newest subject first within a document: group_concat follows the inner order */
+    if (rc == 0)
+        rc =
+            run(s,
+                "INSERT INTO history_docs(project_id, path, subjects) SELECT ?1, path, "
+                "group_concat(subject, char(10)) FROM (SELECT f.path AS path, c.subject AS subject "
+                "FROM history_commits c JOIN history_files f ON f.commit_id = c.id WHERE "
+                "c.project_id = ?1 ORDER BY f.path, c.time DESC) GROUP BY path",
+                0, NULL, "cannot rebuild the history documents");
+    return rc;
+}
+
+int mn_store_history_count(mn_store *s, int64_t *out)
+{
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "SELECT count(*) FROM history_commits WHERE project_id = ?1");
+    *out = 0;
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, s->project_id);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return step == SQLITE_ROW ? 0 : fail(s, "cannot count commits");
+}
+
+int mn_store_history_files(mn_store *s, const char *match, size_t limit,
+                           int (*cb)(void *payload, const mn_file_hit *h), void *payload)
+{
+    if (!match || !*match)
+        return 0;
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "SELECT f.id, f.path, f.role, f.rank, -bm25(history_fts) AS score FROM history_fts "
+           "JOIN history_docs d ON d.id = history_fts.rowid JOIN files f ON f.project_id = "
+           "d.project_id AND f.path = d.path WHERE history_fts MATCH ?1 AND d.project_id = ?2 "
+           "ORDER BY score DESC LIMIT ?3");
+    if (!st)
+        return mn_error_last_code();
+    if (limit == 0 || limit > MN_SEARCH_MAX_CANDIDATES)
+        limit = MN_SEARCH_MAX_CANDIDATES;
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, s->project_id);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)limit);
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        mn_file_hit h;
+        h.id = sqlite3_column_int64(st, 0);
+        h.path = (const char *)sqlite3_column_text(st, 1);
+        h.role = (const char *)sqlite3_column_text(st, 2);
+        h.rank = sqlite3_column_double(st, 3);
+        h.bm25 = sqlite3_column_double(st, 4);
+        if ((rc = cb(payload, &h)) != 0)
+            break;
+    }
+    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = fail(s, "cannot search the history");
+    sqlite3_reset(st);
+    return rc;
+}

@@ -1,0 +1,235 @@
+/*
+ * test_history.c - the git history in the index (index/history.c) and in
+ * file ranking (retrieve/history_signal.c), on a repository the test makes
+ * with git: a merge and a commit of 51 files (both left out), a rename
+ * (older commits count for the new name), an incremental read that reads
+ * only the commits after the head it stored, a copy without .git and a
+ * shallow clone (no history, no error), and an issue whose words only a
+ * past commit's subject shares with the file it changed.
+ */
+#include "common.h"
+#include <sqlite3.h>
+#include <stdarg.h>
+
+#include "mnemo/api.h"
+#include "util/util.h"
+#include "test.h"
+#include "test_fs.h"
+#include "test_json.h"
+#include "test_ctx.h"
+
+#define GIT "git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main"
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+    mn_buf cmd = MN_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    mn_buf_vprintf(&cmd, fmt, ap);
+    va_end(ap);
+    int rc = system(cmd.ptr);
+    if (rc != 0)
+        fprintf(stderr, "command failed (%d): %s\n", rc, cmd.ptr);
+    mn_buf_release(&cmd);
+    return rc;
+}
+
+static void write_file(const char *dir, const char *rel, const char *text)
+{
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "%s/%s/%s", test_tmp, dir, rel);
+    char *slash = strrchr(p.ptr, '/');
+    *slash = '\0';
+    mn_fs_mkdir_p(p.ptr);
+    *slash = '/';
+    if (mn_fs_write_atomic(p.ptr, text, strlen(text)) != 0)
+        abort();
+    mn_buf_release(&p);
+}
+
+static int commit(const char *msg)
+{
+    return run("cd '%s/repo' && " GIT " add -A && " GIT " commit -q -m '%s'", test_tmp, msg);
+}
+
+/* One number from the store, by SQL. */
+static long long query_int(const char *sql)
+{
+    mn_buf db = MN_BUF_INIT;
+    mn_buf_printf(&db, "%s/store/mnemo.db", test_tmp);
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    long long n = -1;
+    if (sqlite3_open_v2(db.ptr, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    mn_buf_release(&db);
+    return n;
+}
+
+/* A write to the store behind the index's back. */
+static int exec_sql(const char *sql)
+{
+    mn_buf db = MN_BUF_INIT;
+    mn_buf_printf(&db, "%s/store/mnemo.db", test_tmp);
+    sqlite3 *h = NULL;
+    int rc = sqlite3_open_v2(db.ptr, &h, SQLITE_OPEN_READWRITE, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+    sqlite3_close(h);
+    mn_buf_release(&db);
+    return rc;
+}
+
+static long long commits_with(const char *subject)
+{
+    mn_buf sql = MN_BUF_INIT;
+    mn_buf_printf(&sql, "SELECT count(*) FROM history_commits WHERE subject = '%s'", subject);
+    long long n = query_int(sql.ptr);
+    mn_buf_release(&sql);
+    return n;
+}
+
+static void index_dir(const char *dir)
+{
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "{'path':'%s/%s'}", test_tmp, dir);
+    json_t *out = test_call("index", J(p.ptr));
+    CHECK(out != NULL);
+    json_decref(out);
+    mn_buf_release(&p);
+}
+
+static const char issue[] = "{'query':'Empty polygon raises IndexError\\nA polygon with no "
+                            "points raises IndexError.','kinds':['file'],'k':10}";
+
+/*
+ * geo/fill.py and geo/clip.py both hold the issue's "points", fill.py
+ * its "polygon" once more: the words alone rank fill.py first, closely
+ * (the history signal, 0.2 at most, is what a test of it can move). Only a past commit's subject
+ * ties the issue's IndexError to clip.py.
+ */
+static void make_repo(void)
+{
+    REQUIRE(run(GIT " init -q '%s/repo'", test_tmp) == 0);
+    write_file("repo", "geo/clip.py",
+               "def clip_polygon(polygon, window):\n"
+               "    \"\"\"Clip the points of a shape to a window.\"\"\"\n"
+               "    first = polygon[0]\n"
+               "    return [first] + [p for p in polygon[1:] if window.contains(p)]\n");
+    write_file("repo", "geo/fill.py",
+               "def fill_polygon(polygon, colour):\n"
+               "    \"\"\"Fill the points of a polygon with a colour.\"\"\"\n"
+               "    return [(p, colour) for p in polygon]\n");
+    REQUIRE(commit("Add geometry helpers") == 0);
+    write_file("repo", "geo/area.py", "def area(shape):\n    return 0.0\n");
+    REQUIRE(commit("Add area helper") == 0);
+    write_file("repo", "geo/clip.py",
+               "def clip_polygon(polygon, window):\n"
+               "    \"\"\"Clip the points of a shape to a window.\"\"\"\n"
+               "    return [p for p in polygon if window.contains(p)]\n");
+    REQUIRE(commit("Fix IndexError on empty input to clip") == 0);
+    /* a side branch merged: its commit counts, the merge does not */
+    REQUIRE(run("cd '%s/repo' && " GIT " checkout -q -b side", test_tmp) == 0);
+    write_file("repo", "geo/fill.py",
+               "def fill_polygon(polygon, colour):\n"
+               "    \"\"\"Fill the points of a polygon with a colour, in order.\"\"\"\n"
+               "    return [(p, colour) for p in polygon]\n");
+    REQUIRE(commit("Side change of fill") == 0);
+    REQUIRE(run("cd '%s/repo' && " GIT " checkout -q main", test_tmp) == 0);
+    write_file("repo", "README.md", "Geometry helpers.\n");
+    REQUIRE(commit("Add readme") == 0);
+    REQUIRE(run("cd '%s/repo' && " GIT " merge -q --no-ff -m 'Merge branch side' side", test_tmp) ==
+            0);
+    /* 51 files at once: says nothing of any one of them */
+    for (int i = 0; i < 51; i++) {
+        char rel[32];
+        snprintf(rel, sizeof(rel), "data/d%02d.txt", i);
+        write_file("repo", rel, "x\n");
+    }
+    REQUIRE(commit("Add data files") == 0);
+    REQUIRE(run("cd '%s/repo' && " GIT " mv geo/area.py geo/surface.py", test_tmp) == 0);
+    REQUIRE(commit("Rename area to surface") == 0);
+}
+
+static int rank_of(const json_t *out, const char *id)
+{
+    int rank = -1;
+    return test_find_item(out, id, &rank) ? rank : -1;
+}
+
+static double history_of(const json_t *out, const char *id)
+{
+    int rank;
+    const json_t *it = test_find_item(out, id, &rank);
+    return it ? json_number_value(test_signal(it, "history")) : -1;
+}
+
+static void test_history(void)
+{
+    test_ctx_open("history");
+    /* keep the user's and the system's git configuration out of the test */
+    mn_buf home = MN_BUF_INIT;
+    mn_buf_printf(&home, "%s/home", test_tmp);
+    mn_fs_mkdir_p(home.ptr);
+    setenv("HOME", home.ptr, 1);
+    setenv("XDG_CONFIG_HOME", home.ptr, 1);
+    setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+    mn_buf_release(&home);
+    make_repo();
+
+    /* the same files without .git first: no history, no error; the words rank fill.py first */
+    REQUIRE(run("cp -r '%s/repo' '%s/plain' && rm -rf '%s/plain/.git'", test_tmp, test_tmp,
+                test_tmp) == 0);
+    index_dir("plain");
+    CHECK(query_int("SELECT count(*) FROM history_commits") == 0);
+    json_t *out = test_call("search", J(issue));
+    REQUIRE(out);
+    CHECK(rank_of(out, "geo/fill.py") == 0);
+    CHECK(rank_of(out, "geo/clip.py") > 0);
+    CHECK(history_of(out, "geo/clip.py") == 0);
+    json_decref(out);
+
+    /* the repository: six commits (not the merge, not the 51 files) */
+    index_dir("repo");
+    CHECK(query_int("SELECT count(*) FROM history_commits") == 6);
+    CHECK(commits_with("Merge branch side") == 0);
+    CHECK(commits_with("Add data files") == 0);
+    CHECK(commits_with("Side change of fill") == 1);
+    /* the rename: the commit that added area.py counts for surface.py */
+    CHECK(query_int("SELECT count(*) FROM history_files f JOIN history_commits c ON c.id = "
+                    "f.commit_id WHERE c.subject = 'Add area helper' AND "
+                    "f.path = 'geo/surface.py'") == 1);
+    CHECK(query_int("SELECT count(*) FROM history_docs WHERE path = 'geo/area.py'") == 0);
+
+    /* the commit's subject lifts clip.py above fill.py */
+    out = test_call("search", J(issue));
+    REQUIRE(out);
+    CHECK(rank_of(out, "geo/clip.py") == 0);
+    CHECK(history_of(out, "geo/clip.py") == 1.0);
+    CHECK(history_of(out, "geo/fill.py") == 0);
+    json_decref(out);
+
+    /* incremental: a commit gone from the store is not read again; the new one is */
+    REQUIRE(exec_sql("DELETE FROM history_commits WHERE subject = 'Add readme'") == 0);
+    index_dir("repo"); /* nothing new */
+    CHECK(query_int("SELECT count(*) FROM history_commits") == 5);
+    write_file("repo", "README.md", "Geometry helpers: clip, fill, surface.\n");
+    REQUIRE(commit("Document the helpers") == 0);
+    index_dir("repo");
+    CHECK(query_int("SELECT count(*) FROM history_commits") == 6);
+    CHECK(commits_with("Add readme") == 0);
+    CHECK(commits_with("Document the helpers") == 1);
+
+    /* a shallow clone has a history cut short: none is read */
+    REQUIRE(run(GIT " clone -q --depth 1 'file://%s/repo' '%s/shallow'", test_tmp, test_tmp) == 0);
+    REQUIRE(exec_sql("DELETE FROM history_commits; DELETE FROM history_state") == 0);
+    index_dir("shallow");
+    CHECK(query_int("SELECT count(*) FROM history_commits") == 0);
+    test_ctx_close();
+}
+
+MN_TEST_MAIN(MN_TEST(test_history))
