@@ -138,11 +138,10 @@ out:
 }
 
 static int read_commits(const mn_git_api *git, git_repository *repo, const git_oid *head,
-                        const char *stored, const char *prefix, commit_vec *out)
+                        const char *stored, const char *prefix, mn_map *renamed, commit_vec *out)
 {
     git_revwalk *walk = NULL;
     git_oid oid;
-    mn_map renamed = MN_MAP_INIT;
     int rc = -1;
     if (git->revwalk_new(&walk, repo) < 0 || git->revwalk_sorting(walk, GIT_SORT_TIME) < 0 ||
         git->revwalk_push(walk, head) < 0)
@@ -150,8 +149,13 @@ static int read_commits(const mn_git_api *git, git_repository *repo, const git_o
     /* the head read last time, and all before it: unknown to this clone (rewritten) is no error */
     if (stored && git->oid_fromstr(&oid, stored) == 0)
         (void)git->revwalk_hide(walk, &oid);
-    size_t kept = 0;
-    while (kept < MN_HISTORY_MAX_COMMITS && git->revwalk_next(&oid, walk) == 0) {
+    /*
+     * Below a subdirectory most commits may touch nothing of root's: the
+     * commits diffed are bounded too (merges, not diffed, do not count).
+     */
+    size_t kept = 0, diffed = 0;
+    while (kept < MN_HISTORY_MAX_COMMITS && diffed < 2 * MN_HISTORY_MAX_COMMITS &&
+           git->revwalk_next(&oid, walk) == 0) {
         git_commit *c = NULL;
         if (git->commit_lookup(&c, repo, &oid) < 0)
             goto out;
@@ -161,7 +165,8 @@ static int read_commits(const mn_git_api *git, git_repository *repo, const git_o
         }
         commit k = {{0}, 0, NULL, NULL, 0};
         bool too_many;
-        int drc = changed_paths(git, repo, c, prefix, &renamed, &k, &too_many);
+        diffed++;
+        int drc = changed_paths(git, repo, c, prefix, renamed, &k, &too_many);
         if (drc == 0 && !too_many && k.npaths) {
             git->oid_fmt(k.hash, &oid);
             k.time = (int64_t)git->commit_time(c);
@@ -180,20 +185,25 @@ static int read_commits(const mn_git_api *git, git_repository *repo, const git_o
     rc = 0;
 out:
     git->revwalk_free(walk);
-    size_t pos = 0;
-    const char *key;
-    void *value;
-    while (mn_map_next(&renamed, &pos, &key, &value))
-        free(value);
-    mn_map_release(&renamed);
     return rc;
 }
 
-static int store_commits(mn_store *s, const commit_vec *v, const char *head)
+/*
+ * Store the commits read; renames (when earlier reads stored commits by
+ * the names of their day) carry the stored paths to today's names.
+ */
+static int store_commits(mn_store *s, const commit_vec *v, const char *head, const mn_map *renamed,
+                         const char *prefix)
 {
     int rc = mn_store_begin(s);
     if (rc)
         return rc;
+    size_t pos = 0, plen = strlen(prefix);
+    const char *from;
+    void *to;
+    while (rc == 0 && renamed && mn_map_next(renamed, &pos, &from, &to))
+        if (strncmp(from, prefix, plen) == 0 && strncmp(to, prefix, plen) == 0)
+            rc = mn_store_history_rename(s, from + plen, (const char *)to + plen);
     /* oldest first: row ids follow history, and a re-read adds after what is stored */
     for (size_t i = v->len; rc == 0 && i-- > 0;) {
         const commit *k = &v->items[i];
@@ -214,6 +224,7 @@ int mn_history_ingest(mn_store *s, const char *root, size_t *read_out)
     git_repository *repo = NULL;
     char *prefix = NULL, *stored = NULL;
     commit_vec v = MN_VEC_INIT;
+    mn_map renamed = MN_MAP_INIT;
     char head_hex[GIT_OID_HEXSZ + 1];
     git_oid head;
     int rc = 0;
@@ -234,7 +245,7 @@ int mn_history_ingest(mn_store *s, const char *root, size_t *read_out)
         rc = 0;
     if (rc || (stored && !strcmp(stored, head_hex)))
         goto out;
-    if (read_commits(git, repo, &head, stored, prefix, &v) < 0) {
+    if (read_commits(git, repo, &head, stored, prefix, &renamed, &v) < 0) {
         const git_error *e = git->error_last();
         mn_log(MN_LOG_WARN, "cannot read the git history of '%s' (%s); ranking without it", root,
                e ? e->message : "unknown error");
@@ -242,10 +253,16 @@ int mn_history_ingest(mn_store *s, const char *root, size_t *read_out)
     }
     for (size_t i = 0; i < v.len; i++)
         v.items[i].hash[GIT_OID_HEXSZ] = '\0';
-    if ((rc = store_commits(s, &v, head_hex)) == 0)
+    if ((rc = store_commits(s, &v, head_hex, stored ? &renamed : NULL, prefix)) == 0)
         *read_out = v.len;
 out:
     commits_release(&v);
+    size_t pos = 0;
+    const char *key;
+    void *value;
+    while (mn_map_next(&renamed, &pos, &key, &value))
+        free(value);
+    mn_map_release(&renamed);
     free(prefix);
     free(stored);
     git->repository_free(repo);

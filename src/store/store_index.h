@@ -219,7 +219,7 @@ int mn_store_history_add(mn_store *s, const mn_commit_rec *c);
  * commits, and rebuild the per-path documents search ranks.
  */
 int mn_store_history_finish(mn_store *s, const char *head, size_t keep);
-/** Commits stored for this project. */
-int mn_store_history_count(mn_store *s, int64_t *out);
+/** Stored commits' changes to path `from` count for `to` (a rename read later). */
+int mn_store_history_rename(mn_store *s, const char *from, const char *to);
 
 #endif

@@ -117,19 +117,21 @@ int mn_store_history_finish(mn_store *s, const char *head, size_t keep)
     return rc;
 }
 
-int mn_store_history_count(mn_store *s, int64_t *out)
+int mn_store_history_rename(mn_store *s, const char *from, const char *to)
 {
-    sqlite3_stmt *st =
-        mn_sqlite__stmt(s, "SELECT count(*) FROM history_commits WHERE project_id = ?1");
-    *out = 0;
+    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    /* OR IGNORE: a commit that changed both names keeps the one row it has for to */
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "UPDATE OR IGNORE history_files SET path = ?3 WHERE path = ?2 AND commit_id IN "
+           "(SELECT id FROM history_commits WHERE project_id = ?1)");
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_int64(st, 1, s->project_id);
+    sqlite3_bind_text(st, 2, from, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, to, -1, SQLITE_STATIC);
     int step = sqlite3_step(st);
-    if (step == SQLITE_ROW)
-        *out = sqlite3_column_int64(st, 0);
     sqlite3_reset(st);
-    return step == SQLITE_ROW ? 0 : fail(s, "cannot count commits");
+    return step == SQLITE_DONE ? 0 : fail(s, "cannot rename a path of the history");
 }
 
 int mn_store_history_files(mn_store *s, const char *match, size_t limit,

@@ -223,6 +223,14 @@ static void test_history(void)
     CHECK(query_int("SELECT count(*) FROM history_commits") == 6);
     CHECK(commits_with("Add readme") == 0);
     CHECK(commits_with("Document the helpers") == 1);
+    /* a rename read incrementally carries the stored commits to the new name */
+    REQUIRE(run("cd '%s/repo' && " GIT " mv geo/surface.py geo/measure.py", test_tmp) == 0);
+    REQUIRE(commit("Rename surface to measure") == 0);
+    index_dir("repo");
+    CHECK(query_int("SELECT count(*) FROM history_files f JOIN history_commits c ON c.id = "
+                    "f.commit_id WHERE c.subject = 'Add area helper' AND "
+                    "f.path = 'geo/measure.py'") == 1);
+    CHECK(query_int("SELECT count(*) FROM history_files WHERE path = 'geo/surface.py'") == 0);
 
     /* a shallow clone has a history cut short: none is read */
     REQUIRE(run(GIT " clone -q --depth 1 'file://%s/repo' '%s/shallow'", test_tmp, test_tmp) == 0);
