@@ -28,6 +28,7 @@
 #include "util/buf.h"
 #include "util/libs.h"
 #include "util/map.h"
+#include "util/util.h"
 #include "util/vec.h"
 
 typedef struct {
@@ -51,11 +52,24 @@ static void commits_release(commit_vec *v)
     mn_vec_release(v);
 }
 
-/* The subject on one line: git's summary joins a wrapped first paragraph already. */
+#define SUBJECT_MAX 512 /* bytes: a subject is a line; a message of one paragraph is not */
+
+/*
+ * The subject on one line (git's summary joins a wrapped first paragraph),
+ * valid UTF-8 (an old commit's latin-1 bytes become '?'), at most
+ * SUBJECT_MAX bytes.
+ */
 static char *subject_of(const mn_git_api *git, git_commit *c)
 {
     const char *s = git->commit_summary(c);
-    return mn_strdup(s ? s : "");
+    size_t len = s ? strlen(s) : 0;
+    char *out = mn_strndup(s ? s : "", len);
+    if (!mn_utf8_valid(out, len))
+        for (char *p = out; *p; p++)
+            if ((unsigned char)*p >= 0x80)
+                *p = '?';
+    out[mn_utf8_floor(out, len, SUBJECT_MAX)] = '\0';
+    return out;
 }
 
 /* root's place in the work tree ("" at its top, "sub/dir/" below), or NULL when unrelated. */
@@ -126,7 +140,9 @@ static int changed_paths(const mn_git_api *git, git_repository *repo, git_commit
         if (d->status == GIT_DELTA_RENAMED && d->old_file.path && p)
             note_rename(renamed, d->old_file.path, p);
         p = p ? today(renamed, p) : NULL;
-        if (!*too_many && p && strncmp(p, prefix, plen) == 0 && p[plen])
+        /* a name that is not UTF-8 is no file of the index (walk.h) */
+        if (!*too_many && p && strncmp(p, prefix, plen) == 0 && p[plen] &&
+            mn_utf8_valid(p, strlen(p)))
             out->paths[out->npaths++] = mn_strdup(p + plen);
     }
 out:

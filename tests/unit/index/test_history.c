@@ -231,6 +231,14 @@ static void test_history(void)
                     "f.commit_id WHERE c.subject = 'Add area helper' AND "
                     "f.path = 'geo/measure.py'") == 1);
     CHECK(query_int("SELECT count(*) FROM history_files WHERE path = 'geo/surface.py'") == 0);
+    /* a subject in latin-1 (git keeps the bytes when told the encoding): stored as valid UTF-8 */
+    write_file("repo", "README.md", "Geometry helpers.\n");
+    write_file("repo", "msg.txt", "Caf\xe9 fix\n");
+    REQUIRE(run("cd '%s/repo' && " GIT " add README.md && " GIT
+                " -c i18n.commitEncoding=ISO-8859-1 commit -q -F msg.txt",
+                test_tmp) == 0);
+    index_dir("repo");
+    CHECK(commits_with("Caf? fix") == 1);
 
     /* a shallow clone has a history cut short: none is read */
     REQUIRE(run(GIT " clone -q --depth 1 'file://%s/repo' '%s/shallow'", test_tmp, test_tmp) == 0);
