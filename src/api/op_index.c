@@ -126,6 +126,7 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
                          (json_int_t)st.resolve.calls_resolved, "seconds", st.seconds);
     if (rc == 0) {
         json_object_set_new(*out, "ranked", json_boolean(ranked));
+        json_object_set_new(*out, "history_commits", json_integer((json_int_t)st.commits));
         if (semantic_note)
             json_object_set_new(*out, "notes", json_pack("[s]", semantic_note));
     }

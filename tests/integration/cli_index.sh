@@ -83,6 +83,12 @@ M() { "$MNEMO" "$@"; }
 
 M index --json >"$tmp/out" || fail "index"
 js "first index parses every file" "d.files === 11 && d.parsed === 10 && d.binary === 1 && d.removed === 0" <"$tmp/out"
+js "no commit yet: no history" "d.history_commits === 0" <"$tmp/out"
+git -c user.name=t -c user.email=t@example.org commit -qm "The shop, first version"
+M index --json >"$tmp/out"
+js "the commit is read once" "d.history_commits === 1 && d.parsed === 0" <"$tmp/out"
+M index --json >"$tmp/out"
+js "and not again" "d.history_commits === 0" <"$tmp/out"
 M files --json >"$tmp/out"
 js "ignored files are not indexed" "!d.files.some(f => /build_out|app.log|secret/.test(f.path))" <"$tmp/out"
 js "roles" "d.files.find(f => f.path === 'shop/__init__.py').role === 'marker' &&
