@@ -603,23 +603,7 @@ static int on_attached(void *payload, const mn_memory_hit *h)
             return 0;
         }
     }
-    mn_memory_cand m = {0};
-    m.rowid = h->rowid;
-    m.uid = mn_arena_strdup(c->arena, h->uid);
-    m.kind = mn_arena_strdup(c->arena, h->kind);
-    m.status = mn_arena_strdup(c->arena, h->status);
-    m.title = mn_arena_strdup(c->arena, h->title);
-    m.level = h->level;
-    m.created_at = h->created_at;
-    m.updated_at = h->updated_at;
-    m.hits = h->hits;
-    m.used = h->used;
-    m.ignored = h->ignored;
-    m.stale = h->stale;
-    m.scope = mn_fusion_memory_scope(c, h->scope_paths);
-    m.conversation = h->conversation ? mn_arena_strdup(c->arena, h->conversation) : NULL;
-    m.graph = a->weight;
-    mn_vec_push(&c->memories, m);
+    mn_search_memory(c, h)->graph = a->weight;
     return 0;
 }
 

@@ -266,9 +266,8 @@ static const char *dup(mn_search_ctx *c, const char *s)
     return s ? mn_arena_strdup(c->arena, s) : NULL;
 }
 
-static int on_memory(void *payload, const mn_memory_hit *h)
+mn_memory_cand *mn_search_memory(mn_search_ctx *c, const mn_memory_hit *h)
 {
-    mn_search_ctx *c = payload;
     mn_memory_cand m = {0};
     m.rowid = h->rowid;
     m.uid = dup(c, h->uid);
@@ -286,6 +285,12 @@ static int on_memory(void *payload, const mn_memory_hit *h)
     m.scope = mn_fusion_memory_scope(c, h->scope_paths);
     m.conversation = dup(c, h->conversation);
     mn_vec_push(&c->memories, m);
+    return &c->memories.items[c->memories.len - 1];
+}
+
+static int on_memory(void *payload, const mn_memory_hit *h)
+{
+    mn_search_memory(payload, h);
     return 0;
 }
 

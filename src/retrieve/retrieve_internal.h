@@ -154,6 +154,9 @@ int mn_lexical_ownership(mn_search_ctx *c);
 /* The file candidate of a file id (created on first use; path and role may be NULL then). */
 mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, const char *role,
                              double rank);
+/* A memory hit added to the candidates (its strings copied to the arena, its scope measured,
+ * its bm25 the hit's); the caller checks it is not there yet and sets its own signal. */
+mn_memory_cand *mn_search_memory(mn_search_ctx *c, const mn_memory_hit *h);
 
 /*
  * semantic_signal.c: the nearest memories and chunks by vector (nothing
