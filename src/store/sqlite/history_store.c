@@ -148,22 +148,5 @@ int mn_store_history_files(mn_store *s, const char *match, size_t limit,
         return mn_error_last_code();
     if (limit == 0 || limit > MN_SEARCH_MAX_CANDIDATES)
         limit = MN_SEARCH_MAX_CANDIDATES;
-    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, s->project_id);
-    sqlite3_bind_int64(st, 3, (sqlite3_int64)limit);
-    int rc = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        mn_file_hit h;
-        h.id = sqlite3_column_int64(st, 0);
-        h.path = (const char *)sqlite3_column_text(st, 1);
-        h.role = (const char *)sqlite3_column_text(st, 2);
-        h.rank = sqlite3_column_double(st, 3);
-        h.bm25 = sqlite3_column_double(st, 4);
-        if ((rc = cb(payload, &h)) != 0)
-            break;
-    }
-    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot search the history");
-    sqlite3_reset(st);
-    return rc;
+    return mn_sqlite__file_hits(s, st, match, limit, cb, payload, "cannot search the history");
 }

@@ -1080,9 +1080,17 @@ int mn_store_search_files(mn_store *s, const char *match, size_t limit,
            "ORDER BY score DESC LIMIT ?3");
     if (!st)
         return mn_error_last_code();
+    return mn_sqlite__file_hits(s, st, match, clamp_limit(limit), cb, payload,
+                                "cannot search file paths");
+}
+
+int mn_sqlite__file_hits(mn_store *s, sqlite3_stmt *st, const char *match, size_t limit,
+                         int (*cb)(void *payload, const mn_file_hit *h), void *payload,
+                         const char *what)
+{
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, s->project_id);
-    sqlite3_bind_int64(st, 3, (sqlite3_int64)clamp_limit(limit));
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)limit);
     int rc = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         mn_file_hit h;
@@ -1095,7 +1103,7 @@ int mn_store_search_files(mn_store *s, const char *match, size_t limit,
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot search file paths");
+        rc = fail(s, what);
     sqlite3_reset(st);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 
+#include "store/store_search.h"
 #include "util/map.h"
 
 struct mn_store {
@@ -27,6 +28,14 @@ struct mn_store {
 };
 
 sqlite3_stmt *mn_sqlite__stmt(mn_store *s, const char *sql);
+/*
+ * Run st, a file search (?1 match, ?2 project, ?3 limit; columns id, path,
+ * role, rank, score), reporting each row to cb; what: the error's words.
+ * search_store.c (paths) and history_store.c (commit subjects) share it.
+ */
+int mn_sqlite__file_hits(mn_store *s, sqlite3_stmt *st, const char *match, size_t limit,
+                         int (*cb)(void *payload, const mn_file_hit *h), void *payload,
+                         const char *what);
 int mn_sqlite__exec(mn_store *s, const char *sql);
 int mn_sqlite__migrate(mn_store *s);
 
