@@ -445,6 +445,44 @@ static int remove_gone(indexer *x)
     return rc;
 }
 
+/*
+ * FTS5 keeps a replaced file's old chunk entries as delete markers in its
+ * segments until a merge reaches the oldest one. A store re-indexed over
+ * and over held twice the full-text index a new one does (sympy: 34 MB
+ * against 15 MB), and every ranked query read through it: the cold hook's
+ * p95 was 60 ms on such a store, 33 ms once rebuilt. So the files an index
+ * replaced or removed since the last rebuild are counted (internal config
+ * key index.fts_churn), and when they reach TIDY_SHARE of the tree the code
+ * indexes are rebuilt into one segment each (0.5 s for sympy's 45,000
+ * chunks). A first index writes no markers and is not counted.
+ */
+#define TIDY_SHARE 0.2
+#define KEY_CHURN  "index.fts_churn"
+
+static int fts_tidy(mn_store *s, size_t changed, size_t files)
+{
+    if (changed == 0)
+        return 0;
+    char *v = NULL, num[32];
+    long long churn = 0;
+    if (mn_store_config_get(s, &v, KEY_CHURN) == 0)
+        churn = strtoll(v, NULL, 10);
+    mn_error_clear();
+    free(v);
+    churn = (churn > 0 ? churn : 0) + (long long)changed;
+    int rc = 0;
+    if ((double)churn >= TIDY_SHARE * (double)files) {
+        if ((rc = mn_store_code_fts_optimize(s)) != 0)
+            return rc;
+        churn = 0;
+    }
+    snprintf(num, sizeof(num), "%lld", churn);
+    if ((rc = mn_store_begin(s)) == 0 && (rc = mn_store_config_set(s, KEY_CHURN, num)) == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out)
 {
     mn_index_options defaults = MN_INDEX_OPTIONS_INIT;
@@ -527,6 +565,8 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
         free(names);
     }
     out->changed = x.stored.len + x.removals;
+    if (rc == 0 && x.known.len > 0)
+        rc = fts_tidy(s, out->changed, out->seen);
     /* the history after the files: a failure to read it costs its signal, not the index */
     if (rc == 0 && mn_history_ingest(s, root, &out->commits) != 0) {
         mn_log(MN_LOG_WARN, "history of '%s' not stored: %s", root, mn_error_last());

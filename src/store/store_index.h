@@ -199,6 +199,13 @@ int mn_store_neighbours_each(mn_store *s, const char *level, int64_t id, bool in
 /** Set the rank of a file or symbol ("file" or "symbol"). */
 int mn_store_set_rank(mn_store *s, const char *kind, int64_t id, double rank);
 
+/**
+ * Rebuild the full-text indexes of code (chunks, file paths) into one
+ * segment each, dropping what replaced and removed files left in them
+ * (in a transaction of its own).
+ */
+int mn_store_code_fts_optimize(mn_store *s);
+
 /* ---- the history (schema v7; index/history.c) ---- */
 
 /* A commit as the index keeps it: its subject line and the paths it changed. */
