@@ -114,6 +114,10 @@ int mn_store_history_finish(mn_store *s, const char *head, size_t keep)
                 "FROM history_commits c JOIN history_files f ON f.commit_id = c.id WHERE "
                 "c.project_id = ?1 ORDER BY f.path, c.time DESC) GROUP BY path",
                 0, NULL, "cannot rebuild the history documents");
+    /* the documents were all replaced: their old entries would stay in the full-text index as
+     * delete markers, read by every query, one more set per read (index.c: fts_tidy) */
+    if (rc == 0)
+        rc = mn_sqlite__exec(s, "INSERT INTO history_fts(history_fts) VALUES('optimize')");
     return rc;
 }
 
