@@ -25,6 +25,8 @@ struct mn_ctx {
 int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out);
 /** The effective value of a duration config key (discovery.max_age), in ms; 0 means never. */
 int mn_api__config_duration(mn_ctx *ctx, int64_t *out, const char *key);
+/** A KEY_BOOL config key's effective value. */
+int mn_api__config_bool(mn_ctx *ctx, bool *out, const char *key);
 
 int mn_op_save(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_get(mn_ctx *ctx, const json_t *args, json_t **out);

@@ -50,6 +50,10 @@ static const struct config_key {
     {"hook.max_tokens", KEY_INT, "1800", 200000,
      "Token budget of the project memory `mnemo hook claude-code` adds to a prompt "
      "(0: add nothing)."},
+    {"index.history", KEY_BOOL, "true", 0,
+     "Read the repository's git history when indexing (the newest 5,000 commits' subjects and "
+     "the files they changed), which ranks files for issues like past fixes; false: not read, "
+     "and what was read is left out of rankings."},
     {"index.refresh_age", KEY_DURATION, "1m", 0,
      "Before answering context or recall, index again when the last index is older than "
      "this (30s, 5m; 0: only when nothing is indexed yet)."},
@@ -334,6 +338,18 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
     }
     *out = &ctx->settings;
     return 0;
+}
+
+int mn_api__config_bool(mn_ctx *ctx, bool *out, const char *key)
+{
+    const struct config_key *k = find_key(key);
+    char *v = NULL;
+    MN_ASSERT_OR(k && k->type == KEY_BOOL, MN_EINTERNAL);
+    int rc = effective(ctx, &v, k, NULL);
+    if (rc == 0)
+        *out = strcmp(v, "true") == 0;
+    free(v);
+    return rc;
 }
 
 int mn_api__config_duration(mn_ctx *ctx, int64_t *out, const char *key)

@@ -92,6 +92,10 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
     if (rc)
         return rc;
     opts.full = json_is_true(json_object_get(args, "full")) || rules_changed(ctx);
+    if ((rc = mn_api__config_bool(ctx, &opts.history, "index.history")) != 0) {
+        free(root);
+        return rc;
+    }
     if (ctx->progress) {
         opts.progress = progress;
         opts.payload = &last;

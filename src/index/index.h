@@ -27,6 +27,7 @@ typedef struct {
     unsigned version;
     size_t max_file_size; /* default 1 MiB */
     bool full;            /* re-read and re-parse every file */
+    bool history;         /* read the git history (history.h) */
     int threads;          /* 0: one per online core, at most 8 */
     /* called on the calling thread after each file; total is 0 while walking */
     void (*progress)(void *payload, size_t done, const char *path);
@@ -34,9 +35,9 @@ typedef struct {
 } mn_index_options;
 
 #define MN_INDEX_OPTIONS_VERSION 1
-#define MN_INDEX_OPTIONS_INIT                                    \
-    {                                                            \
-        MN_INDEX_OPTIONS_VERSION, 1u << 20, false, 0, NULL, NULL \
+#define MN_INDEX_OPTIONS_INIT                                          \
+    {                                                                  \
+        MN_INDEX_OPTIONS_VERSION, 1u << 20, false, true, 0, NULL, NULL \
     }
 
 typedef struct {

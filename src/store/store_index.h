@@ -226,6 +226,8 @@ int mn_store_history_add(mn_store *s, const mn_commit_rec *c);
  * commits, and rebuild the per-path documents search ranks.
  */
 int mn_store_history_finish(mn_store *s, const char *head, size_t keep);
+/** Forget the project's history (commits, documents, the head read to): not to be read. */
+int mn_store_history_clear(mn_store *s);
 /** Stored commits' changes to path `from` count for `to` (a rename read later). */
 int mn_store_history_rename(mn_store *s, const char *from, const char *to);
 

@@ -89,6 +89,18 @@ M index --json >"$tmp/out"
 js "the commit is read once" "d.history_commits === 1 && d.parsed === 0" <"$tmp/out"
 M index --json >"$tmp/out"
 js "and not again" "d.history_commits === 0" <"$tmp/out"
+# history off: none read, and what was read is forgotten; on again: read again
+M config set index.history false >/dev/null
+git -c user.name=t -c user.email=t@example.org commit -q --allow-empty -m "An empty commit"
+M index --json >"$tmp/out"
+js "index.history false: no history read" "d.history_commits === 0" <"$tmp/out"
+db=$(find "$tmp" -name mnemo.db | head -1)
+n=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM history_commits').fetchone()[0])" "$db")
+[ "$n" = 0 ] || fail "index.history false: $n commits still stored"
+M config set index.history true >/dev/null
+M index --json >"$tmp/out"
+# (the empty commit changed no file: it is not kept)
+js "index.history true: the history is read again" "d.history_commits === 1" <"$tmp/out"
 M files --json >"$tmp/out"
 js "ignored files are not indexed" "!d.files.some(f => /build_out|app.log|secret/.test(f.path))" <"$tmp/out"
 js "roles" "d.files.find(f => f.path === 'shop/__init__.py').role === 'marker' &&

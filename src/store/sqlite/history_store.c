@@ -121,6 +121,37 @@ int mn_store_history_finish(mn_store *s, const char *head, size_t keep)
     return rc;
 }
 
+int mn_store_history_clear(mn_store *s)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT 1 FROM history_state WHERE project_id = ?1");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, s->project_id);
+    int step = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (step == SQLITE_DONE)
+        return 0; /* nothing read: nothing to write either */
+    if (step != SQLITE_ROW)
+        return fail(s, "cannot read the history");
+    int rc = mn_store_begin(s);
+    if (rc == 0)
+        rc = run(s, "DELETE FROM history_docs WHERE project_id = ?1", 0, NULL,
+                 "cannot forget the history");
+    if (rc == 0)
+        rc = run(s, "DELETE FROM history_commits WHERE project_id = ?1", 0, NULL,
+                 "cannot forget the history");
+    if (rc == 0)
+        rc = run(s, "DELETE FROM history_state WHERE project_id = ?1", 0, NULL,
+                 "cannot forget the history");
+    if (rc == 0)
+        rc = mn_sqlite__exec(s, "INSERT INTO history_fts(history_fts) VALUES('optimize')");
+    if (rc) {
+        mn_store_rollback(s);
+        return rc;
+    }
+    return mn_store_commit(s);
+}
+
 int mn_store_history_rename(mn_store *s, const char *from, const char *to)
 {
     MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
