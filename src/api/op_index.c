@@ -51,31 +51,13 @@ static void progress(void *payload, size_t done, const char *path)
 static int discover_if_due(mn_ctx *ctx, const char *root, json_t **out);
 
 #define KEY_LAST_RUN "index.last_run"
-#define KEY_RULES    "index.rules" /* MN_INDEX_RULES of the last run */
-
-/* An index was made before, under other rules than this build's: it is redone in full. */
-static bool rules_changed(mn_ctx *ctx)
-{
-    char *last = NULL, *rules = NULL;
-    bool changed = false;
-    if (mn_store_config_get(ctx->store, &last, KEY_LAST_RUN) == 0) {
-        changed = mn_store_config_get(ctx->store, &rules, KEY_RULES) != 0 ||
-                  strtol(rules, NULL, 10) != MN_INDEX_RULES;
-    }
-    mn_error_clear();
-    free(last);
-    free(rules);
-    return changed;
-}
 
 static int note_last_run(mn_ctx *ctx)
 {
-    char ts[32], rules[16];
+    char ts[32];
     snprintf(ts, sizeof(ts), "%lld", (long long)mn_time_now_ms());
-    snprintf(rules, sizeof(rules), "%d", MN_INDEX_RULES);
     int rc = mn_store_begin(ctx->store);
-    if (rc == 0 && (rc = mn_store_config_set(ctx->store, KEY_LAST_RUN, ts)) == 0 &&
-        (rc = mn_store_config_set(ctx->store, KEY_RULES, rules)) == 0)
+    if (rc == 0 && (rc = mn_store_config_set(ctx->store, KEY_LAST_RUN, ts)) == 0)
         return mn_store_commit(ctx->store);
     if (rc)
         mn_store_rollback(ctx->store);
@@ -91,7 +73,7 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
     int rc = repo_root(ctx, args, &root);
     if (rc)
         return rc;
-    opts.full = json_is_true(json_object_get(args, "full")) || rules_changed(ctx);
+    opts.full = json_is_true(json_object_get(args, "full"));
     if ((rc = mn_api__config_bool(ctx, &opts.history, "index.history")) != 0) {
         free(root);
         return rc;

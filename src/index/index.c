@@ -458,29 +458,50 @@ static int remove_gone(indexer *x)
  */
 #define TIDY_SHARE 0.2
 #define KEY_CHURN  "index.fts_churn"
+#define KEY_RULES  "index.rules" /* MN_INDEX_RULES of the last run */
+
+/* An internal config key as a number: -1 when not set. */
+static long long config_read(mn_store *s, const char *key)
+{
+    char *v = NULL;
+    long long n = -1;
+    if (mn_store_config_get(s, &v, key) == 0)
+        n = strtoll(v, NULL, 10);
+    mn_error_clear();
+    free(v);
+    return n;
+}
+
+static int config_write(mn_store *s, const char *key, long long n)
+{
+    char num[32];
+    snprintf(num, sizeof(num), "%lld", n);
+    int rc = mn_store_begin(s);
+    if (rc == 0 && (rc = mn_store_config_set(s, key, num)) == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
+/* The index holds files stored under other rules than this build's (or before the stamp). */
+static bool rules_changed(mn_store *s)
+{
+    return config_read(s, KEY_RULES) != MN_INDEX_RULES;
+}
 
 static int fts_tidy(mn_store *s, size_t changed, size_t files)
 {
     if (changed == 0)
         return 0;
-    char *v = NULL, num[32];
-    long long churn = 0;
-    if (mn_store_config_get(s, &v, KEY_CHURN) == 0)
-        churn = strtoll(v, NULL, 10);
-    mn_error_clear();
-    free(v);
+    long long churn = config_read(s, KEY_CHURN);
     churn = (churn > 0 ? churn : 0) + (long long)changed;
-    int rc = 0;
     if ((double)churn >= TIDY_SHARE * (double)files) {
-        if ((rc = mn_store_code_fts_optimize(s)) != 0)
+        int rc = mn_store_code_fts_optimize(s);
+        if (rc)
             return rc;
         churn = 0;
     }
-    snprintf(num, sizeof(num), "%lld", churn);
-    if ((rc = mn_store_begin(s)) == 0 && (rc = mn_store_config_set(s, KEY_CHURN, num)) == 0)
-        return mn_store_commit(s);
-    mn_store_rollback(s);
-    return rc;
+    return config_write(s, KEY_CHURN, churn);
 }
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out)
@@ -491,14 +512,16 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
     indexer x;
     pthread_t threads[8];
     int nthreads, rc, wrc;
+    bool restamp = false; /* stored under other rules (or none yet): stamp this build's */
     uint64_t start = mn_time_mono_ns();
 
     if (!opts)
         opts = &defaults;
+    mn_index_options o = *opts;
     memset(out, 0, sizeof(*out));
     memset(&x, 0, sizeof(x));
     x.s = s;
-    x.opts = opts;
+    x.opts = opts = &o;
     x.stats = out;
     pthread_mutex_init(&x.q.lock, NULL);
     pthread_cond_init(&x.q.has_todo, NULL);
@@ -509,6 +532,9 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
 
     if ((rc = mn_store_files_each(s, NULL, load_known, &x)) != 0)
         goto out_map;
+    restamp = rules_changed(s);
+    if (x.known.len > 0 && restamp) /* what older rules stored: redone */
+        x.q.full = o.full = true;
     x.everything = opts->full || x.known.len == 0;
     nthreads = opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1)
@@ -567,6 +593,8 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
     out->changed = x.stored.len + x.removals;
     if (rc == 0 && x.known.len > 0)
         rc = fts_tidy(s, out->changed, out->seen);
+    if (rc == 0 && restamp)
+        rc = config_write(s, KEY_RULES, MN_INDEX_RULES);
     /* the history after the files: a failure to read it costs its signal, not the index */
     if (rc == 0 && !opts->history)
         rc = mn_store_history_clear(s); /* config index.history false: none kept either */

@@ -59,7 +59,7 @@ typedef struct {
  * The rules a file's rows are made by: its language and role (classify.c),
  * symbols, chunks and references (parse.c). Bumped when a change to them
  * changes what an unchanged file would be stored as; an index made under
- * other rules is redone in full once (op_index.c), since the freshness check
+ * other rules is redone in full once (index.c: rules_changed), since the freshness check
  * skips every file whose size and time did not move. 2: nested Python
  * packages/ vendored, benchmark suites test code.
  */
