@@ -227,6 +227,15 @@ static void month_window(int64_t now_ms, int m, long d, long year, int64_t *a, i
              DAY_MS;
 }
 
+/* The start of the latest weekday wd (0 Sunday .. 6 Saturday) before the day starting at today. */
+static int64_t latest_weekday(int64_t today, int wd)
+{
+    int64_t dn = today / DAY_MS;
+    int now_wd = (int)(((dn % 7) + 7 + 4) % 7); /* 1970-01-01 was a Thursday (4) */
+    int back = (now_wd - wd + 7) % 7;
+    return today - (back ? back : 7) * DAY_MS;
+}
+
 bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *to)
 {
     tok t[MAX_TOK];
@@ -249,22 +258,12 @@ bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *t
         } else if (!strcmp(w, "weekend") && (!strcmp(prev, "last") || !strcmp(prev, "this") ||
                                              !strcmp(prev, "past") || !strcmp(prev, "the"))) {
             /* the latest Saturday and Sunday before today */
-            int64_t dn = today / DAY_MS;
-            int now_wd = (int)(((dn % 7) + 7 + 4) % 7), back = (now_wd - 6 + 7) % 7;
-            if (back == 0)
-                back = 7;
-            int64_t sat = today - back * DAY_MS;
+            int64_t sat = latest_weekday(today, 6);
             widen(from, to, &found, sat, sat + 2 * DAY_MS < now_ms ? sat + 2 * DAY_MS : now_ms);
         } else if ((wd = name_in(w, weekdays, 7)) >= 0 &&
                    (!strcmp(prev, "last") || !strcmp(prev, "past") || !strcmp(prev, "on") ||
                     !strcmp(prev, "this") || !strcmp(prev, "since"))) {
-            /* 1970-01-01 was a Thursday (4) */
-            int64_t dn = today / DAY_MS;
-            int now_wd = (int)(((dn % 7) + 7 + 4) % 7);
-            int back = (now_wd - wd + 7) % 7;
-            if (back == 0)
-                back = 7;
-            int64_t day = today - back * DAY_MS;
+            int64_t day = latest_weekday(today, wd);
             widen(from, to, &found, day, !strcmp(prev, "since") ? now_ms : day + DAY_MS);
         } else if ((used = count_at(t, n, i, &cnt)) > 0 && i + used + 1 < n &&
                    (days = unit_days(t[i + used].w)) > 0 && !strcmp(t[i + used + 1].w, "ago")) {
