@@ -95,8 +95,8 @@ int mn_api__as_of(const json_t *args, int64_t *now_ms)
         return 0;
     /* the schema checked its shape; a relative time ("2h") is no moment */
     if (mn_time_parse(now_ms, s) != 0 || *now_ms <= 0)
-        return mn_error_set(MN_EINVAL, "as_of: '%s' is not a date-time like 2026-11-21T15:47:00Z",
-                            s);
+        return mn_error_set(
+            MN_EINVAL, "as_of: '%s' is not a date-time after 1970 like 2026-11-21T15:47:00Z", s);
     return 0;
 }
 
