@@ -123,6 +123,9 @@ void cli_print_index(const json_t *r)
     printf("resolved %lld of %lld imports and %lld of %lld calls looked at\n",
            num(r, "imports_resolved"), num(r, "imports"), num(r, "calls_resolved"),
            num(r, "calls"));
+    if (num(r, "history_commits") > 0)
+        printf("history: %lld new commit%s read\n", num(r, "history_commits"),
+               num(r, "history_commits") == 1 ? "" : "s");
     const json_t *d = json_object_get(r, "discovery");
     if (d)
         printf("discovery (%s): %lld created, %lld updated, %lld archived, %lld unchanged\n",
