@@ -261,6 +261,16 @@ int mn_history_ingest(mn_store *s, const char *root, size_t *read_out)
         rc = 0;
     if (rc || (stored && !strcmp(stored, head_hex)))
         goto out;
+    /* HEAD moved back or to another branch (or the head read last is gone): what was read
+     * holds commits the work tree does not have; forget it and read from HEAD */
+    git_oid last;
+    if (stored && (git->oid_fromstr(&last, stored) < 0 ||
+                   git->graph_descendant_of(repo, &head, &last) != 1)) {
+        if ((rc = mn_store_history_clear(s)) != 0)
+            goto out;
+        free(stored);
+        stored = NULL;
+    }
     if (read_commits(git, repo, &head, stored, prefix, &renamed, &v) < 0) {
         const git_error *e = git->error_last();
         mn_log(MN_LOG_WARN, "cannot read the git history of '%s' (%s); ranking without it", root,

@@ -68,6 +68,7 @@
     X(void, diff_free, (git_diff *))                                                           \
     X(int, diff_find_similar, (git_diff *, const git_diff_find_options *))                     \
     X(int, oid_fromstr, (git_oid *, const char *))                                             \
+    X(int, graph_descendant_of, (git_repository *, const git_oid *, const git_oid *))          \
     X(int, oid_fmt, (char *, const git_oid *))
 
 #define MN_MHD_API(X)                                                                            \

@@ -244,6 +244,19 @@ static void test_history(void)
      * not left holding each old set as delete markers (211 -> 243 bytes; 1,414 without) */
     long long fts_last = query_int("SELECT sum(length(block)) FROM history_fts_data");
     CHECK(fts_first > 0 && fts_last <= fts_first + fts_first / 2);
+    /* HEAD moved back (an older commit checked out): the commits after it are forgotten and
+     * the history is read again from there (the deleted "Add readme" comes back with it) */
+    REQUIRE(run("cd '%s/repo' && " GIT " checkout -q HEAD~2", test_tmp) == 0);
+    index_dir("repo");
+    CHECK(commits_with("Caf? fix") == 0);
+    CHECK(commits_with("Rename surface to measure") == 0);
+    CHECK(commits_with("Document the helpers") == 1);
+    CHECK(commits_with("Add readme") == 1);
+    /* and forward again: only the two newer ones are read */
+    REQUIRE(run("cd '%s/repo' && " GIT " checkout -q main", test_tmp) == 0);
+    index_dir("repo");
+    CHECK(commits_with("Caf? fix") == 1);
+    CHECK(commits_with("Rename surface to measure") == 1);
 
     /* a shallow clone has a history cut short: none is read */
     REQUIRE(run(GIT " clone -q --depth 1 'file://%s/repo' '%s/shallow'", test_tmp, test_tmp) == 0);
