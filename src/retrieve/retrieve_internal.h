@@ -142,7 +142,6 @@ typedef struct {
     mn_semantic_query sq;      /* the query's vector (semantic_signal.c) */
     mn_semantic_job *sem;      /* the scan of the stored vectors, under way or done */
     bool when;                 /* the query names a time (when.c): memories have the signal */
-    int64_t when_from, when_to;
 } mn_search_ctx;
 
 /* lexical.c */

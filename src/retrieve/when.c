@@ -359,8 +359,6 @@ int mn_when_signal(mn_search_ctx *c)
     if (!mn_when_window(c->req->query, c->now_ms, &from, &to))
         return 0;
     c->when = true;
-    c->when_from = from;
-    c->when_to = to;
     mn_memory_query q = c->req->filter;
     q.match = NULL;
     q.limit = WHEN_CANDIDATES + 1;
