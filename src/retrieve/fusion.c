@@ -64,10 +64,12 @@
  *            query (speaker.c). BM25 cannot tell her turn from the other
  *            speaker's "Wow, Melanie!"; the question about her is answered
  *            by what she said.
- *   when   = 1 when created in the time the query names ("last Saturday", "two
- *            weeks ago", "in March", counted from the request's now: when.c)
+ *   when   = 0.5 when created in the time the query names ("last Saturday", "two
+ *            weeks ago", "in March", counted from the request's now), + 0.5 when
+ *            its own words date what it tells in it ("today", said that day:
+ *            when.c)
  *   memory = (0.85 lexN + 0.5 semN + 0.3 graph + 0.2 scope + 0.3 conv + 0.5 speaker
- *             + 0.5 when)
+ *             + when)
  *            * (0.85 + 0.15 rec) * (1 + 0.3 (2 use - 1)) * (1 + 0.05 level) * status
  *   status: active 1, pending 0.8, stale (a cited span changed) 0.7.
  */
@@ -106,7 +108,7 @@
 #define M_LEVEL        0.05
 #define M_CONV         0.3
 #define M_SPEAKER      0.5
-#define M_WHEN         0.5
+#define M_WHEN         1.0
 #define HALF_LIFE_DAYS 90.0
 
 static double sat(double x)

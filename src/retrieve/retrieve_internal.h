@@ -122,8 +122,8 @@ typedef struct {
     const char *conversation; /* an episode's session (mn_memory_hit), or NULL */
     double conv_doc;          /* its conversation as one document, BM25 / best (conversation.c) */
     double speaker;           /* an episode said by someone the query names (speaker.c) */
-    double when;              /* created in the time the query names: 1, else 0 (when.c) */
-    bool labelled;            /* an episode whose title starts with a speaker label */
+    double when;   /* in the time the query names: 0.5 created in it, 0.5 tells of it (when.c) */
+    bool labelled; /* an episode whose title starts with a speaker label */
     double score;
     mn_signals sig;
 } mn_memory_cand;
@@ -184,6 +184,13 @@ double mn_speaker_named(const char *label, size_t n, const char *query, size_t q
  * weeks ago", "in March"), from now_ms, in ms: [*from, *to). false: none.
  */
 bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *to);
+/*
+ * true when text, said at said_ms, dates something it tells inside the
+ * window [from, to) of mn_when_window: one of its own time expressions
+ * ("today", "last Saturday", "on March 4"), counted from said_ms, has its
+ * middle in the window (its slack left out).
+ */
+bool mn_when_told(const char *text, int64_t said_ms, int64_t from, int64_t to);
 /* the time signal (when) of each memory candidate, and the memories created in the window */
 int mn_when_signal(mn_search_ctx *c);
 

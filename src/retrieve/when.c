@@ -26,6 +26,13 @@
  * Several expressions: the smallest window holding all of them. Days are
  * UTC days; the window is widened by half a day on each side, so a memory
  * saved late in the evening of another time zone still falls in it.
+ *
+ * A memory's own words are read with the same rules, counted from when it
+ * was saved (mn_when_told): "I got a chandelier from my aunt today", saved
+ * that Saturday, tells of the day the question names; a turn about the
+ * Renaissance saved the same afternoon was only said then. People date
+ * what they tell by the day they speak, so the two halves of the signal
+ * are apart.
  */
 #include "common.h"
 #include <ctype.h>
@@ -41,6 +48,7 @@ typedef struct {
     char w[24];
     bool num;
     long n;
+    const char *at; /* where it starts in the text */
 } tok;
 
 static const char *const weekdays[] = {"sunday",   "monday", "tuesday", "wednesday",
@@ -128,6 +136,7 @@ static size_t tokenize(const char *q, tok *out, size_t max)
     size_t n = 0;
     const unsigned char *p = (const unsigned char *)q;
     while (*p && n < max) {
+        out[n].at = (const char *)p;
         if (isalpha(*p) || isdigit(*p)) {
             tok *t = &out[n];
             size_t len = 0;
@@ -196,13 +205,23 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
     *y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
-static void widen(int64_t *from, int64_t *to, bool *found, int64_t a, int64_t b)
+/* Each time expression found: its window [a, b), without slack. */
+typedef void (*window_cb)(void *payload, int64_t a, int64_t b);
+
+/* the smallest window holding every expression's */
+typedef struct {
+    int64_t from, to;
+    bool found;
+} hull;
+
+static void widen(void *payload, int64_t a, int64_t b)
 {
-    if (!*found || a < *from)
-        *from = a;
-    if (!*found || b > *to)
-        *to = b;
-    *found = true;
+    hull *h = payload;
+    if (!h->found || a < h->from)
+        h->from = a;
+    if (!h->found || b > h->to)
+        h->to = b;
+    h->found = true;
 }
 
 /*
@@ -236,14 +255,17 @@ static int64_t latest_weekday(int64_t today, int wd)
     return today - (back ? back : 7) * DAY_MS;
 }
 
-bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *to)
+/*
+ * The time expressions of tokens t[first, last) (t[last, n) is look-ahead),
+ * each window to found(payload, a, b). Returns the index after the last
+ * token consumed.
+ */
+static size_t expressions(const tok *t, size_t n, size_t first, size_t last, int64_t now_ms,
+                          window_cb found, void *payload)
 {
-    tok t[MAX_TOK];
-    size_t n = query ? tokenize(query, t, MAX_TOK) : 0;
     int64_t today = day_start(now_ms);
-    bool found = false;
-    *from = *to = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t i;
+    for (i = first; i < last; i++) {
         const char *w = t[i].w, *prev = i > 0 ? t[i - 1].w : "";
         int wd, mo;
         long cnt = 0;
@@ -252,41 +274,41 @@ bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *t
         if (!strcmp(w, "today") || !strcmp(w, "tonight") ||
             (!strcmp(prev, "this") &&
              (!strcmp(w, "morning") || !strcmp(w, "afternoon") || !strcmp(w, "evening")))) {
-            widen(from, to, &found, today, now_ms);
+            found(payload, today, now_ms);
         } else if (!strcmp(w, "yesterday")) {
-            widen(from, to, &found, today - DAY_MS, today);
+            found(payload, today - DAY_MS, today);
         } else if (!strcmp(w, "weekend") && (!strcmp(prev, "last") || !strcmp(prev, "this") ||
                                              !strcmp(prev, "past") || !strcmp(prev, "the"))) {
             /* the latest Saturday and Sunday before today */
             int64_t sat = latest_weekday(today, 6);
-            widen(from, to, &found, sat, sat + 2 * DAY_MS < now_ms ? sat + 2 * DAY_MS : now_ms);
+            found(payload, sat, sat + 2 * DAY_MS < now_ms ? sat + 2 * DAY_MS : now_ms);
         } else if ((wd = name_in(w, weekdays, 7)) >= 0 &&
                    (!strcmp(prev, "last") || !strcmp(prev, "past") || !strcmp(prev, "on") ||
                     !strcmp(prev, "this") || !strcmp(prev, "since"))) {
             int64_t day = latest_weekday(today, wd);
-            widen(from, to, &found, day, !strcmp(prev, "since") ? now_ms : day + DAY_MS);
+            found(payload, day, !strcmp(prev, "since") ? now_ms : day + DAY_MS);
         } else if ((used = count_at(t, n, i, &cnt)) > 0 && i + used + 1 < n &&
                    (days = unit_days(t[i + used].w)) > 0 && !strcmp(t[i + used + 1].w, "ago")) {
             /* N units ago: that day, give or take half a unit (a day for days) */
             int64_t at = today - cnt * days * DAY_MS;
             int64_t half = days == 1 ? DAY_MS : days * DAY_MS / 2;
-            widen(from, to, &found, at - half, at + DAY_MS + half);
+            found(payload, at - half, at + DAY_MS + half);
             i += used + 1;
         } else if ((!strcmp(w, "last") || !strcmp(w, "past")) && i + 1 < n &&
                    (days = unit_days(t[i + 1].w)) > 1 && !plural(t[i + 1].w)) {
             /* last week: the week before this one, or the seven days before today; past
              * week: the seven days up to now */
             int64_t a = today - (w[0] == 'l' ? 2 : 1) * days * DAY_MS;
-            widen(from, to, &found, a, w[0] == 'l' ? today - days * DAY_MS / 4 : now_ms);
+            found(payload, a, w[0] == 'l' ? today - days * DAY_MS / 4 : now_ms);
             i++;
         } else if ((!strcmp(w, "last") || !strcmp(w, "past")) &&
                    (used = count_at(t, n, i + 1, &cnt)) > 0 && i + used + 1 < n &&
                    (days = unit_days(t[i + 1 + used].w)) > 0) {
-            widen(from, to, &found, today - cnt * days * DAY_MS, now_ms);
+            found(payload, today - cnt * days * DAY_MS, now_ms);
             i += used + 1;
         } else if (!strcmp(w, "this") && i + 1 < n && (days = unit_days(t[i + 1].w)) > 1 &&
                    !plural(t[i + 1].w)) {
-            widen(from, to, &found, today - days * DAY_MS, now_ms);
+            found(payload, today - days * DAY_MS, now_ms);
             i++;
         } else if ((mo = name_in(w, months, 12)) >= 0) {
             /* "may", "march", "april" and "june" are also verbs or names: a month only next to
@@ -306,22 +328,80 @@ bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *t
                 continue;
             int64_t a, b;
             month_window(now_ms, mo, d, year, &a, &b);
-            widen(from, to, &found, a, !strcmp(prev, "since") ? now_ms : b);
+            found(payload, a, !strcmp(prev, "since") ? now_ms : b);
         } else if (t[i].num && t[i].n >= 1900 && t[i].n <= 2200 && i + 4 < n &&
                    (!strcmp(t[i + 1].w, "-") || !strcmp(t[i + 1].w, "/")) && t[i + 2].num &&
                    !strcmp(t[i + 3].w, t[i + 1].w) && t[i + 4].num && t[i + 2].n >= 1 &&
                    t[i + 2].n <= 12 && t[i + 4].n >= 1 && t[i + 4].n <= 31) {
             int64_t a =
                 days_from_civil(t[i].n, (unsigned)t[i + 2].n, (unsigned)t[i + 4].n) * DAY_MS;
-            widen(from, to, &found, a, a + DAY_MS);
+            found(payload, a, a + DAY_MS);
             i += 4;
         }
     }
-    if (found) {
-        *from -= SLACK;
-        *to += SLACK;
+    return i;
+}
+
+/*
+ * Every time expression of text, counted from now_ms, to found: the text
+ * read MAX_TOK tokens at a time, each batch overlapping the last by
+ * LOOK_BACK tokens, so an expression across the seam is read whole (the
+ * longest, "a couple of days ago", looks 5 tokens ahead and 1 back).
+ * all = false: the first MAX_TOK tokens only (a question); else the
+ * batches that start in the first TOLD_BYTES: a bound on the work, so a
+ * document of 100,000 characters is not read whole for every time
+ * question it is a candidate of (chat turns and notes are shorter).
+ */
+#define LOOK_BACK  8
+#define TOLD_BYTES 16384
+
+static void scan(const char *text, int64_t now_ms, bool all, window_cb found, void *payload)
+{
+    tok t[MAX_TOK];
+    size_t first = 0;
+    const char *p = text;
+    while (p && *p) {
+        size_t n = tokenize(p, t, MAX_TOK);
+        if (n < MAX_TOK || !all || (size_t)(p - text) >= TOLD_BYTES) {
+            expressions(t, n, first, n, now_ms, found, payload);
+            return;
+        }
+        size_t last = MAX_TOK - LOOK_BACK,
+               next = expressions(t, n, first, last, now_ms, found, payload);
+        /* go on from the token before the first one not read, for its "last" or "on" */
+        size_t from = next > last ? next : last;
+        p = t[from - 1].at;
+        first = 1;
     }
-    return found;
+}
+
+bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *to)
+{
+    hull h = {0, 0, false};
+    scan(query, now_ms, false, widen, &h);
+    *from = h.found ? h.from - SLACK : 0;
+    *to = h.found ? h.to + SLACK : 0;
+    return h.found;
+}
+
+typedef struct {
+    int64_t from, to; /* the question's window, without slack */
+    bool in;
+} told_check;
+
+static void told_in(void *payload, int64_t a, int64_t b)
+{
+    told_check *k = payload;
+    int64_t mid = a + (b - a) / 2;
+    if (mid >= k->from && mid < k->to)
+        k->in = true;
+}
+
+bool mn_when_told(const char *text, int64_t said_ms, int64_t from, int64_t to)
+{
+    told_check k = {from + SLACK, to - SLACK, false};
+    scan(text, said_ms, true, told_in, &k);
+    return k.in;
 }
 
 typedef struct {
@@ -342,7 +422,8 @@ static int on_window_memory(void *payload, const mn_memory_hit *h)
 }
 
 /*
- * Every candidate created in the window has when = 1 (fusion adds
+ * Every candidate created in the window has when = 0.5, and one whose body
+ * dates what it tells inside the window another 0.5 (fusion adds
  * M_WHEN * when, fusion.c). When the window holds at most WHEN_CANDIDATES
  * memories (through the request's filters), those the words did not find
  * join the candidates: "from whom did I get a present last Saturday" is
@@ -369,7 +450,15 @@ int mn_when_signal(mn_search_ctx *c)
         c->memories.len = had;
     for (size_t i = 0; rc == 0 && i < c->memories.len; i++) {
         mn_memory_cand *m = &c->memories.items[i];
-        m->when = m->created_at >= from && m->created_at < to ? 1 : 0;
+        char *body = NULL;
+        m->when = m->created_at >= from && m->created_at < to ? 0.5 : 0;
+        if ((rc = mn_store_memory_body(c->store, &body, m->rowid)) == MN_ENOTFOUND) {
+            mn_error_clear();
+            rc = 0;
+        }
+        if (rc == 0 && body && mn_when_told(body, m->created_at, from, to))
+            m->when += 0.5;
+        free(body);
     }
     return rc;
 }

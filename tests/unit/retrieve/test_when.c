@@ -5,7 +5,10 @@
  * created_at of the day "last Saturday" means gets the when signal and
  * joins the results though it shares no word with the question; a window
  * crowded with memories only reorders; as_of and created_at are checked,
- * and a refused save stores nothing.
+ * and a refused save stores nothing. A memory whose own words date what it
+ * tells ("today", "last Saturday", counted from when it was saved) inside
+ * the window gets the other half of the signal, and a long text is read
+ * whole.
  */
 #include "common.h"
 
@@ -90,6 +93,50 @@ static void test_windows(void)
     CHECK(no_window("2023-13-40 is no date"));
 }
 
+/* told: whether text said at `said` dates something inside the window q names, asked at now */
+static bool told(const char *text, const char *said, const char *q, const char *now)
+{
+    int64_t f = 0, t = 0;
+    if (!mn_when_window(q, at(now), &f, &t))
+        return false;
+    return mn_when_told(text, at(said), f, t);
+}
+
+static void test_told(void)
+{
+    const char *thu = "2023-03-09T15:47:00Z", *q = "what did I get last Saturday?";
+    const char *sat = "2023-03-04T16:45:00Z";
+    CHECK(told("I also got a crystal chandelier from my aunt today", sat, q, thu));
+    CHECK(told("we went hiking this morning", sat, q, thu));
+    /* said on another day, of that Saturday */
+    CHECK(told("Last Saturday my aunt gave me a chandelier", "2023-03-06T09:00:00Z", q, thu));
+    CHECK(told("on March 4th I got a chandelier", "2023-03-08T09:00:00Z", q, thu));
+    /* said that Saturday, of another day; or of no day */
+    CHECK(!told("yesterday my aunt gave me a chandelier", sat, q, thu));
+    CHECK(!told("two weeks ago I got a chandelier", sat, q, thu));
+    CHECK(!told("a crystal chandelier from my aunt", sat, q, thu));
+    CHECK(!told("today I got a chandelier", "2023-03-05T10:00:00Z", q, thu));
+    /* a long text is read whole, an expression across the seam of two batches included */
+    for (int lead = 80; lead <= 200; lead++) {
+        mn_buf b = MN_BUF_INIT;
+        for (int i = 0; i < lead; i++)
+            mn_buf_puts(&b, "word ");
+        mn_buf_puts(&b, "and last Saturday my aunt gave me a chandelier. More words follow.");
+        bool ok = told(b.ptr, "2023-03-08T09:00:00Z", q, thu);
+        if (!ok)
+            fprintf(stderr, "last Saturday after %d words: not read\n", lead);
+        CHECK(ok);
+        mn_buf_release(&b);
+    }
+    /* the question itself is read to its 96th word only, as before */
+    mn_buf b = MN_BUF_INIT;
+    for (int i = 0; i < 120; i++)
+        mn_buf_puts(&b, "word ");
+    mn_buf_puts(&b, "last Saturday");
+    CHECK(no_window(b.ptr));
+    mn_buf_release(&b);
+}
+
 /* facts: episodes would bring their neighbours along (graph.c), hiding what the window brings */
 static char *save(const char *body, const char *created_at)
 {
@@ -155,6 +202,45 @@ static void test_signal_and_candidates(void)
     test_ctx_close();
 }
 
+/*
+ * Of two memories of that Saturday, the one that tells of that day
+ * ("today") comes before the one only saved then, though its words match
+ * less; one saved two days later of "last Saturday" has the signal too.
+ */
+static void test_told_ranks(void)
+{
+    test_ctx_open("when-told");
+    char *fair =
+        save("received jewelry at the jewelry fair, nothing for me", "2023-03-04T10:00:00Z");
+    char *gift = save("today my uncle gave me his old jewelry", "2023-03-04T18:00:00Z");
+    char *later = save("last Saturday my cousin gave me jewelry", "2023-03-06T09:00:00Z");
+    char *old = save("jewelry received from the market stall", "2023-02-01T10:00:00Z");
+    json_t *out =
+        test_call("search", json_pack("{s:s,s:[s],s:s}", "query",
+                                      "I received a piece of jewelry last Saturday from "
+                                      "whom?",
+                                      "kinds", "memory", "as_of", "2023-03-09T15:47:00Z"));
+    REQUIRE(out);
+    int rf = -1, rg = -1, rl = -1, ro = -1;
+    const json_t *f = test_find_item(out, fair, &rf), *g = test_find_item(out, gift, &rg),
+                 *l = test_find_item(out, later, &rl), *o = test_find_item(out, old, &ro);
+    REQUIRE(f && g && l && o);
+    CHECK(json_number_value(test_signal(f, "when")) == 0.5); /* saved then */
+    CHECK(json_number_value(test_signal(g, "when")) == 1.0); /* saved then, of then */
+    CHECK(json_number_value(test_signal(l, "when")) == 0.5); /* of then */
+    CHECK(json_number_value(test_signal(o, "when")) == 0);
+    CHECK(json_number_value(test_signal(f, "lexical")) >
+          json_number_value(test_signal(g, "lexical")));
+    CHECK(rg < rf);
+    CHECK(rl < ro);
+    json_decref(out);
+    free(fair);
+    free(gift);
+    free(later);
+    free(old);
+    test_ctx_close();
+}
+
 static void test_validation(void)
 {
     test_ctx_open("when-bad");
@@ -192,7 +278,9 @@ static void test_validation(void)
 static void run_all(void)
 {
     test_windows();
+    test_told();
     test_signal_and_candidates();
+    test_told_ranks();
     test_validation();
 }
 
