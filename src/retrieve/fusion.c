@@ -5,7 +5,7 @@
  *
  * Normalised-score fusion: each raw signal is brought to [0, 1]; the
  * signals of evidence (lexical, names, paths, semantic, graph, scope) are
- * summed with weights; the priors (role, rank, recency, usefulness, level,
+ * summed with weights; the priors (role, recency, usefulness, level,
  * status) multiply. Every item type ends on the same [0, ~1.5] scale, so
  * memories and code interleave by score.
  *
@@ -35,10 +35,12 @@
  *            title's words / the best source file's (history_signal.c;
  *            source files among the candidates only)
  *   file   = (pre + 0.3 graphN gap + 0.3 scope + 0.2 histN) * role
- *            * (1 + 0.05 ln(1 + rank))
  *   role: source 1, test 0.35 (0.7 when the query talks about tests, 1 when
  *   it names the file's path), doc / config / build 0.5, generated /
- *   vendored 0.2, marker / lock 0.1; rank: PageRank, 1.0 the average.
+ *   vendored 0.2, marker / lock 0.1. No centrality prior: that many
+ *   modules import a file says nothing of whether a question is about it
+ *   (with PageRank as a prior the hubs passed the specialised module the
+ *   words chose: docs/internals/retrieval.md).
  *
  * Code chunks:
  *   chunk  = (0.6 bm25/max bm25 + 0.25 sat(named) + 0.3 semN + 0.15 file/max file)
@@ -92,7 +94,6 @@
 #define W_GRAPH 0.3
 #define W_SCOPE 0.3
 #define W_HIST  0.2
-#define W_RANK  0.05
 /* Chunks. */
 #define C_LEX  0.6
 #define C_NAME 0.25
@@ -201,8 +202,7 @@ void mn_fusion_files(mn_search_ctx *c)
         /* after pre: the history neither spreads through the graph nor narrows its gap */
         double evidence =
             f->score + W_GRAPH * graphn * gap + W_SCOPE * f->scope + W_HIST * f->history;
-        f->score = evidence * role_factor(c, f->role, f->path_hit) *
-                   (1 + W_RANK * log(1 + (f->rank > 0 ? f->rank : 0)));
+        f->score = evidence * role_factor(c, f->role, f->path_hit);
         f->sig.graph = graphn;
         f->sig.scope = f->scope;
         f->sig.history = f->history;
@@ -225,7 +225,7 @@ void mn_fusion_chunks(mn_search_ctx *c)
             max_file = c->files.items[i].score;
     for (size_t i = 0; i < c->chunks.len; i++) {
         mn_chunk_cand *k = &c->chunks.items[i];
-        mn_file_cand *f = mn_search_file(c, k->file_id, k->path, k->role, 0);
+        mn_file_cand *f = mn_search_file(c, k->file_id, k->path, k->role);
         double lexn = max_bm25 > 0 ? k->bm25 / max_bm25 : 0;
         double filen = max_file > 0 ? f->score / max_file : 0;
         double semn = max_sem > 0 ? k->semantic / max_sem : 0;

@@ -69,7 +69,6 @@ typedef struct {
     bool fallback;  /* a qualified mention's top-level definition of its last name */
     int64_t file_id, symbol_id;
     const char *path, *role, *qualified_name;
-    double file_rank;
 } def;
 
 typedef struct {
@@ -103,7 +102,6 @@ static int on_def(void *payload, size_t which, const mn_symbol_def *d)
     x.path = mn_arena_strdup(l->c->arena, d->path);
     x.role = mn_arena_strdup(l->c->arena, d->role);
     x.qualified_name = NULL;
-    x.file_rank = d->file_rank;
     mn_vec_push(&l->defs, x);
     return 0;
 }
@@ -266,7 +264,7 @@ static int symbols(mn_search_ctx *c)
             for (size_t k = i; k < j; k++) {
                 def *d = &l.defs.items[k];
                 if (k == i || d->file_id != l.defs.items[k - 1].file_id) {
-                    mn_file_cand *f = mn_search_file(c, d->file_id, d->path, d->role, d->file_rank);
+                    mn_file_cand *f = mn_search_file(c, d->file_id, d->path, d->role);
                     f->named += w;
                 }
                 for (size_t x = 0; x < c->chunks.len; x++)
@@ -287,7 +285,6 @@ static int symbols(mn_search_ctx *c)
 typedef struct {
     int64_t id;
     const char *path, *role;
-    double rank;
 } file_row;
 
 typedef MN_VEC(file_row) file_rows;
@@ -301,7 +298,7 @@ static int on_file(void *payload, const mn_file_rec *f)
 {
     rows_payload *p = payload;
     file_row r = {f->id, mn_arena_strdup(p->c->arena, f->path),
-                  mn_arena_strdup(p->c->arena, f->role ? f->role : "source"), f->rank};
+                  mn_arena_strdup(p->c->arena, f->role ? f->role : "source")};
     mn_vec_push(p->rows, r);
     return 0;
 }
@@ -359,7 +356,7 @@ static int paths(mn_search_ctx *c)
             while (fl && f[fl - 1] == '/')
                 fl--;
             if (fl && pl >= fl && memcmp(path, f, fl) == 0 && (pl == fl || path[fl] == '/')) {
-                mn_search_file(c, rows.items[r].id, path, rows.items[r].role, rows.items[r].rank);
+                mn_search_file(c, rows.items[r].id, path, rows.items[r].role);
                 in_scope++;
                 break;
             }
@@ -407,7 +404,7 @@ static int paths(mn_search_ctx *c)
         double w = mention_weight(c, m) / (double)nhits;
         for (size_t h = 0; h < nhits; h++) {
             file_row *r = &rows.items[hits[h]];
-            mn_file_cand *f = mn_search_file(c, r->id, r->path, r->role, r->rank);
+            mn_file_cand *f = mn_search_file(c, r->id, r->path, r->role);
             f->path_hit += w;
             /* a link to a line of it: the reporter points at the code, as
              * the deepest frame of a traceback does */
@@ -417,7 +414,7 @@ static int paths(mn_search_ctx *c)
     }
     for (size_t h = 0; rc == 0 && h < nfault; h++) {
         file_row *r = &rows.items[fault[h]];
-        mn_file_cand *f = mn_search_file(c, r->id, r->path, r->role, r->rank);
+        mn_file_cand *f = mn_search_file(c, r->id, r->path, r->role);
         if (f->fault < 1.0 / (double)fault_n)
             f->fault = 1.0 / (double)fault_n;
     }
@@ -432,7 +429,6 @@ typedef struct {
     mn_search_ctx *c;
     int64_t files[MESSAGE_CHUNKS];
     const char *paths[MESSAGE_CHUNKS], *roles[MESSAGE_CHUNKS];
-    double ranks[MESSAGE_CHUNKS];
     size_t n;
 } message_hits;
 
@@ -445,8 +441,7 @@ static int on_message_chunk(void *payload, const mn_chunk_hit *h)
     if (m->n < MESSAGE_CHUNKS) {
         m->files[m->n] = h->file_id;
         m->paths[m->n] = mn_arena_strdup(m->c->arena, h->path);
-        m->roles[m->n] = h->role ? mn_arena_strdup(m->c->arena, h->role) : NULL;
-        m->ranks[m->n++] = h->file_rank;
+        m->roles[m->n++] = h->role ? mn_arena_strdup(m->c->arena, h->role) : NULL;
     }
     return 0;
 }
@@ -489,7 +484,7 @@ static int messages(mn_search_ctx *c)
         if (m.n == 0 || m.n > MESSAGE_FILES)
             continue;
         for (size_t k = 0; k < m.n; k++) {
-            mn_file_cand *f = mn_search_file(c, m.files[k], m.paths[k], m.roles[k], m.ranks[k]);
+            mn_file_cand *f = mn_search_file(c, m.files[k], m.paths[k], m.roles[k]);
             f->message += 1.0 / (double)m.n;
         }
     }
@@ -531,7 +526,7 @@ static int on_neighbour(void *payload, int64_t seed, int64_t other, double weigh
 static int on_file_info(void *payload, const mn_file_rec *f)
 {
     mn_search_ctx *c = payload;
-    mn_search_file(c, f->id, f->path, f->role, f->rank);
+    mn_search_file(c, f->id, f->path, f->role);
     return 0;
 }
 
@@ -571,7 +566,7 @@ int mn_graph_spread(mn_search_ctx *c)
         rc = mn_store_file_neighbours(c->store, &seeds[s], 1, (size_t)(SPREAD_EDGES / SPREAD_SEEDS),
                                       on_neighbour, &sp);
         for (size_t e = 0; rc == 0 && e < sp.edges.len; e++) {
-            mn_file_cand *g = mn_search_file(c, sp.edges.items[e].other, NULL, NULL, 0);
+            mn_file_cand *g = mn_search_file(c, sp.edges.items[e].other, NULL, NULL);
             if (!g->path)
                 mn_vec_push(&unknown, g->id);
             /* `g` may move when files grow: add through the id next time */

@@ -26,8 +26,7 @@
 
 #define FILE_CHUNK_DECAY 0.25
 
-mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, const char *role,
-                             double rank)
+mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, const char *role)
 {
     char key[32];
     snprintf(key, sizeof(key), "%" PRId64, id);
@@ -37,7 +36,6 @@ mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, con
         if (!f->path && path) {
             f->path = mn_arena_strdup(c->arena, path);
             f->role = role ? mn_arena_strdup(c->arena, role) : NULL;
-            f->rank = rank;
         }
         return f;
     }
@@ -45,7 +43,6 @@ mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, con
     f.id = id;
     f.path = path ? mn_arena_strdup(c->arena, path) : NULL;
     f.role = role ? mn_arena_strdup(c->arena, role) : NULL;
-    f.rank = rank;
     mn_vec_push(&c->files, f);
     mn_map_set(&c->file_index, key, (void *)(uintptr_t)c->files.len);
     return &c->files.items[c->files.len - 1];
@@ -351,7 +348,7 @@ static int on_chunk(void *payload, const mn_chunk_hit *h)
     k.bm25 = h->bm25;
     mn_vec_push(&c->chunks, k);
     /* hits come best first, so a file's chunks arrive in decreasing order */
-    mn_file_cand *f = mn_search_file(c, h->file_id, h->path, h->role, h->file_rank);
+    mn_file_cand *f = mn_search_file(c, h->file_id, h->path, h->role);
     if (f->lex_best == 0) {
         f->lex_best = h->bm25;
         f->best_chunk = h->id;
@@ -387,7 +384,7 @@ int mn_lexical_chunks(mn_search_ctx *c, size_t limit)
 static int on_title_chunk(void *payload, const mn_chunk_hit *h)
 {
     mn_search_ctx *c = payload;
-    mn_file_cand *f = mn_search_file(c, h->file_id, h->path, h->role, h->file_rank);
+    mn_file_cand *f = mn_search_file(c, h->file_id, h->path, h->role);
     f->title_weight = f->title_weight > 0 ? f->title_weight * FILE_CHUNK_DECAY : 1;
     f->title += h->bm25 * f->title_weight;
     return 0;
@@ -406,7 +403,7 @@ int mn_lexical_title(mn_search_ctx *c, size_t limit)
 static int on_path(void *payload, const mn_file_hit *h)
 {
     mn_search_ctx *c = payload;
-    mn_file_cand *f = mn_search_file(c, h->id, h->path, h->role, h->rank);
+    mn_file_cand *f = mn_search_file(c, h->id, h->path, h->role);
     f->path_lex = h->bm25;
     return 0;
 }
@@ -459,7 +456,7 @@ int mn_lexical_ownership(mn_search_ctx *c)
         if (rc == 0 && a.df > 0 && ndocs > a.df) {
             double idf = log((double)ndocs / (double)a.df);
             for (size_t r = 0; r < a.rows.len; r++) {
-                mn_file_cand *f = mn_search_file(c, a.rows.items[r].file, NULL, NULL, 0);
+                mn_file_cand *f = mn_search_file(c, a.rows.items[r].file, NULL, NULL);
                 f->own += c->q.terms[i].weight * idf * (double)a.rows.items[r].n / (double)a.df;
             }
         }

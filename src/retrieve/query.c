@@ -569,6 +569,86 @@ static bool checkbox_line(const char *l, const char *end)
     return l[3] == ' ' || l[3] == 'x' || l[3] == 'X';
 }
 
+/*
+ * The text with its HTML comments blanked (spaces, newlines kept, so
+ * every offset still points at the same place): GitHub does not show
+ * them, and in an issue they hold the template's instructions ("Paste the
+ * output of xr.show_versions() here"), the same in every issue. NULL when
+ * the text has none; an unclosed comment runs to the end, as GitHub reads
+ * it.
+ */
+static char *uncommented(const char *text, size_t len, mn_arena *arena)
+{
+    const char *open = memmem(text, len, "<!--", 4);
+    if (!open)
+        return NULL;
+    char *out = mn_arena_strndup(arena, text, len);
+    for (char *p = out + (open - text), *end = out + len; p;) {
+        char *close = memmem(p + 4, (size_t)(end - p - 4), "-->", 3);
+        char *stop = close ? close + 3 : end;
+        for (char *c = p; c < stop; c++)
+            if (*c != '\n')
+                *c = ' ';
+        p = stop < end ? memmem(stop, (size_t)(end - stop), "<!--", 4) : NULL;
+    }
+    return out;
+}
+
+/* One line of the text: [l, eol), l after the indentation; skip: left out of the query. */
+typedef struct {
+    const char *line, *l, *eol;
+    bool env, blank, fence, skip;
+} text_line;
+
+#define DUMP_LOOK    5 /* non-blank lines looked at from a dump's first */
+#define DUMP_MIN     3 /* of which environment lines */
+#define DUMP_HEADING 3 /* non-blank lines before it that introduce it */
+
+/*
+ * Which lines the query leaves out: the lines of an environment dump
+ * (env_line), the task-list items of a template (checkbox_line), and the
+ * lines that introduce a dump, up to DUMP_HEADING non-blank ones before
+ * its first line, rules ("-----") not counted ("Output of
+ * xr.show_versions()", "INSTALLED VERSIONS", "$ python -m requests.help"): the template's words
+ * again, and they name the project's own version printer (print_versions.py, help.py), which every
+ * such issue would point at. A dump: DUMP_MIN environment lines among DUMP_LOOK non-blank ones.
+ * Fences are never left out (they open and close code).
+ */
+static bool has_word(const char *l, const char *end)
+{
+    for (; l < end; l++)
+        if (isalnum((unsigned char)*l))
+            return true;
+    return false;
+}
+
+static void mark_skipped(text_line *ls, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ls[i].skip = ls[i].env || checkbox_line(ls[i].l, ls[i].eol);
+    for (size_t i = 0; i < n; i++) {
+        if (!ls[i].env || (i > 0 && ls[i - 1].env))
+            continue;
+        size_t seen = 0, env = 0;
+        for (size_t j = i; j < n && seen < DUMP_LOOK; j++)
+            if (!ls[j].blank) {
+                seen++;
+                env += ls[j].env;
+            }
+        if (env < DUMP_MIN)
+            continue;
+        size_t heading = 0;
+        for (size_t j = i; j-- > 0 && heading < DUMP_HEADING;) {
+            if (ls[j].blank || ls[j].fence || !has_word(ls[j].l, ls[j].eol))
+                continue; /* rules ("------") count for nothing */
+            if (ls[j].env)
+                break; /* the end of the dump before: its heading was marked */
+            ls[j].skip = true;
+            heading++;
+        }
+    }
+}
+
 static bool is_test_word(const char *w, size_t len)
 {
     static const char *const words[] = {"test",     "tests",    "testing", "pytest",
@@ -609,24 +689,35 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
     scan sc = {q, arena, MN_MAP_INIT, 0, NULL, 0, 0, MN_MAP_INIT};
     bool fence = false, traceback = false;
     int frame_pos = 0, test_words = 0;
-    const char *end = text + len;
-    for (const char *line = text; line < end;) {
+    /* the text read: comments blanked (offsets unchanged), cut into lines */
+    const char *read = uncommented(text, len, arena);
+    if (!read)
+        read = text;
+    const char *end = read + len;
+    MN_VEC(text_line) lines = MN_VEC_INIT;
+    for (const char *line = read; line < end;) {
         const char *eol = memchr(line, '\n', (size_t)(end - line));
         if (!eol)
             eol = end;
-        const char *l = line;
-        while (l < eol && (*l == ' ' || *l == '\t'))
-            l++;
+        text_line tl = {line, line, eol, false, false, false, false};
+        while (tl.l < eol && (*tl.l == ' ' || *tl.l == '\t' || *tl.l == '\r'))
+            tl.l++;
+        tl.blank = tl.l == eol;
+        tl.fence = starts_with(tl.l, eol, "```") || starts_with(tl.l, eol, "~~~");
+        tl.env = !tl.fence && env_line(tl.l, eol);
+        mn_vec_push(&lines, tl);
+        line = eol + 1;
+    }
+    mark_skipped(lines.items, lines.len);
+    for (size_t li = 0; li < lines.len; li++) {
+        const char *line = lines.items[li].line, *l = lines.items[li].l, *eol = lines.items[li].eol;
         bool indented = l - line >= 4 || (l > line && *line == '\t');
-        if (starts_with(l, eol, "```") || starts_with(l, eol, "~~~")) {
+        if (lines.items[li].fence) {
             fence = !fence;
-            line = eol + 1;
             continue;
         }
-        if (!traceback && (env_line(l, eol) || checkbox_line(l, eol))) {
-            line = eol + 1;
+        if (!traceback && lines.items[li].skip)
             continue;
-        }
         if (memmem(l, (size_t)(eol - l), "Traceback (most recent call last)", 33))
             traceback = true;
         else if (traceback && l == line && eol > l && !starts_with(l, eol, "File"))
@@ -666,14 +757,14 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
                 double s = mn_query_code_shape(w, wl);
                 if ((code || tick) && s < 0.5)
                     s = 0.5;
-                add_word(&sc, w, wl, (size_t)(w - text), s);
+                add_word(&sc, w, wl, (size_t)(w - read), s);
                 if (!code && !tick && is_test_word(w, wl))
                     test_words++;
                 w = we;
             }
         }
-        line = eol + 1;
     }
+    mn_vec_release(&lines);
     q->nframes = frame_pos;
     q->about_tests = test_words > 0;
 

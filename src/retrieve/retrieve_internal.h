@@ -74,7 +74,6 @@ double mn_query_code_shape(const char *w, size_t len);
 typedef struct {
     int64_t id; /* file id */
     const char *path, *role;
-    double rank; /* PageRank, 1.0 = average */
     /* raw evidence */
     double lex;        /* decayed sum of its chunks' bm25 */
     double lex_best;   /* its best chunk's bm25 */
@@ -151,8 +150,7 @@ int mn_lexical_title(mn_search_ctx *c, size_t limit);
 int mn_lexical_paths(mn_search_ctx *c, size_t limit);
 int mn_lexical_ownership(mn_search_ctx *c);
 /* The file candidate of a file id (created on first use; path and role may be NULL then). */
-mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, const char *role,
-                             double rank);
+mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, const char *role);
 /* A memory hit added to the candidates (its strings copied to the arena, its scope measured,
  * its bm25 the hit's); the caller checks it is not there yet and sets its own signal. */
 mn_memory_cand *mn_search_memory(mn_search_ctx *c, const mn_memory_hit *h);

@@ -97,7 +97,7 @@ static int on_chunk_row(void *payload, const mn_chunk_hit *h)
     k.symbol_kind = h->symbol_kind ? mn_arena_strdup(c->arena, h->symbol_kind) : NULL;
     k.semantic = score_of(near, h->id);
     mn_vec_push(&c->chunks, k);
-    mn_file_cand *f = mn_search_file(c, h->file_id, h->path, h->role, h->file_rank);
+    mn_file_cand *f = mn_search_file(c, h->file_id, h->path, h->role);
     if (k.semantic > f->semantic) {
         f->semantic = k.semantic;
         if (f->best_chunk == 0)
@@ -117,7 +117,7 @@ static int chunks(mn_search_ctx *c, size_t part)
             mn_chunk_cand *k = &c->chunks.items[j];
             if (k->id == near.items[i].id) {
                 k->semantic = near.items[i].score;
-                mn_file_cand *f = mn_search_file(c, k->file_id, k->path, k->role, 0);
+                mn_file_cand *f = mn_search_file(c, k->file_id, k->path, k->role);
                 if (k->semantic > f->semantic)
                     f->semantic = k->semantic;
                 found = true;

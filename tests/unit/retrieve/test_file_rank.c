@@ -5,11 +5,13 @@
  * of them. fusion.c gives the graph only to the files the words missed
  * (gap = 1 - pre / max pre), so the hub does not pass the module the words
  * point to, while it keeps its graph signal, and a file with no word of
- * the issue still comes in through its imports. Through mn_api_call on a
+ * the issue still comes in through its imports; and centrality itself
+ * adds nothing. Through mn_api_call on a
  * real index of a small Python package written by the test, without an
  * embedder (embed.provider off).
  */
 #include "common.h"
+#include <math.h>
 #include <unistd.h>
 
 #include "mnemo/api.h"
@@ -55,13 +57,22 @@ static void make_repo(void)
         mn_buf p = MN_BUF_INIT, t = MN_BUF_INIT;
         mn_buf_printf(&p, "geo/%s.py", users[i]);
         mn_buf_printf(&t,
-                      "from geo.point import Point\n\n\ndef %s_of(values):\n"
+                      "from geo.point import Point\nfrom geo.units import Length\n\n\n"
+                      "def %s_of(values):\n"
                       "    return [Point(v, v) for v in values]\n",
                       users[i]);
         write_file(p.ptr, t.ptr);
         mn_buf_release(&p);
         mn_buf_release(&t);
     }
+    /* the same text twice: units.py, which every user imports, and measure.py, which none
+     * does */
+    static const char length[] = "class Length:\n"
+                                 "    def furlongs(self, metres):\n"
+                                 "        \"\"\"Metres as furlongs, rounded to a chain.\"\"\"\n"
+                                 "        return round(metres / 201.168, 1)\n";
+    write_file("geo/units.py", length);
+    write_file("geo/measure.py", length);
     write_file("geo/eps.py", "def clamp_eps(eps):\n"
                              "    return max(eps, 1e-12)\n");
     write_file("geo/simplify.py", "from geo.point import Point\n"
@@ -129,6 +140,28 @@ static void test_hub_stays_below(void)
 }
 
 /*
+ * Centrality is not evidence: of two files with the same text, the one
+ * every module imports (a PageRank far above the other's) scores the same
+ * as the one none imports.
+ */
+static void test_no_centrality_prior(void)
+{
+    json_t *out = test_call("search", J("{'query':'furlongs rounded to a chain\\nMetres as "
+                                        "furlongs are rounded to a chain.','kinds':['file'],"
+                                        "'k':10}"));
+    REQUIRE(out);
+    const json_t *hub = find_item(out, "geo/units.py"), *leaf = find_item(out, "geo/measure.py");
+    REQUIRE(hub && leaf);
+    double h = json_number_value(json_object_get(hub, "score")),
+           l = json_number_value(json_object_get(leaf, "score"));
+    if (fabs(h - l) > 1e-9)
+        fprintf(stderr, "hub %.6f, leaf %.6f\n", h, l);
+    CHECK(fabs(h - l) <= 1e-9);
+    CHECK(rank_of(out, "geo/units.py") + rank_of(out, "geo/measure.py") == 1); /* the first two */
+    json_decref(out);
+}
+
+/*
  * A link to a line of the repository's code points at it as the deepest
  * frame of a traceback does; a link into another repository names none of
  * this one's files, even when its path ends like one.
@@ -157,6 +190,7 @@ static void run_all(void)
 {
     setup();
     test_hub_stays_below();
+    test_no_centrality_prior();
     test_source_link();
     teardown();
 }

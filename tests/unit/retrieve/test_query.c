@@ -3,7 +3,8 @@
  * question: identifiers by shape and context, dotted names and their
  * module paths, file paths (site-packages prefixes dropped), links to a
  * repository's files (the path after the ref, a line anchor), traceback
- * frames in order, environment dumps skipped, the title of an issue, and
+ * frames in order, environment dumps, their headings and HTML comments
+ * skipped, the title of an issue, and
  * the FTS5 expressions built from it, which must stay valid FTS5 whatever
  * the text holds.
  */
@@ -214,6 +215,57 @@ static void test_fts_query_quoting(void)
 }
 
 /* IPython 8 frames, the exception's message, issue-template checklists. */
+/*
+ * A template's HTML comments are not shown and say the same in every
+ * issue; the lines that introduce a dump name the project's version
+ * printer. Neither reaches the query; a line that only precedes two
+ * version-like lines (no dump) stays, and so does the text after a
+ * comment on its line, with offsets unchanged (the title is still found).
+ */
+static void test_template_left_out(void)
+{
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    const char *text = "xr.where drops the attrs\n"
+                       "<!-- Please include a minimal example: see mcve guidelines -->\n"
+                       "Using `xr.where` on a DataArray loses its attributes.\n"
+                       "<!-- a comment\n"
+                       "over lines --> the dtype changes too\n"
+                       "**Environment**:\n"
+                       "\n"
+                       "<details><summary>Output of <tt>xr.show_versions()</tt></summary>\n"
+                       "\n"
+                       "<!-- Paste the output here xr.show_versions() here -->\n"
+                       "INSTALLED VERSIONS\n"
+                       "------------------\n"
+                       "commit: None\n"
+                       "python: 3.7.8 | packaged by conda-forge\n"
+                       "OS: Linux\n"
+                       "xarray: 0.16.0\n"
+                       "</details>\n"
+                       "Also seen with the squeeze option\n"
+                       "numpy: 1.19\n"
+                       "pandas: 1.1\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    REQUIRE(q.match != NULL);
+    CHECK(strstr(q.match, "mcve") == NULL && strstr(q.match, "guidelines") == NULL);
+    CHECK(strstr(q.match, "Paste") == NULL);
+    CHECK(strstr(q.match, "INSTALLED") == NULL && strstr(q.match, "Environment") == NULL);
+    CHECK(find(&q, MN_MENTION_NAME, "show_versions") == NULL);
+    CHECK(find(&q, MN_MENTION_NAME, "where") != NULL);
+    CHECK(strstr(q.match, "attributes") != NULL);
+    CHECK(strstr(q.match, "dtype") != NULL);   /* after the comment, on its line */
+    CHECK(strstr(q.match, "squeeze") != NULL); /* before two version lines: no dump */
+    CHECK(q.title_match && strstr(q.title_match, "attrs") != NULL);
+    mn_arena_release(&a);
+
+    /* an unclosed comment runs to the end */
+    const char *open = "Plot legend is wrong\nThe legend has no title <!-- hidden words";
+    REQUIRE_OK(mn_query_analyse(&q, open, strlen(open), &a));
+    CHECK(q.match && strstr(q.match, "legend") != NULL && strstr(q.match, "hidden") == NULL);
+    mn_arena_release(&a);
+}
+
 static void test_ipython_message_checklist(void)
 {
     mn_arena a = MN_ARENA_INIT;
@@ -249,4 +301,4 @@ MN_TEST_MAIN(MN_TEST(test_code_shape), MN_TEST(test_names), MN_TEST(test_dotted_
              MN_TEST(test_source_links), MN_TEST(test_traceback),
              MN_TEST(test_ipython_message_checklist), MN_TEST(test_env_dump_skipped),
              MN_TEST(test_about_tests), MN_TEST(test_nothing_to_search),
-             MN_TEST(test_fts_query_quoting))
+             MN_TEST(test_fts_query_quoting), MN_TEST(test_template_left_out))
