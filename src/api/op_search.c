@@ -89,6 +89,7 @@ static json_t *signals_json(const mn_signals *s)
         {MN_SIG_SPEAKER, "speaker", s->speaker},
         {MN_SIG_WHEN, "when", s->when},
         {MN_SIG_HISTORY, "history", s->history},
+        {MN_SIG_NAMES, "names", s->names},
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(all); i++)
         if (s->has & all[i].bit)

@@ -206,7 +206,8 @@ void mn_fusion_files(mn_search_ctx *c)
         f->sig.graph = graphn;
         f->sig.scope = f->scope;
         f->sig.history = f->history;
-        f->sig.has = MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_SCOPE | MN_SIG_HISTORY |
+        f->sig.names = sat(f->named);
+        f->sig.has = MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_SCOPE | MN_SIG_HISTORY | MN_SIG_NAMES |
                      (c->req->embedder ? MN_SIG_SEMANTIC : 0);
     }
 }
@@ -233,8 +234,9 @@ void mn_fusion_chunks(mn_search_ctx *c)
         k->sig.semantic = semn;
         k->sig.graph = f->sig.graph;
         k->sig.scope = f->scope;
-        k->sig.has =
-            MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_SCOPE | (c->req->embedder ? MN_SIG_SEMANTIC : 0);
+        k->sig.names = sat(k->named);
+        k->sig.has = MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_SCOPE | MN_SIG_NAMES |
+                     (c->req->embedder ? MN_SIG_SEMANTIC : 0);
         k->score = (C_LEX * lexn + C_NAME * sat(k->named) + C_FILE * filen + C_SEM * semn) *
                    role_factor(c, k->role, f->path_hit);
     }

@@ -71,11 +71,13 @@ typedef struct {
     const char *path, *role, *qualified_name;
 } def;
 
+typedef MN_VEC(def) def_vec;
+
 typedef struct {
     mn_search_ctx *c;
     const size_t *which; /* lookup index -> mention index */
     const char *const *names;
-    MN_VEC(def) defs;
+    def_vec defs;
 } lookup;
 
 static int on_def(void *payload, size_t which, const mn_symbol_def *d)
@@ -196,6 +198,99 @@ static int specificity(mn_search_ctx *c, const char *const *names, size_t n, dou
     return rc;
 }
 
+typedef MN_VEC(int64_t) id_vec;
+
+static int on_import(void *payload, int64_t file_id)
+{
+    mn_vec_push((id_vec *)payload, file_id);
+    return 0;
+}
+
+static bool has_id(const id_vec *v, int64_t id)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (v->items[i] == id)
+            return true;
+    return false;
+}
+
+/* The modules the __init__.py of package pkg (a dotted name or a query's alias of one) imports. */
+static int package_modules(mn_search_ctx *c, const char *pkg, size_t len, id_vec *ids)
+{
+    mn_buf name = MN_BUF_INIT, path = MN_BUF_INIT;
+    mn_buf_put(&name, pkg, len);
+    for (size_t a = 0; a < c->q.naliases; a++)
+        if (strcmp(c->q.aliases[a].alias, name.ptr) == 0) {
+            mn_buf_clear(&name);
+            mn_buf_puts(&name, c->q.aliases[a].module);
+            break;
+        }
+    for (char *p = name.ptr; *p; p++)
+        if (*p == '.')
+            *p = '/';
+    static const char *const roots[] = {"", "src/", "lib/"};
+    int rc = 0;
+    for (size_t r = 0; r < MN_ARRAY_SIZE(roots) && rc == 0 && ids->len == 0; r++) {
+        mn_buf_clear(&path);
+        mn_buf_printf(&path, "%s%s/__init__.py", roots[r], name.ptr);
+        rc = mn_store_file_imports(c->store, path.ptr, on_import, ids);
+    }
+    mn_buf_release(&name);
+    mn_buf_release(&path);
+    return rc;
+}
+
+/*
+ * xr.where, requests.get: a qualified mention that matched no qualified name
+ * whole, whose first part is a package (through the query's own "import
+ * xarray as xr", or named itself). Of the module-level definitions of its
+ * last name standing in for it, those in a module the package's
+ * __init__.py imports are the package's name (xarray's where is
+ * computation.py's, not duck_array_ops.py's); the others are dropped when
+ * one is, and the last name on its own ("where", a mention of the same
+ * words) is held to the same files: it named no method of DataArray. A
+ * package the index does not hold (numpy's np.where) changes nothing.
+ */
+static int prefer_exports(mn_search_ctx *c, def_vec *defs)
+{
+    id_vec *keep = mn_calloc(c->q.nmentions ? c->q.nmentions : 1, sizeof(id_vec));
+    int rc = 0;
+    /* the files each mention is held to (none: all of its definitions) */
+    for (size_t i = 0; i < defs->len && rc == 0;) {
+        size_t end = i;
+        while (end < defs->len && defs->items[end].mention == defs->items[i].mention)
+            end++;
+        const mn_mention *m = &c->q.mentions[defs->items[i].mention];
+        const char *dot = strchr(m->text, '.'), *last = strrchr(m->text, '.');
+        id_vec mods = MN_VEC_INIT;
+        if (defs->items[i].fallback && dot && end - i > 1)
+            rc = package_modules(c, m->text, (size_t)(dot - m->text), &mods);
+        for (size_t k = i; k < end && mods.len; k++) {
+            if (!has_id(&mods, defs->items[k].file_id))
+                continue;
+            mn_vec_push(&keep[defs->items[i].mention], defs->items[k].file_id);
+            for (size_t j = 0; j < c->q.nmentions; j++)
+                if (c->q.mentions[j].kind == MN_MENTION_NAME &&
+                    strcmp(c->q.mentions[j].text, last + 1) == 0)
+                    mn_vec_push(&keep[j], defs->items[k].file_id);
+        }
+        mn_vec_release(&mods);
+        i = end;
+    }
+    size_t out = 0;
+    for (size_t k = 0; k < defs->len; k++) {
+        const id_vec *v = &keep[defs->items[k].mention];
+        if (v->len == 0 || has_id(v, defs->items[k].file_id))
+            defs->items[out++] = defs->items[k];
+    }
+    if (rc == 0)
+        defs->len = out;
+    for (size_t i = 0; i < c->q.nmentions; i++)
+        mn_vec_release(&keep[i]);
+    free(keep);
+    return rc;
+}
+
 static int symbols(mn_search_ctx *c)
 {
     size_t cand[MN_QUERY_MAX_MENTIONS], n = 0;
@@ -222,6 +317,10 @@ static int symbols(mn_search_ctx *c)
     }
     if (l.defs.len > 1)
         qsort(l.defs.items, l.defs.len, sizeof(def), cmp_def);
+    if ((rc = prefer_exports(c, &l.defs)) != 0) {
+        mn_vec_release(&l.defs);
+        return rc;
+    }
     /* the specificity of the names that name something */
     double *spec = mn_calloc(n, sizeof(double)),
            *by_mention = mn_calloc(c->q.nmentions, sizeof(double));

@@ -550,6 +550,36 @@ static void exception_line(scan *sc, const char *l, const char *end)
         q->messages[q->nmessages++] = mn_arena_strndup(sc->arena, best, (size_t)(best_end - best));
 }
 
+/*
+ * "import xarray as xr" (an example's first lines): xr.where then means
+ * xarray's where, and graph.c prefers the definitions the package's
+ * __init__ imports. Only plain dotted module names and an identifier alias.
+ */
+static void import_alias(scan *sc, const char *l, const char *end)
+{
+    mn_query_info *q = sc->q;
+    if (q->naliases >= MN_QUERY_MAX_ALIASES || end - l < 12 || memcmp(l, "import ", 7) != 0)
+        return;
+    const char *m = l + 7, *p = m;
+    while (p < end && (word_char((unsigned char)*p) || *p == '.'))
+        p++;
+    const char *m_end = p;
+    if (m_end == m || end - p < 5 || memcmp(p, " as ", 4) != 0)
+        return;
+    const char *a = p + 4, *a_end = a;
+    while (a_end < end && word_char((unsigned char)*a_end))
+        a_end++;
+    while (a_end < end && (*a_end == ' ' || *a_end == '\r'))
+        a_end++;
+    if (a_end == a || (a_end < end && *a_end != '#'))
+        return;
+    size_t an = (size_t)(a_end - a);
+    while (an && (a[an - 1] == ' ' || a[an - 1] == '\r'))
+        an--;
+    q->aliases[q->naliases].alias = mn_arena_strndup(sc->arena, a, an);
+    q->aliases[q->naliases++].module = mn_arena_strndup(sc->arena, m, (size_t)(m_end - m));
+}
+
 static bool starts_with(const char *s, const char *end, const char *prefix)
 {
     size_t n = strlen(prefix);
@@ -726,6 +756,7 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
                     starts_with(l, eol, "$ ") || starts_with(l, eol, "In [");
         python_frame(&sc, l, eol, &frame_pos);
         exception_line(&sc, l, eol);
+        import_alias(&sc, starts_with(l, eol, ">>> ") ? l + 4 : l, eol);
         bool tick = false;
         for (const char *p = l; p < eol;) {
             unsigned char ch = (unsigned char)*p;

@@ -50,6 +50,7 @@ enum {
     MN_SIG_SPEAKER = 1u << 8,
     MN_SIG_WHEN = 1u << 9,
     MN_SIG_HISTORY = 1u << 10,
+    MN_SIG_NAMES = 1u << 11,
 };
 
 typedef struct {
@@ -58,6 +59,7 @@ typedef struct {
     double speaker;      /* episodes: said by someone the query names (a "Name:" label) */
     double when;         /* memories: created in the time the query names ("last Saturday") */
     double history;      /* files: past commits that changed it say what the query says */
+    double names;        /* files, code: it defines names the query mentions (xr.where) */
     unsigned has;
 } mn_signals;
 

@@ -44,6 +44,7 @@ typedef struct {
 #define MN_QUERY_OWN_TERMS    24 /* terms whose ownership is measured */
 #define MN_QUERY_MAX_MESSAGES 4  /* error messages kept, first first */
 #define MN_QUERY_MESSAGE_MIN  4  /* words of a message run, at least */
+#define MN_QUERY_MAX_ALIASES  8  /* "import x as y" lines kept, first first */
 
 typedef struct {
     const char *text;
@@ -61,6 +62,11 @@ typedef struct {
      * longest run of plain words of each, space-separated (arena) */
     const char *messages[MN_QUERY_MAX_MESSAGES];
     size_t nmessages;
+    /* the query's own "import xarray as xr": alias -> module (arena), for xr.where */
+    struct {
+        const char *alias, *module;
+    } aliases[MN_QUERY_MAX_ALIASES];
+    size_t naliases;
 } mn_query_info;
 
 /** Analyse text: the full-text query and the code it mentions. */

@@ -260,6 +260,14 @@ int mn_store_file_neighbours(mn_store *s, const int64_t *files, size_t n, size_t
 int mn_store_files_by_id(mn_store *s, const int64_t *ids, size_t n,
                          int (*cb)(void *payload, const mn_file_rec *f), void *payload);
 
+/**
+ * The files a file imports (its import edges resolved to a file of the
+ * project), by the importing file's path: a package's __init__.py says
+ * which modules its names come from. None when the path is not indexed.
+ */
+int mn_store_file_imports(mn_store *s, const char *path, int (*cb)(void *payload, int64_t file_id),
+                          void *payload);
+
 /* ---- served answers and feedback ---- */
 
 /** Whether the store was opened read-only (nothing can be recorded). */

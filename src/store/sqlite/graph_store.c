@@ -166,3 +166,23 @@ int mn_store_files_by_id(mn_store *s, const int64_t *ids, size_t n,
     sqlite3_reset(st);
     return rc;
 }
+
+int mn_store_file_imports(mn_store *s, const char *path, int (*cb)(void *payload, int64_t file_id),
+                          void *payload)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "SELECT DISTINCT e.dst_id FROM files f JOIN edges e ON e.src_kind = 'file' AND "
+           "e.src_id = f.id WHERE f.project_id = ?1 AND f.path = ?2 AND e.kind = 'import' AND "
+           "e.dst_kind = 'file' AND e.dst_id IS NOT NULL");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, s->project_id);
+    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
+        rc = cb(payload, sqlite3_column_int64(st, 0));
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail(s, "cannot read the index");
+    sqlite3_reset(st);
+    return rc;
+}

@@ -5,8 +5,9 @@
  * of them. fusion.c gives the graph only to the files the words missed
  * (gap = 1 - pre / max pre), so the hub does not pass the module the words
  * point to, while it keeps its graph signal, and a file with no word of
- * the issue still comes in through its imports; and centrality itself
- * adds nothing. Through mn_api_call on a
+ * the issue still comes in through its imports; centrality itself adds
+ * nothing; and a package's name (g.simplify after "import geo as g") is
+ * the definition its __init__.py imports. Through mn_api_call on a
  * real index of a small Python package written by the test, without an
  * embedder (embed.provider off).
  */
@@ -41,7 +42,10 @@ static void write_file(const char *rel, const char *text)
  */
 static void make_repo(void)
 {
-    write_file("geo/__init__.py", "");
+    /* the package's area_of is area.py's; legacy.py defines one too */
+    write_file("geo/__init__.py", "from geo.area import area_of\n");
+    write_file("geo/legacy.py", "def area_of(values):\n"
+                                "    return 0\n");
     write_file("geo/point.py",
                "class Point:\n"
                "    \"\"\"A point of a path: x and y; points closer than a\n"
@@ -162,6 +166,36 @@ static void test_no_centrality_prior(void)
 }
 
 /*
+ * g.area_of after "import geo as g": no qualified name ends with it, so
+ * module-level definitions of area_of stand in; of area.py's and
+ * legacy.py's, the one the package's __init__.py imports is the package's
+ * name. For a package the index does not hold, both count.
+ */
+static void test_package_name(void)
+{
+    json_t *out =
+        test_call("search", J("{'query':'The area of a closed path is negative\\n```python\\n"
+                              "import geo as g\\ng.area_of(pts)\\n```',"
+                              "'kinds':['file'],'k':20}"));
+    REQUIRE(out);
+    const json_t *mod = find_item(out, "geo/area.py"), *old = find_item(out, "geo/legacy.py");
+    REQUIRE(mod);
+    CHECK(signal(mod, "names") > 0);
+    CHECK(!old || signal(old, "names") == 0);
+    json_decref(out);
+
+    out = test_call("search", J("{'query':'The area of a closed path is negative\\n```python\\n"
+                                "import shapely as g\\ng.area_of(pts)\\n```',"
+                                "'kinds':['file'],'k':20}"));
+    REQUIRE(out);
+    mod = find_item(out, "geo/area.py");
+    old = find_item(out, "geo/legacy.py");
+    REQUIRE(mod && old);
+    CHECK(signal(mod, "names") > 0 && signal(old, "names") == signal(mod, "names"));
+    json_decref(out);
+}
+
+/*
  * A link to a line of the repository's code points at it as the deepest
  * frame of a traceback does; a link into another repository names none of
  * this one's files, even when its path ends like one.
@@ -191,6 +225,7 @@ static void run_all(void)
     setup();
     test_hub_stays_below();
     test_no_centrality_prior();
+    test_package_name();
     test_source_link();
     teardown();
 }
