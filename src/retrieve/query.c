@@ -634,16 +634,6 @@ typedef struct {
 #define DUMP_MIN     3 /* of which environment lines */
 #define DUMP_HEADING 3 /* non-blank lines before it that introduce it */
 
-/*
- * Which lines the query leaves out: the lines of an environment dump
- * (env_line), the task-list items of a template (checkbox_line), and the
- * lines that introduce a dump, up to DUMP_HEADING non-blank ones before
- * its first line, rules ("-----") not counted ("Output of
- * xr.show_versions()", "INSTALLED VERSIONS", "$ python -m requests.help"): the template's words
- * again, and they name the project's own version printer (print_versions.py, help.py), which every
- * such issue would point at. A dump: DUMP_MIN environment lines among DUMP_LOOK non-blank ones.
- * Fences are never left out (they open and close code).
- */
 static bool has_word(const char *l, const char *end)
 {
     for (; l < end; l++)
@@ -652,6 +642,18 @@ static bool has_word(const char *l, const char *end)
     return false;
 }
 
+/*
+ * Which lines the query leaves out: the lines of an environment dump
+ * (env_line), the task-list items of a template (checkbox_line), and the
+ * lines that introduce a dump, up to DUMP_HEADING lines with words before
+ * its first line, blank lines and rules ("-----") not counted ("Output
+ * of xr.show_versions()", "INSTALLED VERSIONS", "$ python -m
+ * requests.help"): the template's words again, and they name the
+ * project's own version printer (print_versions.py, help.py), which every
+ * such issue would point at. A dump: DUMP_MIN environment lines among
+ * DUMP_LOOK non-blank ones. Fences are never left out (they open and
+ * close code), nor the first line (an issue's title).
+ */
 static void mark_skipped(text_line *ls, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -668,7 +670,7 @@ static void mark_skipped(text_line *ls, size_t n)
         if (env < DUMP_MIN)
             continue;
         size_t heading = 0;
-        for (size_t j = i; j-- > 0 && heading < DUMP_HEADING;) {
+        for (size_t j = i; j-- > 1 && heading < DUMP_HEADING;) { /* line 0: the title */
             if (ls[j].blank || ls[j].fence || !has_word(ls[j].l, ls[j].eol))
                 continue; /* rules ("------") count for nothing */
             if (ls[j].env)
@@ -730,9 +732,9 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
         if (!eol)
             eol = end;
         text_line tl = {line, line, eol, false, false, false, false};
-        while (tl.l < eol && (*tl.l == ' ' || *tl.l == '\t' || *tl.l == '\r'))
+        while (tl.l < eol && (*tl.l == ' ' || *tl.l == '\t'))
             tl.l++;
-        tl.blank = tl.l == eol;
+        tl.blank = tl.l == eol || (tl.l + 1 == eol && *tl.l == '\r');
         tl.fence = starts_with(tl.l, eol, "```") || starts_with(tl.l, eol, "~~~");
         tl.env = !tl.fence && env_line(tl.l, eol);
         mn_vec_push(&lines, tl);
