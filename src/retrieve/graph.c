@@ -254,6 +254,8 @@ static int package_modules(mn_search_ctx *c, const char *pkg, size_t len, id_vec
 static int prefer_exports(mn_search_ctx *c, def_vec *defs)
 {
     id_vec *keep = mn_calloc(c->q.nmentions ? c->q.nmentions : 1, sizeof(id_vec));
+    id_vec mods = MN_VEC_INIT; /* of package pkg, read once for its mentions in a row */
+    mn_buf pkg = MN_BUF_INIT;
     int rc = 0;
     /* the files each mention is held to (none: all of its definitions) */
     for (size_t i = 0; i < defs->len && rc == 0;) {
@@ -262,9 +264,17 @@ static int prefer_exports(mn_search_ctx *c, def_vec *defs)
             end++;
         const mn_mention *m = &c->q.mentions[defs->items[i].mention];
         const char *dot = strchr(m->text, '.'), *last = strrchr(m->text, '.');
-        id_vec mods = MN_VEC_INIT;
-        if (defs->items[i].fallback && dot && end - i > 1)
-            rc = package_modules(c, m->text, (size_t)(dot - m->text), &mods);
+        if (!defs->items[i].fallback || !dot || dot == m->text || end - i < 2) {
+            i = end;
+            continue;
+        }
+        size_t plen = (size_t)(dot - m->text);
+        if (pkg.len != plen || memcmp(pkg.ptr, m->text, plen) != 0) {
+            mn_buf_clear(&pkg);
+            mn_buf_put(&pkg, m->text, plen);
+            mods.len = 0;
+            rc = package_modules(c, m->text, plen, &mods);
+        }
         for (size_t k = i; k < end && mods.len; k++) {
             if (!has_id(&mods, defs->items[k].file_id))
                 continue;
@@ -274,9 +284,10 @@ static int prefer_exports(mn_search_ctx *c, def_vec *defs)
                     strcmp(c->q.mentions[j].text, last + 1) == 0)
                     mn_vec_push(&keep[j], defs->items[k].file_id);
         }
-        mn_vec_release(&mods);
         i = end;
     }
+    mn_vec_release(&mods);
+    mn_buf_release(&pkg);
     size_t out = 0;
     for (size_t k = 0; k < defs->len; k++) {
         const id_vec *v = &keep[defs->items[k].mention];

@@ -566,17 +566,14 @@ static void import_alias(scan *sc, const char *l, const char *end)
     const char *m_end = p;
     if (m_end == m || end - p < 5 || memcmp(p, " as ", 4) != 0)
         return;
-    const char *a = p + 4, *a_end = a;
+    const char *a = p + 4, *a_end = a, *rest;
     while (a_end < end && word_char((unsigned char)*a_end))
         a_end++;
-    while (a_end < end && (*a_end == ' ' || *a_end == '\r'))
-        a_end++;
-    if (a_end == a || (a_end < end && *a_end != '#'))
+    for (rest = a_end; rest < end && (*rest == ' ' || *rest == '\r');)
+        rest++;
+    if (a_end == a || (rest < end && *rest != '#'))
         return;
-    size_t an = (size_t)(a_end - a);
-    while (an && (a[an - 1] == ' ' || a[an - 1] == '\r'))
-        an--;
-    q->aliases[q->naliases].alias = mn_arena_strndup(sc->arena, a, an);
+    q->aliases[q->naliases].alias = mn_arena_strndup(sc->arena, a, (size_t)(a_end - a));
     q->aliases[q->naliases++].module = mn_arena_strndup(sc->arena, m, (size_t)(m_end - m));
 }
 

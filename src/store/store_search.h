@@ -171,7 +171,6 @@ typedef struct {
     int64_t id, file_id, symbol_id; /* symbol_id 0 for a window of a file */
     int64_t start_line, end_line;
     const char *path, *role, *language;
-    double file_rank;
     const char *symbol, *qualified_name, *symbol_kind; /* NULL without a symbol */
     double bm25;                                       /* > 0, higher is better */
 } mn_chunk_hit;
@@ -200,7 +199,6 @@ int mn_store_term_files(mn_store *s, const char *match, size_t limit,
 typedef struct {
     int64_t id;
     const char *path, *role;
-    double rank;
     double bm25; /* > 0, higher is better */
 } mn_file_hit;
 
@@ -232,7 +230,6 @@ typedef struct {
     int64_t id, file_id;
     const char *name, *qualified_name, *kind, *path, *role;
     int64_t start_line, end_line;
-    double rank, file_rank;
 } mn_symbol_def;
 
 /**

@@ -26,7 +26,7 @@ int mn_store_symbols_named(mn_store *s, const char *const *names, size_t n,
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT y.id, y.file_id, y.name, y.qualified_name, y.kind, f.path, f.role, "
-           "y.start_line, y.end_line, y.rank, f.rank FROM symbols y JOIN files f ON f.id = "
+           "y.start_line, y.end_line FROM symbols y JOIN files f ON f.id = "
            "y.file_id WHERE y.name = ?1 AND f.project_id = ?2");
     if (!st)
         return mn_error_last_code();
@@ -47,8 +47,6 @@ int mn_store_symbols_named(mn_store *s, const char *const *names, size_t n,
             d.role = (const char *)sqlite3_column_text(st, 6);
             d.start_line = sqlite3_column_int64(st, 7);
             d.end_line = sqlite3_column_int64(st, 8);
-            d.rank = sqlite3_column_double(st, 9);
-            d.file_rank = sqlite3_column_double(st, 10);
             if ((rc = cb(payload, i, &d)) != 0)
                 break;
         }

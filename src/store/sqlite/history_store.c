@@ -175,7 +175,7 @@ int mn_store_history_files(mn_store *s, const char *match, size_t limit,
     if (!match || !*match)
         return 0;
     sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "SELECT f.id, f.path, f.role, f.rank, -bm25(history_fts) AS score FROM history_fts "
+        s, "SELECT f.id, f.path, f.role, -bm25(history_fts) AS score FROM history_fts "
            "JOIN history_docs d ON d.id = history_fts.rowid JOIN files f ON f.project_id = "
            "d.project_id AND f.path = d.path WHERE history_fts MATCH ?1 AND d.project_id = ?2 "
            "ORDER BY score DESC LIMIT ?3");

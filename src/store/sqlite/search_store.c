@@ -802,8 +802,8 @@ int mn_store_memories_by_uid(mn_store *s, const char *const *uids, size_t n, mn_
 
 #define CHUNK_COLUMNS                                                                       \
     "c.id, c.file_id, coalesce(c.symbol_id, 0), c.start_line, c.end_line, f.path, f.role, " \
-    "f.language, f.rank, y.name, y.qualified_name, y.kind"
-#define CHUNK_NCOLUMNS 12
+    "f.language, y.name, y.qualified_name, y.kind"
+#define CHUNK_NCOLUMNS 11
 
 static void read_chunk(sqlite3_stmt *st, mn_chunk_hit *h)
 {
@@ -815,10 +815,9 @@ static void read_chunk(sqlite3_stmt *st, mn_chunk_hit *h)
     h->path = (const char *)sqlite3_column_text(st, 5);
     h->role = (const char *)sqlite3_column_text(st, 6);
     h->language = (const char *)sqlite3_column_text(st, 7);
-    h->file_rank = sqlite3_column_double(st, 8);
-    h->symbol = (const char *)sqlite3_column_text(st, 9);
-    h->qualified_name = (const char *)sqlite3_column_text(st, 10);
-    h->symbol_kind = (const char *)sqlite3_column_text(st, 11);
+    h->symbol = (const char *)sqlite3_column_text(st, 8);
+    h->qualified_name = (const char *)sqlite3_column_text(st, 9);
+    h->symbol_kind = (const char *)sqlite3_column_text(st, 10);
     h->bm25 = 0;
 }
 
@@ -1075,7 +1074,7 @@ int mn_store_search_files(mn_store *s, const char *match, size_t limit,
         return 0;
     /* files are few next to chunks: filter by project inside the scan */
     sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "SELECT f.id, f.path, f.role, f.rank, -bm25(files_fts) AS score FROM files_fts JOIN "
+        s, "SELECT f.id, f.path, f.role, -bm25(files_fts) AS score FROM files_fts JOIN "
            "files f ON f.id = files_fts.rowid WHERE files_fts MATCH ?1 AND f.project_id = ?2 "
            "ORDER BY score DESC LIMIT ?3");
     if (!st)
@@ -1097,8 +1096,7 @@ int mn_sqlite__file_hits(mn_store *s, sqlite3_stmt *st, const char *match, size_
         h.id = sqlite3_column_int64(st, 0);
         h.path = (const char *)sqlite3_column_text(st, 1);
         h.role = (const char *)sqlite3_column_text(st, 2);
-        h.rank = sqlite3_column_double(st, 3);
-        h.bm25 = sqlite3_column_double(st, 4);
+        h.bm25 = sqlite3_column_double(st, 3);
         if ((rc = cb(payload, &h)) != 0)
             break;
     }
