@@ -408,12 +408,50 @@ static int on_path(void *payload, const mn_file_hit *h)
     return 0;
 }
 
+/*
+ * *out: match without the words that cannot score a path. bm25() gives a
+ * word in half the rows or more an idf of 1e-6 (ln((N - n + 0.5) / (n +
+ * 0.5)) <= 0), so it changes no row's rank, yet every path holding it is
+ * ranked: "sympy" is in three quarters of sympy's paths, and ranking them
+ * was a fifth of a code question's search. A row still found scores as it
+ * did; a row that held only such words (a score of about 1e-6) is not
+ * found. When every word is one, match stays whole.
+ */
+int mn_lexical_scoring_match(mn_search_ctx *c, mn_fts_table table, bool title, const char *match,
+                             const char **out)
+{
+    int64_t ndocs = 0, count = 0;
+    size_t kept = 0, left = 0;
+    mn_buf b = MN_BUF_INIT;
+    int rc = 0;
+    *out = match;
+    for (size_t i = 0; i < c->q.nterms && rc == 0; i++) {
+        const mn_query_term *t = &c->q.terms[i];
+        if (title && !t->in_title)
+            continue;
+        if ((rc = mn_store_fts_count(c->store, table, t->match, &count, &ndocs)) != 0)
+            break;
+        if (count > 0 && 2 * count >= ndocs) {
+            left++;
+            continue;
+        }
+        mn_buf_printf(&b, "%s%s", kept++ ? " OR " : "", t->match);
+    }
+    if (rc == 0 && left > 0 && kept > 0)
+        *out = mn_arena_strndup(c->arena, b.ptr, b.len);
+    mn_buf_release(&b);
+    return rc;
+}
+
 int mn_lexical_paths(mn_search_ctx *c, size_t limit)
 {
     if (!c->q.match)
         return 0;
-    return mn_store_search_files(c->store, c->q.title_match ? c->q.title_match : c->q.match, limit,
-                                 on_path, c);
+    const char *match = NULL;
+    bool title = c->q.title_match != NULL;
+    int rc = mn_lexical_scoring_match(c, MN_FTS_FILES, title, title ? c->q.title_match : c->q.match,
+                                      &match);
+    return rc ? rc : mn_store_search_files(c->store, match, limit, on_path, c);
 }
 
 /*

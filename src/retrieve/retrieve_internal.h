@@ -154,6 +154,11 @@ int mn_lexical_memories(mn_search_ctx *c, size_t limit);
 int mn_lexical_chunks(mn_search_ctx *c, size_t limit);
 int mn_lexical_title(mn_search_ctx *c, size_t limit);
 int mn_lexical_paths(mn_search_ctx *c, size_t limit);
+/* *out: match (the query's or its title's words, OR-ed) without the words
+ * in half of table's rows or more, which bm25() scores 0; match itself when
+ * none or all of them are such words */
+int mn_lexical_scoring_match(mn_search_ctx *c, mn_fts_table table, bool title, const char *match,
+                             const char **out);
 int mn_lexical_ownership(mn_search_ctx *c);
 /* The file candidate of a file id (created on first use; path and role may be NULL then). */
 mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, const char *role);

@@ -927,12 +927,62 @@ int mn_store_search_chunks(mn_store *s, const mn_chunk_query *q, mn_chunk_hit_cb
     return rc;
 }
 
+/*
+ * A name's chunk count, cached: the vocabulary reads a term's whole posting
+ * list to count it (a name in most chunks, ~1 ms), and the number of chunks
+ * was a count(*) over every docsize page; together an eighth of a code
+ * question's search. An entry holds while the chunk index has the same
+ * highest row id and number of rows (table_size's), as term_files' do.
+ */
+#define DF_CACHE_SLOTS 512
+
+typedef struct {
+    const sqlite3 *db;
+    uint64_t path_hash;
+    int64_t top, ndocs, df;
+    char key[COUNT_KEY_MAX];
+} df_slot;
+
+static df_slot df_cache[DF_CACHE_SLOTS];
+
+static int chunk_term_df(mn_store *s, uint64_t ph, int64_t top, int64_t ndocs, const char *term,
+                         int64_t *df)
+{
+    size_t len = strlen(term);
+    df_slot *slot = &df_cache[(fnv1a(term, ph) ^ (uintptr_t)s->db) % DF_CACHE_SLOTS];
+    bool cacheable = len < COUNT_KEY_MAX, hit = false;
+    if (cacheable) {
+        pthread_mutex_lock(&count_lock);
+        hit = slot->db == s->db && slot->path_hash == ph && slot->top == top &&
+              slot->ndocs == ndocs && strcmp(slot->key, term) == 0;
+        if (hit)
+            *df = slot->df;
+        pthread_mutex_unlock(&count_lock);
+    }
+    if (hit)
+        return 0;
+    /* the read lives in terms_store.c (store_terms.h), shared with the save pipeline */
+    int rc = mn_store_chunk_term_df(s, term, len, df);
+    if (rc == 0 && cacheable) {
+        pthread_mutex_lock(&count_lock);
+        slot->db = s->db;
+        slot->path_hash = ph;
+        slot->top = top;
+        slot->ndocs = ndocs;
+        slot->df = *df;
+        memcpy(slot->key, term, len + 1);
+        pthread_mutex_unlock(&count_lock);
+    }
+    return rc;
+}
+
 int mn_store_chunk_df(mn_store *s, const char *const *terms, size_t n, int64_t *df, int64_t *ndocs)
 {
-    /* the two reads live in terms_store.c (store_terms.h), shared with the save pipeline */
-    int rc = mn_store_chunk_count(s, ndocs);
+    int64_t top = 0;
+    uint64_t ph = store_hash(s);
+    int rc = table_size(s, MN_FTS_CHUNKS, ph, &top, ndocs);
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = mn_store_chunk_term_df(s, terms[i], strlen(terms[i]), &df[i]);
+        rc = chunk_term_df(s, ph, top, *ndocs, terms[i], &df[i]);
     return rc;
 }
 

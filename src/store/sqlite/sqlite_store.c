@@ -190,8 +190,23 @@ static int ensure_project(mn_store *s, const char *name, const char *root)
     return ensure_project(s, name, root);
 }
 
+/*
+ * Before the first connection: no memory statistics. With them on (the
+ * default), every allocation inside SQLite takes one process-wide mutex, a
+ * few percent of a search, and two connections on two threads (the HTTP
+ * server's, a search beside a save) wait on each other. mnemo never reads
+ * them. Too late when the process used SQLite already (SQLITE_MISUSE):
+ * then nothing changes, which is fine.
+ */
+static void sqlite_setup(void)
+{
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, sqlite_setup);
     mn_store_options defaults = MN_STORE_OPTIONS_INIT;
     mn_store *s;
     int rc, flags;

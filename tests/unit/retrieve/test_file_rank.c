@@ -7,7 +7,9 @@
  * point to, while it keeps its graph signal, and a file with no word of
  * the issue still comes in through its imports; centrality itself adds
  * nothing; and a package's name (g.simplify after "import geo as g") is
- * the definition its __init__.py imports. Through mn_api_call on a
+ * the definition its __init__.py imports. Paths are searched with the
+ * words that can score them, and a name's chunk count follows the index.
+ * Through mn_api_call on a
  * real index of a small Python package written by the test, without an
  * embedder (embed.provider off).
  */
@@ -16,6 +18,8 @@
 #include <unistd.h>
 
 #include "mnemo/api.h"
+#include "retrieve/retrieve_internal.h"
+#include "store/store_search.h"
 #include "util/util.h"
 #include "test.h"
 #include "test_fs.h"
@@ -220,6 +224,66 @@ static void test_source_link(void)
     json_decref(out);
 }
 
+static mn_store *open_store(void)
+{
+    mn_buf db = MN_BUF_INIT;
+    mn_buf_printf(&db, "%s/store/mnemo.db", test_tmp);
+    mn_store *s = NULL;
+    if (mn_store_open(&s, db.ptr, NULL) != 0)
+        s = NULL;
+    mn_buf_release(&db);
+    return s;
+}
+
+/*
+ * Every path is under geo/: bm25() gives "geo" an idf of 1e-6, so the
+ * path search leaves it out, and would rank all seven paths for it
+ * otherwise. A question of such words only is searched as it is.
+ */
+static void test_path_scoring_words(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    mn_arena arena;
+    mn_arena_init(&arena);
+    mn_search_ctx c = {0};
+    c.store = s;
+    c.arena = &arena;
+    const char *text = "geo units conversion", *out = NULL;
+    REQUIRE_OK(mn_query_analyse(&c.q, text, strlen(text), &arena));
+    REQUIRE_OK(mn_store_begin_read(s));
+    CHECK_OK(mn_lexical_scoring_match(&c, MN_FTS_FILES, false, c.q.match, &out));
+    CHECK(out && out != c.q.match && !strstr(out, "geo") && strstr(out, "unit"));
+    text = "geo";
+    REQUIRE_OK(mn_query_analyse(&c.q, text, strlen(text), &arena));
+    CHECK_OK(mn_lexical_scoring_match(&c, MN_FTS_FILES, false, c.q.match, &out));
+    CHECK(out == c.q.match);
+    mn_store_rollback(s);
+    mn_arena_release(&arena);
+    mn_store_free(s);
+}
+
+/* A name's chunk count, cached between searches, is the new one after an index. */
+static void test_name_count_follows_index(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    const char *name[1] = {"zanzibar"};
+    int64_t df = -1, n0 = 0, n1 = 0;
+    REQUIRE_OK(mn_store_chunk_df(s, name, 1, &df, &n0));
+    CHECK(df == 0 && n0 > 0);
+    REQUIRE_OK(mn_store_chunk_df(s, name, 1, &df, &n0)); /* from the cache now */
+    CHECK(df == 0);
+    write_file("geo/zanzibar.py", "def zanzibar():\n    return 'zanzibar'\n");
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "{'path':'%s/repo'}", test_tmp);
+    json_decref(test_call("index", J(p.ptr)));
+    mn_buf_release(&p);
+    REQUIRE_OK(mn_store_chunk_df(s, name, 1, &df, &n1));
+    CHECK(df >= 1 && n1 > n0);
+    mn_store_free(s);
+}
+
 static void run_all(void)
 {
     setup();
@@ -227,6 +291,8 @@ static void run_all(void)
     test_no_centrality_prior();
     test_package_name();
     test_source_link();
+    test_path_scoring_words();
+    test_name_count_follows_index(); /* last: it adds a file */
     teardown();
 }
 
