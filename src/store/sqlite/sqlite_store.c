@@ -192,9 +192,8 @@ static int ensure_project(mn_store *s, const char *name, const char *root)
 
 /*
  * Before the first connection: no memory statistics. With them on (the
- * default), every allocation inside SQLite takes one process-wide mutex, a
- * few percent of a search, and two connections on two threads (the HTTP
- * server's, a search beside a save) wait on each other. mnemo never reads
+ * default), every allocation inside SQLite takes one process-wide mutex
+ * (a few percent of a search on 100k memories), and mnemo never reads
  * them. Too late when the process used SQLite already (SQLITE_MISUSE):
  * then nothing changes, which is fine.
  */
