@@ -64,8 +64,9 @@ mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, con
  * is common: "update the invoice json"), the rarest words are AND-ed
  * instead: t1 AND t2 AND ... in increasing count, until the estimated
  * matches, count_1 * prod_{i>1} count_i / N (independent words), fall to
- * ROW_BUDGET or below, stopping before they would fall under MIN_ROWS (the
- * list must still fill). A row holding all of them scores as it would in
+ * ROW_BUDGET or below, stopping before they would fall under MN_AND_MIN_ROWS (the
+ * list must still fill) and, for memories, before reading them would pass
+ * MN_AND_POSTING_BUDGET (mn_lexical_and_plan). A row holding all of them scores as it would in
  * the OR query (bm25 sums over the query's words) and among common words
  * the rows holding more of them are the best ones, so the top is the OR
  * query's top, at the cost of a posting-list intersection (no bm25 for the
@@ -77,8 +78,6 @@ mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, con
  */
 #define ROW_BUDGET      1000
 #define ROW_BUDGET_FILE 12000 /* ranking files: quality first */
-#define MIN_ROWS        300   /* rows an AND query should still match (estimated) */
-#define POSTING_BUDGET  32000 /* posting-list entries an AND reads, ~1/30 of ranking a row each */
 
 typedef struct {
     const char *match;
@@ -99,27 +98,51 @@ typedef struct {
 } rank_hint;
 
 /*
- * The AND of common words (even the rarest matches more than the budget)
- * looks at the newest share of the rows only: a question whose every word
- * is found in much of the store cannot tell those rows apart by their
- * words, and fusion prefers recent memories anyway. The share keeps the
- * ranked rows (estimate est) within the budget, and the posting-list
- * entries the AND reads (every word's, over the rows looked at) within
- * POSTING_BUDGET: five words each in 45% of 100k memories are 225,000
- * entries, 5-9 ms. It never leaves fewer than MIN_ROWS estimated matches
- * (the list must still fill; when it does not, the loose word fills in).
- * 0: every row.
+ * The AND of common words (even the rarest matches more than the budget):
+ * how many of the rarest words, and (newest set: memories) the newest
+ * share of the rows to look at.
+ *
+ * Words are added rarest first while the estimated matches stay above the
+ * budget, do not fall under MN_AND_MIN_ROWS (the list must still fill; when it
+ * does not, the loose word fills in) and, with newest, while the words'
+ * posting lists read over the share that still leaves MN_AND_MIN_ROWS matches
+ * stay within MN_AND_POSTING_BUDGET: a further word shrinks the matches and so
+ * widens that share, while its own list adds to what is read. Six words
+ * each in 30-45% of 100k memories were read over 56% of the rows, 142,000
+ * entries, 3.9 ms before one row was ranked; four of them over 19% are
+ * 31,000.
+ *
+ * The share looks at the newest rows only: a question whose every word is
+ * found in much of the store cannot tell those rows apart by their words,
+ * and fusion prefers recent memories anyway. It keeps the ranked rows (the
+ * estimate) within the budget and the entries read within MN_AND_POSTING_BUDGET,
+ * never leaving fewer than MN_AND_MIN_ROWS estimated matches. 0: every row.
  */
-static double and_share(const counted *terms, size_t n, double est, double budget)
+mn_and_plan mn_lexical_and_plan(const int64_t *counts, size_t n, int64_t ndocs, double budget,
+                                bool newest)
 {
-    double postings = 0, share = est > budget ? budget / est : 1;
-    for (size_t i = 0; i < n; i++)
-        postings += (double)terms[i].count;
-    if (postings > POSTING_BUDGET && POSTING_BUDGET / postings < share)
-        share = POSTING_BUDGET / postings;
-    if (share * est < MIN_ROWS)
-        share = est > 0 ? MIN_ROWS / est : 1;
-    return share < 1 ? share : 0;
+    mn_and_plan p = {n > 0, n > 0 ? (double)counts[0] : 0, 0};
+    double postings = p.est;
+    while (p.words < n && p.est > budget && ndocs > 0) {
+        double est = p.est * (double)counts[p.words] / (double)ndocs;
+        double more = postings + (double)counts[p.words];
+        if (est < MN_AND_MIN_ROWS ||
+            (newest &&
+             (est > MN_AND_MIN_ROWS ? MN_AND_MIN_ROWS / est : 1) * more > MN_AND_POSTING_BUDGET))
+            break;
+        p.est = est;
+        postings = more;
+        p.words++;
+    }
+    if (!newest)
+        return p;
+    double share = p.est > budget ? budget / p.est : 1;
+    if (postings > MN_AND_POSTING_BUDGET && MN_AND_POSTING_BUDGET / postings < share)
+        share = MN_AND_POSTING_BUDGET / postings;
+    if (share * p.est < MN_AND_MIN_ROWS)
+        share = p.est > 0 ? MN_AND_MIN_ROWS / p.est : 1;
+    p.share = share < 1 ? share : 0;
+    return p;
 }
 
 /* FTS5's idf of a phrase in n of N rows (bm25(): at least 1e-6). */
@@ -208,20 +231,19 @@ static int bounded_match(mn_search_ctx *c, mn_fts_table table, const char *match
         qsort(terms, n, sizeof(*terms), cmp_counted);
         mn_buf b = MN_BUF_INIT;
         if ((double)terms[0].count > budget && n > 1 && ndocs > 0) {
-            double est = (double)terms[0].count;
-            size_t j = 1;
-            mn_buf_printf(&b, "%s", terms[0].match);
-            while (j < n && est > budget &&
-                   est * (double)terms[j].count / (double)ndocs >= MIN_ROWS) {
-                est *= (double)terms[j].count / (double)ndocs;
-                mn_buf_printf(&b, " AND %s", terms[j].match);
-                j++;
-            }
+            int64_t counts[MN_SEARCH_MAX_TERMS];
+            size_t m = n < MN_ARRAY_SIZE(counts) ? n : MN_ARRAY_SIZE(counts);
+            for (size_t i = 0; i < m; i++)
+                counts[i] = terms[i].count;
+            mn_and_plan plan = mn_lexical_and_plan(counts, m, ndocs, budget, hint != NULL);
+            size_t j = plan.words;
+            for (size_t i = 0; i < j; i++)
+                mn_buf_printf(&b, "%s%s", i ? " AND " : "", terms[i].match);
             if (hint) {
                 for (size_t i = 0; i < j; i++)
                     push_idf(hint, false, &terms[i], ndocs);
                 push_idf(hint, true, &terms[0], ndocs);
-                hint->newest = and_share(terms, j, est, budget);
+                hint->newest = plan.share;
                 hint->loose_newest = budget / (double)terms[0].count;
             }
             int64_t both = 0;

@@ -154,6 +154,20 @@ int mn_lexical_memories(mn_search_ctx *c, size_t limit);
 int mn_lexical_chunks(mn_search_ctx *c, size_t limit);
 int mn_lexical_title(mn_search_ctx *c, size_t limit);
 int mn_lexical_paths(mn_search_ctx *c, size_t limit);
+/* The AND of a query's rarest words (lexical.c): how many (words), the
+ * rows they are estimated to match (est) and the newest share of the rows
+ * to look at (share, 0: all; only when asked for: memories) */
+/* rows it should still match (estimated) */
+#define MN_AND_MIN_ROWS 300
+/* posting-list entries it reads (~40 ns each, 1/40 of ranking a row) */
+#define MN_AND_POSTING_BUDGET 32000
+typedef struct {
+    size_t words;
+    double est, share;
+} mn_and_plan;
+/* counts: the words' matches, rarest first, each above budget for counts[0] */
+mn_and_plan mn_lexical_and_plan(const int64_t *counts, size_t n, int64_t ndocs, double budget,
+                                bool newest);
 /* *out: match (the query's or its title's words, OR-ed) without the words
  * in half of table's rows or more, which bm25() scores 0; match itself when
  * none or all of them are such words */

@@ -299,8 +299,37 @@ static void test_ipython_message_checklist(void)
     mn_arena_release(&a);
 }
 
+/*
+ * The AND of common words (lexical.c): read over the newest rows, its
+ * posting lists stay within the budget however many words are common, and
+ * it still matches enough rows; without the newest share (chunks) every
+ * word is AND-ed while the matches stay above the floor.
+ */
+static void test_and_plan(void)
+{
+    /* the bench's memory questions: six words in 29-45% of 100,000 memories */
+    const int64_t counts[] = {29000, 45000, 45000, 45000, 45000, 45000};
+    mn_and_plan p = mn_lexical_and_plan(counts, 6, 100000, 1000, true);
+    double postings = 0;
+    for (size_t i = 0; i < p.words; i++)
+        postings += (double)counts[i];
+    CHECK(p.words >= 2 && p.words < 6);
+    CHECK(p.share > 0 && p.share < 1);
+    CHECK(p.share * postings <= MN_AND_POSTING_BUDGET);
+    CHECK(p.share * p.est >= MN_AND_MIN_ROWS * 0.999);
+    /* the same words as chunks: all of them (est 29000 x 0.45^5 = 535 rows) */
+    mn_and_plan q = mn_lexical_and_plan(counts, 6, 100000, 1000, false);
+    CHECK(q.words == 6 && q.share == 0);
+    CHECK(q.est > MN_AND_MIN_ROWS && q.est < 1000);
+    /* rarer words: the AND ends once the matches fall to the budget */
+    const int64_t rare[] = {2000, 4000, 5000, 5000}; /* 2000 x 0.4 = 800 */
+    mn_and_plan r = mn_lexical_and_plan(rare, 4, 10000, 1000, true);
+    CHECK(r.words == 2 && r.est <= 1000 && r.share == 0);
+}
+
 MN_TEST_MAIN(MN_TEST(test_code_shape), MN_TEST(test_names), MN_TEST(test_dotted_and_paths),
              MN_TEST(test_source_links), MN_TEST(test_traceback),
              MN_TEST(test_ipython_message_checklist), MN_TEST(test_env_dump_skipped),
              MN_TEST(test_about_tests), MN_TEST(test_nothing_to_search),
-             MN_TEST(test_fts_query_quoting), MN_TEST(test_template_left_out))
+             MN_TEST(test_fts_query_quoting), MN_TEST(test_template_left_out),
+             MN_TEST(test_and_plan))
