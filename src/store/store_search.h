@@ -58,9 +58,9 @@ typedef enum { MN_FTS_MEMORIES, MN_FTS_CHUNKS, MN_FTS_FILES } mn_fts_table;
  * wanted). Counts are cached per connection and query text (a common word
  * is counted once, not per search) and may be slightly stale: an entry
  * holds while the table's highest row id stays within 1/32 of its value
- * when counted. When 2,048 or more of the newest eighth of the rows match
- * (a count of ~16,000 or more, above every row budget) the count is
- * estimated from them, within a few percent; other counts are exact.
+ * when counted. When 1,024 or more of the newest 32nd or eighth of the
+ * rows match (a count of ~8,000 or more) the count is estimated from
+ * them, within a few percent; other counts are exact.
  */
 int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
                        int64_t *ndocs);
