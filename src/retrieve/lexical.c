@@ -89,7 +89,7 @@ typedef struct {
  * phrases, from the counts already made (mnemo_bm25 then reads no posting
  * list to count them: for a word in half of the store that was most of a
  * search), and, for an AND of common words, the newest share of the rows
- * to look at (and_share). The same for the loose word: the newest
+ * to look at (mn_lexical_and_plan). The same for the loose word: the newest
  * budget / count of its rows.
  */
 typedef struct {
