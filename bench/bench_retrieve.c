@@ -7,7 +7,9 @@
  * saved through the operation table (bench/eval/gen_memory.h: the same
  * realistic memories as bench_store); REPO indexed with op index (which
  * also discovers). config index.refresh_age is set to 0 so that context
- * does not index again: the figure is the answer, not a walk.
+ * does not index again: the figure is the answer, not a walk. Then
+ * mn_ctx_prepare, as a server runs it between requests (vectors loaded,
+ * the memories' lengths read): the figures are those of `mnemo mcp`.
  *
  * Queries (--queries Q, default 200, fixed seed): half about memories (3-6
  * words of a saved memory's title and body, reordered, plus an identifier
@@ -276,6 +278,10 @@ int main(int argc, char **argv)
     if (rc)
         goto out;
     names = symbol_names(&s);
+    /* what a server does between requests (mcp/stdio.c, http/server.c): the
+     * figures are a long-lived process's, as `mnemo mcp` answers them */
+    if ((rc = mn_ctx_prepare(s.ctx)) != 0)
+        goto out;
 
     /* the queries */
     size_t asked = 0, found = 0, base_found = 0;

@@ -19,6 +19,7 @@ struct mn_ctx {
     mn_memory_settings settings;
     bool settings_loaded;
     bool progress;
+    bool warmed; /* mn_ctx_warm has run */
 };
 
 /** Load memory settings from config (once per context). */

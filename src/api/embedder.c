@@ -79,6 +79,8 @@ int mn_ctx_prepare(mn_ctx *ctx)
         if ((rc = mn_store_vectors_load(ctx->store, e->model, kinds[i], &set)) == 0)
             mn_vector_set_release(set);
     }
+    if (rc == 0)
+        rc = mn_ctx_warm(ctx);
     if (rc)
         mn_log(MN_LOG_WARN, "preparing for the next question: %s", mn_error_last());
     else if (note)
@@ -86,4 +88,17 @@ int mn_ctx_prepare(mn_ctx *ctx)
     free(note);
     mn_embedder_free(e);
     return rc;
+}
+
+int mn_ctx_warm(mn_ctx *ctx)
+{
+    /* the memories' lengths, for ranking them without a read per row */
+    int rc = mn_store_memory_sizes_prepare(ctx->store);
+    ctx->warmed = true; /* tried: a failure is not retried every request */
+    return rc;
+}
+
+bool mn_ctx_warmed(const mn_ctx *ctx)
+{
+    return ctx->warmed;
 }

@@ -134,6 +134,7 @@ typedef struct {
     const char *allow;                           /* an Allow header (405), or NULL */
     char session_id[MN_HTTP_SESSION_ID_LEN + 1]; /* "" or an Mcp-Session-Id header */
     bool prepare; /* a tool may have written: mn_ctx_prepare once the reply is sent */
+    bool warm;    /* the worker's store has not been warmed: mn_ctx_warm then */
 } mn_http_reply;
 
 /** The calling worker's store connection, opened on first use; NULL with an error set. */

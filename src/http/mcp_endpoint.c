@@ -173,6 +173,7 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
     if (initialized)
         *initialized = rc == 0 && info.initialized;
     r->prepare = rc == 0 && info.may_have_written;
+    r->warm = rc == 0 && !mn_ctx_warmed(ctx);
     if (rc) {
         reply_errorf(r, 500, ERR_INTERNAL, "cannot answer: %s", mn_error_last());
     } else if (!out && info.had_requests && accept->sse) {

@@ -51,7 +51,7 @@ typedef struct {
     mn_buf body;
     size_t received;
     bool too_big;
-    bool prepare; /* the reply's: see on_completed */
+    bool prepare, warm; /* the reply's: see on_completed */
     uint64_t start_ns;
 } request_state;
 
@@ -230,7 +230,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     mn_http_server *srv = cls;
     request_state *st = *state;
-    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false};
+    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false, false};
     MN_UNUSED(version);
 
     if (!st) {
@@ -266,6 +266,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     route(srv, c, url, method, st, &r);
     st->prepare = r.prepare;
+    st->warm = r.warm;
     return respond(c, method, url, st, &r);
 }
 
@@ -278,10 +279,12 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
     MN_UNUSED(toe);
     /* The reply is sent: a save's embedding and the vectors' reload happen now, on this
      * worker, not in the next question's time (mn_ctx_prepare; stdio.c does the same). */
-    if (st && st->prepare) {
+    if (st && (st->prepare || st->warm)) {
         mn_ctx *ctx = mn_http__thread_ctx(srv);
-        if (ctx)
+        if (ctx && st->prepare)
             mn_ctx_prepare(ctx);
+        else if (ctx && !mn_ctx_warmed(ctx))
+            mn_ctx_warm(ctx);
         mn_error_clear();
     }
     if (st) {

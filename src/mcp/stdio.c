@@ -258,13 +258,18 @@ int mn_mcp_stdio_serve(mn_mcp_server *srv, mn_ctx *ctx, int in_fd, int out_fd)
         free(l);
         /* A tool that may have written (a save), nothing waiting: do now what the next
          * question would otherwise wait for (embedding the new memory, reloading the
-         * vectors: ~100 ms on sympy; two reads when nothing changed). Claude Code's prompt
-         * hook, answered by this process (warm.c), gains most. */
+         * vectors: ~100 ms on sympy; a few reads when nothing changed). Claude Code's
+         * prompt hook, answered by this process (warm.c), gains most. After the first
+         * request, whatever it was: only the reads (mn_ctx_warm; a session that only asks
+         * embeds nothing). */
         pthread_mutex_lock(&st.lock);
         bool idle = !st.head;
         pthread_mutex_unlock(&st.lock);
         if (idle && info.may_have_written) {
             mn_ctx_prepare(ctx);
+            mn_error_clear();
+        } else if (idle && !mn_ctx_warmed(ctx)) {
+            mn_ctx_warm(ctx);
             mn_error_clear();
         }
         pthread_mutex_lock(&st.write_lock);

@@ -67,6 +67,15 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
 
 /* ---- memories ---- */
 
+/**
+ * For a process that answers many questions, between them: read the
+ * memories' lengths in tokens once (~20 ms at 100k memories), so that
+ * ranking does not read each row's from the full-text index (a seek per
+ * row). Held until the index changes; cheap (one row read) when it has
+ * not. Scores are the same with or without them.
+ */
+int mn_store_memory_sizes_prepare(mn_store *s);
+
 typedef struct {
     const char *match;                       /* FTS5 query (mn_store_fts_query); NULL: no text */
     const char *kinds[MN_SEARCH_MAX_FILTER]; /* any of these kinds; none: any kind */

@@ -125,27 +125,6 @@ static int build_runs(mn_store *s, mn_chunk_cache *c)
     return 0;
 }
 
-/* An FTS5 docsize record: one SQLite varint per column. */
-static uint64_t sum_varints(const unsigned char *p, int len)
-{
-    uint64_t sum = 0;
-    for (int i = 0; i < len;) {
-        uint64_t v = 0;
-        int k = 0;
-        for (; k < 8 && i < len; k++) {
-            unsigned char b = p[i++];
-            v = (v << 7) | (b & 0x7f);
-            if (!(b & 0x80))
-                break;
-        }
-        if (k == 8 && i < len) /* a ninth byte: all 8 bits */
-            v = (v << 8) | p[i++];
-        sum += v;
-    }
-    return sum;
-}
-
-/* Every chunk's length, all projects' (the full-text index is shared); none when too sparse. */
 static int build_sizes(mn_store *s, mn_chunk_cache *c)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT min(id), max(id) FROM chunks_fts_docsize");
@@ -167,7 +146,7 @@ static int build_sizes(mn_store *s, mn_chunk_cache *c)
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         const unsigned char *sz = sqlite3_column_blob(st, 1);
-        uint64_t t = sz ? sum_varints(sz, sqlite3_column_bytes(st, 1)) : 0;
+        uint64_t t = sz ? mn_fts_docsize_total(sz, sqlite3_column_bytes(st, 1)) : 0;
         if (id >= lo && id <= hi)
             ntok[id - lo] = (uint16_t)(t > UINT16_MAX ? UINT16_MAX : t);
     }

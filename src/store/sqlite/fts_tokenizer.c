@@ -206,6 +206,25 @@ static void rank_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     sqlite3_result_double(ctx, -score);
 }
 
+uint64_t mn_fts_docsize_total(const unsigned char *p, int len)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < len;) {
+        uint64_t v = 0;
+        int k = 0;
+        for (; k < 8 && i < len; k++) {
+            unsigned char b = p[i++];
+            v = (v << 7) | (b & 0x7f);
+            if (!(b & 0x80))
+                break;
+        }
+        if (k == 8 && i < len) /* a ninth byte: all 8 bits */
+            v = (v << 8) | p[i++];
+        sum += v;
+    }
+    return sum;
+}
+
 int mn_sqlite_fts_register(sqlite3 *db)
 {
     fts5_api *api = NULL;

@@ -43,6 +43,9 @@ typedef struct {
     const uint16_t *ntok;
 } mn_fts_doc_sizes;
 
+/** The tokens of a row, all columns: the sum of its docsize record (one SQLite varint each). */
+uint64_t mn_fts_docsize_total(const unsigned char *p, int len);
+
 /* Flags of mn_sqlite_fts_query. */
 /** Join terms with AND instead of OR. */
 #define MN_FTS_QUERY_AND 0x1u

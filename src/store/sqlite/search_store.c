@@ -28,6 +28,7 @@
 #include "util/vec.h"
 #include "store/store_terms.h"
 #include "store/sqlite/chunk_cache.h"
+#include "store/sqlite/memory_sizes.h"
 #include "store/sqlite/fts_tokenizer.h"
 #include "store/sqlite/sqlite_internal.h"
 
@@ -511,13 +512,14 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
     mn_buf sql = MN_BUF_INIT;
     int next = 1, rc = 0, step;
     size_t inner = inner_limit(limit), seen = 0;
+    const mn_fts_doc_sizes *sizes = mn_memory_sizes_current(s);
     const char *window = cut > 0 ? " AND memories_fts.rowid >= :cut" : "";
     mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS ", ");
     if (exact) {
         mn_buf_puts(&sql, "-(CASE WHEN " DERIVED_TITLE " THEN ");
-        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf, false);
+        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf, sizes);
         mn_buf_puts(&sql, " ELSE ");
-        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, false);
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, sizes);
         mn_buf_printf(&sql,
                       " END) AS score, 1 FROM memories_fts JOIN memories m ON m.id = "
                       "memories_fts.rowid WHERE memories_fts MATCH ?1%s AND ",
@@ -530,9 +532,9 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
         next = 2;
         filter_sql(&sql, q, &next);
         mn_buf_puts(&sql, ") FROM (SELECT rowid AS id, -");
-        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, false);
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, sizes);
         mn_buf_puts(&sql, " AS score, -");
-        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf, false);
+        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf, sizes);
         mn_buf_printf(&sql,
                       " AS derived FROM memories_fts WHERE memories_fts MATCH ?1%s ORDER BY score "
                       "DESC LIMIT %zu) h JOIN memories m ON m.id = h.id ORDER BY s DESC",
@@ -546,6 +548,9 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
     next = 2;
     bind_filter(s, st, q, &next);
     bind_idf(st, q->idf, q->nidf);
+    if (sizes) /* a long-lived process's lengths (memory_sizes.c) */
+        sqlite3_bind_pointer(st, sqlite3_bind_parameter_index(st, ":sizes"), (void *)sizes,
+                             MN_FTS_DOC_SIZES, NULL);
     if (cut > 0)
         sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":cut"), cut);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {

@@ -24,7 +24,8 @@ struct mn_store {
     char *get_sql;
     int field_params; /* number of field columns in select_sql */
     int busy_timeout_ms;
-    uint64_t busy_since_ns; /* when the current wait for a lock began (busy_wait) */
+    uint64_t busy_since_ns;               /* when the current wait for a lock began (busy_wait) */
+    struct mn_memory_sizes *memory_sizes; /* memory_sizes.c: NULL until prepared */
 };
 
 sqlite3_stmt *mn_sqlite__stmt(mn_store *s, const char *sql);

@@ -23,6 +23,7 @@
 #include "store/store.h"
 #include "store/fields.h"
 #include "store/sqlite/fts_tokenizer.h"
+#include "store/sqlite/memory_sizes.h"
 #include "store/sqlite/sqlite_internal.h"
 #include "util/map.h"
 
@@ -288,6 +289,7 @@ void mn_store_free(mn_store *s)
     free(s->replace_sql);
     free(s->select_sql);
     free(s->get_sql);
+    mn_memory_sizes_free(s);
     if (s->db)
         sqlite3_close(s->db);
     free(s->path);

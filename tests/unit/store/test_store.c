@@ -6,7 +6,8 @@
  * the canonical shape and key order, replace, id prefixes, the content
  * hash, each list filter (with the path prefix semantics), soft delete,
  * purge and its cascade, links and backlinks, config, audit, the integrity
- * check, and the compressed conversation excerpt. Some facts are checked
+ * check, the compressed conversation excerpt, full-text counts (exact and
+ * sampled) and the memories' lengths held for ranking. Some facts are checked
  * with sqlite3 directly on the file, so the test does not only trust the
  * code it tests.
  */
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "store/sqlite/fts_tokenizer.h"
+#include "store/sqlite/memory_sizes.h"
 #include "store/store.h"
 #include "store/store_search.h"
 #include "util/util.h"
@@ -1134,6 +1136,106 @@ static void test_fts_counts(void)
     free(path);
 }
 
+typedef struct {
+    char uid[4][MN_ID_LEN + 1];
+    double bm25[4];
+    size_t n;
+} ranked;
+
+static int on_ranked(void *payload, const mn_memory_hit *h)
+{
+    ranked *r = payload;
+    if (r->n < 4) {
+        snprintf(r->uid[r->n], sizeof(r->uid[0]), "%s", h->uid);
+        r->bm25[r->n++] = h->bm25;
+    }
+    return 0;
+}
+
+static ranked rank_lantern(mn_store *s)
+{
+    ranked r = {0};
+    mn_memory_query q = {0};
+    q.match = "\"lantern\"";
+    q.limit = 10;
+    if (mn_store_search_memories(s, &q, on_ranked, &r) != 0)
+        r.n = 99;
+    return r;
+}
+
+/*
+ * The memories' lengths a long-lived process reads for ranking
+ * (memory_sizes.c): the scores are the same with them as without; they
+ * are used only while the full-text index is the one they were read from,
+ * which a new memory and an edit in place (same row) both change.
+ */
+static void test_memory_sizes(void)
+{
+    char *path = new_db_path();
+    mn_store *s = open_store(path);
+    REQUIRE(s);
+    const char *bodies[] = {"lantern", "a lantern with oil, a wick and a glass chimney",
+                            "lantern lantern, then many more words about the lantern and its "
+                            "brass handle, the hook it hangs from and the shed"};
+    const char *ids[] = {ID_A, ID_B, ID_C};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *m = small_memory(ids[i], "fact", "light");
+        json_object_set_new(m, "body", json_string(bodies[i]));
+        CHECK_OK(insert(s, m));
+        json_decref(m);
+    }
+    CHECK(mn_memory_sizes_current(s) == NULL); /* not prepared: a one-shot process */
+    ranked before = rank_lantern(s);
+    REQUIRE(before.n == 3);
+
+    CHECK_OK(mn_store_memory_sizes_prepare(s));
+    const mn_fts_doc_sizes *z = mn_memory_sizes_current(s);
+    REQUIRE(z != NULL);
+    CHECK(z->n == 3);
+    /* title + body: 1 + 1, more, most */
+    CHECK(z->ntok[0] == 2 && z->ntok[1] > z->ntok[0] && z->ntok[2] > z->ntok[1]);
+    ranked after = rank_lantern(s);
+    REQUIRE(after.n == 3);
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_STR(after.uid[i], before.uid[i]);
+        CHECK(fabs(after.bm25[i] - before.bm25[i]) < 1e-9);
+    }
+    CHECK_OK(mn_store_memory_sizes_prepare(s)); /* unchanged: kept */
+    CHECK(mn_memory_sizes_current(s) == z);
+
+    /* a new memory: stale until prepared again, then covered */
+    json_t *m = small_memory(ID_D, "fact", "light");
+    json_object_set_new(m, "body", json_string("the lantern"));
+    CHECK_OK(insert(s, m));
+    CHECK(mn_memory_sizes_current(s) == NULL);
+    CHECK_OK(mn_store_memory_sizes_prepare(s));
+    REQUIRE((z = mn_memory_sizes_current(s)) != NULL);
+    CHECK(z->n == 4);
+    /* an edit in place: same row, another length */
+    json_object_set_new(m, "body", json_string("the lantern, now a much longer text than it was"));
+    json_object_set_new(m, "updated_at", json_string("2026-01-02T00:00:00.000Z"));
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_memory_replace(s, m));
+    CHECK_OK(mn_store_commit(s));
+    json_decref(m);
+    CHECK(mn_memory_sizes_current(s) == NULL);
+    CHECK_OK(mn_store_memory_sizes_prepare(s));
+    REQUIRE((z = mn_memory_sizes_current(s)) != NULL);
+    CHECK(z->ntok[3] > 3);
+    ranked edited = rank_lantern(s);
+    mn_store_free(s);
+    /* the same ranking from a store that never read the lengths */
+    REQUIRE((s = open_store(path)) != NULL);
+    ranked fresh = rank_lantern(s);
+    CHECK(edited.n == 4 && fresh.n == 4);
+    for (size_t i = 0; i < 4 && i < edited.n && i < fresh.n; i++) {
+        CHECK_STR(edited.uid[i], fresh.uid[i]);
+        CHECK(fabs(edited.bm25[i] - fresh.bm25[i]) < 1e-9);
+    }
+    mn_store_free(s);
+    free(path);
+}
+
 static void test_cleanup(void)
 {
     rm_rf(tmp);
@@ -1146,4 +1248,5 @@ MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_open_creates_schema), MN_TEST(tes
              MN_TEST(test_list_filters), MN_TEST(test_list_stop),
              MN_TEST(test_delete_undelete_purge), MN_TEST(test_links), MN_TEST(test_config),
              MN_TEST(test_audit), MN_TEST(test_check), MN_TEST(test_corrupt_columns),
-             MN_TEST(test_excerpt_compressed), MN_TEST(test_fts_counts), MN_TEST(test_cleanup))
+             MN_TEST(test_excerpt_compressed), MN_TEST(test_fts_counts), MN_TEST(test_memory_sizes),
+             MN_TEST(test_cleanup))
