@@ -13,9 +13,9 @@
  * Lengths. Ranking reads each matching row's length from the full-text
  * index's docsize table: a B-tree seek per row, a quarter of ranking the
  * 12,000 chunks a file search may rank. The lengths of all chunks are one
- * scan of that table (~2.5 ms for sympy), an array of 16-bit counts by id
- * (a chunk is a bounded window; longer ones saturate, which changes their
- * score by nothing that matters).
+ * scan of that table (~2.5 ms for sympy, mn_fts_read_doc_sizes), an array
+ * of 16-bit counts by id (a chunk is a bounded window; a longer one is
+ * left 0, and ranking reads its length from the table).
  *
  * The map is built by the first ownership lookup of a process (get), and
  * the lengths by the first chunk ranking that finds the map there (peek).
@@ -127,38 +127,9 @@ static int build_runs(mn_store *s, mn_chunk_cache *c)
 
 static int build_sizes(mn_store *s, mn_chunk_cache *c)
 {
-    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT min(id), max(id) FROM chunks_fts_docsize");
-    if (!st)
-        return mn_error_last_code();
-    int step = sqlite3_step(st);
-    int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
-    sqlite3_reset(st);
-    if (step != SQLITE_ROW)
+    if (mn_fts_read_doc_sizes(s->db, "chunks_fts_docsize", SIZES_MAX_SPAN, &c->ntok, &c->sizes) !=
+        SQLITE_OK)
         return failed(s, "chunk lengths");
-    if (hi < lo || (uint64_t)(hi - lo) >= SIZES_MAX_SPAN)
-        return 0;
-    size_t n = (size_t)(hi - lo) + 1;
-    uint16_t *ntok = mn_calloc(n, sizeof(*ntok));
-    if (!(st = mn_sqlite__stmt(s, "SELECT id, sz FROM chunks_fts_docsize"))) {
-        free(ntok);
-        return mn_error_last_code();
-    }
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        const unsigned char *sz = sqlite3_column_blob(st, 1);
-        uint64_t t = sz ? mn_fts_docsize_total(sz, sqlite3_column_bytes(st, 1)) : 0;
-        if (id >= lo && id <= hi)
-            ntok[id - lo] = (uint16_t)(t > UINT16_MAX ? UINT16_MAX : t);
-    }
-    sqlite3_reset(st);
-    if (step != SQLITE_DONE) {
-        free(ntok);
-        return failed(s, "chunk lengths");
-    }
-    c->ntok = ntok;
-    c->sizes.first = lo;
-    c->sizes.n = n;
-    c->sizes.ntok = ntok;
     return 0;
 }
 

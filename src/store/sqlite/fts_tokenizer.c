@@ -206,7 +206,8 @@ static void rank_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
     sqlite3_result_double(ctx, -score);
 }
 
-uint64_t mn_fts_docsize_total(const unsigned char *p, int len)
+/* A docsize record: one SQLite varint per column, summed. */
+static uint64_t docsize_total(const unsigned char *p, int len)
 {
     uint64_t sum = 0;
     for (int i = 0; i < len;) {
@@ -223,6 +224,51 @@ uint64_t mn_fts_docsize_total(const unsigned char *p, int len)
         sum += v;
     }
     return sum;
+}
+
+int mn_fts_read_doc_sizes(sqlite3 *db, const char *docsize, uint64_t max_span, uint16_t **ntok,
+                          mn_fts_doc_sizes *out)
+{
+    char sql[128];
+    sqlite3_stmt *st = NULL;
+    *ntok = NULL;
+    memset(out, 0, sizeof(*out));
+    snprintf(sql, sizeof(sql), "SELECT min(id), max(id) FROM %s", docsize);
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    bool none = sqlite3_column_type(st, 0) == SQLITE_NULL;
+    int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+    if (none || hi < lo || (uint64_t)(hi - lo) >= max_span)
+        return SQLITE_OK;
+    size_t n = (size_t)(hi - lo) + 1;
+    uint16_t *sizes = mn_calloc(n, sizeof(*sizes));
+    snprintf(sql, sizeof(sql), "SELECT id, sz FROM %s", docsize);
+    if ((rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL)) != SQLITE_OK) {
+        free(sizes);
+        return rc;
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        const unsigned char *sz = sqlite3_column_blob(st, 1);
+        uint64_t t = sz ? docsize_total(sz, sqlite3_column_bytes(st, 1)) : 0;
+        if (id >= lo && id <= hi && t <= UINT16_MAX)
+            sizes[id - lo] = (uint16_t)t;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(sizes);
+        return rc;
+    }
+    *ntok = sizes;
+    out->first = lo;
+    out->n = n;
+    out->ntok = sizes;
+    return SQLITE_OK;
 }
 
 int mn_sqlite_fts_register(sqlite3 *db)

@@ -43,8 +43,15 @@ typedef struct {
     const uint16_t *ntok;
 } mn_fts_doc_sizes;
 
-/** The tokens of a row, all columns: the sum of its docsize record (one SQLite varint each). */
-uint64_t mn_fts_docsize_total(const unsigned char *p, int len);
+/**
+ * Read the lengths of every row of an FTS5 table from its docsize table
+ * (docsize: its name, a constant) into *out, the array malloc'd in *ntok
+ * (the caller frees it). A row of more than 65,535 tokens is left 0, for
+ * mnemo_bm25 to read there. *ntok NULL: the table is empty, or its row ids
+ * span max_span or more. Returns SQLITE_OK or SQLite's error code.
+ */
+int mn_fts_read_doc_sizes(sqlite3 *db, const char *docsize, uint64_t max_span, uint16_t **ntok,
+                          mn_fts_doc_sizes *out);
 
 /* Flags of mn_sqlite_fts_query. */
 /** Join terms with AND instead of OR. */

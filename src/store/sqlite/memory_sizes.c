@@ -59,44 +59,6 @@ static int index_key(mn_store *s, uint64_t *key, bool *found)
     return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : failed(s);
 }
 
-static int read_sizes(mn_store *s, struct mn_memory_sizes *m)
-{
-    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT min(id), max(id) FROM memories_fts_docsize");
-    if (!st)
-        return mn_error_last_code();
-    int step = sqlite3_step(st);
-    int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
-    bool none = sqlite3_column_type(st, 0) == SQLITE_NULL;
-    sqlite3_reset(st);
-    if (step != SQLITE_ROW)
-        return failed(s);
-    if (none || hi < lo || (uint64_t)(hi - lo) >= SIZES_MAX_SPAN)
-        return 0;
-    size_t n = (size_t)(hi - lo) + 1;
-    uint16_t *ntok = mn_calloc(n, sizeof(*ntok));
-    if (!(st = mn_sqlite__stmt(s, "SELECT id, sz FROM memories_fts_docsize"))) {
-        free(ntok);
-        return mn_error_last_code();
-    }
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        const unsigned char *sz = sqlite3_column_blob(st, 1);
-        uint64_t t = sz ? mn_fts_docsize_total(sz, sqlite3_column_bytes(st, 1)) : 0;
-        if (id >= lo && id <= hi && t <= UINT16_MAX)
-            ntok[id - lo] = (uint16_t)t;
-    }
-    sqlite3_reset(st);
-    if (step != SQLITE_DONE) {
-        free(ntok);
-        return failed(s);
-    }
-    m->ntok = ntok;
-    m->sizes.first = lo;
-    m->sizes.n = n;
-    m->sizes.ntok = ntok;
-    return 0;
-}
-
 int mn_store_memory_sizes_prepare(mn_store *s)
 {
     uint64_t key = 0;
@@ -108,7 +70,10 @@ int mn_store_memory_sizes_prepare(mn_store *s)
         !(s->memory_sizes && s->memory_sizes->key == key)) {
         struct mn_memory_sizes *m = mn_calloc(1, sizeof(*m));
         m->key = key;
-        if ((rc = read_sizes(s, m)) == 0 && m->ntok) {
+        if (mn_fts_read_doc_sizes(s->db, "memories_fts_docsize", SIZES_MAX_SPAN, &m->ntok,
+                                  &m->sizes) != SQLITE_OK)
+            rc = failed(s);
+        if (rc == 0 && m->ntok) {
             mn_memory_sizes_free(s);
             s->memory_sizes = m;
         } else {
