@@ -125,6 +125,7 @@ static int build_runs(mn_store *s, mn_chunk_cache *c)
     return 0;
 }
 
+/* Every chunk's length, all projects' (the full-text index is shared); none when too sparse. */
 static int build_sizes(mn_store *s, mn_chunk_cache *c)
 {
     if (mn_fts_read_doc_sizes(s->db, "chunks_fts_docsize", SIZES_MAX_SPAN, &c->ntok, &c->sizes) !=

@@ -9,8 +9,9 @@
  * bench question). The lengths of every memory are one scan of that table
  * (~20 ms at 100k), more than a single question saves, so only a
  * long-lived process reads them, between questions
- * (mn_store_memory_sizes_prepare, from mn_ctx_prepare); a one-shot process
- * never has them and ranks as before.
+ * (mn_store_memory_sizes_prepare, from mn_ctx_warm: after a server's first
+ * request, and in mn_ctx_prepare after a write); a one-shot process never
+ * has them and ranks as before.
  *
  * They hold while the full-text index is the one they were read from. The
  * key is an xxh3 of FTS5's structure record (memories_fts_data, id 10),
