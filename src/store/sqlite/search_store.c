@@ -517,9 +517,10 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
     mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS ", ");
     if (exact) {
         mn_buf_puts(&sql, "-(CASE WHEN " DERIVED_TITLE " THEN ");
-        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf, sizes);
+        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf,
+                  sizes != NULL);
         mn_buf_puts(&sql, " ELSE ");
-        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, sizes);
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, sizes != NULL);
         mn_buf_printf(&sql,
                       " END) AS score, 1 FROM memories_fts JOIN memories m ON m.id = "
                       "memories_fts.rowid WHERE memories_fts MATCH ?1%s AND ",
@@ -532,9 +533,10 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
         next = 2;
         filter_sql(&sql, q, &next);
         mn_buf_puts(&sql, ") FROM (SELECT rowid AS id, -");
-        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, sizes);
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, sizes != NULL);
         mn_buf_puts(&sql, " AS score, -");
-        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf, sizes);
+        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf,
+                  sizes != NULL);
         mn_buf_printf(&sql,
                       " AS derived FROM memories_fts WHERE memories_fts MATCH ?1%s ORDER BY score "
                       "DESC LIMIT %zu) h JOIN memories m ON m.id = h.id ORDER BY s DESC",
