@@ -503,16 +503,15 @@ static bool memory_query_valid(const mn_memory_query *q)
 /*
  * One pass of a memory search. exact = false: FTS5's best `inner` rows,
  * then the filters (*saturated tells whether FTS5 had that many); exact =
- * true: the filters inside the scan.
+ * true: the filters inside the scan. sizes: the memories' lengths, or NULL.
  */
 static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size_t limit,
-                         int64_t cut, id_set *done, bool *saturated, mn_memory_hit_cb cb,
-                         void *payload)
+                         int64_t cut, const mn_fts_doc_sizes *sizes, id_set *done, bool *saturated,
+                         mn_memory_hit_cb cb, void *payload)
 {
     mn_buf sql = MN_BUF_INIT;
     int next = 1, rc = 0, step;
     size_t inner = inner_limit(limit), seen = 0;
-    const mn_fts_doc_sizes *sizes = mn_memory_sizes_current(s);
     const char *window = cut > 0 ? " AND memories_fts.rowid >= :cut" : "";
     mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS ", ");
     if (exact) {
@@ -550,7 +549,7 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
     next = 2;
     bind_filter(s, st, q, &next);
     bind_idf(st, q->idf, q->nidf);
-    if (sizes) /* a long-lived process's lengths (memory_sizes.c) */
+    if (sizes)
         sqlite3_bind_pointer(st, sqlite3_bind_parameter_index(st, ":sizes"), (void *)sizes,
                              MN_FTS_DOC_SIZES, NULL);
     if (cut > 0)
@@ -583,14 +582,16 @@ int mn_store_search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hi
     id_set done = {NULL, 0, 0, 0};
     bool saturated = false;
     int64_t cut = 0;
+    /* a long-lived process's lengths (memory_sizes.c), checked once for both passes */
+    const mn_fts_doc_sizes *sizes = mn_memory_sizes_current(s);
     int rc = newest_cut(s, "memories_fts_docsize", q->newest, &cut);
     if (rc == 0)
-        rc = memories_pass(s, q, false, limit, cut, &done, &saturated, cb, payload);
+        rc = memories_pass(s, q, false, limit, cut, sizes, &done, &saturated, cb, payload);
     /* the filters threw away too many of FTS5's best: ask again, exactly,
      * reporting only rows the first pass did not */
     if (rc == 0 && done.len < limit && saturated) {
         id_set_freeze(&done);
-        rc = memories_pass(s, q, true, limit, cut, &done, &saturated, cb, payload);
+        rc = memories_pass(s, q, true, limit, cut, sizes, &done, &saturated, cb, payload);
     }
     free(done.ids);
     return rc;
