@@ -73,9 +73,10 @@ const char *mn_ctx_root(const mn_ctx *ctx);
 
 /**
  * Bring up to date what answering a question needs, so that the next one
- * does not wait for it: train the built-in embedding model when it is due,
- * embed what has no vector yet, load the stored vectors into the process,
- * and mn_ctx_warm.
+ * does not wait for it: rebuild the memories' full-text index when writes
+ * have split it into many segments (0.6 s at 100,000 memories, rare), train
+ * the built-in embedding model when it is due, embed what has no vector
+ * yet, load the stored vectors into the process, and mn_ctx_warm.
  * Cheap (two reads) when nothing changed since the last call. For servers
  * between requests: after a save, this is ~100 ms on a large index that
  * the next `context` would otherwise pay. A failure is logged and

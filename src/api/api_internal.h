@@ -26,6 +26,12 @@ struct mn_ctx {
 int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out);
 /** The effective value of a duration config key (discovery.max_age), in ms; 0 means never. */
 int mn_api__config_duration(mn_ctx *ctx, int64_t *out, const char *key);
+/**
+ * Rebuild the memories' full-text index when writes have split it
+ * (mn_store_fts_tidy), where no one waits for an answer: mn_ctx_prepare
+ * and op index. A failure is logged, not returned: the index works as it is.
+ */
+void mn_api__tidy(mn_ctx *ctx);
 /** A KEY_BOOL config key's effective value. */
 int mn_api__config_bool(mn_ctx *ctx, bool *out, const char *key);
 

@@ -72,6 +72,7 @@ int mn_ctx_prepare(mn_ctx *ctx)
     static const char *const kinds[] = {"memory", "chunk"};
     mn_embedder *e = NULL;
     char *note = NULL;
+    mn_api__tidy(ctx); /* first: the memories' lengths below are read from the rebuilt index */
     int rc = mn_api__embedder(ctx, true, &e, &note);
     for (size_t i = 0; rc == 0 && e && i < MN_ARRAY_SIZE(kinds); i++) {
         const mn_vector_set *set = NULL;
@@ -88,6 +89,18 @@ int mn_ctx_prepare(mn_ctx *ctx)
     free(note);
     mn_embedder_free(e);
     return rc;
+}
+
+void mn_api__tidy(mn_ctx *ctx)
+{
+    bool rebuilt = false;
+    /* a rebuild that fails (another writer kept the lock) is only put off: nothing depends on it */
+    if (mn_store_fts_tidy(ctx->store, MN_FTS_MEMORIES, &rebuilt) != 0) {
+        mn_log(MN_LOG_WARN, "rebuilding the memories' full-text index: %s", mn_error_last());
+        mn_error_clear();
+    } else if (rebuilt) {
+        mn_log(MN_LOG_DEBUG, "rebuilt the memories' full-text index into one segment");
+    }
 }
 
 int mn_ctx_warm(mn_ctx *ctx)

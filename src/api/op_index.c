@@ -90,6 +90,8 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
         rc = mn_rank_refresh(ctx->store, st.changed, st.seen, opts.full, &ranked);
     if (rc == 0)
         rc = note_last_run(ctx);
+    if (rc == 0) /* the memories' index too: `mnemo index` is where a CLI user's store is tidied */
+        mn_api__tidy(ctx);
     /* vectors for what changed (and the built-in model trained when due), so that the
      * first search after an index does not pay for them */
     mn_embedder *e = NULL;

@@ -34,6 +34,7 @@
 #include "index/parse.h"
 #include "index/walk.h"
 #include "store/store_index.h"
+#include "store/store_search.h"
 #include "util/map.h"
 #include "util/vec.h"
 
@@ -593,6 +594,12 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
     out->changed = x.stored.len + x.removals;
     if (rc == 0 && x.known.len > 0)
         rc = fts_tidy(s, out->changed, out->seen);
+    /* and the segments the run's commits left (sympy's first index: 12), when many */
+    bool rebuilt = false;
+    if (rc == 0)
+        rc = mn_store_fts_tidy(s, MN_FTS_CHUNKS, &rebuilt);
+    if (rc == 0)
+        rc = mn_store_fts_tidy(s, MN_FTS_FILES, &rebuilt);
     if (rc == 0 && restamp)
         rc = config_write(s, KEY_RULES, MN_INDEX_RULES);
     /* the history after the files: a failure to read it costs its signal, not the index */

@@ -65,6 +65,15 @@ typedef enum { MN_FTS_MEMORIES, MN_FTS_CHUNKS, MN_FTS_FILES } mn_fts_table;
 int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
                        int64_t *ndocs);
 
+/**
+ * Where no one waits for an answer (between questions, after an index
+ * run): rebuild a full-text index into one b-tree when commits have left
+ * it in more than 8 and those beside the largest hold 1/16 of its bytes
+ * (fts_tidy.c: why, and what it costs). Ranks and counts are unchanged.
+ * *rebuilt tells whether it did; a read-only store is left as it is.
+ */
+int mn_store_fts_tidy(mn_store *s, mn_fts_table table, bool *rebuilt);
+
 /* ---- memories ---- */
 
 /**

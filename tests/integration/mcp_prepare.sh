@@ -2,7 +2,8 @@
 # mcp_prepare.sh - the MCP servers do the work a save leaves for the next
 # question once the save is answered: with no other request, the built-in
 # model is trained when due and every memory gets its vector, without any
-# search or context asking for it (mn_ctx_prepare). `mnemo mcp` (stdio):
+# search or context asking for it, and the memories' full-text index split
+# by forty saves is rebuilt (mn_ctx_prepare). `mnemo mcp` (stdio):
 # starting a session does nothing of the kind, a save does; `mnemo serve`
 # (HTTP): the same after the reply to a save.
 set -euo pipefail
@@ -32,6 +33,9 @@ done
 db=$tmp/repo/.mnemo/mnemo.db
 vectors() { sqlite3 "$db" "SELECT count(*) FROM vectors WHERE owner_kind = 'memory'"; }
 [ "$(vectors)" = 0 ] || fail "saves from the command line embed nothing by themselves"
+# FTS5 b-trees of the memories' index: a commit each, merged by FTS5 at 16 (fts_tidy.c)
+segments() { sqlite3 "$db" "SELECT count(DISTINCT segid) FROM memories_fts_idx"; }
+[ "$(segments)" -gt 8 ] || fail "forty saves leave the memories' index in many segments (got $(segments))"
 
 mkfifo "$tmp/in"
 "$MNEMO" mcp <"$tmp/in" >"$tmp/out" 2>"$tmp/err" &
@@ -44,6 +48,7 @@ send '{"jsonrpc":"2.0","id":2,"method":"ping"}'
 for _ in $(seq 50); do grep -q '"id":2' "$tmp/out" && break; sleep 0.1; done
 sleep 0.5
 [ "$(vectors)" = 0 ] || fail "starting a session embeds nothing (only a tool that wrote does)"
+[ "$(segments)" -gt 8 ] || fail "starting a session rebuilds nothing (got $(segments) segments)"
 send '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"save","arguments":{"kind":"fact","title":"kiln schedule","body":"the pottery kiln fires on fridays","context":{"trigger_keywords":["kiln","pottery"]}}}}'
 n=0
 for _ in $(seq 100); do
@@ -52,6 +57,7 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 [ "$n" = 41 ] || fail "idle after a save: every memory embedded (got $n of 41 vectors)"
+[ "$(segments)" = 1 ] || fail "idle after a save: the memories' index rebuilt into one segment (got $(segments))"
 grep -q '"id":3' "$tmp/out" || fail "the save was answered"
 exec 3>&-
 wait "$server" || fail "mnemo mcp exits 0 at end of input: $(cat "$tmp/err")"

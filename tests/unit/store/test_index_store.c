@@ -548,7 +548,57 @@ static void test_chunk_lengths_cached(void)
     close_store(s);
 }
 
+/*
+ * The code's full-text indexes rebuilt into one segment once commits have
+ * left more than 8 (fts_tidy.c; index.c runs it after an index run): the
+ * same ranking after, and nothing done below the line.
+ */
+static void test_fts_tidy(void)
+{
+    static const char *const segs = "SELECT count(DISTINCT segid) FROM chunks_fts_idx";
+    mn_store *s = open_store();
+    REQUIRE(s);
+    char path[32], hash[32];
+    bool rebuilt = true;
+    int n = 0;
+    /* a file per commit, as an index run's batches are: 12 segments (FTS5 merges at 16) */
+    for (; n < 12; n++) {
+        snprintf(path, sizeof(path), "t%d.py", n);
+        snprintf(hash, sizeof(hash), "t%d", n);
+        REQUIRE_OK(n % 3 ? put_text(s, path, hash, "gizmo sprocket")
+                         : put_long(s, path, hash, n % 17));
+        if (n == 3) {
+            REQUIRE_OK(mn_store_fts_tidy(s, MN_FTS_CHUNKS, &rebuilt));
+            CHECK(!rebuilt);
+        }
+    }
+    CHECK(scalar(s, segs) > 8);
+    CHECK(scalar(s, "SELECT count(DISTINCT segid) FROM files_fts_idx") > 8);
+    mn_chunk_query q = {0};
+    q.match = "\"widget\" OR \"filler\"";
+    q.limit = 16;
+    ranked before = {{0}, {0}, 0}, after = {{0}, {0}, 0};
+    REQUIRE_OK(mn_store_search_chunks(s, &q, on_chunk_hit, &before));
+    REQUIRE(before.n >= 4);
+
+    REQUIRE_OK(mn_store_fts_tidy(s, MN_FTS_CHUNKS, &rebuilt));
+    CHECK(rebuilt);
+    CHECK(scalar(s, segs) == 1);
+    REQUIRE_OK(mn_store_fts_tidy(s, MN_FTS_FILES, &rebuilt));
+    CHECK(rebuilt);
+    CHECK(scalar(s, "SELECT count(DISTINCT segid) FROM files_fts_idx") == 1);
+    REQUIRE_OK(mn_store_search_chunks(s, &q, on_chunk_hit, &after));
+    REQUIRE(after.n == before.n);
+    for (size_t i = 0; i < before.n; i++) {
+        CHECK(before.id[i] == after.id[i]);
+        CHECK(fabs(before.bm25[i] - after.bm25[i]) < 1e-9);
+    }
+    REQUIRE_OK(mn_store_fts_tidy(s, MN_FTS_CHUNKS, &rebuilt));
+    CHECK(!rebuilt);
+    close_store(s);
+}
+
 MN_TEST_MAIN(MN_TEST(test_replace_and_counts), MN_TEST(test_term_files),
-             MN_TEST(test_chunk_lengths_cached),
+             MN_TEST(test_chunk_lengths_cached), MN_TEST(test_fts_tidy),
              MN_TEST(test_edges_into_a_removed_file_are_unresolved), MN_TEST(test_ranks_and_touch),
              MN_TEST(test_chunks_symbol_index), MN_TEST(test_graph_and_unresolved))

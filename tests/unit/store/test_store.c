@@ -1236,6 +1236,101 @@ static void test_memory_sizes(void)
     free(path);
 }
 
+/*
+ * The memories' full-text index rebuilt into one segment (fts_tidy.c):
+ * only once commits have left more than 8, with the same ranking after,
+ * and never on a read-only store.
+ */
+static void test_memory_fts_tidy(void)
+{
+    static const char *const segs = "SELECT count(DISTINCT segid) FROM memories_fts_idx";
+    char *path = new_db_path();
+    mn_store *s = open_store(path);
+    REQUIRE(s);
+    bool rebuilt = true;
+    size_t n = 0;
+    /* one commit per memory, as saves are; FTS5 merges four segments of a level into one */
+    for (; n < 2000 && (n < 8 || sql_int(path, segs) <= 8); n++) {
+        char id[MN_ID_LEN + 1], body[96];
+        snprintf(id, sizeof(id), "01J2%022zu", n);
+        snprintf(body, sizeof(body), "%s lantern note %zu%s", n % 3 ? "a" : "the", n,
+                 n % 5 ? "" : " and a lantern again, with a longer tail of words");
+        json_t *m = small_memory(id, "fact", n % 7 ? "light" : "lantern");
+        json_object_set_new(m, "body", json_string(body));
+        int rc = insert(s, m);
+        json_decref(m);
+        REQUIRE(rc == 0);
+        if (n == 3) { /* a few segments: left as they are */
+            CHECK_OK(mn_store_fts_tidy(s, MN_FTS_MEMORIES, &rebuilt));
+            CHECK(!rebuilt);
+            CHECK(sql_int(path, segs) > 1);
+        }
+    }
+    int64_t before_segs = sql_int(path, segs);
+    CHECK(before_segs > 8);
+    ranked before = rank_lantern(s);
+    REQUIRE(before.n == 4);
+
+    /* read-only: nothing written */
+    mn_store_options ro = MN_STORE_OPTIONS_INIT;
+    ro.read_only = true;
+    mn_store *r = NULL;
+    REQUIRE(mn_store_open(&r, path, &ro) == 0);
+    CHECK_OK(mn_store_fts_tidy(r, MN_FTS_MEMORIES, &rebuilt));
+    CHECK(!rebuilt);
+    CHECK(sql_int(path, segs) == before_segs);
+    mn_store_free(r);
+
+    CHECK_OK(mn_store_fts_tidy(s, MN_FTS_MEMORIES, &rebuilt));
+    CHECK(rebuilt);
+    CHECK(sql_int(path, segs) == 1);
+    ranked after = rank_lantern(s);
+    REQUIRE(after.n == 4);
+    for (size_t i = 0; i < 4; i++) {
+        CHECK_STR(after.uid[i], before.uid[i]);
+        CHECK(fabs(after.bm25[i] - before.bm25[i]) < 1e-9);
+    }
+    int64_t count = 0;
+    CHECK_OK(mn_store_fts_count(s, MN_FTS_MEMORIES, "\"lantern\"", &count, NULL));
+    CHECK(count == (int64_t)n);
+    CHECK_OK(mn_store_fts_tidy(s, MN_FTS_MEMORIES, &rebuilt)); /* one segment: nothing to do */
+    CHECK(!rebuilt);
+
+    /* a large segment and one-row ones: not worth rewriting the large one for a few */
+    CHECK_OK(mn_store_begin(s));
+    for (size_t i = 0; i < 400; i++, n++) {
+        char id[MN_ID_LEN + 1];
+        snprintf(id, sizeof(id), "01J2%022zu", n);
+        json_t *m = small_memory(id, "fact", "bulk");
+        json_object_set_new(m, "body", json_string("imported in one transaction, a lantern"));
+        CHECK_OK(mn_store_memory_insert(s, m));
+        json_decref(m);
+    }
+    CHECK_OK(mn_store_commit(s));
+    CHECK_OK(mn_store_fts_tidy(s, MN_FTS_MEMORIES, &rebuilt)); /* one large segment */
+    CHECK(sql_int(path, segs) == 1);
+    size_t singles = 0;
+    for (rebuilt = false; !rebuilt && singles < 400; singles++, n++) {
+        char id[MN_ID_LEN + 1];
+        snprintf(id, sizeof(id), "01J2%022zu", n);
+        json_t *m = small_memory(id, "fact", "single");
+        json_object_set_new(m, "body", json_string("saved on its own"));
+        int rc = insert(s, m);
+        json_decref(m);
+        REQUIRE(rc == 0);
+        if (singles == 10)
+            CHECK(sql_int(path, segs) > 8);
+        CHECK_OK(mn_store_fts_tidy(s, MN_FTS_MEMORIES, &rebuilt));
+    }
+    /* held off with more than 8 segments (the 11th), rebuilt once the one-row ones hold
+     * 1/16 of the large one's bytes (15 here) */
+    CHECK(rebuilt);
+    CHECK(singles > 11 && singles < 400);
+    CHECK(sql_int(path, segs) == 1);
+    mn_store_free(s);
+    free(path);
+}
+
 static void test_cleanup(void)
 {
     rm_rf(tmp);
@@ -1249,4 +1344,4 @@ MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_open_creates_schema), MN_TEST(tes
              MN_TEST(test_delete_undelete_purge), MN_TEST(test_links), MN_TEST(test_config),
              MN_TEST(test_audit), MN_TEST(test_check), MN_TEST(test_corrupt_columns),
              MN_TEST(test_excerpt_compressed), MN_TEST(test_fts_counts), MN_TEST(test_memory_sizes),
-             MN_TEST(test_cleanup))
+             MN_TEST(test_memory_fts_tidy), MN_TEST(test_cleanup))
