@@ -68,7 +68,7 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
 /**
  * Where no one waits for an answer (between questions, after an index
  * run): rebuild a full-text index into one b-tree when commits have left
- * it in more than 8 and those beside the largest hold 1/16 of its bytes
+ * it in more than 8 and those beside the largest hold 1/16 of its size
  * (fts_tidy.c: why, and what it costs). Ranks and counts are unchanged.
  * *rebuilt tells whether it did; a read-only store is left as it is.
  */

@@ -862,17 +862,3 @@ int mn_store_neighbours_each(mn_store *s, const char *level, int64_t id, bool in
     sqlite3_reset(st);
     return rc;
 }
-
-int mn_store_code_fts_optimize(mn_store *s)
-{
-    int rc = mn_store_begin(s);
-    if (rc)
-        return rc;
-    rc = mn_sqlite__exec(s, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize'); "
-                            "INSERT INTO files_fts(files_fts) VALUES('optimize')");
-    if (rc) {
-        mn_store_rollback(s);
-        return rc;
-    }
-    return mn_store_commit(s);
-}

@@ -1236,10 +1236,34 @@ static void test_memory_sizes(void)
     free(path);
 }
 
+/* count memories of `words` distinct-ish words each, in one transaction; *n numbers their ids */
+static int bulk(mn_store *s, size_t *n, size_t count, size_t words)
+{
+    int rc = mn_store_begin(s);
+    for (size_t i = 0; i < count && rc == 0; i++, (*n)++) {
+        char id[MN_ID_LEN + 1];
+        mn_buf body = MN_BUF_INIT;
+        for (size_t w = 0; w < words; w++)
+            mn_buf_printf(&body, "%sw%zu", w ? " " : "", (*n * 31 + w * 7919) % 20000);
+        snprintf(id, sizeof(id), "01J2%022zu", *n);
+        json_t *m = small_memory(id, "fact", "bulk");
+        json_object_set_new(m, "body", json_string(body.ptr));
+        rc = mn_store_memory_insert(s, m);
+        json_decref(m);
+        mn_buf_release(&body);
+    }
+    if (rc) {
+        mn_store_rollback(s);
+        return rc;
+    }
+    return mn_store_commit(s);
+}
+
 /*
  * The memories' full-text index rebuilt into one segment (fts_tidy.c):
- * only once commits have left more than 8, with the same ranking after,
- * and never on a read-only store.
+ * only once commits have left more than 8 and those beside the largest
+ * hold a sixteenth of it, with the same ranking after, and never on a
+ * read-only store.
  */
 static void test_memory_fts_tidy(void)
 {
@@ -1249,7 +1273,7 @@ static void test_memory_fts_tidy(void)
     REQUIRE(s);
     bool rebuilt = true;
     size_t n = 0;
-    /* one commit per memory, as saves are; FTS5 merges four segments of a level into one */
+    /* one commit per memory, as saves are: a segment each (FTS5 merges them at 16) */
     for (; n < 2000 && (n < 8 || sql_int(path, segs) <= 8); n++) {
         char id[MN_ID_LEN + 1], body[96];
         snprintf(id, sizeof(id), "01J2%022zu", n);
@@ -1297,20 +1321,18 @@ static void test_memory_fts_tidy(void)
     CHECK(!rebuilt);
 
     /* a large segment and one-row ones: not worth rewriting the large one for a few */
-    CHECK_OK(mn_store_begin(s));
-    for (size_t i = 0; i < 400; i++, n++) {
-        char id[MN_ID_LEN + 1];
-        snprintf(id, sizeof(id), "01J2%022zu", n);
-        json_t *m = small_memory(id, "fact", "bulk");
-        json_object_set_new(m, "body", json_string("imported in one transaction, a lantern"));
-        CHECK_OK(mn_store_memory_insert(s, m));
-        json_decref(m);
-    }
-    CHECK_OK(mn_store_commit(s));
-    CHECK_OK(mn_store_fts_tidy(s, MN_FTS_MEMORIES, &rebuilt)); /* one large segment */
-    CHECK(sql_int(path, segs) == 1);
-    size_t singles = 0;
-    for (rebuilt = false; !rebuilt && singles < 400; singles++, n++) {
+    /* leaves of the largest segment: its ids at height 0 (fts_tidy.c) */
+    static const char *const leaves =
+        "SELECT max((SELECT max(id) FROM memories_fts_data WHERE id >= segid << 37 AND id < "
+        "(segid << 37) + (1 << 31)) - (SELECT min(id) FROM memories_fts_data WHERE id >= segid "
+        "<< 37 AND id < (segid << 37) + (1 << 31)) + 1) FROM (SELECT DISTINCT segid FROM "
+        "memories_fts_idx)";
+    CHECK_OK(bulk(s, &n, 3000, 60));
+    CHECK_OK(mn_store_fts_tidy(s, MN_FTS_MEMORIES, &rebuilt));
+    CHECK(rebuilt && sql_int(path, segs) == 1);
+    int64_t large = sql_int(path, leaves);
+    REQUIRE(large > 16 * 12 && large < 4000);
+    for (size_t i = 0; i < 11; i++, n++) {
         char id[MN_ID_LEN + 1];
         snprintf(id, sizeof(id), "01J2%022zu", n);
         json_t *m = small_memory(id, "fact", "single");
@@ -1318,14 +1340,19 @@ static void test_memory_fts_tidy(void)
         int rc = insert(s, m);
         json_decref(m);
         REQUIRE(rc == 0);
-        if (singles == 10)
-            CHECK(sql_int(path, segs) > 8);
+    }
+    CHECK(sql_int(path, segs) > 8);
+    CHECK_OK(mn_store_fts_tidy(s, MN_FTS_MEMORIES, &rebuilt));
+    CHECK(!rebuilt);
+    CHECK(sql_int(path, segs) > 8);
+    /* then batches written anew: rebuilt once there are more than 8 segments again and
+     * those beside the large one hold a sixteenth of it */
+    size_t batches = 0;
+    for (rebuilt = false; !rebuilt && batches < 40; batches++) {
+        CHECK_OK(bulk(s, &n, 40, 60));
         CHECK_OK(mn_store_fts_tidy(s, MN_FTS_MEMORIES, &rebuilt));
     }
-    /* held off with more than 8 segments (the 11th), rebuilt once the one-row ones hold
-     * 1/16 of the large one's bytes (15 here) */
-    CHECK(rebuilt);
-    CHECK(singles > 11 && singles < 400);
+    CHECK(rebuilt && batches > 1); /* 4 batches of 40 here, against 3,000 */
     CHECK(sql_int(path, segs) == 1);
     mn_store_free(s);
     free(path);
