@@ -61,9 +61,10 @@ typedef struct {
  * changes what an unchanged file would be stored as; an index made under
  * other rules is redone in full once (index.c: rules_changed), since the freshness check
  * skips every file whose size and time did not move. 2: nested Python
- * packages/ vendored, benchmark suites test code.
+ * packages/ vendored, benchmark suites test code. 3: a short comment alone
+ * between symbols joins the next symbol's chunk; "#endif" lines no chunk.
  */
-#define MN_INDEX_RULES 2
+#define MN_INDEX_RULES 3
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 

@@ -60,6 +60,8 @@ extern const char mn_query_python[], mn_query_javascript[], mn_query_typescript[
 #define TARGET_MAX          512
 #define NAME_MAX_LEN        256
 #define CONTAINER_DEPTH_MAX 32
+/* lines of a comment between symbols that goes with the next (section_comment) */
+#define SECTION_COMMENT_LINES 3
 
 /* ---- languages ---- */
 
@@ -1642,17 +1644,13 @@ static void put_comment_line(mn_buf *b, const char *s, size_t n)
 }
 
 /*
- * The comment block right above the line of byte `at` (which must start its
- * line, bar whitespace). Sets *first_line to its first line (or leaves it).
+ * The comment block that ends on the line right above `line` (no blank line
+ * between): its lines [*top, *bottom]. False when that line is no comment.
  */
-static const char *leading_comment(ctx *c, uint32_t at, int64_t *first_line)
+static bool comment_above(const ctx *c, int64_t line, int64_t *top_out, int64_t *bottom_out)
 {
     if (!c->spec || !c->len)
-        return NULL;
-    int64_t line = line_of(c, at);
-    for (uint32_t i = line_start(c, line); i < at; i++)
-        if (!is_ws((unsigned char)c->src[i]))
-            return NULL;
+        return false;
     unsigned fl = c->spec->flags;
     int64_t top = 0, bottom = 0; /* comment lines [top, bottom] */
     int64_t l = line - 1;
@@ -1718,6 +1716,26 @@ static const char *leading_comment(ctx *c, uint32_t at, int64_t *first_line)
         break;
     }
     if (!bottom)
+        return false;
+    *top_out = top;
+    *bottom_out = bottom;
+    return true;
+}
+
+/*
+ * The comment block right above the line of byte `at` (which must start its
+ * line, bar whitespace). Sets *first_line to its first line (or leaves it).
+ */
+static const char *leading_comment(ctx *c, uint32_t at, int64_t *first_line)
+{
+    if (!c->spec || !c->len)
+        return NULL;
+    int64_t line = line_of(c, at);
+    for (uint32_t i = line_start(c, line); i < at; i++)
+        if (!is_ws((unsigned char)c->src[i]))
+            return NULL;
+    int64_t top, bottom;
+    if (!comment_above(c, line, &top, &bottom))
         return NULL;
     mn_buf *b = &c->p->tmp;
     mn_buf_clear(b);
@@ -2138,7 +2156,8 @@ static void add_chunk(ctx *c, int symbol, int64_t l0, int64_t l1, uint32_t a, ui
 
 /*
  * Whether text is worth a chunk: something beyond punctuation and the words
- * that close blocks ("end", "fi", "done", "esac").
+ * that close blocks ("end", "fi", "done", "esac"; the preprocessor's "#endif"
+ * and "#else" lines, with the guard's name in a comment after them).
  */
 static bool has_content(const char *s, size_t n)
 {
@@ -2147,6 +2166,11 @@ static bool has_content(const char *s, size_t n)
     while (i < n) {
         while (i < n && is_ws((unsigned char)s[i]))
             i++;
+        if (starts(s + i, n - i, "#endif") || starts(s + i, n - i, "#else")) {
+            while (i < n && s[i] != '\n')
+                i++;
+            continue;
+        }
         size_t j = i;
         while (j < n && !is_ws((unsigned char)s[j]))
             j++;
@@ -2193,6 +2217,26 @@ static void gap_chunks(ctx *c, int symbol, int64_t l0, int64_t l1)
         if (has_content(c->src + a, e - a))
             add_chunk(c, symbol, w, we, a, e);
     }
+}
+
+/*
+ * The first line of a short comment that is all lines [l0, l1] hold bar
+ * blank ones, such as a section heading between two functions (a block
+ * comment "---- served answers ----"); 0 when they hold more. Alone, such a
+ * line made a chunk of a few words, which BM25's length normalisation put
+ * above the functions it heads; it goes with the symbol after it instead.
+ */
+static int64_t section_comment(const ctx *c, int64_t l0, int64_t l1)
+{
+    while (l0 <= l1 && blank_line(c, l0))
+        l0++;
+    while (l1 >= l0 && blank_line(c, l1))
+        l1--;
+    int64_t top, bottom;
+    if (l0 > l1 || l1 - l0 + 1 > SECTION_COMMENT_LINES ||
+        !comment_above(c, l1 + 1, &top, &bottom) || top != l0)
+        return 0;
+    return l0;
 }
 
 /* Bytes [a, e) of lines [l0, l1], in windows of MN_PARSE_SYMBOL_WINDOW lines. */
@@ -2252,6 +2296,13 @@ static void region_chunks(ctx *c, int container, int first, int64_t l0, int64_t 
                 blank = is_ws((unsigned char)c->src[i]);
             if (blank)
                 cb = ls;
+        }
+        if (cl - 1 >= done_line + 1 && done_line >= l0) {
+            int64_t head = section_comment(c, done_line + 1, cl - 1);
+            if (head) {
+                cl = head;
+                cb = line_start(c, head);
+            }
         }
         if (cl - 1 >= done_line + 1)
             gap_chunks(c, container, done_line + 1, cl - 1);

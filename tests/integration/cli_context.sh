@@ -136,6 +136,21 @@ long=$(for i in $(seq 1 120); do printf 'zebrafish  \n\t  ledger%d ' "$i"; done)
 "$MNEMO" recall --json "zebrafish ledger notes" >"$tmp/rl.json"
 js "a long fact is clipped to 301 characters" "d.facts.some(f => /^Zebrafish|zebrafish/.test(f.text) && [...f.text].length <= 301 && f.text.endsWith('…') && [...f.text].length >= 290)" <"$tmp/rl.json"
 
+# a summary of a part of the tree (discovery's domain facts list their files' names and
+# symbols, so they share words with most questions) comes only when the code found lies
+# in its directory: the shop's does, a summary of a directory with no such code does not
+"$MNEMO" save --json --level L1 --source discovery --tag discovery --tag discovery:domain:legacy \
+    --path legacy --title "Domain legacy: session refresh, checkout 401" \
+    "legacy holds the old session refresh and checkout code: session.py, refresh.py, checkout.py" >/dev/null
+"$MNEMO" save --json --level L1 --source discovery --tag discovery --tag discovery:domain:shop/cart \
+    --path shop/cart --title "Domain shop/cart: session refresh, checkout" \
+    "shop/cart holds the session refresh and checkout code: session.py, store.py" >/dev/null
+"$MNEMO" context --json "why does checkout return 401 after the session refresh" >"$tmp/c2.json"
+js "a summary of where the code is: in" "/Domain shop\/cart/.test(d.markdown)" <"$tmp/c2.json"
+js "a summary of elsewhere: out" "!/Domain legacy/.test(d.markdown)" <"$tmp/c2.json"
+"$MNEMO" recall --json "why does checkout return 401 after the session refresh" >"$tmp/r2.json"
+js "recall: the summary of elsewhere is out" "d.facts.some(f => /Domain shop/.test(f.text)) && !d.facts.some(f => /Domain legacy/.test(f.text))" <"$tmp/r2.json"
+
 # bad input: one error line, exit 2, nothing stored changes
 before=$("$MNEMO" export | md5sum)
 for args in "--max-tokens 10 x" "--max-tokens abc x" "--mode sideways x"; do

@@ -1122,6 +1122,72 @@ static void test_class_header_and_gaps(void)
     CHECK(result.symbols.len == 3 && result.chunks.len == 1 && result.chunks.items[0].symbol == 0);
 }
 
+/*
+ * A short comment alone between two symbols heads the symbol after it: it
+ * joins that symbol's chunk instead of making a chunk of a few words. A
+ * longer one, one at the top of the file, and one above code that is no
+ * symbol keep chunks of their own; "#endif" lines make no chunk.
+ */
+static void test_section_comments(void)
+{
+    setup();
+    static const char src[] = "#ifndef X_H\n"                     /* 1 */
+                              "#define X_H\n"                     /* 2 */
+                              "\n"                                /* 3 */
+                              "int first(void) { return 1; }\n"   /* 4 */
+                              "\n"                                /* 5 */
+                              "/* ---- served answers ---- */\n"  /* 6 */
+                              "\n"                                /* 7 */
+                              "/** Record an answer. */\n"        /* 8 */
+                              "int record(int x) { return x; }\n" /* 9 */
+                              "\n"                                /* 10 */
+                              "/* one */\n"                       /* 11 */
+                              "/* two */\n"                       /* 12 */
+                              "/* three */\n"                     /* 13 */
+                              "/* four */\n"                      /* 14 */
+                              "\n"                                /* 15 */
+                              "int later(void) { return 2; }\n"   /* 16 */
+                              "\n"                                /* 17 */
+                              "/* a heading */\n"                 /* 18 */
+                              "\n"                                /* 19 */
+                              "/* another */\n"                   /* 20 */
+                              "\n"                                /* 21 */
+                              "int last(void) { return 3; }\n"    /* 22 */
+                              "\n"                                /* 23 */
+                              "#endif /* X_H */\n";               /* 24 */
+    parse("c", "x.h", src);
+    const mn_chunk_rec *r = chunk_of("record");
+    REQUIRE(r != NULL);
+    CHECK(r->start_line == 6 && r->end_line == 9);
+    CHECK(!strncmp(r->text, "/* ---- served answers ---- */\n\n/** Record", 42));
+    /* four lines of comment: a chunk of their own, as two blank-separated ones */
+    const mn_chunk_rec *l = chunk_of("later");
+    REQUIRE(l != NULL);
+    CHECK(l->start_line == 16);
+    const mn_chunk_rec *z = chunk_of("last");
+    REQUIRE(z != NULL);
+    CHECK(z->start_line == 22);
+    size_t gaps = 0;
+    for (size_t i = 0; i < result.chunks.len; i++) {
+        const mn_chunk_rec *c = &result.chunks.items[i];
+        if (c->symbol != -1)
+            continue;
+        gaps++;
+        CHECK(c->start_line != 6 && c->start_line != 24); /* no heading alone, no #endif */
+    }
+    /* the guard's first lines, the four comment lines, the two headings */
+    CHECK(gaps == 3);
+    CHECK(result.chunks.len == 7);
+
+    /* Python: a "# ----" heading joins the function below it */
+    parse("python", "m.py",
+          "import os\n\n\ndef a():\n    pass\n\n\n# ---- b's part ----\n\n\ndef b():\n"
+          "    pass\n");
+    const mn_chunk_rec *b = chunk_of("b");
+    REQUIRE(b != NULL);
+    CHECK(b->start_line == 8 && !strncmp(b->text, "# ---- b's part", 15));
+}
+
 static void test_crlf(void)
 {
     setup();
@@ -1402,8 +1468,9 @@ MN_TEST_MAIN(MN_TEST(test_python), MN_TEST(test_javascript), MN_TEST(test_typesc
              MN_TEST(test_c), MN_TEST(test_cpp), MN_TEST(test_ruby), MN_TEST(test_php),
              MN_TEST(test_csharp), MN_TEST(test_bash), MN_TEST(test_markdown),
              MN_TEST(test_plain_text), MN_TEST(test_large_symbol_windows),
-             MN_TEST(test_chunk_text_cap), MN_TEST(test_class_header_and_gaps), MN_TEST(test_crlf),
-             MN_TEST(test_docstring_edges), MN_TEST(test_empty), MN_TEST(test_broken_code),
-             MN_TEST(test_minified_megabyte), MN_TEST(test_deep_nesting),
-             MN_TEST(test_invalid_utf8_and_nul), MN_TEST(test_random_inputs),
-             MN_TEST(test_reuse_and_release), MN_TEST(test_query_info), MN_TEST(test_teardown))
+             MN_TEST(test_chunk_text_cap), MN_TEST(test_class_header_and_gaps),
+             MN_TEST(test_section_comments), MN_TEST(test_crlf), MN_TEST(test_docstring_edges),
+             MN_TEST(test_empty), MN_TEST(test_broken_code), MN_TEST(test_minified_megabyte),
+             MN_TEST(test_deep_nesting), MN_TEST(test_invalid_utf8_and_nul),
+             MN_TEST(test_random_inputs), MN_TEST(test_reuse_and_release), MN_TEST(test_query_info),
+             MN_TEST(test_teardown))
