@@ -855,7 +855,11 @@ static bool is_doc_name(const pathinfo *pi, const char *lang)
  * ending in "_tests" or "-tests" (integration_tests) counts too. Benchmark
  * suites (benchmarks/, asv_bench/ of airspeed velocity) are test code too:
  * they exercise the project, the project does not run them (bench/ is left
- * out: as many projects keep a module of that name).
+ * out: as many projects keep a module of that name). A testing/ directory at
+ * the top of the tree is a test tree too (pytest's own, `testpaths =
+ * ["testing"]`: testing/python/fixtures.py tests src/_pytest/fixtures.py);
+ * below the top it is usually a module of test helpers the package ships
+ * (numpy/testing, sympy/testing), which is source.
  */
 static const char test_dirs[] =
     "test tests __tests__ __test__ spec specs e2e testdata test_data __mocks__ "
@@ -896,6 +900,8 @@ static bool is_test(const pathinfo *pi)
 {
     if (dir_in(pi, test_dirs, true) || stem_is_test(pi))
         return true;
+    if (pi->base - pi->path >= 8 && ieqn(pi->path, 8, "testing/"))
+        return true; /* a top-level testing/ */
     const char *p = pi->path;
     while (p < pi->base) {
         const char *q = memchr(p, '/', (size_t)(pi->base - p));

@@ -62,7 +62,8 @@ typedef struct {
  * other rules is redone in full once (index.c: rules_changed), since the freshness check
  * skips every file whose size and time did not move. 2: nested Python
  * packages/ vendored, benchmark suites test code. 3: a short comment alone
- * between symbols joins the next symbol's chunk; "#endif" lines no chunk.
+ * between symbols joins the next symbol's chunk; "#endif" lines no chunk; a
+ * top-level testing/ is test code.
  */
 #define MN_INDEX_RULES 3
 

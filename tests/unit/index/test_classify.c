@@ -106,6 +106,11 @@ static const ccase table[] = {
     /* benchmark suites are test code */
     {"asv_bench/benchmarks/rolling.py", "import xarray\n", "python", T, false},
     {"benchmarks/bench_parse.py", "import os\n", "python", T, false},
+    /* a testing/ at the top is a test tree (pytest's); below, a module of test helpers */
+    {"testing/python/fixtures.py", "import pytest\n", "python", T, false},
+    {"Testing/example_scripts/issue_519.py", "import pytest\n", "python", T, false},
+    {"numpy/testing/_private/utils.py", "import os\n", "python", S, false},
+    {"testing.py", "import os\n", "python", S, false},
     /* a packages/ inside a Python package bundles libraries; at the top, or in JS, it is ours */
     {"requests/packages/urllib3/poolmanager.py", "import logging\n", "python", V, false},
     {"packages/core/models.py", "import os\n", "python", S, false},
