@@ -247,7 +247,8 @@ static void places_of(const mn_search_result *res, places *p)
 
 /*
  * Whether mem summarises a part of the tree the answer does not lie in:
- * discovery's L1 "domain:<dir>" and "package:<dir>" facts list their
+ * discovery's L1 "domain:<dir>" and "package:<dir>" facts (tagged
+ * "discovery:<key>", a stored format: index/discover.c) list their
  * files' names and main symbols, so they share words with most questions
  * about code (six of them filled half of a context about one function).
  * One helps when the code found is inside its directory, and only then.
