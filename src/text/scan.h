@@ -87,7 +87,7 @@ int mn_scan_redact(mn_buf *out, const mn_scanner *s, const char *text, size_t le
 
 /**
  * true when a project's file allow-lists this repository path (a glob such
- * as "tests/fixtures/**"): the index then stores that file's text as is.
+ * as "fixtures/dev-*"): the index then stores that file's text as is.
  * Always false for the built-in scanner.
  */
 bool mn_scanner_path_allowed(const mn_scanner *s, const char *path);
