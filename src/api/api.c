@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "api/api_internal.h"
+#include "memory/scrub.h"
 #include "util/schema.h"
 
 static pthread_once_t schemas_once = PTHREAD_ONCE_INIT;
@@ -61,6 +62,36 @@ const json_t *mn_api_output_schema(const mn_op *op)
     return output_schemas[op - ops];
 }
 
+/*
+ * The way out: every answer, whatever the front end (CLI, MCP tools,
+ * resources and prompts, HTTP, hooks), is scrubbed of secrets (and personal
+ * data, by config scan.pii) before it leaves, so that what was stored before
+ * a rule existed, or slipped past one, is not served. An error message
+ * (which may quote the input) is scrubbed too.
+ */
+static int scrub_answer(mn_ctx *ctx, json_t *out)
+{
+    const mn_scanner *sc;
+    int rc = mn_api__scanner(ctx, &sc);
+    if (rc == 0 && out)
+        rc = mn_scrub_json(out, sc, ctx->redact_out, NULL);
+    return rc;
+}
+
+static void scrub_error(mn_ctx *ctx)
+{
+    const mn_scanner *sc = ctx->scanner_used;
+    const char *msg = mn_error_last();
+    size_t len = strlen(msg);
+    int code = mn_error_last_code();
+    if (!sc || !len || !mn_scan_any(sc, msg, len, MN_SCAN_ALL))
+        return;
+    mn_buf b = MN_BUF_INIT;
+    if (mn_scan_redact(&b, sc, msg, len, MN_SCAN_ALL, NULL) == 0)
+        mn_error_set(code, "%s", b.ptr);
+    mn_buf_release(&b);
+}
+
 int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
 {
     const mn_op *op = mn_api_find(name);
@@ -76,13 +107,44 @@ int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
         mn_error_clear();
         rc = op->handler(ctx, args, out);
     }
+    if (rc == 0)
+        rc = scrub_answer(ctx, *out);
     if (rc) {
         json_decref(*out);
         *out = NULL;
+        scrub_error(ctx);
         mn_error_prefix("%s", name);
     }
     json_decref(empty);
     return rc;
+}
+
+int mn_api__scanner(mn_ctx *ctx, const mn_scanner **out)
+{
+    if (!ctx->scanner_used) {
+        int rc;
+        if (ctx->root) {
+            mn_buf path = MN_BUF_INIT;
+            mn_buf_printf(&path, "%s/.mnemo-scan.yaml", ctx->root);
+            rc = mn_scanner_new(&ctx->scanner, path.ptr);
+            mn_buf_release(&path);
+            ctx->scanner_used = ctx->scanner;
+        } else {
+            rc = mn_scanner_builtin(&ctx->scanner_used);
+        }
+        if (rc)
+            return rc;
+        char *pii = NULL;
+        /* the way out keeps what a quarantine keeps, for the person who reviews it */
+        ctx->redact_out = MN_SCAN_SECRET;
+        if (mn_store_config_get(ctx->store, &pii, "scan.pii") == MN_ENOTFOUND || !pii ||
+            strcmp(pii, "redact") == 0)
+            ctx->redact_out |= MN_SCAN_PII;
+        mn_error_clear();
+        free(pii);
+    }
+    *out = ctx->scanner_used;
+    return 0;
 }
 
 /* ---- locating and opening the store ---- */
@@ -329,6 +391,7 @@ void mn_ctx_free(mn_ctx *ctx)
     if (!ctx)
         return;
     mn_store_free(ctx->store);
+    mn_scanner_free(ctx->scanner);
     free(ctx->db_path);
     free(ctx->root);
     free(ctx->actor);

@@ -20,8 +20,18 @@ struct mn_ctx {
     bool settings_loaded;
     bool progress;
     bool warmed; /* mn_ctx_warm has run */
+    /* secrets and personal data (mn_api__scanner): the project's rules, loaded once */
+    mn_scanner *scanner;
+    const mn_scanner *scanner_used; /* scanner, or the built-in rules */
+    unsigned redact_out;            /* classes redacted from every answer */
 };
 
+/**
+ * The scanner for this project (once per context): the built-in rules and
+ * the project's own file (<root>/.mnemo-scan.yaml, docs/internals/scan.md),
+ * and which classes every answer is scrubbed of (config scan.pii).
+ */
+int mn_api__scanner(mn_ctx *ctx, const mn_scanner **out);
 /** Load memory settings from config (once per context). */
 int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out);
 /** The effective value of a duration config key (discovery.max_age), in ms; 0 means never. */

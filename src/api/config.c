@@ -66,6 +66,10 @@ static const struct config_key {
      "Bytes kept of a conversation excerpt (stored zlib-compressed)."},
     {"memory.review_threshold", KEY_RATIO, "0.5", 0,
      "Saves with a confidence below this wait in the review queue (status pending)."},
+    {"scan.pii", KEY_TEXT, "redact", 16,
+     "Personal data (e-mail, phone, card, IBAN, national ids) in what is saved or indexed: "
+     "redact (replaced by [REDACTED:<rule>]), quarantine (kept, the memory waits for review "
+     "and is never served) or off. Secrets are always redacted (docs/internals/scan.md)."},
     /* serve.*: `mnemo serve` (src/http/); docs/http.md */
     {"serve.allowed_origins", KEY_TEXT, "", 4000,
      "Origins besides http(s)://localhost, 127.0.0.1 and [::1] (any port) whose browser pages may "
@@ -166,6 +170,10 @@ static int check_text_shape(const char *key, const char *v)
     if (strcmp(key, "embed.provider") == 0 && strcmp(v, "builtin") != 0 && strcmp(v, "http") != 0 &&
         strcmp(v, "off") != 0)
         return mn_error_set(MN_EINVAL, "embed.provider must be builtin, http or off (got '%.40s')",
+                            v);
+    if (strcmp(key, "scan.pii") == 0 && strcmp(v, "redact") != 0 &&
+        strcmp(v, "quarantine") != 0 && strcmp(v, "off") != 0)
+        return mn_error_set(MN_EINVAL, "scan.pii must be redact, quarantine or off (got '%.40s')",
                             v);
     if (strcmp(key, "embed.url") == 0 && *v && strncmp(v, "http://", 7) != 0 &&
         strncmp(v, "https://", 8) != 0)
@@ -334,6 +342,15 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
         ctx->author = v;
         ctx->settings.author = ctx->author;
         ctx->settings.actor = ctx->actor;
+        if ((rc = effective(ctx, &v, find_key("scan.pii"), NULL)) != 0)
+            return rc;
+        ctx->settings.redact = MN_SCAN_SECRET | (strcmp(v, "redact") == 0 ? MN_SCAN_PII : 0);
+        ctx->settings.quarantine_pii = strcmp(v, "quarantine") == 0;
+        free(v);
+        if ((rc = mn_api__scanner(ctx, &ctx->settings.scanner)) != 0)
+            return rc;
+        /* what MCP clients and hooks save, an agent saves, whatever provenance it claims */
+        ctx->settings.agent = !strcmp(ctx->actor, "mcp") || !strcmp(ctx->actor, "hook");
         ctx->settings_loaded = true;
     }
     *out = &ctx->settings;
@@ -427,6 +444,10 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
     }
     if (rc == 0) {
         ctx->settings_loaded = false;
+        /* scan.pii changes what answers are scrubbed of: load the scanner again */
+        mn_scanner_free(ctx->scanner);
+        ctx->scanner = NULL;
+        ctx->scanner_used = NULL;
         *out = json_pack("{s:s,s:s?}", "key", key, "value", shown);
     }
     free(shown);

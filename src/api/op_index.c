@@ -74,10 +74,15 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
     if (rc)
         return rc;
     opts.full = json_is_true(json_object_get(args, "full"));
-    if ((rc = mn_api__config_bool(ctx, &opts.history, "index.history")) != 0) {
+    const mn_memory_settings *cfg;
+    if ((rc = mn_api__config_bool(ctx, &opts.history, "index.history")) != 0 ||
+        (rc = mn_api__settings(ctx, &cfg)) != 0) {
         free(root);
         return rc;
     }
+    /* code is never quarantined: personal data in it is redacted unless scan.pii is off */
+    opts.scanner = cfg->scanner;
+    opts.redact = cfg->redact | (cfg->quarantine_pii ? MN_SCAN_PII : 0);
     if (ctx->progress) {
         opts.progress = progress;
         opts.payload = &last;

@@ -21,11 +21,13 @@ extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema
     mn_schema_discover[], mn_schema_out_discover[], mn_schema_search[], mn_schema_out_search[],
     mn_schema_feedback[], mn_schema_out_feedback[], mn_schema_context[], mn_schema_out_context[],
     mn_schema_recall[], mn_schema_out_recall[], mn_schema_search_code[],
-    mn_schema_out_search_code[];
+    mn_schema_out_search_code[], mn_schema_scan[], mn_schema_out_scan[];
 
 /* Handlers in op_search.c (declared here: api_internal.h lists the older ones). */
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out);
+/* op_scan.c */
+int mn_op_scan(mn_ctx *ctx, const json_t *args, json_t **out);
 
 /*
  * search_code: search with kinds limited to code and files, for an agent
@@ -178,6 +180,14 @@ static const mn_op ops[] = {
      "limit_tokens (default 1500). Example: {\"query\":\"how are sessions refreshed\","
      "\"symbols\":[\"Session.refresh\"]}.",
      mn_schema_recall, mn_schema_out_recall, MN_OP_MCP_DEFAULT, "query", mn_op_recall},
+    {"scan", "Look for secrets and personal data stored before a rule caught them; --fix redacts.",
+     "Scans every memory and every other stored text (code chunks, signatures, commit "
+     "subjects, served queries, audit details) with the project's rules (built-in, plus "
+     ".mnemo-scan.yaml) and reports hits by rule, never the text. fix rewrites each hit as "
+     "[REDACTED:<rule>], rebuilds the full-text indexes, vacuums the store with secure_delete "
+     "and truncates its write-ahead log, so no copy is left in the store's files. New saves, "
+     "indexed code and every answer are scrubbed already; this is for stores made before.",
+     mn_schema_scan, mn_schema_out_scan, MN_OP_DESTRUCTIVE, NULL, mn_op_scan},
 };
 
 const mn_op *mn_api_ops(size_t *count)

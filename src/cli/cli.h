@@ -67,6 +67,7 @@ void cli_print_link(const json_t *r);
 void cli_print_config(const json_t *r);
 void cli_print_index(const json_t *r);
 void cli_print_status(const json_t *r);
+void cli_print_scan(const json_t *r);
 void cli_print_files(const json_t *r);
 void cli_print_symbols(const json_t *r);
 void cli_print_graph(const json_t *r);

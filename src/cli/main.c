@@ -60,6 +60,7 @@ static const cli_command commands[] = {
      cli_run_generic, cli_print_context, NULL, NULL},
     {"recall", "recall", "[QUESTION] [--limit-tokens N] [--symbols S,...]", NULL, cli_run_generic,
      cli_print_recall, NULL, NULL},
+    {"scan", "scan", "[--fix]", NULL, cli_run_generic, cli_print_scan, NULL, NULL},
     {"call", NULL, "OPERATION [JSON | -]",
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
      "'mnemo call' alone lists the operations.",

@@ -129,6 +129,7 @@
 
 #include "index/classify.h"
 #include "index/discover.h"
+#include "memory/scrub.h"
 #include "store/store_index.h"
 #include "util/map.h"
 #include "util/util.h"
@@ -5263,6 +5264,11 @@ int mn_discover(mn_store *s, const char *root, const mn_memory_settings *cfg,
         opts = &defaults;
     MN_ASSERT_OR(opts->version == MN_DISCOVER_OPTIONS_VERSION, MN_EINTERNAL);
     if ((rc = mn_discover_collect(&found, s, root, out)) != 0 || (rc = fingerprint(s, fp)) != 0)
+        goto out;
+    /* what manifests say (a registry URL with a token, a command with a key) is scrubbed
+     * like any save */
+    if (cfg && cfg->scanner && cfg->redact &&
+        (rc = mn_scrub_json(found, cfg->scanner, cfg->redact, NULL)) != 0)
         goto out;
     if ((rc = mn_store_begin(s)) != 0)
         goto out;

@@ -234,7 +234,8 @@ static int store_commits(mn_store *s, const commit_vec *v, const char *head, con
     return rc;
 }
 
-int mn_history_ingest(mn_store *s, const char *root, size_t *read_out)
+int mn_history_ingest(mn_store *s, const char *root, const mn_scanner *sc, unsigned redact,
+                      size_t *read_out)
 {
     const mn_git_api *git = mn_libs_git();
     git_repository *repo = NULL;
@@ -279,6 +280,18 @@ int mn_history_ingest(mn_store *s, const char *root, size_t *read_out)
     }
     for (size_t i = 0; i < v.len; i++)
         v.items[i].hash[GIT_OID_HEXSZ] = '\0';
+    for (size_t i = 0; sc && redact && i < v.len; i++) {
+        char *subj = v.items[i].subject;
+        size_t len = strlen(subj);
+        if (!mn_scan_any(sc, subj, len, redact))
+            continue;
+        mn_buf b = MN_BUF_INIT;
+        if (mn_scan_redact(&b, sc, subj, len, redact, NULL) == 0) {
+            free(subj);
+            v.items[i].subject = mn_buf_detach(&b);
+        }
+        mn_buf_release(&b);
+    }
     if ((rc = store_commits(s, &v, head_hex, stored ? &renamed : NULL, prefix)) == 0)
         *read_out = v.len;
 out:

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "store/store.h"
+#include "text/scan.h"
 
 #define MN_HISTORY_MAX_COMMITS 5000 /* the newest non-merge commits kept */
 #define MN_HISTORY_MAX_FILES   50   /* a commit changing more says nothing of each */
@@ -20,8 +21,11 @@
  * parent; relative to root). Merges and commits of more than
  * MN_HISTORY_MAX_FILES paths are skipped. A directory outside git, a bare
  * or shallow repository, an unborn HEAD, or no libgit2: nothing is read,
- * and that is no error. *read_out: commits stored by this call.
+ * and that is no error. A subject's secrets (and personal data, by redact, a
+ * mn_scan_class mask) are redacted before it is stored; sc NULL: not scanned.
+ * *read_out: commits stored by this call.
  */
-int mn_history_ingest(mn_store *s, const char *root, size_t *read_out);
+int mn_history_ingest(mn_store *s, const char *root, const mn_scanner *sc, unsigned redact,
+                      size_t *read_out);
 
 #endif

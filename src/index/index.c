@@ -74,6 +74,8 @@ typedef struct {
     bool walk_over;
     size_t max_file_size;
     bool full; /* re-parse even when the hash is the same */
+    const mn_scanner *scanner;
+    unsigned redact;
 } queue;
 
 typedef struct {
@@ -137,9 +139,44 @@ static void hash_hex(char out[MN_HASH_HEX], const void *data, size_t len)
              (unsigned long long)h.low64);
 }
 
-/* Read, hash, classify and parse one file (on a worker thread). */
-static void work(job *j, mn_parser *parser, size_t max_size, bool full)
+/* text redacted into the parse result's arena, or text itself when it holds nothing */
+static const char *redacted(mn_parse_result *r, const queue *q, const char *text)
 {
+    if (!text || !mn_scan_any(q->scanner, text, strlen(text), q->redact))
+        return text;
+    mn_buf b = MN_BUF_INIT;
+    const char *out = text;
+    if (mn_scan_redact(&b, q->scanner, text, strlen(text), q->redact, NULL) == 0)
+        out = mn_arena_strndup(&r->arena, b.ptr, b.len);
+    mn_buf_release(&b);
+    return out;
+}
+
+/*
+ * Secrets out of what a file's rows will hold: one scan of the whole file
+ * decides (most files hold none), then each chunk, signature and docstring
+ * that does is redacted. The file's hash stays that of its bytes, so
+ * freshness is unchanged; a path the project allow-lists is kept as is.
+ */
+static void scrub_parse(job *j, const queue *q, const char *data, size_t len)
+{
+    mn_parse_result *r = &j->parse;
+    if (!q->scanner || !q->redact || mn_scanner_path_allowed(q->scanner, j->path) ||
+        !mn_scan_any(q->scanner, data, len, q->redact))
+        return;
+    for (size_t i = 0; i < r->chunks.len; i++)
+        r->chunks.items[i].text = redacted(r, q, r->chunks.items[i].text);
+    for (size_t i = 0; i < r->symbols.len; i++) {
+        r->symbols.items[i].signature = redacted(r, q, r->symbols.items[i].signature);
+        r->symbols.items[i].docstring = redacted(r, q, r->symbols.items[i].docstring);
+    }
+}
+
+/* Read, hash, classify and parse one file (on a worker thread). */
+static void work(job *j, mn_parser *parser, const queue *q)
+{
+    size_t max_size = q->max_file_size;
+    bool full = q->full;
     mn_buf data = MN_BUF_INIT;
     if (mn_fs_read(&data, j->full_path, max_size) != 0) {
         j->status = JOB_FAILED;
@@ -161,6 +198,7 @@ static void work(job *j, mn_parser *parser, size_t max_size, bool full)
         goto out;
     }
     j->have_parse = true;
+    scrub_parse(j, q, data.ptr, data.len);
     j->status = JOB_PARSED;
 out:
     mn_buf_release(&data);
@@ -181,7 +219,7 @@ static void *worker(void *arg)
         if (!j)
             break;
         if (parser)
-            work(j, parser, q->max_file_size, q->full);
+            work(j, parser, q);
         else
             j->status = JOB_FAILED;
         pthread_mutex_lock(&q->lock);
@@ -530,6 +568,8 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
     x.q.max_file_size = opts->max_file_size ? opts->max_file_size : 1u << 20;
     wopts.max_file_size = x.q.max_file_size;
     x.q.full = opts->full;
+    x.q.scanner = opts->scanner;
+    x.q.redact = opts->redact;
 
     if ((rc = mn_store_files_each(s, NULL, load_known, &x)) != 0)
         goto out_map;
@@ -605,7 +645,7 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
     /* the history after the files: a failure to read it costs its signal, not the index */
     if (rc == 0 && !opts->history)
         rc = mn_store_history_clear(s); /* config index.history false: none kept either */
-    else if (rc == 0 && mn_history_ingest(s, root, &out->commits) != 0) {
+    else if (rc == 0 && mn_history_ingest(s, root, opts->scanner, opts->redact, &out->commits) != 0) {
         mn_log(MN_LOG_WARN, "history of '%s' not stored: %s", root, mn_error_last());
         out->commits = 0;
     }

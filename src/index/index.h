@@ -20,6 +20,7 @@
 
 #include "index/resolve.h"
 #include "store/store.h"
+#include "text/scan.h"
 
 #define MN_INDEX_BATCH 256
 
@@ -32,12 +33,17 @@ typedef struct {
     /* called on the calling thread after each file; total is 0 while walking */
     void (*progress)(void *payload, size_t done, const char *path);
     void *payload;
+    /* secrets (and personal data) in files: redacted from chunks, signatures and
+     * docstrings before they are stored; a committed secret stays in the file, never in
+     * the store. NULL: nothing is scanned. */
+    const mn_scanner *scanner;
+    unsigned redact; /* mn_scan_class mask */
 } mn_index_options;
 
 #define MN_INDEX_OPTIONS_VERSION 1
-#define MN_INDEX_OPTIONS_INIT                                          \
-    {                                                                  \
-        MN_INDEX_OPTIONS_VERSION, 1u << 20, false, true, 0, NULL, NULL \
+#define MN_INDEX_OPTIONS_INIT                                                   \
+    {                                                                           \
+        MN_INDEX_OPTIONS_VERSION, 1u << 20, false, true, 0, NULL, NULL, NULL, 0 \
     }
 
 typedef struct {
@@ -63,9 +69,10 @@ typedef struct {
  * skips every file whose size and time did not move. 2: nested Python
  * packages/ vendored, benchmark suites test code. 3: a short comment alone
  * between symbols joins the next symbol's chunk; "#endif" lines no chunk; a
- * top-level testing/ is test code.
+ * top-level testing/ is test code. 4: secrets and personal data redacted from
+ * what is stored (so an index made before holds none after its next run).
  */
-#define MN_INDEX_RULES 3
+#define MN_INDEX_RULES 4
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 

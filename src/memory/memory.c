@@ -14,6 +14,7 @@
 #include "common.h"
 
 #include "memory/memory.h"
+#include "memory/scrub.h"
 #include "store/store_terms.h"
 #include "text/keywords.h"
 #include "util/map.h"
@@ -368,6 +369,109 @@ static int add_keywords(mn_store *s, json_t *mem)
     return 0;
 }
 
+/*
+ * A copy of a save's (or an update's, or an imported memory's) input with
+ * every secret, and personal data unless the project quarantines it,
+ * redacted: the text fields first, to tell whether anything worth keeping
+ * is left (mostly a secret: refused, naming the rule), then everything else
+ * (scope, provenance, links' notes, citations). *rep says what was found.
+ */
+static int scrub_input(json_t **out, const json_t *in, const mn_memory_settings *cfg,
+                       mn_scrub_report *rep)
+{
+    static const char *const texts[] = {"title", "body", "context"};
+    json_t *copy = json_deep_copy(in);
+    int rc = 0;
+    *out = NULL;
+    if (!cfg->scanner || !cfg->redact) {
+        *out = copy;
+        return 0;
+    }
+    for (size_t i = 0; i < MN_ARRAY_SIZE(texts) && rc == 0; i++) {
+        json_t *v = json_object_get(copy, texts[i]);
+        if (v)
+            rc = mn_scrub_json(v, cfg->scanner, cfg->redact, rep);
+    }
+    if (rc == 0 && mn_scrub_mostly_redacted(rep))
+        rc = mn_error_set(MN_EINVAL,
+                          "the memory is mostly a secret or personal data (rule '%s'): nothing was "
+                          "saved; say what it is for without the value itself",
+                          json_string_value(json_array_get(rep->rules, 0)));
+    if (rc == 0) {
+        mn_scrub_report rest = MN_SCRUB_REPORT_INIT;
+        rc = mn_scrub_json(copy, cfg->scanner, cfg->redact, &rest);
+        rep->secrets += rest.secrets;
+        rep->pii += rest.pii;
+        size_t i;
+        json_t *r;
+        json_array_foreach(rest.rules, i, r)
+        {
+            if (!rep->rules)
+                rep->rules = json_array();
+            bool seen = false;
+            size_t j;
+            json_t *q;
+            json_array_foreach(rep->rules, j, q) if (json_equal(q, r)) seen = true;
+            if (!seen)
+                json_array_append(rep->rules, r);
+        }
+        mn_scrub_report_release(&rest);
+    }
+    if (rc)
+        json_decref(copy);
+    else
+        *out = copy;
+    return rc;
+}
+
+/* The audit row of a redaction: which rules hit which memory, never the text. */
+static int audit_redaction(mn_store *s, const mn_memory_settings *cfg, const char *id,
+                           const mn_scrub_report *rep)
+{
+    if (!rep->rules)
+        return 0;
+    json_t *detail = json_pack("{s:O,s:I,s:I}", "rules", rep->rules, "secrets",
+                               (json_int_t)rep->secrets, "pii", (json_int_t)rep->pii);
+    int rc = mn_store_audit(s, cfg->actor, "redact", id, detail);
+    json_decref(detail);
+    return rc;
+}
+
+/* Personal data kept under the quarantine policy: the memory waits for a person. */
+static bool holds_pii(const json_t *mem, const mn_memory_settings *cfg)
+{
+    return cfg->scanner && cfg->quarantine_pii && mn_scrub_json_any(mem, cfg->scanner, MN_SCAN_PII);
+}
+
+/*
+ * Evidence behind a rule or pattern: a citation of code, a commit, an issue
+ * or task, or a link to one of those. An agent's rule without any is an
+ * instruction to every other agent that nobody checked ("curl ... | sh"),
+ * so it waits for review.
+ */
+static bool has_evidence(const json_t *mem, const json_t *in)
+{
+    const json_t *prov = json_object_get(mem, "provenance");
+    if (json_array_size(json_object_get(mem, "citations")) || str(prov, "commit") ||
+        str(prov, "task"))
+        return true;
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(in, "links"), i, l)
+    {
+        const char *to = str(l, "to");
+        if (to && (!strncmp(to, "commit:", 7) || !strncmp(to, "issue:", 6) ||
+                   !strncmp(to, "task:", 5)))
+            return true;
+    }
+    return false;
+}
+
+static bool is_instruction(const char *kind)
+{
+    return !strcmp(kind, "rule") || !strcmp(kind, "pattern");
+}
+
 int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
 {
     json_t *mem = json_object(), *old = NULL;
@@ -375,7 +479,12 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     int64_t now = mn_time_now_ms();
     int rc = 0;
     bool in_tx = false;
+    mn_scrub_report scrubbed = MN_SCRUB_REPORT_INIT;
+    json_t *clean = NULL;
 
+    if ((rc = scrub_input(&clean, in, cfg, &scrubbed)) != 0)
+        goto out;
+    in = clean;
     mn_id_new(id);
     json_object_set_new(mem, "id", json_string(id));
     json_object_set_new(mem, "kind", json_string(str(in, "kind") ? str(in, "kind") : "fact"));
@@ -429,8 +538,22 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     if (json_object_get(in, "quality"))
         json_object_set_new(mem, "quality",
                             json_real(json_number_value(json_object_get(in, "quality"))));
-    json_object_set_new(mem, "status",
-                        json_string(confidence < cfg->review_threshold ? "pending" : "active"));
+    const char *status = confidence < cfg->review_threshold ? "pending" : "active";
+    const char *note = NULL;
+    if ((cfg->agent || !strcmp(source, "agent")) && is_instruction(kind) &&
+        !has_evidence(mem, in) &&
+        strcmp(status, "active") == 0) {
+        status = "pending";
+        note = "an agent's rule or pattern waits for review (mnemo list --status pending) unless "
+               "it cites evidence: a commit (provenance.commit), code (citations) or an issue "
+               "(provenance.task)";
+    }
+    if (holds_pii(mem, cfg)) {
+        status = "quarantined";
+        note = "it holds personal data and the project quarantines such memories (config "
+               "scan.pii): a person must review it before it is served";
+    }
+    json_object_set_new(mem, "status", json_string(status));
     if (str(in, "ttl")) {
         int64_t ttl;
         if ((rc = parse_duration(&ttl, str(in, "ttl"))) != 0)
@@ -461,25 +584,35 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
         if ((rc = mn_store_memory_replace(s, old)) != 0 ||
             (rc = add_links(s, dup, json_object_get(in, "links"), now)) != 0 ||
             (rc = mn_store_audit(s, cfg->actor, "merge", dup, NULL)) != 0 ||
+            (rc = audit_redaction(s, cfg, dup, &scrubbed)) != 0 ||
             (rc = mn_store_commit(s)) != 0)
             goto out;
         in_tx = false;
         *out = result(dup, "merged", old);
-        goto out;
+        goto done;
     }
     mn_error_clear();
     if ((rc = mn_store_memory_insert(s, mem)) != 0 ||
         (rc = add_links(s, id, json_object_get(in, "links"), now)) != 0 ||
         (rc = mn_store_audit(s, cfg->actor, "save", id, NULL)) != 0 ||
-        (rc = mn_store_commit(s)) != 0)
+        (rc = audit_redaction(s, cfg, id, &scrubbed)) != 0 || (rc = mn_store_commit(s)) != 0)
         goto out;
     in_tx = false;
     *out = result(id, "created", mem);
+    if (note)
+        json_object_set_new(*out, "note", json_string(note));
+done:
+    if (scrubbed.rules)
+        json_object_set_new(*out, "redacted",
+                            json_pack("{s:O,s:I}", "rules", scrubbed.rules, "count",
+                                      (json_int_t)(scrubbed.secrets + scrubbed.pii)));
 out:
     if (in_tx)
         mn_store_rollback(s);
     json_decref(old);
     json_decref(mem);
+    json_decref(clean);
+    mn_scrub_report_release(&scrubbed);
     return rc;
 }
 
@@ -517,11 +650,15 @@ int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
     static const char *const plain[] = {"kind",   "level",      "title",  "body",
                                         "status", "confidence", "quality"};
     char id[MN_ID_LEN + 1];
-    json_t *mem = NULL, *changed = json_array();
+    json_t *mem = NULL, *changed = json_array(), *clean = NULL;
     int rc;
     bool in_tx = false;
     int64_t now = mn_time_now_ms();
+    mn_scrub_report scrubbed = MN_SCRUB_REPORT_INIT;
 
+    if ((rc = scrub_input(&clean, in, cfg, &scrubbed)) != 0)
+        goto out;
+    in = clean;
     if ((rc = mn_store_begin(s)) != 0)
         goto out;
     in_tx = true;
@@ -602,12 +739,19 @@ int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
         set_time(mem, "expires_at", now + d);
         json_array_append_new(changed, json_string("expires_at"));
     }
+    if (json_array_size(changed) && holds_pii(mem, cfg) &&
+        strcmp(str(mem, "status"), "quarantined") != 0) {
+        json_object_set_new(mem, "status", json_string("quarantined"));
+        json_array_append_new(changed, json_string("status"));
+    }
     if (json_array_size(changed)) {
         set_time(mem, "updated_at", now);
         json_t *detail = json_pack("{s:O}", "changed", changed);
         rc = mn_store_memory_replace(s, mem);
         if (rc == 0)
             rc = mn_store_audit(s, cfg->actor, "update", id, detail);
+        if (rc == 0)
+            rc = audit_redaction(s, cfg, id, &scrubbed);
         json_decref(detail);
         if (rc)
             goto out;
@@ -617,11 +761,17 @@ int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
     in_tx = false;
     *out = result(id, json_array_size(changed) ? "updated" : "unchanged", mem);
     json_object_set(*out, "changed", changed);
+    if (scrubbed.rules)
+        json_object_set_new(*out, "redacted",
+                            json_pack("{s:O,s:I}", "rules", scrubbed.rules, "count",
+                                      (json_int_t)(scrubbed.secrets + scrubbed.pii)));
 out:
     if (in_tx)
         mn_store_rollback(s);
     json_decref(mem);
     json_decref(changed);
+    json_decref(clean);
+    mn_scrub_report_release(&scrubbed);
     return rc;
 }
 
@@ -709,6 +859,7 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
     size_t n = json_array_size(mems), i;
     json_t *m;
     int64_t imported = 0, skipped = 0, replaced = 0, links = 0;
+    size_t redactions = 0;
     char *written = mn_calloc(n ? n : 1, 1);
     int rc = 0;
 
@@ -737,8 +888,22 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
         goto out_free;
     json_array_foreach(mems, i, m)
     {
+        /* what is imported passes the same scrub as a save */
+        json_t *one = NULL;
+        mn_scrub_report scrubbed = MN_SCRUB_REPORT_INIT;
+        rc = scrub_input(&one, m, cfg, &scrubbed);
+        if (rc == 0 && holds_pii(one, cfg))
+            json_object_set_new(one, "status", json_string("quarantined"));
+        if (rc == 0 && scrubbed.rules)
+            rc = audit_redaction(s, cfg, str(m, "id"), &scrubbed);
+        redactions += scrubbed.secrets + scrubbed.pii;
+        mn_scrub_report_release(&scrubbed);
+        if (rc) {
+            json_decref(one);
+            mn_error_prefix("memories[%zu]", i);
+            goto fail;
+        }
         /* body is optional in the memory shape; stored, it is "" (NOT NULL) */
-        json_t *one = json_object_get(m, "body") ? json_incref(m) : json_copy(m);
         if (!json_object_get(one, "body"))
             json_object_set_new(one, "body", json_string(""));
         rc = mn_store_memory_insert(s, one);
@@ -796,9 +961,9 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
             goto fail;
         }
     }
-    json_t *detail =
-        json_pack("{s:I,s:I,s:I,s:I}", "imported", (json_int_t)imported, "replaced",
-                  (json_int_t)replaced, "skipped", (json_int_t)skipped, "links", (json_int_t)links);
+    json_t *detail = json_pack("{s:I,s:I,s:I,s:I,s:I}", "imported", (json_int_t)imported,
+                               "replaced", (json_int_t)replaced, "skipped", (json_int_t)skipped,
+                               "links", (json_int_t)links, "redacted", (json_int_t)redactions);
     rc = mn_store_audit(s, cfg->actor, "import", NULL, detail);
     if (rc == 0)
         rc = mn_store_commit(s);

@@ -1,0 +1,167 @@
+/*
+ * scan_store.c - every stored text outside the memories, read and
+ * rewritten for `mnemo scan`, and the purge that leaves no old copy in the
+ * files (store_scan.h).
+ *
+ * Rewrites are collected per table and applied after its SELECT is done,
+ * so that no statement updates the rows it is still reading. Content tables
+ * of full-text indexes (chunks, history_docs) change under their triggers or,
+ * where a table has no update trigger, are made whole again by the 'rebuild'
+ * of mn_store_purge_freed.
+ */
+#include "common.h"
+#include <glob.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "store/sqlite/sqlite_internal.h"
+#include "store/store_scan.h"
+#include "util/vec.h"
+
+static const struct {
+    const char *table, *column;
+} cells[] = {
+    {"chunks", "text"},
+    {"symbols", "signature"},
+    {"symbols", "docstring"},
+    {"history_commits", "subject"},
+    {"history_docs", "subjects"},
+    {"served", "query"},
+    {"audit", "detail"},
+    {"links", "note"},
+    {"tasks", "title"},
+    {"tasks", "body"},
+    {"docs", "title"},
+    {"docs", "body"},
+    {"dialogs", "summary"},
+};
+
+/* The full-text indexes, rebuilt from their content after a rewrite. */
+static const char *const fts_tables[] = {"memories_fts", "chunks_fts", "files_fts", "history_fts"};
+
+static int fail(mn_store *s, const char *what)
+{
+    int rc = sqlite3_errcode(s->db) & 0xff;
+    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
+                        sqlite3_errmsg(s->db));
+}
+
+typedef struct {
+    int64_t row;
+    char *text;
+} rewrite;
+
+typedef MN_VEC(rewrite) rewrite_vec;
+
+static int apply(mn_store *s, const char *table, const char *column, rewrite_vec *v)
+{
+    mn_buf sql = MN_BUF_INIT;
+    sqlite3_stmt *st = NULL;
+    int rc = 0;
+    mn_buf_printf(&sql, "UPDATE %s SET %s = ?1 WHERE rowid = ?2", table, column);
+    if (sqlite3_prepare_v2(s->db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
+        rc = fail(s, "cannot rewrite a stored text");
+    for (size_t i = 0; rc == 0 && i < v->len; i++) {
+        sqlite3_bind_text(st, 1, v->items[i].text, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, v->items[i].row);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = fail(s, "cannot rewrite a stored text");
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    mn_buf_release(&sql);
+    return rc;
+}
+
+int mn_store_texts_each(mn_store *s,
+                        int (*cb)(void *payload, const mn_text_cell *c, const char *text,
+                                  size_t len, char **replace),
+                        void *payload)
+{
+    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    int rc = 0;
+    for (size_t t = 0; t < MN_ARRAY_SIZE(cells) && rc == 0; t++) {
+        mn_buf sql = MN_BUF_INIT;
+        sqlite3_stmt *st = NULL;
+        rewrite_vec todo = MN_VEC_INIT;
+        mn_text_cell c = {cells[t].table, cells[t].column, 0};
+        mn_buf_printf(&sql, "SELECT rowid, %s FROM %s WHERE %s IS NOT NULL AND %s <> ''",
+                      c.column, c.table, c.column, c.column);
+        if (sqlite3_prepare_v2(s->db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
+            rc = fail(s, "cannot read stored texts");
+        int step;
+        while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+            char *repl = NULL;
+            c.row = sqlite3_column_int64(st, 0);
+            const char *text = (const char *)sqlite3_column_text(st, 1);
+            size_t len = (size_t)sqlite3_column_bytes(st, 1);
+            rc = cb(payload, &c, text ? text : "", text ? len : 0, &repl);
+            if (repl) {
+                rewrite r = {c.row, repl};
+                mn_vec_push(&todo, r);
+            }
+        }
+        if (rc == 0 && st && step != SQLITE_DONE)
+            rc = fail(s, "cannot read stored texts");
+        sqlite3_finalize(st);
+        if (rc == 0 && todo.len)
+            rc = apply(s, c.table, c.column, &todo);
+        for (size_t i = 0; i < todo.len; i++)
+            free(todo.items[i].text);
+        mn_vec_release(&todo);
+        mn_buf_release(&sql);
+    }
+    return rc;
+}
+
+int mn_store_purge_freed(mn_store *s)
+{
+    MN_ASSERT_OR(!s->in_tx, MN_EINTERNAL);
+    int rc = mn_sqlite__exec(s, "PRAGMA secure_delete = ON");
+    if (rc == 0)
+        rc = mn_store_begin(s);
+    for (size_t i = 0; rc == 0 && i < MN_ARRAY_SIZE(fts_tables); i++) {
+        mn_buf sql = MN_BUF_INIT;
+        mn_buf_printf(&sql, "INSERT INTO %s(%s) VALUES ('rebuild')", fts_tables[i],
+                      fts_tables[i]);
+        rc = mn_sqlite__exec(s, sql.ptr);
+        mn_buf_clear(&sql);
+        mn_buf_printf(&sql, "INSERT INTO %s(%s) VALUES ('optimize')", fts_tables[i],
+                      fts_tables[i]);
+        if (rc == 0)
+            rc = mn_sqlite__exec(s, sql.ptr);
+        mn_buf_release(&sql);
+    }
+    if (rc == 0)
+        rc = mn_store_commit(s);
+    else
+        mn_store_rollback(s);
+    /* a VACUUM writes every live page anew, so no freed page is left behind; the checkpoint
+     * then copies it home and TRUNCATE leaves no old frame in the WAL */
+    if (rc == 0)
+        rc = mn_sqlite__exec(s, "VACUUM");
+    if (rc == 0 && sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
+                                             NULL) != SQLITE_OK)
+        rc = fail(s, "cannot checkpoint the write-ahead log");
+    /* the caches beside the store (chunk_cache.c, vector_file.c) are keyed by row ids and
+     * counts that a rewrite in place does not move: drop them, the next search rebuilds them */
+    if (rc == 0)
+        for (const char *const *kind = (const char *const[]){"chunks", "vectors", NULL}; *kind;
+             kind++) {
+            mn_buf pat = MN_BUF_INIT;
+            glob_t g;
+            for (const char *p = s->path; *p; p++) { /* the path itself matches literally */
+                if (strchr("*?[\\", *p))
+                    mn_buf_putc(&pat, '\\');
+                mn_buf_putc(&pat, *p);
+            }
+            mn_buf_printf(&pat, "-%s-*", *kind);
+            if (glob(pat.ptr, GLOB_NOSORT, NULL, &g) == 0) {
+                for (size_t i = 0; i < g.gl_pathc; i++)
+                    unlink(g.gl_pathv[i]);
+                globfree(&g);
+            }
+            mn_buf_release(&pat);
+        }
+    return rc;
+}
