@@ -1,0 +1,565 @@
+/*
+ * scan.c - finds secrets and personal data in a text and redacts them
+ * (text/scan.h), with the rules of scan_rules.c and the prefilter of
+ * scan_prefilter.c.
+ *
+ * A scan: (1) redaction markers already in the text are blanked in a
+ * private copy (same length, so offsets hold), so that a marker never
+ * matches and redacting twice changes nothing; (2) the prefilter makes one
+ * pass and yields anchors: where a rule's keyword, prefix or digit run is;
+ * (3) each rule's regex runs only in windows around its anchors: a match
+ * may start from `before` bytes ahead of a trigger to `after` bytes past it
+ * (on the trigger's line unless the rule is multiline; PCRE2's offset limit
+ * bounds where a match starts, the pattern's own bounds where it ends);
+ * (4) each match's secret part passes the rule's checks (checksums,
+ * entropy, placeholders, context words, allow-lists) or is dropped, and the
+ * search resumes one byte after a dropped match's start; (5) hits that
+ * overlap are merged into one span named after the longer hit's rule, so
+ * that no byte of either survives redaction.
+ *
+ * Rules without a trigger (possible in a project's file) run over the
+ * whole text. A scanner is immutable: each call has its own match data and
+ * its own copy of the match context (which carries the per-window offset
+ * limit); PCRE2's match limit bounds the work of one match attempt, so no
+ * text, however long its lines, can make a pattern backtrack for long.
+ */
+#include "common.h"
+#include <pthread.h>
+
+#include "text/scan_internal.h"
+#include "util/buf.h"
+#include "util/util.h"
+
+#define MARKER_OPEN     "[REDACTED:"
+#define MARKER_OPEN_LEN 10
+#define MARKER_ID_MAX   80
+#define MATCH_LIMIT     100000 /* backtracking steps per match attempt */
+#define HEAP_LIMIT_KIB  8192
+#define RULES_FILE_MAX  ((size_t)1 << 20)
+
+extern const char mn_text_scan_rules[];
+
+/* ---- the scanners ---- */
+
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+static mn_scanner *builtin;
+static int builtin_rc;
+static char builtin_err[512];
+
+static pcre2_match_context *limits_context(void)
+{
+    pcre2_match_context *m = pcre2_match_context_create(NULL);
+    if (!m)
+        abort(); /* a few bytes: out of memory is fatal, as mn_malloc */
+    pcre2_set_match_limit(m, MATCH_LIMIT);
+    pcre2_set_heap_limit(m, HEAP_LIMIT_KIB);
+    return m;
+}
+
+static void builtin_init(void)
+{
+    mn_scanner *s = mn_calloc(1, sizeof(*s));
+    s->builtin = true;
+    s->mctx = limits_context();
+    builtin_rc =
+        mn_scan__load(s, mn_text_scan_rules, strlen(mn_text_scan_rules), "built-in", false);
+    if (!builtin_rc)
+        builtin_rc = mn_scan__finish(s);
+    if (builtin_rc) {
+        snprintf(builtin_err, sizeof(builtin_err), "%s", mn_error_last());
+        mn_scan__release(s);
+        free(s);
+        return;
+    }
+    builtin = s;
+}
+
+int mn_scanner_builtin(const mn_scanner **out)
+{
+    pthread_once(&builtin_once, builtin_init);
+    *out = builtin;
+    if (!builtin)
+        return mn_error_set(builtin_rc ? builtin_rc : MN_EINTERNAL, "%s", builtin_err);
+    return 0;
+}
+
+int mn_scanner_new(mn_scanner **out, const char *rules_path)
+{
+    *out = NULL;
+    const mn_scanner *base = NULL;
+    mn_buf text = MN_BUF_INIT;
+    mn_scanner *s = NULL;
+    int rc = mn_scanner_builtin(&base);
+    if (rc)
+        goto out;
+    if (!rules_path || !mn_fs_exists(rules_path)) {
+        /* the built-in scanner; mn_scanner_free ignores it */
+        *out = (mn_scanner *)base;
+        goto out;
+    }
+    if (mn_fs_is_dir(rules_path)) {
+        rc = mn_error_set(MN_EINVAL, "scan rules '%s': is a directory, not a file", rules_path);
+        goto out;
+    }
+    if ((rc = mn_fs_read(&text, rules_path, RULES_FILE_MAX)))
+        goto out;
+    s = mn_calloc(1, sizeof(*s));
+    s->mctx = limits_context();
+    /* The built-in rules are compiled once per process: the project's
+     * scanner borrows them (the built-in scanner lives until exit). */
+    mn_scan__borrow(s, base);
+    if ((rc = mn_scan__load(s, text.ptr, text.len, rules_path, true)) || (rc = mn_scan__finish(s)))
+        goto out;
+    *out = s;
+    s = NULL;
+out:
+    if (s) {
+        mn_scan__release(s);
+        free(s);
+    }
+    mn_buf_release(&text);
+    return rc;
+}
+
+void mn_scanner_free(mn_scanner *s)
+{
+    if (!s || s->builtin)
+        return;
+    mn_scan__release(s);
+    free(s);
+}
+
+const char *const *mn_scanner_rules(const mn_scanner *s, size_t *n)
+{
+    *n = s->nrules;
+    return s->ids;
+}
+
+bool mn_scanner_path_allowed(const mn_scanner *s, const char *path)
+{
+    if (!s || !path)
+        return false;
+    for (size_t i = 0; i < s->nallow_paths; i++)
+        if (mn_scan__glob_match(s->allow_paths[i], path))
+            return true;
+    return false;
+}
+
+/* ---- one scan ---- */
+
+typedef struct {
+    uint32_t rule;
+    size_t start, end; /* the secret part */
+} hit;
+
+typedef struct {
+    const mn_scanner *s;
+    const char *text; /* the subject: the caller's text, or a copy with markers blanked */
+    size_t len;
+    unsigned classes;
+    bool any;              /* stop at the first hit */
+    pcre2_match_data *md;  /* the rule's match */
+    pcre2_match_data *md2; /* allow-list regexes, run from inside a match's callout */
+    pcre2_match_context *mctx;
+    hit *hits;
+    size_t nhits, cap;
+    bool found;
+} scan_ctx;
+
+static bool id_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+}
+
+/* A copy of text with each "[REDACTED:<id>]" blanked, or NULL when it
+ * holds none. */
+static char *blank_markers(const char *text, size_t len)
+{
+    char *copy = NULL;
+    const char *p = text, *end = text + len;
+    while ((p = memmem(p, (size_t)(end - p), MARKER_OPEN, MARKER_OPEN_LEN))) {
+        const char *q = p + MARKER_OPEN_LEN;
+        while (q < end && q - p < MARKER_ID_MAX && id_char(*q))
+            q++;
+        if (q < end && *q == ']' && q > p + MARKER_OPEN_LEN) {
+            if (!copy) {
+                copy = mn_malloc(len ? len : 1);
+                memcpy(copy, text, len);
+            }
+            memset(copy + (p - text), ' ', (size_t)(q + 1 - p));
+            p = q + 1;
+        } else {
+            p += MARKER_OPEN_LEN;
+        }
+    }
+    return copy;
+}
+
+static bool word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* One of the rule's context words, whole and in any case, within the
+ * context window around [ms, me): the window is lower-cased once and each
+ * word looked up with memmem. */
+static bool context_near(const mn_scan__rule *r, const char *t, size_t len, size_t ms, size_t me)
+{
+    size_t lo = ms > r->context_window ? ms - r->context_window : 0;
+    size_t hi = me + r->context_window < len ? me + r->context_window : len;
+    char small[1024];
+    size_t n = hi - lo;
+    char *w = n <= sizeof(small) ? small : mn_malloc(n);
+    for (size_t i = 0; i < n; i++) {
+        char ch = t[lo + i];
+        w[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+    }
+    bool found = false;
+    for (size_t k = 0; k < r->ncontext && !found; k++) {
+        const char *word = r->context[k];
+        size_t wl = strlen(word);
+        const char *p = w, *end = w + n;
+        while (!found && (p = memmem(p, (size_t)(end - p), word, wl))) {
+            /* whole words: a word character of the keyword must not run on */
+            bool ok = !(word_char(word[0]) && p > w && word_char(p[-1])) &&
+                      !(word_char(word[wl - 1]) && p + wl < end && word_char(p[wl]));
+            /* the edges of the window are not word boundaries */
+            if (p == w && lo > 0 && word_char(word[0]) && word_char(t[lo - 1]))
+                ok = false;
+            if (p + wl == end && hi < len && word_char(word[wl - 1]) && word_char(t[hi]))
+                ok = false;
+            found = ok;
+            p++;
+        }
+    }
+    if (w != small)
+        free(w);
+    return found;
+}
+
+static bool regex_in(pcre2_code *re, pcre2_match_data *md, const char *s, size_t n)
+{
+    return pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL) >= 0;
+}
+
+/* Does the match [ms, me) with secret part [ss, se) pass rule r's checks? */
+static bool accept(scan_ctx *c, const mn_scan__rule *r, size_t ms, size_t me, size_t ss, size_t se)
+{
+    const char *t = c->text;
+    const char *sec = t + ss;
+    size_t n = se - ss;
+    if (n == 0 || n < r->min_len)
+        return false;
+    for (size_t i = 0; i < r->nchecks; i++)
+        if (!mn_scan__check_run(r->checks[i], sec, n))
+            return false;
+    if (r->min_entropy > 0 && mn_scan__entropy(sec, n) < r->min_entropy)
+        return false;
+    if (r->placeholders && mn_scan__placeholder(sec, n))
+        return false;
+    if (r->ncontext) {
+        bool bare = true;
+        for (size_t i = 0; i < n && bare; i++)
+            bare = word_char(sec[i]);
+        if ((!r->context_if_bare || bare) && !context_near(r, t, c->len, ms, me))
+            return false;
+    }
+    for (size_t i = 0; i < r->nallow; i++)
+        if (regex_in(r->allow[i], c->md2, sec, n))
+            return false;
+    const mn_scanner *s = c->s;
+    for (size_t i = 0; i < s->nallow_values; i++) {
+        size_t vl = strlen(s->allow_values[i]);
+        if ((vl == n && memcmp(sec, s->allow_values[i], n) == 0) ||
+            (vl == me - ms && memcmp(t + ms, s->allow_values[i], vl) == 0))
+            return false;
+    }
+    for (size_t i = 0; i < s->nallow_res; i++)
+        if (regex_in(s->allow_res[i], c->md2, sec, n))
+            return false;
+    return true;
+}
+
+static void add_hit(scan_ctx *c, uint32_t rule, size_t start, size_t end)
+{
+    c->found = true;
+    if (c->any)
+        return;
+    if (c->nhits == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 16;
+        c->hits = mn_realloc(c->hits, c->cap * sizeof(*c->hits));
+    }
+    c->hits[c->nhits].rule = rule;
+    c->hits[c->nhits].start = start;
+    c->hits[c->nhits].end = end;
+    c->nhits++;
+}
+
+/* The callout at the end of every rule's pattern: 0 accepts the candidate
+ * match, 1 makes the engine backtrack and look for another. */
+typedef struct {
+    scan_ctx *c;
+    const mn_scan__rule *r;
+} callout_state;
+
+static int on_candidate(pcre2_callout_block *cb, void *data)
+{
+    callout_state *st = data;
+    const mn_scan__rule *r = st->r;
+    size_t ms = cb->start_match, me = cb->current_position;
+    size_t ss = ms, se = me;
+    if (r->group) {
+        if (cb->capture_top <= r->group || cb->offset_vector[2 * r->group] == PCRE2_UNSET)
+            return 1;
+        ss = cb->offset_vector[2 * r->group];
+        se = cb->offset_vector[2 * r->group + 1];
+    }
+    return se > ss && accept(st->c, r, ms, me, ss, se) ? 0 : 1;
+}
+
+/* Run rule ri over the matches that start in [from, limit). Returns 0, or
+ * MN_ENOMEM when the regex engine ran out of memory. */
+static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
+{
+    const mn_scan__rule *r = &c->s->rules[ri];
+    callout_state st = {c, r};
+    pcre2_set_offset_limit(c->mctx, limit);
+    pcre2_set_callout(c->mctx, on_candidate, &st);
+    size_t off = from;
+    while (off <= limit && off <= c->len) {
+        int rc = pcre2_match(r->re, (PCRE2_SPTR)c->text, c->len, off, 0, c->md, c->mctx);
+        if (rc == PCRE2_ERROR_NOMATCH)
+            return 0;
+        if (rc == PCRE2_ERROR_NOMEMORY)
+            return mn_error_set(MN_ENOMEM, "scan: out of memory in rule '%s'", r->id);
+        if (rc < 0) {
+            /* a match limit: the rest of this window is skipped (bounded
+             * patterns never get here) */
+            mn_log(MN_LOG_WARN, "scan: rule '%s' stopped at byte %zu (pcre2 error %d)", r->id, off,
+                   rc);
+            return 0;
+        }
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
+        size_t ms = ov[0], me = ov[1];
+        size_t ss = ms, se = me;
+        if (r->group) {
+            ss = ov[2 * r->group];
+            se = ov[2 * r->group + 1];
+        }
+        add_hit(c, ri, ss, se);
+        if (c->any)
+            return 0;
+        off = me > ms ? me : ms + 1;
+    }
+    return 0;
+}
+
+static int cmp_anchor(const void *a, const void *b)
+{
+    const mn_scan__anchor *x = a, *y = b;
+    if (x->rule != y->rule)
+        return x->rule < y->rule ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The end of the line holding pos, or limit when the line runs past it. */
+static size_t line_end(const char *t, size_t pos, size_t limit)
+{
+    const char *nl = pos < limit ? memchr(t + pos, '\n', limit - pos) : NULL;
+    return nl ? (size_t)(nl - t) : limit;
+}
+
+static size_t line_start(const char *t, size_t pos, size_t floor)
+{
+    for (size_t i = pos; i > floor; i--)
+        if (t[i - 1] == '\n')
+            return i;
+    return floor;
+}
+
+static int scan(scan_ctx *c)
+{
+    const mn_scanner *s = c->s;
+    mn_scan__anchors anchors = {0};
+    int rc = 0;
+    mn_scan__prefilter(&anchors, s, c->text, c->len);
+    bool always = false;
+    for (size_t i = 0; i < s->nrules; i++)
+        always |= s->rules[i].always && (s->rules[i].cls & c->classes);
+    if (!anchors.len && !always)
+        goto out;
+    qsort(anchors.items, anchors.len, sizeof(*anchors.items), cmp_anchor);
+    c->md = pcre2_match_data_create((uint32_t)s->max_groups + 1, NULL);
+    c->md2 = pcre2_match_data_create(1, NULL);
+    c->mctx = pcre2_match_context_copy(s->mctx);
+    if (!c->md || !c->md2 || !c->mctx) {
+        rc = mn_error_set(MN_ENOMEM, "scan: out of memory");
+        goto out;
+    }
+    size_t a = 0;
+    for (uint32_t ri = 0; ri < s->nrules && !(c->any && c->found); ri++) {
+        const mn_scan__rule *r = &s->rules[ri];
+        bool wanted = (r->cls & c->classes) != 0;
+        if (r->always) {
+            if (wanted && (rc = run_window(c, ri, 0, c->len)))
+                goto out;
+            continue;
+        }
+        /* windows of this rule's anchors, merged when they overlap */
+        size_t wfrom = 0, wlim = 0;
+        bool open = false;
+        for (; a < anchors.len && anchors.items[a].rule == ri; a++) {
+            if (!wanted)
+                continue;
+            const mn_scan__anchor *an = &anchors.items[a];
+            size_t from = an->start > r->before ? an->start - r->before : 0;
+            size_t lim = an->end + r->after < c->len ? an->end + r->after : c->len;
+            if (!r->multiline) {
+                from = line_start(c->text, an->start, from);
+                lim = line_end(c->text, an->end, lim);
+            }
+            if (open && from <= wlim) {
+                if (lim > wlim)
+                    wlim = lim;
+                continue;
+            }
+            if (open && (rc = run_window(c, ri, wfrom, wlim)))
+                goto out;
+            if (c->any && c->found)
+                goto out;
+            wfrom = from;
+            wlim = lim;
+            open = true;
+        }
+        if (open && (rc = run_window(c, ri, wfrom, wlim)))
+            goto out;
+    }
+out:
+    free(anchors.items);
+    pcre2_match_data_free(c->md);
+    pcre2_match_data_free(c->md2);
+    pcre2_match_context_free(c->mctx);
+    c->md = NULL;
+    c->md2 = NULL;
+    c->mctx = NULL;
+    return rc;
+}
+
+static int cmp_hit(const void *a, const void *b)
+{
+    const hit *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1; /* the longer first */
+    return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/* Sort and merge overlapping hits: one span covering both, named after the
+ * longer hit's rule (on a tie, the rule listed first). */
+static void resolve(scan_ctx *c)
+{
+    if (c->nhits < 2)
+        return;
+    qsort(c->hits, c->nhits, sizeof(*c->hits), cmp_hit);
+    size_t k = 0;
+    for (size_t i = 1; i < c->nhits; i++) {
+        hit *last = &c->hits[k], *h = &c->hits[i];
+        if (h->start < last->end) {
+            size_t ll = last->end - last->start, hl = h->end - h->start;
+            if (hl > ll || (hl == ll && h->rule < last->rule))
+                last->rule = h->rule;
+            if (h->end > last->end)
+                last->end = h->end;
+            continue;
+        }
+        c->hits[++k] = *h;
+    }
+    c->nhits = k + 1;
+}
+
+static int scan_text(scan_ctx *c, const mn_scanner *s, const char *text, size_t len,
+                     unsigned classes, bool any)
+{
+    memset(c, 0, sizeof(*c));
+    c->s = s;
+    c->classes = classes & MN_SCAN_ALL;
+    c->any = any;
+    if (!s || len == 0 || !c->classes)
+        return 0;
+    char *copy = blank_markers(text, len);
+    c->text = copy ? copy : text;
+    c->len = len;
+    int rc = scan(c);
+    free(copy);
+    c->text = NULL;
+    if (rc == 0)
+        resolve(c);
+    return rc;
+}
+
+int mn_scan_find(mn_scan_hit **out, size_t *n, const mn_scanner *s, const char *text, size_t len,
+                 unsigned classes)
+{
+    *out = NULL;
+    *n = 0;
+    scan_ctx c;
+    int rc = scan_text(&c, s, text, len, classes, false);
+    if (rc || !c.nhits)
+        goto out;
+    mn_scan_hit *h = mn_malloc(c.nhits * sizeof(*h));
+    for (size_t i = 0; i < c.nhits; i++) {
+        h[i].rule = s->rules[c.hits[i].rule].id;
+        h[i].cls = s->rules[c.hits[i].rule].cls;
+        h[i].start = c.hits[i].start;
+        h[i].end = c.hits[i].end;
+    }
+    *out = h;
+    *n = c.nhits;
+out:
+    free(c.hits);
+    return rc;
+}
+
+bool mn_scan_any(const mn_scanner *s, const char *text, size_t len, unsigned classes)
+{
+    scan_ctx c;
+    int rc = scan_text(&c, s, text, len, classes, true);
+    free(c.hits);
+    /* when the engine fails, say yes: a caller that refuses on a hit then
+     * errs on the safe side */
+    return rc != 0 || c.found;
+}
+
+int mn_scan_redact(mn_buf *out, const mn_scanner *s, const char *text, size_t len, unsigned classes,
+                   mn_scan_summary *sum)
+{
+    if (sum)
+        memset(sum, 0, sizeof(*sum));
+    scan_ctx c;
+    int rc = scan_text(&c, s, text, len, classes, false);
+    if (rc)
+        goto out;
+    size_t pos = 0;
+    for (size_t i = 0; i < c.nhits; i++) {
+        const mn_scan__rule *r = &s->rules[c.hits[i].rule];
+        mn_buf_put(out, text + pos, c.hits[i].start - pos);
+        mn_buf_puts(out, MARKER_OPEN);
+        mn_buf_puts(out, r->id);
+        mn_buf_putc(out, ']');
+        pos = c.hits[i].end;
+        if (sum) {
+            if (r->cls == MN_SCAN_SECRET)
+                sum->secrets++;
+            else
+                sum->pii++;
+            sum->bytes += c.hits[i].end - c.hits[i].start;
+            if (!sum->rule)
+                sum->rule = r->id;
+        }
+    }
+    mn_buf_put(out, text + pos, len - pos);
+out:
+    free(c.hits);
+    return rc;
+}

@@ -1,0 +1,615 @@
+/*
+ * scan_rules.c - reads rule files (the built-in src/text/scan_rules.yaml and
+ * a project's .mnemo-scan.yaml) into the scanner's table, and builds the
+ * prefilter once every file is in.
+ *
+ * A file is YAML (util/yaml.h turns it into JSON) with one document: a
+ * mapping with `rules` (a list of rules), and in a project's file also
+ * `disable` (built-in rule ids to drop) and `allow` (values, patterns,
+ * paths). docs/internals/scan.md gives every key. Unknown keys are errors,
+ * so a typo never silently weakens a rule; every error is one line that
+ * names the file and the rule ("scan rules 'x.yaml': rule 'acme-token':
+ * pattern does not compile at offset 3: missing closing parenthesis").
+ *
+ * Patterns are compiled for bytes (no UTF mode: the text may hold any
+ * bytes), with ^ and $ at line boundaries (PCRE2_MULTILINE) and
+ * PCRE2_USE_OFFSET_LIMIT, since a rule's regex runs only where a match may
+ * start near one of its triggers (scan.c). JIT compilation is asked for;
+ * where it is unavailable the interpreter runs the same pattern.
+ */
+#include "common.h"
+
+#include "text/scan_internal.h"
+#include "util/buf.h"
+#include "util/util.h"
+#include "util/yaml.h"
+
+#define RULES_MAX       2000
+#define LIST_MAX        256  /* keywords, prefixes, context words, allow entries per rule */
+#define WORD_MAX        128  /* bytes of a keyword, prefix or context word */
+#define PATTERN_MAX     8192 /* bytes of a pattern */
+#define WINDOW_MAX      65536
+#define DEFAULT_BEFORE  128
+#define DEFAULT_AFTER   128
+#define DEFAULT_CONTEXT 64
+
+static const char *const RULE_KEYS[] = {
+    "id",       "class",   "description",    "pattern",         "group",   "keywords",
+    "prefixes", "digits",  "window",         "multiline",       "entropy", "min_length",
+    "checks",   "context", "context_window", "context_if_bare", "allow",   "placeholders"};
+
+/* Set the error for rule `id` (or its position when it has none) of `origin`. */
+static int rule_error(const char *origin, const char *id, size_t index, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int rule_error(const char *origin, const char *id, size_t index, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (id)
+        return mn_error_set(MN_EINVAL, "scan rules '%s': rule '%s': %s", origin, id, msg);
+    return mn_error_set(MN_EINVAL, "scan rules '%s': rule #%zu: %s", origin, index + 1, msg);
+}
+
+static void free_strings(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void free_codes(pcre2_code **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        pcre2_code_free(v[i]);
+    free(v);
+}
+
+static void rule_release(mn_scan__rule *r)
+{
+    if (r->borrowed) {
+        memset(r, 0, sizeof(*r));
+        return;
+    }
+    free(r->id);
+    pcre2_code_free(r->re);
+    free_strings(r->context, r->ncontext);
+    free_codes(r->allow, r->nallow);
+    free_strings(r->keywords, r->nkeywords);
+    free_strings(r->prefixes, r->nprefixes);
+    memset(r, 0, sizeof(*r));
+}
+
+/* Compile `pattern` as every pattern is compiled; on failure, *why gets
+ * PCRE2's message with the offset. A rule's pattern (wrap) is compiled as
+ * "(?:PATTERN)(?C1)": the callout at the end runs the rule's checks on each
+ * candidate match, so that a candidate that fails them makes the engine
+ * backtrack to the next one (a shorter number, another start) instead of
+ * ending the search (scan.c). */
+static pcre2_code *compile(const char *pattern, size_t len, bool wrap, char *why, size_t cap)
+{
+    int err = 0;
+    PCRE2_SIZE off = 0;
+    mn_buf b = MN_BUF_INIT;
+    if (wrap) {
+        mn_buf_puts(&b, "(?:");
+        mn_buf_put(&b, pattern, len);
+        mn_buf_puts(&b, ")(?C1)");
+    } else {
+        mn_buf_put(&b, pattern, len);
+    }
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)b.ptr, b.len,
+                                   PCRE2_MULTILINE | PCRE2_USE_OFFSET_LIMIT, &err, &off, NULL);
+    mn_buf_release(&b);
+    if (!re) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(err, msg, sizeof(msg));
+        size_t at = (size_t)off;
+        if (wrap)
+            at = at >= 3 ? (at - 3 > len ? len : at - 3) : 0;
+        snprintf(why, cap, "does not compile at offset %zu: %s", at, (const char *)msg);
+        return NULL;
+    }
+    /* JIT is an optimisation: a platform without it runs the interpreter. */
+    (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    return re;
+}
+
+/* A JSON array of strings (or a single string) into a malloc'd vector. */
+static int strings_of(char ***out, size_t *n, const json_t *v, bool lower, const char *what,
+                      const char *origin, const char *id, size_t index)
+{
+    *out = NULL;
+    *n = 0;
+    if (!v)
+        return 0;
+    size_t count = json_is_array(v) ? json_array_size(v) : 1;
+    if (!json_is_array(v) && !json_is_string(v))
+        return rule_error(origin, id, index, "'%s' must be a list of strings", what);
+    if (count > LIST_MAX)
+        return rule_error(origin, id, index, "'%s' has more than %d entries", what, LIST_MAX);
+    char **vec = mn_calloc(count ? count : 1, sizeof(*vec));
+    for (size_t i = 0; i < count; i++) {
+        const json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
+        size_t len = json_is_string(e) ? json_string_length(e) : 0;
+        if (!json_is_string(e) || len == 0 || len > WORD_MAX) {
+            free_strings(vec, i);
+            return rule_error(origin, id, index, "'%s' entries must be strings of 1 to %d bytes",
+                              what, WORD_MAX);
+        }
+        vec[i] = mn_strndup(json_string_value(e), len);
+        if (lower)
+            for (char *p = vec[i]; *p; p++)
+                if (*p >= 'A' && *p <= 'Z')
+                    *p = (char)(*p - 'A' + 'a');
+    }
+    *out = vec;
+    *n = count;
+    return 0;
+}
+
+static bool valid_id(const char *id)
+{
+    size_t n = strlen(id);
+    if (n == 0 || n > 64)
+        return false;
+    for (const char *p = id; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
+              *p == '.'))
+            return false;
+    return true;
+}
+
+static const mn_scan__rule *find_rule(const mn_scanner *s, const char *id)
+{
+    for (size_t i = 0; i < s->nrules; i++)
+        if (strcmp(s->rules[i].id, id) == 0)
+            return &s->rules[i];
+    return NULL;
+}
+
+static int size_field(size_t *out, const json_t *v, size_t min, size_t max, const char *what,
+                      const char *origin, const char *id, size_t index)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min ||
+        json_integer_value(v) > (json_int_t)max)
+        return rule_error(origin, id, index, "'%s' must be an integer from %zu to %zu", what, min,
+                          max);
+    *out = (size_t)json_integer_value(v);
+    return 0;
+}
+
+/* Read one rule of a file into r (zeroed). */
+static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, const char *origin,
+                      size_t index, bool user)
+{
+    int rc = 0;
+    const char *id = NULL;
+    char why[384];
+    if (!json_is_object(j))
+        return rule_error(origin, NULL, index, "must be a mapping with id, class and pattern");
+    const json_t *jid = json_object_get(j, "id");
+    if (jid && json_is_string(jid))
+        id = json_string_value(jid);
+    if (!id)
+        return rule_error(origin, NULL, index, "has no 'id' (a string)");
+    if (!valid_id(id))
+        return rule_error(origin, id, index, "'id' must be 1 to 64 of a-z, 0-9, '-', '_' and '.'");
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)j, key, val)
+    {
+        bool known = false;
+        for (size_t k = 0; k < MN_ARRAY_SIZE(RULE_KEYS); k++)
+            known |= strcmp(key, RULE_KEYS[k]) == 0;
+        if (!known)
+            return rule_error(origin, id, index, "unknown key '%s'", key);
+    }
+    if (find_rule(s, id))
+        return rule_error(origin, id, index,
+                          user ? "a rule with this id exists already (disable the built-in one "
+                                 "to replace it)"
+                               : "a rule with this id exists already");
+    r->id = mn_strdup(id);
+
+    const json_t *cls = json_object_get(j, "class");
+    if (json_is_string(cls) && strcmp(json_string_value(cls), "secret") == 0)
+        r->cls = MN_SCAN_SECRET;
+    else if (json_is_string(cls) && strcmp(json_string_value(cls), "pii") == 0)
+        r->cls = MN_SCAN_PII;
+    else {
+        rc = rule_error(origin, id, index, "'class' must be 'secret' or 'pii'");
+        goto out;
+    }
+
+    const json_t *pat = json_object_get(j, "pattern");
+    if (!json_is_string(pat) || json_string_length(pat) == 0 ||
+        json_string_length(pat) > PATTERN_MAX) {
+        rc = rule_error(origin, id, index, "'pattern' must be a string of 1 to %d bytes",
+                        PATTERN_MAX);
+        goto out;
+    }
+    r->re = compile(json_string_value(pat), json_string_length(pat), true, why, sizeof(why));
+    if (!r->re) {
+        rc = rule_error(origin, id, index, "pattern %s", why);
+        goto out;
+    }
+    uint32_t ncap = 0;
+    pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &ncap);
+
+    /* The secret part: `group` (a number or a name), else a group named
+     * "secret", else the whole match. */
+    const json_t *grp = json_object_get(j, "group");
+    if (json_is_integer(grp)) {
+        if (json_integer_value(grp) < 0 || (uint32_t)json_integer_value(grp) > ncap) {
+            rc = rule_error(origin, id, index, "'group' %lld: the pattern has %u groups",
+                            (long long)json_integer_value(grp), ncap);
+            goto out;
+        }
+        r->group = (uint32_t)json_integer_value(grp);
+    } else if (json_is_string(grp) || !grp) {
+        const char *name = grp ? json_string_value(grp) : "secret";
+        int g = pcre2_substring_number_from_name(r->re, (PCRE2_SPTR)name);
+        if (g < 0 && grp) {
+            rc =
+                rule_error(origin, id, index, "'group': the pattern has no group named '%s'", name);
+            goto out;
+        }
+        r->group = g < 0 ? 0 : (uint32_t)g;
+    } else {
+        rc = rule_error(origin, id, index, "'group' must be a group number or name");
+        goto out;
+    }
+
+    if ((rc = strings_of(&r->keywords, &r->nkeywords, json_object_get(j, "keywords"), true,
+                         "keywords", origin, id, index)) ||
+        (rc = strings_of(&r->prefixes, &r->nprefixes, json_object_get(j, "prefixes"), false,
+                         "prefixes", origin, id, index)) ||
+        (rc = strings_of(&r->context, &r->ncontext, json_object_get(j, "context"), true, "context",
+                         origin, id, index)))
+        goto out;
+    r->has_keywords = r->nkeywords + r->nprefixes > 0;
+
+    const json_t *v;
+    if ((v = json_object_get(j, "digits"))) {
+        size_t d;
+        if ((rc = size_field(&d, v, 2, 64, "digits", origin, id, index)))
+            goto out;
+        r->digits = (unsigned)d;
+    }
+    r->always = !r->has_keywords && !r->digits;
+
+    r->before = DEFAULT_BEFORE;
+    r->after = DEFAULT_AFTER;
+    if ((v = json_object_get(j, "window"))) {
+        if (json_is_array(v) && json_array_size(v) == 2) {
+            if ((rc = size_field(&r->before, json_array_get(v, 0), 0, WINDOW_MAX, "window", origin,
+                                 id, index)) ||
+                (rc = size_field(&r->after, json_array_get(v, 1), 0, WINDOW_MAX, "window", origin,
+                                 id, index)))
+                goto out;
+        } else {
+            if ((rc = size_field(&r->before, v, 0, WINDOW_MAX, "window", origin, id, index)))
+                goto out;
+            r->after = r->before;
+        }
+    }
+    if ((v = json_object_get(j, "multiline"))) {
+        if (!json_is_boolean(v)) {
+            rc = rule_error(origin, id, index, "'multiline' must be true or false");
+            goto out;
+        }
+        r->multiline = json_is_true(v);
+    }
+    r->placeholders = r->cls == MN_SCAN_SECRET;
+    if ((v = json_object_get(j, "placeholders"))) {
+        if (!json_is_boolean(v)) {
+            rc = rule_error(origin, id, index, "'placeholders' must be true or false");
+            goto out;
+        }
+        r->placeholders = json_is_true(v);
+    }
+    if ((v = json_object_get(j, "context_if_bare"))) {
+        if (!json_is_boolean(v)) {
+            rc = rule_error(origin, id, index, "'context_if_bare' must be true or false");
+            goto out;
+        }
+        r->context_if_bare = json_is_true(v);
+    }
+    if ((v = json_object_get(j, "entropy"))) {
+        if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) > 8) {
+            rc = rule_error(origin, id, index,
+                            "'entropy' must be a number from 0 to 8 (bits per "
+                            "character)");
+            goto out;
+        }
+        r->min_entropy = json_number_value(v);
+    }
+    if ((v = json_object_get(j, "min_length")) &&
+        (rc = size_field(&r->min_len, v, 0, 4096, "min_length", origin, id, index)))
+        goto out;
+    r->context_window = DEFAULT_CONTEXT;
+    if ((v = json_object_get(j, "context_window")) &&
+        (rc = size_field(&r->context_window, v, 1, 4096, "context_window", origin, id, index)))
+        goto out;
+
+    if ((v = json_object_get(j, "checks"))) {
+        char **names = NULL;
+        size_t n = 0;
+        if ((rc = strings_of(&names, &n, v, false, "checks", origin, id, index)))
+            goto out;
+        if (n > MN_SCAN__MAX_CHECKS) {
+            free_strings(names, n);
+            rc = rule_error(origin, id, index, "at most %d checks", MN_SCAN__MAX_CHECKS);
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (mn_scan__check_parse(&r->checks[r->nchecks++], names[i]) != 0) {
+                rc = rule_error(origin, id, index, "unknown check '%s'", names[i]);
+                free_strings(names, n);
+                goto out;
+            }
+        free_strings(names, n);
+    }
+
+    if ((v = json_object_get(j, "allow"))) {
+        char **pats = NULL;
+        size_t n = 0;
+        if (json_is_array(v) || json_is_string(v)) {
+            /* allow-list regexes may be long: read them without WORD_MAX */
+            n = json_is_array(v) ? json_array_size(v) : 1;
+            if (n > LIST_MAX) {
+                rc = rule_error(origin, id, index, "'allow' has more than %d entries", LIST_MAX);
+                goto out;
+            }
+            pats = mn_calloc(n ? n : 1, sizeof(*pats));
+            for (size_t i = 0; i < n; i++) {
+                const json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
+                if (!json_is_string(e) || json_string_length(e) == 0 ||
+                    json_string_length(e) > PATTERN_MAX) {
+                    free_strings(pats, i);
+                    rc = rule_error(origin, id, index, "'allow' entries must be regexes (strings)");
+                    goto out;
+                }
+                pats[i] = mn_strndup(json_string_value(e), json_string_length(e));
+            }
+        } else {
+            rc = rule_error(origin, id, index, "'allow' must be a list of regexes");
+            goto out;
+        }
+        r->allow = mn_calloc(n ? n : 1, sizeof(*r->allow));
+        for (size_t i = 0; i < n; i++) {
+            r->allow[i] = compile(pats[i], strlen(pats[i]), false, why, sizeof(why));
+            if (!r->allow[i]) {
+                rc = rule_error(origin, id, index, "allow pattern '%.60s' %s", pats[i], why);
+                free_strings(pats, n);
+                goto out;
+            }
+            r->nallow++;
+        }
+        free_strings(pats, n);
+    }
+out:
+    if (rc)
+        rule_release(r);
+    return rc;
+}
+
+static int file_error(const char *origin, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int file_error(const char *origin, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return mn_error_set(MN_EINVAL, "scan rules '%s': %s", origin, msg);
+}
+
+/* The `allow` section of a project's file. */
+static int parse_allow(mn_scanner *s, const json_t *a, const char *origin)
+{
+    char why[384];
+    if (!json_is_object(a))
+        return file_error(origin, "'allow' must be a mapping with values, patterns and paths");
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)a, key, val)
+    {
+        if (strcmp(key, "values") && strcmp(key, "patterns") && strcmp(key, "paths"))
+            return file_error(origin,
+                              "allow: unknown key '%s' (expected values, patterns or paths)", key);
+        if (!json_is_array(val) || json_array_size(val) > 10000)
+            return file_error(origin, "allow: '%s' must be a list of strings", key);
+        for (size_t i = 0; i < json_array_size(val); i++) {
+            const json_t *e = json_array_get(val, i);
+            if (!json_is_string(e) || json_string_length(e) == 0 ||
+                json_string_length(e) > PATTERN_MAX)
+                return file_error(origin, "allow: '%s' entry %zu must be a non-empty string", key,
+                                  i + 1);
+            const char *str = json_string_value(e);
+            size_t len = json_string_length(e);
+            if (strcmp(key, "values") == 0) {
+                s->allow_values =
+                    mn_realloc(s->allow_values, (s->nallow_values + 1) * sizeof(char *));
+                s->allow_values[s->nallow_values++] = mn_strndup(str, len);
+            } else if (strcmp(key, "paths") == 0) {
+                s->allow_paths = mn_realloc(s->allow_paths, (s->nallow_paths + 1) * sizeof(char *));
+                s->allow_paths[s->nallow_paths++] = mn_strndup(str, len);
+            } else {
+                pcre2_code *re = compile(str, len, false, why, sizeof(why));
+                if (!re)
+                    return file_error(origin, "allow: pattern '%.60s' %s", str, why);
+                s->allow_res =
+                    mn_realloc(s->allow_res, (s->nallow_res + 1) * sizeof(*s->allow_res));
+                s->allow_res[s->nallow_res++] = re;
+            }
+        }
+    }
+    return 0;
+}
+
+static void drop_rule(mn_scanner *s, size_t i)
+{
+    rule_release(&s->rules[i]);
+    memmove(&s->rules[i], &s->rules[i + 1], (s->nrules - i - 1) * sizeof(*s->rules));
+    s->nrules--;
+}
+
+int mn_scan__load(mn_scanner *s, const char *yaml, size_t len, const char *origin, bool user)
+{
+    json_t *docs = NULL;
+    int rc = mn_yaml_parse_docs(&docs, yaml, len);
+    if (rc) {
+        rc = mn_error_prefix("scan rules '%s'", origin);
+        goto out;
+    }
+    if (json_array_size(docs) == 0)
+        goto out; /* an empty file adds nothing */
+    if (json_array_size(docs) > 1) {
+        rc = file_error(origin, "holds %zu YAML documents; put everything in one",
+                        json_array_size(docs));
+        goto out;
+    }
+    const json_t *top = json_array_get(docs, 0);
+    if (json_is_null(top))
+        goto out;
+    if (!json_is_object(top)) {
+        rc = file_error(origin, "must be a mapping with 'rules'%s",
+                        user ? ", 'disable' and 'allow'" : "");
+        goto out;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)top, key, val)
+    {
+        bool known = strcmp(key, "rules") == 0 || strcmp(key, "version") == 0 ||
+                     (user && (strcmp(key, "disable") == 0 || strcmp(key, "allow") == 0));
+        if (!known) {
+            rc = file_error(origin, "unknown key '%s' (expected %s)", key,
+                            user ? "version, rules, disable or allow" : "version or rules");
+            goto out;
+        }
+    }
+    const json_t *ver = json_object_get(top, "version");
+    if (ver && !(json_is_integer(ver) && json_integer_value(ver) == 1)) {
+        rc = file_error(origin, "'version' must be 1");
+        goto out;
+    }
+    const json_t *dis = json_object_get(top, "disable");
+    if (dis) {
+        if (!json_is_array(dis)) {
+            rc = file_error(origin, "'disable' must be a list of rule ids");
+            goto out;
+        }
+        for (size_t i = 0; i < json_array_size(dis); i++) {
+            const json_t *e = json_array_get(dis, i);
+            const char *id = json_is_string(e) ? json_string_value(e) : NULL;
+            size_t k = 0;
+            while (id && k < s->nrules && strcmp(s->rules[k].id, id) != 0)
+                k++;
+            if (!id || k == s->nrules) {
+                rc = file_error(origin,
+                                "disable: no rule '%s' to disable (see `docs/internals/"
+                                "scan.md` for the built-in ids)",
+                                id ? id : "(not a string)");
+                goto out;
+            }
+            drop_rule(s, k);
+        }
+    }
+    const json_t *rules = json_object_get(top, "rules");
+    if (rules && !json_is_array(rules)) {
+        rc = file_error(origin, "'rules' must be a list of rules");
+        goto out;
+    }
+    if (s->nrules + json_array_size(rules) > RULES_MAX) {
+        rc = file_error(origin, "more than %d rules", RULES_MAX);
+        goto out;
+    }
+    for (size_t i = 0; i < json_array_size(rules); i++) {
+        mn_scan__rule r;
+        memset(&r, 0, sizeof(r));
+        if ((rc = parse_rule(&r, s, json_array_get(rules, i), origin, i, user)))
+            goto out;
+        s->rules = mn_realloc(s->rules, (s->nrules + 1) * sizeof(*s->rules));
+        s->rules[s->nrules++] = r;
+    }
+    const json_t *allow = json_object_get(top, "allow");
+    if (allow && (rc = parse_allow(s, allow, origin)))
+        goto out;
+out:
+    json_decref(docs);
+    return rc;
+}
+
+void mn_scan__borrow(mn_scanner *s, const mn_scanner *base)
+{
+    s->rules = mn_calloc(base->nrules ? base->nrules : 1, sizeof(*s->rules));
+    for (size_t i = 0; i < base->nrules; i++) {
+        s->rules[i] = base->rules[i];
+        s->rules[i].borrowed = true;
+    }
+    s->nrules = base->nrules;
+}
+
+int mn_scan__finish(mn_scanner *s)
+{
+    int rc = 0;
+    free(s->ids);
+    s->ids = mn_calloc(s->nrules + 1, sizeof(*s->ids));
+    s->min_digits = 0;
+    s->max_groups = 0;
+    /* One keyword entry per distinct (text, case rule); each lists its rules. */
+    mn_scan__keyword *kw = NULL;
+    size_t nkw = 0;
+    for (size_t i = 0; i < s->nrules; i++) {
+        mn_scan__rule *r = &s->rules[i];
+        s->ids[i] = r->id;
+        uint32_t ncap = 0;
+        pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &ncap);
+        if (ncap > s->max_groups)
+            s->max_groups = ncap;
+        if (r->digits && (!s->min_digits || r->digits < s->min_digits))
+            s->min_digits = r->digits;
+        for (size_t k = 0; k < r->nkeywords + r->nprefixes; k++) {
+            bool exact = k >= r->nkeywords;
+            const char *t = exact ? r->prefixes[k - r->nkeywords] : r->keywords[k];
+            size_t j = 0;
+            while (j < nkw && !(kw[j].exact_case == exact && strcmp(kw[j].text, t) == 0))
+                j++;
+            if (j == nkw) {
+                kw = mn_realloc(kw, (nkw + 1) * sizeof(*kw));
+                memset(&kw[nkw], 0, sizeof(*kw));
+                kw[nkw].text = mn_strdup(t);
+                kw[nkw].len = strlen(t);
+                kw[nkw].exact_case = exact;
+                nkw++;
+            }
+            if (kw[j].nrules && kw[j].rules[kw[j].nrules - 1] == (uint32_t)i)
+                continue;
+            kw[j].rules = mn_realloc(kw[j].rules, (kw[j].nrules + 1) * sizeof(uint32_t));
+            kw[j].rules[kw[j].nrules++] = (uint32_t)i;
+        }
+    }
+    mn_scan__ac_release(&s->ac);
+    rc = mn_scan__ac_build(&s->ac, kw, nkw); /* takes kw */
+    return rc;
+}
+
+void mn_scan__release(mn_scanner *s)
+{
+    for (size_t i = 0; i < s->nrules; i++)
+        rule_release(&s->rules[i]);
+    free(s->rules);
+    free(s->ids);
+    mn_scan__ac_release(&s->ac);
+    pcre2_match_context_free(s->mctx);
+    free_strings(s->allow_values, s->nallow_values);
+    free_codes(s->allow_res, s->nallow_res);
+    free_strings(s->allow_paths, s->nallow_paths);
+    memset(s, 0, sizeof(*s));
+}

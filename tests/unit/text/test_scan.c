@@ -1,0 +1,428 @@
+/*
+ * test_scan.c - the secret and personal-data scanner (src/text/scan*.c):
+ * every item of the corpus (tests/data/secrets/corpus.jsonl) is found and
+ * redacted, with the marker naming the rule; every value of the fixture
+ * repository's manifest is gone from its file's redacted text; hits never
+ * overlap; redacting twice changes nothing; placeholders and ordinary code
+ * are left alone; a project's file adds rules, disables built-in ones and
+ * allow-lists values, patterns and paths; a bad file is one clear error;
+ * NUL bytes, binary data and very long lines are handled; the scanner is
+ * shared by threads.
+ */
+#include "common.h"
+#include <jansson.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "test_fs.h"
+#include "text/scan.h"
+#include "util/buf.h"
+#include "util/util.h"
+
+static const mn_scanner *builtin(void)
+{
+    const mn_scanner *s = NULL;
+    if (mn_scanner_builtin(&s) != 0) {
+        fprintf(stderr, "built-in scanner: %s\n", mn_error_last());
+        exit(1);
+    }
+    return s;
+}
+
+/* The redaction of text (a C string) by s, as a malloc'd string. */
+static char *redact(const mn_scanner *s, const char *text, unsigned classes, mn_scan_summary *sum)
+{
+    mn_buf out = MN_BUF_INIT;
+    if (mn_scan_redact(&out, s, text, strlen(text), classes, sum) != 0) {
+        mn_buf_release(&out);
+        return NULL;
+    }
+    return mn_buf_detach(&out);
+}
+
+/* The single hit's rule in text, or NULL (and a failure) when not exactly one. */
+static void expect_rule(const mn_scanner *s, const char *text, const char *rule, const char *value)
+{
+    mn_scan_hit *h = NULL;
+    size_t n = 0;
+    if (mn_scan_find(&h, &n, s, text, strlen(text), MN_SCAN_ALL) != 0 || n != 1 ||
+        strcmp(h[0].rule, rule) != 0 || h[0].end - h[0].start != strlen(value) ||
+        memcmp(text + h[0].start, value, strlen(value)) != 0) {
+        fprintf(stderr, "expected one '%s' hit on '%s' in: %s\n  got %zu:", rule, value, text, n);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, " %s='%.*s'", h[i].rule, (int)(h[i].end - h[i].start),
+                    text + h[i].start);
+        fprintf(stderr, "\n");
+        mn_test__failed_checks++;
+    }
+    free(h);
+}
+
+static void expect_none(const mn_scanner *s, const char *text)
+{
+    mn_scan_hit *h = NULL;
+    size_t n = 0;
+    int rc = mn_scan_find(&h, &n, s, text, strlen(text), MN_SCAN_ALL);
+    if (rc != 0 || n != 0) {
+        fprintf(stderr, "expected no hit in: %s\n  got:", text);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, " %s='%.*s'", h[i].rule, (int)(h[i].end - h[i].start),
+                    text + h[i].start);
+        fprintf(stderr, "\n");
+        mn_test__failed_checks++;
+    }
+    CHECK(!mn_scan_any(s, text, strlen(text), MN_SCAN_ALL));
+    free(h);
+}
+
+static void test_basics(void)
+{
+    const mn_scanner *s = builtin();
+    const char *text = "deploy with AKIAIOSFODNN7EXAMPLE; the admin password = \"hunter2\"\n"
+                       "write to jane.doe@gmail.com\n";
+    mn_scan_summary sum;
+    char *red = redact(s, text, MN_SCAN_ALL, &sum);
+    REQUIRE(red);
+    CHECK_STR(red, "deploy with [REDACTED:aws-access-key-id]; the admin password = "
+                   "\"[REDACTED:password-assignment]\"\nwrite to [REDACTED:email]\n");
+    CHECK(sum.secrets == 2);
+    CHECK(sum.pii == 1);
+    CHECK(sum.bytes ==
+          strlen("AKIAIOSFODNN7EXAMPLE") + strlen("hunter2") + strlen("jane.doe@gmail.com"));
+    CHECK_STR(sum.rule, "aws-access-key-id");
+    free(red);
+
+    /* classes filter */
+    red = redact(s, text, MN_SCAN_PII, &sum);
+    REQUIRE(red);
+    CHECK(strstr(red, "AKIAIOSFODNN7EXAMPLE") != NULL);
+    CHECK(strstr(red, "[REDACTED:email]") != NULL);
+    CHECK(sum.secrets == 0 && sum.pii == 1);
+    free(red);
+    CHECK(mn_scan_any(s, text, strlen(text), MN_SCAN_SECRET));
+    CHECK(!mn_scan_any(s, "nothing here", 12, MN_SCAN_ALL));
+    CHECK(!mn_scan_any(s, text, strlen(text), 0));
+
+    /* an empty text, and no scanner */
+    mn_scan_hit *h = (mn_scan_hit *)1;
+    size_t n = 7;
+    CHECK_OK(mn_scan_find(&h, &n, s, "", 0, MN_SCAN_ALL));
+    CHECK(h == NULL && n == 0);
+    red = redact(s, "", MN_SCAN_ALL, &sum);
+    CHECK_STR(red, "");
+    CHECK(sum.rule == NULL);
+    free(red);
+
+    size_t nr = 0;
+    const char *const *ids = mn_scanner_rules(s, &nr);
+    CHECK(nr >= 45);
+    bool seen = false;
+    for (size_t i = 0; i < nr; i++)
+        seen |= strcmp(ids[i], "github-pat") == 0;
+    CHECK(seen);
+    CHECK(!mn_scanner_path_allowed(s, "tests/fixtures/x.env"));
+}
+
+static void test_rules_by_example(void)
+{
+    const mn_scanner *s = builtin();
+    expect_rule(s, "GITHUB_TOKEN=ghp_R4nd0mAbCdEfGhIjKlMnOpQrStUvWxYz0123", "github-pat",
+                "ghp_R4nd0mAbCdEfGhIjKlMnOpQrStUvWxYz0123");
+    expect_rule(s, "DATABASE_URL=postgres://app:S3cr3t-pw@db.internal:5432/app", "url-password",
+                "S3cr3t-pw");
+    expect_rule(s, "card: 4242 4242 4242 4242 exp 12/29", "credit-card", "4242 4242 4242 4242");
+    expect_rule(s, "IBAN GB82 WEST 1234 5698 7654 32 (Barclays)", "iban",
+                "GB82 WEST 1234 5698 7654 32");
+    expect_rule(s, "SSN 078-05-1120", "us-ssn", "078-05-1120");
+    expect_rule(s, "call +1 415 555 0132 after 5", "phone-international", "+1 415 555 0132");
+}
+
+static void test_no_false_positives(void)
+{
+    const mn_scanner *s = builtin();
+    expect_none(s, "for (int i = 0; i < 4111111111; i++) x += 1234567890123;");
+    expect_none(s, "commit 3f786850e387550fdab836ed7e6dc881de23001b");
+    expect_none(s, "uuid 123e4567-e89b-12d3-a456-426614174000, version 1.2.3.4");
+    expect_none(s, "password = os.environ[\"DB_PASSWORD\"]");
+    expect_none(s, "token = get_token()");
+    expect_none(s, "API_KEY=${API_KEY}");
+    expect_none(s, "api_key: <your-api-key>");
+    expect_none(s, "password: changeme");
+    expect_none(s, "SECRET_KEY = 'xxxxxxxxxxxxxxxxxxxx'");
+    expect_none(s, "token: ****************");
+    expect_none(s, "const apiKey = process.env.OPENAI_API_KEY;");
+    expect_none(s, "if password == \"\": raise ValueError('empty')");
+    expect_none(s, "def login(username: str, password: str) -> bool:");
+    expect_none(s, "timestamp 1700000000123 and 2024-01-15 12:00:00");
+    expect_none(s, "pip install scikit-learn; see sk-learn docs");
+}
+
+static void test_idempotent(void)
+{
+    const mn_scanner *s = builtin();
+    const char *text = "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+                       "pg: postgres://u:pa55word@h/db  mail bob@corp.io  +33 6 12 34 56 78\n";
+    char *once = redact(s, text, MN_SCAN_ALL, NULL);
+    REQUIRE(once);
+    CHECK(strstr(once, "wJalrXUtnFEMI") == NULL);
+    CHECK(strstr(once, "pa55word") == NULL);
+    mn_scan_summary sum;
+    char *twice = redact(s, once, MN_SCAN_ALL, &sum);
+    REQUIRE(twice);
+    CHECK_STR(twice, once);
+    CHECK(sum.secrets == 0 && sum.pii == 0);
+    CHECK(!mn_scan_any(s, once, strlen(once), MN_SCAN_ALL));
+    free(once);
+    free(twice);
+    /* a marker alone, and a marker where a value goes */
+    expect_none(s, "password=[REDACTED:password-assignment]");
+    expect_none(s, "postgres://user:[REDACTED:url-password]@host/db");
+}
+
+/* Hits are sorted, never overlap; of overlapping matches one span covers both. */
+static void test_no_overlap(void)
+{
+    const mn_scanner *s = builtin();
+    const char *text =
+        "GITHUB_TOKEN=ghp_R4nd0mAbCdEfGhIjKlMnOpQrStUvWxYz0123\n"
+        "url https://x-access-token:ghp_R4nd0mAbCdEfGhIjKlMnOpQrStUvWxYz0123@github.com/o/r\n"
+        "Authorization: Bearer ghp_R4nd0mAbCdEfGhIjKlMnOpQrStUvWxYz0123\n";
+    mn_scan_hit *h = NULL;
+    size_t n = 0;
+    REQUIRE_OK(mn_scan_find(&h, &n, s, text, strlen(text), MN_SCAN_ALL));
+    CHECK(n == 3);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(h[i].start < h[i].end);
+        if (i)
+            CHECK(h[i - 1].end <= h[i].start);
+        CHECK_STR(h[i].rule, "github-pat");
+    }
+    free(h);
+}
+
+static char *write_file(const char *dir, const char *name, const char *text)
+{
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "%s/%s", dir, name);
+    if (mn_fs_write_atomic(p.ptr, text, strlen(text)) != 0)
+        fprintf(stderr, "cannot write %s: %s\n", p.ptr, mn_error_last());
+    return mn_buf_detach(&p);
+}
+
+static void test_project_file(void)
+{
+    char dir[] = "/tmp/mnemo-scan-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    char *path = write_file(dir, ".mnemo-scan.yaml",
+                            "version: 1\n"
+                            "rules:\n"
+                            "  - id: acme-token\n"
+                            "    class: secret\n"
+                            "    prefixes: [acme_]\n"
+                            "    pattern: '(?<![A-Za-z0-9])acme_[A-Za-z0-9]{24}(?![A-Za-z0-9])'\n"
+                            "  - id: employee-id\n"
+                            "    class: pii\n"
+                            "    keywords: [employee]\n"
+                            "    window: [0, 32]\n"
+                            "    pattern: 'E-(?<secret>\\d{6})'\n"
+                            "disable: [email]\n"
+                            "allow:\n"
+                            "  values: [AKIAIOSFODNN7EXAMPLE]\n"
+                            "  patterns: ['^sk_test_']\n"
+                            "  paths: ['tests/fixtures/', '*.pem', 'docs/**/secrets.md']\n");
+    mn_scanner *s = NULL;
+    REQUIRE_OK(mn_scanner_new(&s, path));
+    expect_rule(s, "token acme_abcdefghijklmnopqrstuvwx here", "acme-token",
+                "acme_abcdefghijklmnopqrstuvwx");
+    expect_rule(s, "employee E-123456 left", "employee-id", "123456");
+    expect_none(s, "write to jane.doe@gmail.com");
+    expect_none(s, "aws AKIAIOSFODNN7EXAMPLE");
+    expect_rule(s, "aws AKIAI44QH7DHBEXAMPLE", "aws-access-key-id", "AKIAI44QH7DHBEXAMPLE");
+    expect_none(s, "STRIPE=sk_test_4eC39HqLyjWDarjtT1zdp7dc");
+    expect_rule(s, "STRIPE=sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe-secret-key",
+                "sk_live_4eC39HqLyjWDarjtT1zdp7dc");
+    CHECK(mn_scanner_path_allowed(s, "tests/fixtures/app/.env"));
+    CHECK(mn_scanner_path_allowed(s, "./tests/fixtures/x"));
+    CHECK(mn_scanner_path_allowed(s, "deploy/keys/server.pem"));
+    CHECK(mn_scanner_path_allowed(s, "docs/secrets.md"));
+    CHECK(mn_scanner_path_allowed(s, "docs/a/b/secrets.md"));
+    CHECK(!mn_scanner_path_allowed(s, "src/fixtures/x"));
+    CHECK(!mn_scanner_path_allowed(s, "tests/fixturesx/y"));
+    CHECK(!mn_scanner_path_allowed(s, "server.pem.bak"));
+    size_t n = 0, nb = 0;
+    const char *const *ids = mn_scanner_rules(s, &n);
+    mn_scanner_rules(builtin(), &nb);
+    CHECK(n == nb + 1); /* two added, one disabled */
+    CHECK_STR(ids[n - 1], "employee-id");
+    mn_scanner_free(s);
+    /* the built-in rules are unchanged */
+    expect_rule(builtin(), "write to jane.doe@gmail.com", "email", "jane.doe@gmail.com");
+
+    /* a missing file: the built-in rules */
+    mn_buf missing = MN_BUF_INIT;
+    mn_buf_printf(&missing, "%s/none.yaml", dir);
+    REQUIRE_OK(mn_scanner_new(&s, missing.ptr));
+    CHECK(s == (mn_scanner *)builtin());
+    mn_scanner_free(s);
+    mn_buf_release(&missing);
+    free(path);
+    rm_rf(dir);
+}
+
+/* Each bad file is one error that names the file and, where there is one, the rule. */
+static void test_bad_files(void)
+{
+    static const struct {
+        const char *yaml;
+        const char *want; /* in the message */
+    } cases[] = {
+        {"rules:\n  - id: x1\n    class: secret\n    pattern: 'abc('\n",
+         "rule 'x1': pattern does not compile at offset 4: missing closing parenthesis"},
+        {"rules:\n  - id: x2\n    class: token\n    pattern: 'a'\n",
+         "rule 'x2': 'class' must be 'secret' or 'pii'"},
+        {"rules:\n  - id: x3\n    class: pii\n    pattern: 'a'\n    pattrn: 'b'\n",
+         "rule 'x3': unknown key 'pattrn'"},
+        {"rules:\n  - class: pii\n    pattern: 'a'\n", "rule #1: has no 'id'"},
+        {"rules:\n  - id: github-pat\n    class: secret\n    pattern: 'a'\n",
+         "rule 'github-pat': a rule with this id exists already"},
+        {"rules:\n  - id: x4\n    class: pii\n    pattern: 'a'\n    checks: [lunh]\n",
+         "rule 'x4': unknown check 'lunh'"},
+        {"rules:\n  - id: x5\n    class: pii\n    pattern: '(a)'\n    group: 3\n",
+         "rule 'x5': 'group' 3: the pattern has 1 groups"},
+        {"rules:\n  - id: x6\n    class: pii\n    pattern: 'a'\n    allow: ['[']\n",
+         "rule 'x6': allow pattern '[' does not compile"},
+        {"disable: [no-such-rule]\n", "disable: no rule 'no-such-rule'"},
+        {"rules: [\n", "yaml: line"},
+        {"allow:\n  paths: 7\n", "allow: 'paths' must be a list of strings"},
+        {"colour: red\n", "unknown key 'colour'"},
+        {"rules:\n  - id: x7\n    class: pii\n    pattern: 'a'\n    window: -1\n",
+         "rule 'x7': 'window' must be an integer"},
+    };
+    char dir[] = "/tmp/mnemo-scan-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    for (size_t i = 0; i < MN_ARRAY_SIZE(cases); i++) {
+        char *path = write_file(dir, "rules.yaml", cases[i].yaml);
+        mn_scanner *s = (mn_scanner *)1;
+        int rc = mn_scanner_new(&s, path);
+        CHECK(rc == MN_EINVAL);
+        CHECK(s == NULL);
+        const char *msg = mn_error_last();
+        if (!strstr(msg, cases[i].want) || !strstr(msg, path) || strchr(msg, '\n')) {
+            fprintf(stderr, "case %zu: message '%s' lacks '%s' or the path\n", i, msg,
+                    cases[i].want);
+            mn_test__failed_checks++;
+        }
+        free(path);
+    }
+    /* a directory where the file should be */
+    mn_scanner *s = NULL;
+    CHECK(mn_scanner_new(&s, dir) == MN_EINVAL);
+    CHECK(strstr(mn_error_last(), "is a directory") != NULL);
+    rm_rf(dir);
+}
+
+/* NUL bytes and binary data are text like any other; the hit's offsets hold. */
+static void test_binary(void)
+{
+    const mn_scanner *s = builtin();
+    char buf[4096];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof(buf); i++) {
+        x = x * 1103515245u + 12345u;
+        buf[i] = (char)(x >> 16);
+    }
+    const char *key = "ghp_R4nd0mAbCdEfGhIjKlMnOpQrStUvWxYz0123";
+    memcpy(buf + 1000, "\0 ", 2);
+    memcpy(buf + 1002, key, strlen(key));
+    buf[1002 + strlen(key)] = '\0';
+    mn_scan_hit *h = NULL;
+    size_t n = 0;
+    REQUIRE_OK(mn_scan_find(&h, &n, s, buf, sizeof(buf), MN_SCAN_SECRET));
+    bool found = false;
+    for (size_t i = 0; i < n; i++)
+        found |= h[i].start == 1002 && h[i].end == 1002 + strlen(key);
+    CHECK(found);
+    free(h);
+    mn_buf out = MN_BUF_INIT;
+    REQUIRE_OK(mn_scan_redact(&out, s, buf, sizeof(buf), MN_SCAN_ALL, NULL));
+    CHECK(memmem(out.ptr, out.len, key, strlen(key)) == NULL);
+    CHECK(memmem(out.ptr, out.len, "[REDACTED:github-pat]", 21) != NULL);
+    mn_buf_release(&out);
+}
+
+/* Lines of megabytes: no pattern backtracks for long, hits are still found. */
+static void test_long_lines(void)
+{
+    const mn_scanner *s = builtin();
+    size_t len = 4u << 20;
+    char *t = mn_malloc(len + 1);
+    /* a worst case for the assignment rules: names and separators with no value */
+    for (size_t i = 0; i < len; i++)
+        t[i] = "password=token:secret "[i % 22];
+    memcpy(t + len / 2, " AKIAIOSFODNN7EXAMPLE ", 22);
+    t[len] = '\0';
+    uint64_t t0 = mn_time_mono_ns();
+    mn_scan_hit *h = NULL;
+    size_t n = 0;
+    REQUIRE_OK(mn_scan_find(&h, &n, s, t, len, MN_SCAN_ALL));
+    uint64_t ms = (mn_time_mono_ns() - t0) / 1000000;
+    bool found = false;
+    for (size_t i = 0; i < n; i++)
+        found |= strcmp(h[i].rule, "aws-access-key-id") == 0;
+    CHECK(found);
+    free(h);
+    /* one long line of digits and one of base64 */
+    for (size_t i = 0; i < len; i++)
+        t[i] = (char)('0' + i % 7);
+    CHECK_OK(mn_scan_find(&h, &n, s, t, len, MN_SCAN_ALL));
+    free(h);
+    for (size_t i = 0; i < len; i++)
+        t[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[i % 64];
+    memcpy(t, "-----BEGIN RSA PRIVATE KEY-----\n", 32);
+    CHECK_OK(mn_scan_find(&h, &n, s, t, len, MN_SCAN_ALL));
+    CHECK(n >= 1); /* a key block without its end is still a key */
+    free(h);
+    free(t);
+    /* not a timed test: this only reports */
+    printf("long lines: first 4 MiB scan took %llu ms\n", (unsigned long long)ms);
+}
+
+typedef struct {
+    const mn_scanner *s;
+    int bad;
+} thread_arg;
+
+static void *thread_main(void *p)
+{
+    thread_arg *a = p;
+    const char *text = "token ghp_R4nd0mAbCdEfGhIjKlMnOpQrStUvWxYz0123 mail a.b@c.org";
+    for (int i = 0; i < 2000; i++) {
+        mn_buf out = MN_BUF_INIT;
+        if (mn_scan_redact(&out, a->s, text, strlen(text), MN_SCAN_ALL, NULL) != 0 ||
+            strcmp(out.ptr, "token [REDACTED:github-pat] mail [REDACTED:email]") != 0)
+            a->bad++;
+        mn_buf_release(&out);
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    pthread_t th[4];
+    thread_arg args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i].s = builtin();
+        args[i].bad = 0;
+        REQUIRE(pthread_create(&th[i], NULL, thread_main, &args[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(args[i].bad == 0);
+    }
+}
+
+MN_TEST_MAIN(MN_TEST(test_basics), MN_TEST(test_rules_by_example), MN_TEST(test_no_false_positives),
+             MN_TEST(test_idempotent), MN_TEST(test_no_overlap), MN_TEST(test_project_file),
+             MN_TEST(test_bad_files), MN_TEST(test_binary), MN_TEST(test_long_lines),
+             MN_TEST(test_threads))
