@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# cli_secrets.sh - nothing secret is kept or served, on every way in and out
+# of the store that the command line reaches:
+#   save      a token in a memory's fields is redacted before it is stored;
+#             a memory that is mostly a secret is refused, naming the rule;
+#             the audit row names the rule and the memory, never the value;
+#   index     a secret committed in the repository (.env, settings.py) stays
+#             in the file and never reaches the store (chunks, full-text
+#             index, WAL); nor one in a commit message (history);
+#   out       rows stored while the project allow-listed the values (its
+#             .mnemo-scan.yaml, removed afterwards: as if they were stored
+#             before a rule existed) are not served by search, context,
+#             recall, show or export;
+#   scan      `mnemo scan` reports them by rule, never the text; --fix
+#             redacts in place and leaves no byte of them in the store's
+#             files (main file, WAL, side files), and a second scan finds
+#             nothing.
+set -euo pipefail
+: "${MNEMO:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp XDG_DATA_HOME=$tmp/xdg
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+unset MNEMO_DB MNEMO_PROJECT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+js() { node -e "let d=JSON.parse(require('fs').readFileSync(0,'utf8')); if(!($2)){console.error(JSON.stringify(d).slice(0,800)); process.exit(1)}" || fail "$1"; }
+mn() { "$MNEMO" "$@"; }
+
+# Fake credentials in the formats of real ones (none is live). The distinctive
+# part of each is what must not be found anywhere afterwards.
+GH=ghp_FAKEq7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Ga1
+GH_PART=FAKEq7Wm2Xr9Lk4Tz8
+AWS=AKIAZQ3FAKE7EXAMPLXQ
+AWS_PART=ZQ3FAKE7EXAMPL
+SL=xoxb-318273645091-2847561930284-FAKE8f3KqLw2ZtR9mXc7VbN1
+SL_PART=FAKE8f3KqLw2ZtR9
+parts=("$GH_PART" "$AWS_PART" "$SL_PART")
+
+# nowhere FILE...: none of the distinctive parts in the bytes of the files
+nowhere() {
+    local what=$1 f p
+    shift
+    for f in "$@"; do
+        [ -e "$f" ] || continue
+        for p in "${parts[@]}"; do
+            if grep -aqF "$p" "$f"; then fail "$what: '$p' found in $f"; fi
+        done
+    done
+}
+store_files() { ls "$repo"/.mnemo/mnemo.db* "$repo"/.mnemo/mnemo.db-* 2>/dev/null | sort -u; }
+
+repo=$tmp/repo
+mkdir -p "$repo/app"
+cd "$repo"
+git init -q
+cat >.env <<EOF
+GITHUB_TOKEN=$GH
+DEBUG=true
+EOF
+cat >app/settings.py <<EOF
+"""Settings of the app."""
+AWS_ACCESS_KEY_ID = "$AWS"
+SLACK_BOT_TOKEN = "$SL"
+
+
+def load_settings():
+    """Read the settings."""
+    return {"region": "eu-west-1"}
+EOF
+git add -A
+git -c user.email=dev@example.invalid -c user.name=dev commit -qm "settings; the bot uses $SL for now"
+mn init >/dev/null
+
+# ---- save -----------------------------------------------------------------
+mn save --json --kind gotcha --title "Release job needs the CI token" \
+    --situation "release failed: Bad credentials for $GH" --solution "export GH_TOKEN=$GH first" \
+    --keyword release,token "The release job reads $GH from the runner; rotate it every 90 days." \
+    >"$tmp/saved.json" || fail "save with a token"
+js "save says what it redacted" "d.redacted && d.redacted.count >= 3 && d.redacted.rules.includes('github-pat')" <"$tmp/saved.json"
+id=$(node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)" <"$tmp/saved.json")
+mn show "$id" >"$tmp/show.txt"
+grep -q "rotate it every 90 days" "$tmp/show.txt" || fail "the rest of the memory is kept"
+grep -q "REDACTED:github-pat" "$tmp/show.txt" || fail "the marker names the rule"
+if mn save "$GH" >"$tmp/out" 2>"$tmp/err"; then fail "a memory that is only a token is saved"; fi
+grep -q "mostly a secret.*github-pat" "$tmp/err" || fail "the refusal names the rule: $(cat "$tmp/err")"
+sqlite3 .mnemo/mnemo.db "SELECT detail FROM audit WHERE action = 'redact'" >"$tmp/audit.txt"
+grep -q github-pat "$tmp/audit.txt" || fail "no audit row names the rule"
+
+# ---- index ----------------------------------------------------------------
+mn index >/dev/null || fail "index"
+n=$(sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = 'app/settings.py' AND c.text LIKE '%REDACTED%'")
+[ "$n" -ge 1 ] || fail "settings.py's chunks hold no redaction marker"
+mn search "slack bot token aws access key" --kinds code --json >"$tmp/code.json" || fail "search code"
+js "search finds the settings" "d.items.some(i => (i.path || '').includes('settings.py'))" <"$tmp/code.json"
+nowhere "search of the code" "$tmp/code.json"
+nowhere "after index" $(store_files)
+
+# ---- rows stored while allow-listed are not served once the allow-list goes ---
+cat >.mnemo-scan.yaml <<EOF
+allow:
+  values: ["$GH", "$AWS", "$SL"]
+EOF
+old=$(mn save --json --kind fact --title "Deploy credentials of the old cluster" \
+    "old note: the deploy key is $AWS and the slack bot posts with $SL" |
+    node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
+echo "# legacy token $GH" >>app/settings.py
+mn index >/dev/null
+sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM memories WHERE body LIKE '%$AWS_PART%'" | grep -qx 1 ||
+    fail "the allow-list did not let the value through (the test plants nothing)"
+rm .mnemo-scan.yaml
+for q in "deploy key old cluster" "legacy token settings"; do
+    mn search "$q" --json >"$tmp/s.json" || fail "search $q"
+    nowhere "search '$q'" "$tmp/s.json"
+    mn context "$q" --json >"$tmp/c.json" || fail "context $q"
+    nowhere "context '$q'" "$tmp/c.json"
+    mn recall "$q" --json >"$tmp/r.json" || fail "recall $q"
+    nowhere "recall '$q'" "$tmp/r.json"
+done
+mn show "$old" --json >"$tmp/show.json"
+nowhere "show" "$tmp/show.json"
+grep -q "REDACTED" "$tmp/show.json" || fail "show marks what it left out"
+mn export -o "$tmp/export.jsonl"
+nowhere "export" "$tmp/export.jsonl"
+sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM served WHERE query LIKE '%$GH_PART%'" | grep -qx 0 ||
+    fail "a query was recorded with its secret"
+
+# ---- scan and scan --fix ----------------------------------------------------
+mn scan --json >"$tmp/scan.json" || fail "scan"
+js "scan counts the planted rows by rule" "d.memories.with_hits === 1 && d.texts['chunks.text'].with_hits >= 1 && d.rules['github-pat'] >= 1 && d.fixed === false" <"$tmp/scan.json"
+nowhere "scan's report" "$tmp/scan.json"
+mn scan >"$tmp/scan.txt"
+grep -q "mnemo scan --fix" "$tmp/scan.txt" || fail "scan says how to fix"
+mn scan --fix --json >"$tmp/fix.json" || fail "scan --fix"
+js "scan --fix says it fixed" "d.fixed === true" <"$tmp/fix.json"
+nowhere "after scan --fix" $(store_files)
+mn scan --json >"$tmp/scan2.json"
+js "a second scan finds nothing" "d.memories.with_hits === 0 && Object.keys(d.rules).length === 0" <"$tmp/scan2.json"
+mn search "deploy key old cluster" --json >"$tmp/s.json" || fail "search after the fix"
+js "the memory is still found" "d.items.some(i => i.id === '$old')" <"$tmp/s.json"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "ok"
