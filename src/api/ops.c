@@ -67,9 +67,10 @@ static const mn_op ops[] = {
     {"get", "Show one memory with every field, its links and what links to it.",
      "Read a memory by id or unique id prefix.", mn_schema_get, mn_schema_out_get,
      MN_OP_READONLY | MN_OP_IDEMPOTENT, "id", mn_op_get},
-    {"list", "List memories, newest id last, filtered by kind, level, tag, status, path, age.",
-     "Browse what is stored. Filters combine; 'path' matches memories scoped to that path, a "
-     "directory above it or a path below it.",
+    {"list", "List memories, newest first, filtered by kind, level, tag, status, path, age.",
+     "Browse what is stored, the last saved or changed first (by updated_at), a page at a time "
+     "(limit, default 50; offset skips that many). Filters combine; 'path' matches memories "
+     "scoped to that path, a directory above it or a path below it.",
      mn_schema_list, mn_schema_out_list, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL, mn_op_list},
     {"update", "Change fields of a memory.",
      "Fields given replace the stored ones; inside context, scope and provenance each key "

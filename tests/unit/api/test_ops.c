@@ -688,26 +688,26 @@ static void test_list(void)
 
     struct {
         const char *args;
-        const char *want; /* indexes */
+        const char *want; /* indexes, newest (last saved) first */
     } cases[] = {
-        {"{}", "01235"},
-        {"{'kind':'fact'}", "03"},
-        {"{'kind':'fact','deleted':'include'}", "034"},
+        {"{}", "53210"},
+        {"{'kind':'fact'}", "30"},
+        {"{'kind':'fact','deleted':'include'}", "430"},
         {"{'deleted':'only'}", "4"},
-        {"{'tag':'x'}", "02"},
+        {"{'tag':'x'}", "20"},
         {"{'tag':'y','kind':'gotcha'}", "2"},
-        {"{'level':'L2'}", "015"},
+        {"{'level':'L2'}", "510"},
         {"{'level':'L3'}", "2"},
         {"{'status':'pending'}", "3"},
         {"{'source':'git','deleted':'include'}", "4"},
-        {"{'path':'src/a/b.c'}", "05"},
-        {"{'path':'src'}", "015"},
+        {"{'path':'src/a/b.c'}", "50"},
+        {"{'path':'src'}", "510"},
         {"{'path':'src/ab'}", "1"},
-        {"{'since':'1d'}", "01235"},
+        {"{'since':'1d'}", "53210"},
         {"{'since':'2999-01-01T00:00:00Z'}", ""},
-        {"{'limit':2}", "01"},
-        {"{'limit':2,'offset':2}", "23"},
-        {"{'offset':4}", "5"},
+        {"{'limit':2}", "53"},
+        {"{'limit':2,'offset':2}", "21"},
+        {"{'offset':4}", "0"},
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(cases); i++) {
         mn_buf want = MN_BUF_INIT;
@@ -720,6 +720,20 @@ static void test_list(void)
         free(got);
         mn_buf_release(&want);
     }
+
+    /* newest means last changed: an edited old memory comes first */
+    const char *was = getenv("MNEMO_NOW_MS");
+    char *saved_now = was ? mn_strdup(was) : NULL;
+    setenv("MNEMO_NOW_MS", "4102444800000", 1); /* 2100, after every save above */
+    CHECK_OK(call(ctx, NULL, "update", json_pack("{s:s,s:s}", "id", ids[0], "title", "a again")));
+    char *first = list_ids(ctx, J("{'limit':1}"));
+    CHECK_STR(first, ids[0]);
+    free(first);
+    if (saved_now)
+        setenv("MNEMO_NOW_MS", saved_now, 1);
+    else
+        unsetenv("MNEMO_NOW_MS");
+    free(saved_now);
 
     /* total counts every match; limit and offset page through them */
     json_t *out = NULL;
