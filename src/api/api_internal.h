@@ -19,7 +19,8 @@ struct mn_ctx {
     mn_memory_settings settings;
     bool settings_loaded;
     bool progress;
-    bool warmed; /* mn_ctx_warm has run */
+    bool warmed;    /* mn_ctx_warm has run */
+    bool local_cli; /* opened by the mnemo command (MN_FRONT_LOCAL_CLI): config may change all */
 };
 
 /** Load memory settings from config (once per context). */

@@ -112,6 +112,7 @@ int cli_open(mn_ctx **out, const cli_global *g)
     mn_ctx_options opts = MN_CTX_OPTIONS_INIT;
     opts.db_path = g->db;
     opts.actor = "cli";
+    opts.front_end = MN_FRONT_LOCAL_CLI; /* the one place that says so */
     opts.progress = isatty(2) && !g->json;
     return mn_ctx_open(out, &opts);
 }

@@ -101,6 +101,8 @@ void cli_print_config(const json_t *r)
             if (!json_is_true(json_object_get(s, "set")))
                 cli_printf("  (default)");
             cli_printf("\n    %s\n", str(s, "description"));
+            if (json_object_get(s, "note"))
+                cli_printf("    note: %s\n", str(s, "note"));
         }
         return;
     }
@@ -108,6 +110,8 @@ void cli_print_config(const json_t *r)
         cli_printf("%s unset\n", str(r, "key"));
     else
         cli_printf("%s\n", str(r, "value"));
+    if (json_object_get(r, "note")) /* on stderr: stdout is the value alone, for scripts */
+        cli_eprintf("mnemo: note: %s\n", str(r, "note"));
 }
 
 static long long num(const json_t *o, const char *k)
