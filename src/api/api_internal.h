@@ -47,6 +47,12 @@ int mn_op_import(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_status(mn_ctx *ctx, const json_t *args, json_t **out);
+/**
+ * status --files: walk root and set in out the counts fresh, stale, new,
+ * removed and the lists stale_files, new_files, removed_files (path order,
+ * at most files_listed_max each). status_files.c.
+ */
+int mn_api__status_files(mn_ctx *ctx, const char *root, json_t *out);
 int mn_op_files(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_symbols(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_graph(mn_ctx *ctx, const json_t *args, json_t **out);

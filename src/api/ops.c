@@ -102,7 +102,8 @@ static const mn_op ops[] = {
      "files and symbols by how central they are in the graph. Only changed files are re-read.",
      mn_schema_index, mn_schema_out_index, MN_OP_IDEMPOTENT, "path", mn_op_index},
     {"status", "How the code index compares with the files: fresh, stale, new, removed.",
-     "Reads no file: compares sizes and modification times with what was indexed.",
+     "Reads no file: compares sizes and modification times with what was indexed. With files, "
+     "names the stale, new and removed files too.",
      mn_schema_status, mn_schema_out_status, MN_OP_READONLY | MN_OP_IDEMPOTENT, "path",
      mn_op_status},
     {"files", "List indexed files with their language, role, size and rank.",

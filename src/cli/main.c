@@ -45,7 +45,7 @@ static const cli_command commands[] = {
     {"config", "config", "list | get KEY | set KEY VALUE | unset KEY", NULL, cli_run_generic,
      cli_print_config, NULL, NULL},
     {"index", "index", "[PATH] [--full]", NULL, cli_run_generic, cli_print_index, NULL, NULL},
-    {"status", "status", "[PATH]", NULL, cli_run_generic, cli_print_status, NULL, NULL},
+    {"status", "status", "[PATH] [--files]", NULL, cli_run_generic, cli_print_status, NULL, NULL},
     {"files", "files", "[PATTERN] [options]", NULL, cli_run_generic, cli_print_files, NULL, NULL},
     {"symbols", "symbols", "[NAME] [options]", NULL, cli_run_generic, cli_print_symbols, NULL,
      NULL},

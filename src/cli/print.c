@@ -165,8 +165,26 @@ void cli_print_status(const json_t *r)
     cli_printf("%lld files, %lld symbols, %lld edges (%lld resolved), %lld chunks\n",
                num(r, "files"), num(r, "symbols"), num(r, "edges"), num(r, "resolved"),
                num(r, "chunks"));
+    static const struct {
+        const char *key, *count, *title;
+    } lists[] = {{"stale_files", "stale", "stale (changed since indexed)"},
+                 {"new_files", "new", "new (not indexed yet)"},
+                 {"removed_files", "removed", "removed (gone from the tree)"}};
+    for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+        const json_t *a = json_object_get(r, lists[k].key);
+        size_t i;
+        const json_t *p;
+        if (!json_array_size(a))
+            continue;
+        cli_printf("%s:\n", lists[k].title);
+        json_array_foreach(a, i, p) cli_printf("  %s\n", json_string_value(p));
+        if ((long long)json_array_size(a) < num(r, lists[k].count))
+            cli_printf("  ... and %lld more\n",
+                       num(r, lists[k].count) - (long long)json_array_size(a));
+    }
     if (num(r, "stale") || num(r, "new") || num(r, "removed"))
-        cli_printf("(run 'mnemo index' to bring it up to date)\n");
+        cli_printf("(run 'mnemo index' to bring it up to date%s)\n",
+                   json_object_get(r, "stale_files") ? "" : "; --files names the files");
 }
 
 void cli_print_files(const json_t *r)
