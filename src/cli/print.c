@@ -76,11 +76,14 @@ void cli_print_list(const json_t *r)
     }
     json_int_t total = json_integer_value(json_object_get(r, "total"));
     json_int_t offset = json_integer_value(json_object_get(r, "offset"));
+    json_int_t shown = (json_int_t)json_array_size(mems);
     if (total == 0)
         cli_printf("no memories\n");
-    else if ((json_int_t)json_array_size(mems) < total)
-        cli_printf("-- %zu of %lld (more with --offset %lld)\n", json_array_size(mems),
-                   (long long)total, (long long)(offset + (json_int_t)json_array_size(mems)));
+    else if (offset + shown < total)
+        cli_printf("-- %lld of %lld (more with --offset %lld)\n", (long long)shown,
+                   (long long)total, (long long)(offset + shown));
+    else if (offset > 0)
+        cli_printf("-- %lld of %lld (the last page)\n", (long long)shown, (long long)total);
 }
 
 void cli_print_link(const json_t *r)
