@@ -43,8 +43,8 @@ static const struct config_key {
      "Text put before each document sent to embed.url, for models trained with one "
      "(\"search_document: \" for nomic-embed-text)."},
     {"embed.key", KEY_TEXT, "", 4000,
-     "Bearer token sent to embed.url, or env:NAME to read it from $NAME when used "
-     "(shown masked)."},
+     "Where the bearer token sent to embed.url is, never the token itself: env:NAME ($NAME) "
+     "or file:PATH (a file only you can read, mode 0600), read when used. Command line only."},
     {"embed.model", KEY_TEXT, "", 200,
      "Embedding model asked of embed.url (nomic-embed-text, text-embedding-3-small); "
      "a new model re-embeds everything."},
@@ -60,7 +60,7 @@ static const struct config_key {
      "Longest wait for one request to embed.url (10s, 2m; 0: 30s)."},
     {"embed.url", KEY_TEXT, "", 2000,
      "Base URL of an OpenAI-compatible embeddings API, used when embed.provider is http "
-     "(http://localhost:11434/v1 for Ollama); requests go to <url>/embeddings."},
+     "(http://localhost:11434/v1 for Ollama); requests go to <url>/embeddings. Command line only."},
     {"hook.max_tokens", KEY_INT, "1800", 200000,
      "Token budget of the project memory `mnemo hook claude-code` adds to a prompt "
      "(0: add nothing)."},
@@ -73,7 +73,7 @@ static const struct config_key {
      "this (30s, 5m; 0: only when nothing is indexed yet)."},
     {"mcp.tools", KEY_TEXT, "default", 2000,
      "Operations offered as MCP tools: default (context, recall, save, search, search_code, "
-     "feedback, forget), all, or op names separated by commas."},
+     "feedback, forget), all, or op names separated by commas. Command line only."},
     {"memory.dedup", KEY_BOOL, "true", 0,
      "Merge a save into the live memory with the same kind, title and body."},
     {"memory.excerpt_cap", KEY_INT, "32768", 1048576,
@@ -86,7 +86,7 @@ static const struct config_key {
      "call /mcp, comma separated (https://app.example.com); others get 403."},
     {"serve.host", KEY_TEXT, "127.0.0.1", 255,
      "Address `mnemo serve` listens on (--host overrides); anything but a loopback address "
-     "exposes the store to the network."},
+     "exposes the store to the network. Command line only, as every serve.* key."},
     {"serve.max_sessions", KEY_INT, "100", 10000,
      "MCP sessions kept at once; a new one then ends the one idle longest (0: 100)."},
     {"serve.port", KEY_INT, "7077", 65535,
