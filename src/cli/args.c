@@ -193,10 +193,12 @@ static int keep_group_json(json_t *groups, const flagdef *f, json_t *v)
     {
         const json_t *old = json_object_get(cur, k);
         if (old && !json_equal(old, x)) {
-            json_decref(v);
-            return mn_error_set(
+            /* k belongs to v: the message first */
+            int rc = mn_error_set(
                 MN_EINVAL, "'%.60s' is given twice with different values in --%s; give it once", k,
                 f->name);
+            json_decref(v);
+            return rc;
         }
         json_object_set(cur, k, x);
     }
