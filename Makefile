@@ -24,8 +24,10 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
-	@scripts/run.sh $(BUILD)/mnemo
+# the build's output goes to $(BUILD)/make-run.log (printed whole only when it fails), so
+# what shows is mnemo's own
+run:
+	@scripts/run.sh $(BUILD)
 
 test-plain: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

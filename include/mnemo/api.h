@@ -26,19 +26,35 @@ extern "C" {
 /** An open memory: the store plus who is calling. One per thread. */
 typedef struct mn_ctx mn_ctx;
 
+/**
+ * The front end a context serves, which decides what it may change. Only
+ * the mnemo command run by the user (src/cli/main.c, cli_open) says
+ * MN_FRONT_LOCAL_CLI; every other caller (MCP on stdio or HTTP, hooks, a
+ * program linking the library) gets MN_FRONT_RELAYED, the default, and may
+ * not change the settings that send data elsewhere or open the store to
+ * others (config: embed.url, embed.provider http, embed.key, serve.*,
+ * mcp.tools). A request's JSON can never choose it; `actor` is only a name
+ * for provenance and audit, and is never used to decide anything.
+ */
+typedef enum {
+    MN_FRONT_RELAYED = 0,  /* requests relayed from an agent or a network: the default */
+    MN_FRONT_LOCAL_CLI = 1 /* the user at the mnemo command line */
+} mn_front_end;
+
 typedef struct {
     unsigned version;
-    const char *db_path;   /* explicit database (--db); NULL: MNEMO_DB, then discovery */
-    const char *start_dir; /* where discovery starts; NULL: the current directory */
-    const char *actor;     /* who calls, for provenance and audit: "cli", "mcp", ... */
-    bool create;           /* create the store when none exists */
-    bool progress;         /* long operations draw a progress line on stderr */
+    const char *db_path;    /* explicit database (--db); NULL: MNEMO_DB, then discovery */
+    const char *start_dir;  /* where discovery starts; NULL: the current directory */
+    const char *actor;      /* who calls, for provenance and audit: "cli", "mcp", ... */
+    bool create;            /* create the store when none exists */
+    bool progress;          /* long operations draw a progress line on stderr */
+    mn_front_end front_end; /* what it may change: see mn_front_end */
 } mn_ctx_options;
 
 #define MN_CTX_OPTIONS_VERSION 1
-#define MN_CTX_OPTIONS_INIT                                    \
-    {                                                          \
-        MN_CTX_OPTIONS_VERSION, NULL, NULL, "cli", true, false \
+#define MN_CTX_OPTIONS_INIT                                                      \
+    {                                                                            \
+        MN_CTX_OPTIONS_VERSION, NULL, NULL, "cli", true, false, MN_FRONT_RELAYED \
     }
 
 /** Where a store lives: the database file and the repository root (NULL outside one). */

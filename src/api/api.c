@@ -379,6 +379,7 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
     ctx->root = loc.root;
     ctx->actor = mn_strdup(opts->actor ? opts->actor : "cli");
     ctx->progress = opts->progress;
+    ctx->local_cli = opts->front_end == MN_FRONT_LOCAL_CLI;
     *out = ctx;
     return 0;
 fail:

@@ -19,7 +19,8 @@ struct mn_ctx {
     mn_memory_settings settings;
     bool settings_loaded;
     bool progress;
-    bool warmed; /* mn_ctx_warm has run */
+    bool warmed;    /* mn_ctx_warm has run */
+    bool local_cli; /* opened by the mnemo command (MN_FRONT_LOCAL_CLI): config may change all */
     /* secrets and personal data (mn_api__scanner): the project's rules, loaded once */
     mn_scanner *scanner;
     const mn_scanner *scanner_used; /* scanner, or the built-in rules */
@@ -56,6 +57,12 @@ int mn_op_import(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_status(mn_ctx *ctx, const json_t *args, json_t **out);
+/**
+ * status --files: walk root and set in out the counts fresh, stale, new,
+ * removed and the lists stale_files, new_files, removed_files (path order,
+ * at most files_listed_max each). status_files.c.
+ */
+int mn_api__status_files(mn_ctx *ctx, const char *root, json_t *out);
 int mn_op_files(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_symbols(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_graph(mn_ctx *ctx, const json_t *args, json_t **out);

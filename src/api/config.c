@@ -4,6 +4,20 @@
  * Only keys listed here can be set, and each value is checked when it is
  * set, so a typo is an error now rather than a silent default later.
  * Values are stored as text in the store's config table.
+ *
+ * Who may change what (cli_only): the settings that decide where the
+ * project's text is sent (embed.url, embed.provider http), the key sent
+ * with it (embed.key), who can reach the store (serve.*) and what an agent
+ * may call (mcp.tools) change only from the mnemo command line
+ * (MN_FRONT_LOCAL_CLI, set by src/cli/main.c alone). An agent told by a
+ * poisoned file to point embed.url at a listener would otherwise have
+ * every later save and search post memory text there. Reading is open to
+ * every front end; a key is never shown.
+ *
+ * embed.key holds a reference, never the key: env:NAME or file:PATH, read
+ * when the embedder is made (mn_embed_key_resolve). A literal key stored by
+ * an older mnemo keeps working; list and get show it masked with a note
+ * saying how to move it.
  */
 #include "common.h"
 #include <pwd.h>
@@ -29,8 +43,8 @@ static const struct config_key {
      "Text put before each document sent to embed.url, for models trained with one "
      "(\"search_document: \" for nomic-embed-text)."},
     {"embed.key", KEY_TEXT, "", 4000,
-     "Bearer token sent to embed.url, or env:NAME to read it from $NAME when used "
-     "(shown masked)."},
+     "Where the bearer token sent to embed.url is, never the token itself: env:NAME ($NAME) "
+     "or file:PATH (a file only you can read, mode 0600), read when used. Command line only."},
     {"embed.model", KEY_TEXT, "", 200,
      "Embedding model asked of embed.url (nomic-embed-text, text-embedding-3-small); "
      "a new model re-embeds everything."},
@@ -46,7 +60,7 @@ static const struct config_key {
      "Longest wait for one request to embed.url (10s, 2m; 0: 30s)."},
     {"embed.url", KEY_TEXT, "", 2000,
      "Base URL of an OpenAI-compatible embeddings API, used when embed.provider is http "
-     "(http://localhost:11434/v1 for Ollama); requests go to <url>/embeddings."},
+     "(http://localhost:11434/v1 for Ollama); requests go to <url>/embeddings. Command line only."},
     {"hook.max_tokens", KEY_INT, "1800", 200000,
      "Token budget of the project memory `mnemo hook claude-code` adds to a prompt "
      "(0: add nothing)."},
@@ -59,7 +73,7 @@ static const struct config_key {
      "this (30s, 5m; 0: only when nothing is indexed yet)."},
     {"mcp.tools", KEY_TEXT, "default", 2000,
      "Operations offered as MCP tools: default (context, recall, save, search, search_code, "
-     "feedback, forget), all, or op names separated by commas."},
+     "feedback, forget), all, or op names separated by commas. Command line only."},
     {"memory.dedup", KEY_BOOL, "true", 0,
      "Merge a save into the live memory with the same kind, title and body."},
     {"memory.excerpt_cap", KEY_INT, "32768", 1048576,
@@ -76,7 +90,7 @@ static const struct config_key {
      "call /mcp, comma separated (https://app.example.com); others get 403."},
     {"serve.host", KEY_TEXT, "127.0.0.1", 255,
      "Address `mnemo serve` listens on (--host overrides); anything but a loopback address "
-     "exposes the store to the network."},
+     "exposes the store to the network. Command line only, as every serve.* key."},
     {"serve.max_sessions", KEY_INT, "100", 10000,
      "MCP sessions kept at once; a new one then ends the one idle longest (0: 100)."},
     {"serve.port", KEY_INT, "7077", 65535,
@@ -164,6 +178,71 @@ int mn_api_tools_select(bool *selected, const char *spec)
     return 0;
 }
 
+#define KEY_FORMS                                                                                \
+    "env:NAME (read from $NAME when used) or file:PATH (a file only you can read, mode 0600 or " \
+    "0400, read when used), e.g. 'mnemo config set embed.key env:OPENAI_API_KEY'"
+
+/*
+ * embed.key: empty, env:NAME or file:PATH (the file is checked now as when
+ * used, so a mistake shows at once). Anything else is refused, without
+ * repeating it: it may well be a key.
+ */
+static int check_key_ref(const char *v)
+{
+    if (!*v)
+        return 0;
+    if (strncmp(v, "env:", 4) == 0) {
+        const char *name = v + 4;
+        bool ok = (*name >= 'A' && *name <= 'Z') || (*name >= 'a' && *name <= 'z') || *name == '_';
+        for (const char *p = name; ok && *p; p++)
+            ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                 *p == '_';
+        if (!ok)
+            return mn_error_set(MN_EINVAL,
+                                "embed.key: '%.80s' is no environment variable name (letters, "
+                                "digits and _)",
+                                name);
+        return 0;
+    }
+    if (strncmp(v, "file:", 5) == 0) {
+        char *key = NULL;
+        int rc = mn_embed_key_resolve(&key, v);
+        if (key) {
+            memset(key, 0, strlen(key));
+            free(key);
+        }
+        return rc;
+    }
+    return mn_error_set(
+        MN_EINVAL,
+        "embed.key takes where the key is, never the key itself (not stored): " KEY_FORMS);
+}
+
+/* A stored embed.key that is a key itself (set by an older mnemo), not a reference. */
+static bool is_literal_key(const struct config_key *k, const char *v)
+{
+    return v && *v && strcmp(k->key, "embed.key") == 0 && strncmp(v, "env:", 4) != 0 &&
+           strncmp(v, "file:", 5) != 0;
+}
+
+#define LITERAL_KEY_NOTE                                                                         \
+    "embed.key holds the key itself, stored by an older mnemo; it still works, but keep it out " \
+    "of the store: put it in a file only you can read, or an environment variable, then "        \
+    "'mnemo config set embed.key file:PATH' (or env:NAME)"
+
+/*
+ * True for the settings only the mnemo command line may change (see the
+ * top of this file): network destinations, keys, the server, the tools.
+ * value is the new value (NULL for unset: back to a default that is safe).
+ */
+static bool cli_only(const struct config_key *k, const char *value)
+{
+    if (!strcmp(k->key, "embed.url") || !strcmp(k->key, "embed.key") ||
+        !strcmp(k->key, "mcp.tools") || !strncmp(k->key, "serve.", 6))
+        return true;
+    return !strcmp(k->key, "embed.provider") && value && !strcmp(value, "http");
+}
+
 /* The text keys that have a shape (embed.provider, embed.url, embed.key, mcp.tools). */
 static int check_text_shape(const char *key, const char *v)
 {
@@ -188,9 +267,7 @@ static int check_text_shape(const char *key, const char *v)
         return rc;
     }
     if (strcmp(key, "embed.key") == 0)
-        for (const char *p = v; *p; p++)
-            if ((unsigned char)*p < 0x20)
-                return mn_error_set(MN_EINVAL, "embed.key must be one line of printable text");
+        return check_key_ref(v);
     return 0;
 }
 
@@ -229,9 +306,10 @@ static int check_serve_text(const char *key, const char *v)
 
 /*
  * What config shows of a secret value: never the value itself (config list
- * and get print it, and the audit log keeps every set). An "env:NAME"
- * reference is not a secret and shows as is; a key shows its last four
- * characters when it is long enough that they give nothing away.
+ * and get print it, and the audit log keeps every set). An "env:NAME" or
+ * "file:PATH" reference is not a secret and shows as is; a key (stored by
+ * an older mnemo) shows its last four characters when it is long enough
+ * that they give nothing away.
  */
 static bool is_secret(const struct config_key *k)
 {
@@ -240,7 +318,7 @@ static bool is_secret(const struct config_key *k)
 
 static char *shown_value(const struct config_key *k, const char *v)
 {
-    if (!v || !is_secret(k) || !*v || strncmp(v, "env:", 4) == 0)
+    if (!v || !is_secret(k) || !*v || strncmp(v, "env:", 4) == 0 || strncmp(v, "file:", 5) == 0)
         return v ? mn_strdup(v) : NULL;
     size_t len = strlen(v);
     mn_buf b = MN_BUF_INIT;
@@ -349,8 +427,9 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
         free(v);
         if ((rc = mn_api__scanner(ctx, &ctx->settings.scanner)) != 0)
             return rc;
-        /* what MCP clients and hooks save, an agent saves, whatever provenance it claims */
-        ctx->settings.agent = !strcmp(ctx->actor, "mcp") || !strcmp(ctx->actor, "hook");
+        /* what reaches the store other than through the mnemo command (MCP, HTTP, hooks),
+         * an agent saves, whatever provenance it claims */
+        ctx->settings.agent = !ctx->local_cli;
         ctx->settings_loaded = true;
     }
     *out = &ctx->settings;
@@ -396,9 +475,12 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
             bool is_set;
             if ((rc = effective(ctx, &v, &keys[i], &is_set)) == 0) {
                 char *shown = shown_value(&keys[i], v);
-                json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:b,s:s}", "key", keys[i].key,
-                                                     "value", shown, "default", keys[i].def, "set",
-                                                     is_set, "description", keys[i].description));
+                json_t *item = json_pack("{s:s,s:s,s:s,s:b,s:s}", "key", keys[i].key, "value",
+                                         shown, "default", keys[i].def, "set", is_set,
+                                         "description", keys[i].description);
+                if (is_literal_key(&keys[i], v))
+                    json_object_set_new(item, "note", json_string(LITERAL_KEY_NOTE));
+                json_array_append_new(arr, item);
                 free(shown);
             }
             free(v);
@@ -419,6 +501,8 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
         if ((rc = effective(ctx, &v, k, NULL)) == 0) {
             char *shown = shown_value(k, v);
             *out = json_pack("{s:s,s:s}", "key", key, "value", shown);
+            if (is_literal_key(k, v))
+                json_object_set_new(*out, "note", json_string(LITERAL_KEY_NOTE));
             free(shown);
         }
         free(v);
@@ -428,6 +512,12 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
         return mn_error_set(MN_EINVAL, "config set %s needs a value", key);
     if (strcmp(action, "unset") == 0 && value)
         return mn_error_set(MN_EINVAL, "config unset takes no value");
+    if (!ctx->local_cli && cli_only(k, value))
+        return mn_error_set(MN_ERROR,
+                            "%s can be changed only from the mnemo command line, by the user "
+                            "('mnemo config %s %s%s'): it decides where the project's text is "
+                            "sent, with which key, or who can reach the store",
+                            key, action, key, value ? " VALUE" : "");
     if (value && (rc = check_value(&v, k, value)) != 0)
         return rc;
     char *shown = shown_value(k, v);

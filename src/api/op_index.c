@@ -204,18 +204,25 @@ int mn_op_status(mn_ctx *ctx, const json_t *args, json_t **out)
     mn_index_freshness fr;
     mn_index_counts n;
     char *root = NULL;
+    bool named = json_is_true(json_object_get(args, "files"));
     int rc = repo_root(ctx, args, &root);
-    if (rc == 0)
+    if (rc == 0 && !named)
         rc = mn_index_status(ctx->store, root, &fr);
     if (rc == 0)
         rc = mn_store_index_counts(ctx->store, &n);
     if (rc == 0)
-        *out = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "root", root, "fresh",
-                         (json_int_t)fr.fresh, "stale", (json_int_t)fr.stale, "new",
-                         (json_int_t)fr.added, "removed", (json_int_t)fr.removed, "files",
-                         (json_int_t)n.files, "symbols", (json_int_t)n.symbols, "edges",
-                         (json_int_t)n.edges, "resolved", (json_int_t)n.resolved, "chunks",
-                         (json_int_t)n.chunks);
+        *out =
+            json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "root", root, "fresh",
+                      (json_int_t)(named ? 0 : fr.fresh), "stale",
+                      (json_int_t)(named ? 0 : fr.stale), "new", (json_int_t)(named ? 0 : fr.added),
+                      "removed", (json_int_t)(named ? 0 : fr.removed), "files", (json_int_t)n.files,
+                      "symbols", (json_int_t)n.symbols, "edges", (json_int_t)n.edges, "resolved",
+                      (json_int_t)n.resolved, "chunks", (json_int_t)n.chunks);
+    /* --files: the counts and the names from one walk (status_files.c), so they agree */
+    if (rc == 0 && named && (rc = mn_api__status_files(ctx, root, *out)) != 0) {
+        json_decref(*out);
+        *out = NULL;
+    }
     free(root);
     return rc;
 }

@@ -95,6 +95,7 @@ int mn_op_list(mn_ctx *ctx, const json_t *args, json_t **out)
     json_t *lim = json_object_get(args, "limit"), *off = json_object_get(args, "offset");
     f.limit = lim ? json_integer_value(lim) : 50;
     f.offset = off ? json_integer_value(off) : 0;
+    f.newest_first = true; /* what was just saved or changed comes first */
     json_t *arr = json_array();
     /* one snapshot, so that total and the page agree while another process saves */
     if ((rc = mn_store_begin_read(ctx->store)) == 0) {

@@ -69,9 +69,10 @@ static const mn_op ops[] = {
     {"get", "Show one memory with every field, its links and what links to it.",
      "Read a memory by id or unique id prefix.", mn_schema_get, mn_schema_out_get,
      MN_OP_READONLY | MN_OP_IDEMPOTENT, "id", mn_op_get},
-    {"list", "List memories, newest id last, filtered by kind, level, tag, status, path, age.",
-     "Browse what is stored. Filters combine; 'path' matches memories scoped to that path, a "
-     "directory above it or a path below it.",
+    {"list", "List memories, newest first, filtered by kind, level, tag, status, path, age.",
+     "Browse what is stored, the last saved or changed first (by updated_at), a page at a time "
+     "(limit, default 50; offset skips that many). Filters combine; 'path' matches memories "
+     "scoped to that path, a directory above it or a path below it.",
      mn_schema_list, mn_schema_out_list, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL, mn_op_list},
     {"update", "Change fields of a memory.",
      "Fields given replace the stored ones; inside context, scope and provenance each key "
@@ -103,7 +104,8 @@ static const mn_op ops[] = {
      "files and symbols by how central they are in the graph. Only changed files are re-read.",
      mn_schema_index, mn_schema_out_index, MN_OP_IDEMPOTENT, "path", mn_op_index},
     {"status", "How the code index compares with the files: fresh, stale, new, removed.",
-     "Reads no file: compares sizes and modification times with what was indexed.",
+     "Reads no file: compares sizes and modification times with what was indexed. With files, "
+     "names the stale, new and removed files too.",
      mn_schema_status, mn_schema_out_status, MN_OP_READONLY | MN_OP_IDEMPOTENT, "path",
      mn_op_status},
     {"files", "List indexed files with their language, role, size and rank.",

@@ -10,6 +10,13 @@
  * comma-separated values, x-cli-json makes a flag take JSON. A list flag can
  * be repeated. --no-FLAG sets a boolean to false or a nullable key to null.
  * The schema still validates the result, in mn_api_call().
+ *
+ * Nothing given is dropped. The keys of a --<group>-json are merged with
+ * the group's own flags after all words are read (so their order does not
+ * matter): the JSON fills the keys the flags leave out, and a key given
+ * both ways with different values is refused, as is a single-valued flag
+ * given twice with different values, or a property given both as a flag
+ * and as positional words. Numbers must be finite.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,6 +25,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util/util.h"
 
 typedef struct {
     char name[80];     /* flag without dashes */
@@ -144,9 +152,63 @@ static int utf8_string(json_t **out, const char *flag, const char *value)
     return 0;
 }
 
-static int set_flag(json_t *args, const flagdef *f, const char *value, bool negated)
+/*
+ * Set a single-valued property; given before with another value it is
+ * refused rather than silently replaced (the first value would be lost).
+ */
+static int set_once(json_t *obj, const flagdef *f, json_t *v)
 {
-    json_t *obj = target_object(args, f);
+    const json_t *cur = json_object_get(obj, f->prop);
+    if (cur && !json_equal(cur, v)) {
+        json_decref(v);
+        return mn_error_set(
+            MN_EINVAL, "option --%s is given twice with different values; give it once", f->name);
+    }
+    json_object_set_new(obj, f->prop, v);
+    return 0;
+}
+
+/*
+ * A --<group>-json value, kept aside in groups[group] until every word is
+ * read (merge_groups). Two of them merge like a flag and the JSON do.
+ */
+static int keep_group_json(json_t *groups, const flagdef *f, json_t *v)
+{
+    json_t *cur = json_object_get(groups, f->prop);
+    if (!cur) {
+        json_object_set_new(groups, f->prop, v);
+        return 0;
+    }
+    if (!json_is_object(cur) || !json_is_object(v)) {
+        bool same = json_equal(cur, v);
+        json_decref(v);
+        return same ? 0
+                    : mn_error_set(MN_EINVAL,
+                                   "option --%s is given twice with different values; give it once",
+                                   f->name);
+    }
+    const char *k;
+    json_t *x;
+    json_object_foreach(v, k, x)
+    {
+        const json_t *old = json_object_get(cur, k);
+        if (old && !json_equal(old, x)) {
+            /* k belongs to v: the message first */
+            int rc = mn_error_set(
+                MN_EINVAL, "'%.60s' is given twice with different values in --%s; give it once", k,
+                f->name);
+            json_decref(v);
+            return rc;
+        }
+        json_object_set(cur, k, x);
+    }
+    json_decref(v);
+    return 0;
+}
+
+static int set_flag(json_t *args, json_t *groups, const flagdef *f, const char *value, bool negated)
+{
+    json_t *obj = f->whole_group ? NULL : target_object(args, f);
     json_t *v = NULL;
     int rc = 0;
 
@@ -157,8 +219,9 @@ static int set_flag(json_t *args, const flagdef *f, const char *value, bool nega
             v = json_null();
         else
             return mn_error_set(MN_EINVAL, "option --no-%s is not allowed", f->name);
-        json_object_set_new(obj, f->prop, v);
-        return 0;
+        if (f->whole_group)
+            return keep_group_json(groups, f, v);
+        return set_once(obj, f, v);
     }
     if (f->whole_group || json_is_true(json_object_get(f->schema, "x-cli-json"))) {
         json_error_t err;
@@ -166,6 +229,8 @@ static int set_flag(json_t *args, const flagdef *f, const char *value, bool nega
         if (!v)
             return mn_error_set(MN_EINVAL, "option --%s: invalid JSON at column %d: %s", f->name,
                                 err.column, err.text);
+        if (f->whole_group)
+            return keep_group_json(groups, f, v);
         json_t *cur = json_object_get(obj, f->prop);
         if (json_is_array(cur) && json_is_array(v)) {
             json_array_extend(cur, v);
@@ -211,16 +276,17 @@ static int set_flag(json_t *args, const flagdef *f, const char *value, bool nega
         char *end;
         errno = 0;
         long long i = strtoll(value, &end, 10);
-        if (!*value || *end || errno)
+        if (!*value || isspace((unsigned char)*value) || *end || errno)
             return mn_error_set(MN_EINVAL, "option --%s: '%.40s' is not a whole number", f->name,
                                 value);
         v = json_integer(i);
     } else if (has_type(f->schema, "number")) {
-        char *end;
-        errno = 0;
-        double d = strtod(value, &end);
-        if (!*value || *end || errno)
-            return mn_error_set(MN_EINVAL, "option --%s: '%.40s' is not a number", f->name, value);
+        /* never NaN or an infinity: json_real() refuses them, and the flag would vanish */
+        double d;
+        char what[96];
+        snprintf(what, sizeof(what), "option --%s", f->name);
+        if ((rc = mn_parse_finite(&d, value, what)) != 0)
+            return rc;
         v = json_real(d);
     } else if (has_type(f->schema, "boolean")) {
         if (!strcmp(value, "true"))
@@ -232,7 +298,68 @@ static int set_flag(json_t *args, const flagdef *f, const char *value, bool nega
     } else if ((rc = utf8_string(&v, f->name, value)) != 0) {
         return rc;
     }
-    json_object_set_new(obj, f->prop, v);
+    if (!v)
+        return mn_error_set(MN_EINVAL, "option --%s: '%.40s' cannot be represented", f->name,
+                            value);
+    return set_once(obj, f, v);
+}
+
+/* The flag that sets prop of group (its short name when it has one), for messages. */
+static const char *flag_of(const flagdef *t, size_t n, const char *group, const char *prop)
+{
+    const char *name = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (t[i].group && !strcmp(t[i].group, group) && !strcmp(t[i].prop, prop))
+            name = t[i].name; /* the alias follows the property's own name */
+    return name;
+}
+
+/* Merge each --<group>-json kept aside into what the group's flags set. */
+static int merge_groups(json_t *args, json_t *groups, const flagdef *t, size_t n)
+{
+    const char *group;
+    json_t *v;
+    json_object_foreach(groups, group, v)
+    {
+        json_t *have = json_object_get(args, group);
+        if (!have) {
+            json_object_set(args, group, v);
+            continue;
+        }
+        if (!json_is_object(v))
+            return mn_error_set(MN_EINVAL,
+                                "option --%s-json must be a JSON object when flags fill '%s' too",
+                                group, group);
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x)
+        {
+            const json_t *old = json_object_get(have, k);
+            if (old && !json_equal(old, x)) {
+                const char *flag = flag_of(t, n, group, k);
+                return mn_error_set(MN_EINVAL,
+                                    "%s.%.60s is given twice with different values, by --%s and "
+                                    "in --%s-json; give it one way",
+                                    group, k, flag ? flag : k, group);
+            }
+            json_object_set(have, k, x);
+        }
+    }
+    return 0;
+}
+
+/* A property from positional words; also given as a flag, with another value, it is refused. */
+static int set_positional(json_t *args, const char *prop, json_t *v)
+{
+    const json_t *cur = json_object_get(args, prop);
+    if (cur && !json_equal(cur, v)) {
+        json_decref(v);
+        char name[64];
+        dashed(name, sizeof(name), prop, "");
+        return mn_error_set(MN_EINVAL, "%s is given twice, as --%s and as words; give it one way",
+                            prop, name);
+    }
+    json_object_set_new(args, prop, v);
     return 0;
 }
 
@@ -251,7 +378,7 @@ int cli_parse_op_args(json_t **out, const mn_op *op, int argc, char **argv)
 {
     flagdef table[160];
     size_t n = flag_table(table, sizeof(table) / sizeof(table[0]), op);
-    json_t *args = json_object();
+    json_t *args = json_object(), *groups = json_object();
     char **pos = calloc((size_t)argc + 1, sizeof(char *));
     int npos = 0, rc = 0;
     bool only_positional = false;
@@ -302,7 +429,7 @@ int cli_parse_op_args(json_t **out, const mn_op *op, int argc, char **argv)
         } else if (!negated) {
             value = "true";
         }
-        if ((rc = set_flag(args, f, value, negated)) != 0)
+        if ((rc = set_flag(args, groups, f, value, negated)) != 0)
             goto out;
     }
 
@@ -342,7 +469,8 @@ int cli_parse_op_args(json_t **out, const mn_op *op, int argc, char **argv)
                 rc = mn_error_set(MN_EINVAL, "argument is not valid UTF-8");
                 goto out;
             }
-            json_object_set_new(args, p, s);
+            if ((rc = set_positional(args, p, s)) != 0)
+                goto out;
         } else {
             if (npos > words) {
                 rc = mn_error_set(MN_EINVAL, "unexpected argument '%.60s'", pos[words]);
@@ -357,15 +485,18 @@ int cli_parse_op_args(json_t **out, const mn_op *op, int argc, char **argv)
                     rc = mn_error_set(MN_EINVAL, "argument '%s' is not valid UTF-8", prop);
                     goto out;
                 }
-                json_object_set_new(args, prop, s);
+                if ((rc = set_positional(args, prop, s)) != 0)
+                    goto out;
                 p += w;
                 while (*p == ' ')
                     p++;
             }
         }
     }
+    rc = merge_groups(args, groups, table, n);
 out:
     free(pos);
+    json_decref(groups);
     if (rc) {
         json_decref(args);
         return rc;
@@ -376,33 +507,73 @@ out:
 
 /* ---- help, generated from the op ---- */
 
+/*
+ * Help text is wrapped at whole words. A word longer than a whole line (a
+ * JSON example, an enum list, a long path) is broken only after a ',', '|'
+ * or '/', at the last such place that fits, and its pieces follow each
+ * other with no space between; a word with no such place stands whole on a
+ * line of its own. Columns are counted in code points.
+ */
+#define HELP_WIDTH 78
+
+/* The longest prefix of w[0..len) that ends after a break character and is at most room long;
+ * when none fits, the shortest one; len when w has no break character. */
+static size_t piece_of(const char *w, size_t len, size_t room)
+{
+    size_t best = 0, first = 0;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (w[i] == ',' || w[i] == '|' || w[i] == '/') {
+            if (!first)
+                first = i + 1;
+            if (i + 1 <= room)
+                best = i + 1;
+        }
+    return best ? best : first ? first : len;
+}
+
+static size_t cols(const char *s, size_t n)
+{
+    return mn_utf8_len(s, n);
+}
+
 /* Print text wrapped at width, continuation lines indented; the first line
  * starts at column indent, padded when pad_first (else the caller did). */
 static void wrap(FILE *f, const char *text, int indent, int width, bool pad_first)
 {
-    int col = indent;
-    bool first = true;
+    size_t col = (size_t)indent, room = (size_t)(width - indent);
+    bool line_empty = true;
     if (pad_first)
-        fprintf(f, "%*s", indent, "");
+        cli_fprintf(f, "%*s", indent, "");
     while (*text) {
         while (*text == ' ')
             text++;
         size_t w = strcspn(text, " ");
         if (!w)
             break;
-        if (!first && col + 1 + (int)w > width) {
-            fprintf(f, "\n%*s", indent, "");
-            col = indent;
-        } else if (!first) {
-            fputc(' ', f);
-            col++;
+        bool glued = false; /* a later piece of a broken word: no space before it */
+        while (w) {
+            size_t n = cols(text, w) > room ? piece_of(text, w, room) : w;
+            size_t need = cols(text, n) + (line_empty || glued ? 0 : 1);
+            if (!line_empty && col + need > (size_t)width) {
+                cli_fprintf(f, "\n%*s", indent, "");
+                col = (size_t)indent;
+                line_empty = true;
+                /* on a fresh line the whole rest may fit, or break elsewhere */
+                n = cols(text, w) > room ? piece_of(text, w, room) : w;
+            }
+            if (!line_empty && !glued) {
+                cli_fprintf(f, " ");
+                col++;
+            }
+            cli_fprintf(f, "%.*s", (int)n, text);
+            col += cols(text, n);
+            line_empty = false;
+            text += n;
+            w -= n;
+            glued = true;
         }
-        fprintf(f, "%.*s", (int)w, text);
-        col += (int)w;
-        text += w;
-        first = false;
     }
-    fputc('\n', f);
+    cli_fprintf(f, "\n");
 }
 
 static const char *metavar(const flagdef *f)
@@ -439,22 +610,44 @@ static void help_line(FILE *f, const char *left, const char *desc, const flagdef
                      ? " (repeatable; commas separate values)"
                      : " (repeatable)");
     if (strlen(left) >= 23)
-        fprintf(f, "%s\n%23s", left, "");
+        cli_fprintf(f, "%s\n%23s", left, "");
     else
-        fprintf(f, "%-23s", left);
-    wrap(f, text, 23, 78, false);
+        cli_fprintf(f, "%-23s", left);
+    wrap(f, text, 23, HELP_WIDTH, false);
+}
+
+size_t cli_first_sentence(const char *s)
+{
+    /* up to the first ". " (a dot inside "serve.host" or "127.0.0.1" ends nothing) */
+    const char *stop = strstr(s, ". ");
+    size_t n = stop ? (size_t)(stop - s) : strlen(s);
+    while (n && s[n - 1] == '.')
+        n--;
+    return n;
+}
+
+void cli_help_summary(FILE *f, const char *name, const char *summary)
+{
+    char text[1024];
+    snprintf(text, sizeof(text), "%.*s", (int)cli_first_sentence(summary), summary);
+    cli_fprintf(f, "  %-8s ", name);
+    wrap(f, text, 11, HELP_WIDTH, false);
 }
 
 void cli_help(const cli_command *cmd, FILE *f)
 {
     const mn_op *op = cmd->op ? mn_api_find(cmd->op) : NULL;
-    fprintf(f, "usage: mnemo %s %s\n\n", cmd->name, cmd->usage);
-    wrap(f, cmd->summary ? cmd->summary : op ? op->summary : "", 0, 78, true);
+    char prefix[64];
+    int plen = snprintf(prefix, sizeof(prefix), "usage: mnemo %s ", cmd->name);
+    cli_fprintf(f, "%s", prefix);
+    wrap(f, cmd->usage, plen, HELP_WIDTH, false);
+    cli_fprintf(f, "\n");
+    wrap(f, cmd->summary ? cmd->summary : op ? op->summary : "", 0, HELP_WIDTH, true);
     if (op && op->description) {
-        fputc('\n', f);
-        wrap(f, op->description, 0, 78, true);
+        cli_fprintf(f, "\n");
+        wrap(f, op->description, 0, HELP_WIDTH, true);
     }
-    fputs("\noptions:\n", f);
+    cli_fprintf(f, "\noptions:\n");
     if (op) {
         flagdef table[160];
         size_t n = flag_table(table, sizeof(table) / sizeof(table[0]), op);
@@ -474,9 +667,8 @@ void cli_help(const cli_command *cmd, FILE *f)
         }
     }
     if (cmd->options)
-        fputs(cmd->options, f);
-    fputs("  --json               print the result as JSON\n"
-          "  --db PATH            use the store at PATH (also: MNEMO_DB)\n"
-          "  -h, --help           show this help\n",
-          f);
+        cli_put_text(f, cmd->options);
+    cli_fprintf(f, "  --json               print the result as JSON\n"
+                   "  --db PATH            use the store at PATH (also: MNEMO_DB)\n"
+                   "  -h, --help           show this help\n");
 }

@@ -10,6 +10,7 @@
 #ifndef MN_CLI_H
 #define MN_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -35,12 +36,33 @@ typedef struct cli_command {
     const char *options;   /* --help lines of the options the command parses itself */
 } cli_command;
 
+/*
+ * Output (out.c): the only functions of src/cli/ that write. Every %s
+ * argument is escaped for the terminal (mn_text_escape, one line); the
+ * format itself is written as is.
+ */
+void cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_fprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_vfprintf(FILE *f, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/** A multi-line text (Markdown, YAML): escaped, but its newlines and tabs kept. */
+void cli_put_text(FILE *f, const char *text);
+/** Data in a format of its own (JSON, an export), unchanged, then flushed; -1 on a write error. */
+int cli_put_data(FILE *f, const char *data, size_t len);
+
 /** Print "mnemo: error: <last error>" and return the exit code for rc. */
 int cli_fail(int rc);
 /** Print a usage error naming the command, and return CLI_EXIT_USAGE. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int cli_open(mn_ctx **out, const cli_global *g);
+/**
+ * Read the text the CLI is given (a file, or stdin for "-") up to max
+ * bytes into *out (malloc'd, NUL-terminated) and *len. A NUL byte in it is
+ * refused (MN_EINVAL naming `what` and where the byte is): every later step
+ * reads the text as a C string and would silently stop there.
+ */
+int cli_read_input(char **out, size_t *len, const char *path, size_t max, const char *what);
 
 /**
  * Build an operation's input from command-line words: --flags generated
@@ -58,6 +80,10 @@ int cli_run_generic(const cli_command *cmd, cli_global *g, int argc, char **argv
 
 void cli_print_json(const json_t *v);
 void cli_help(const cli_command *cmd, FILE *f);
+/** The length of the first sentence of s, without its final period. */
+size_t cli_first_sentence(const char *s);
+/** "  NAME     first sentence of summary", wrapped at 78 columns. */
+void cli_help_summary(FILE *f, const char *name, const char *summary);
 
 /* human printers (print.c) */
 void cli_print_saved(const json_t *r);
@@ -88,5 +114,32 @@ int cli_cmd_serve(const cli_command *cmd, cli_global *g, int argc, char **argv);
 int cli_cmd_mcp(const cli_command *cmd, cli_global *g, int argc, char **argv);
 int cli_cmd_setup(const cli_command *cmd, cli_global *g, int argc, char **argv);
 int cli_cmd_hook(const cli_command *cmd, cli_global *g, int argc, char **argv);
+
+/*
+ * No file of src/cli/ but out.c writes by itself: text from outside must not
+ * reach a terminal unescaped (out.c says why).
+ */
+#ifndef CLI_OUT_IMPL
+#undef printf
+#undef fprintf
+#undef puts
+#undef fputs
+#undef putchar
+#undef fputc
+#undef putc
+#undef fwrite
+#undef vprintf
+#undef vfprintf
+#define printf(...)   cli_output_goes_through_out_c(__VA_ARGS__)
+#define fprintf(...)  cli_output_goes_through_out_c(__VA_ARGS__)
+#define puts(...)     cli_output_goes_through_out_c(__VA_ARGS__)
+#define fputs(...)    cli_output_goes_through_out_c(__VA_ARGS__)
+#define putchar(...)  cli_output_goes_through_out_c(__VA_ARGS__)
+#define fputc(...)    cli_output_goes_through_out_c(__VA_ARGS__)
+#define putc(...)     cli_output_goes_through_out_c(__VA_ARGS__)
+#define fwrite(...)   cli_output_goes_through_out_c(__VA_ARGS__)
+#define vprintf(...)  cli_output_goes_through_out_c(__VA_ARGS__)
+#define vfprintf(...) cli_output_goes_through_out_c(__VA_ARGS__)
+#endif
 
 #endif

@@ -19,7 +19,7 @@ int cli_cmd_call(const cli_command *cmd, cli_global *g, int argc, char **argv)
         size_t n;
         const mn_op *ops = mn_api_ops(&n);
         for (size_t i = 0; i < n; i++)
-            printf("%-8s %s\n", ops[i].name, ops[i].summary);
+            cli_printf("%-8s %s\n", ops[i].name, ops[i].summary);
         return CLI_EXIT_OK;
     }
     if (argc > 2)
@@ -27,7 +27,8 @@ int cli_cmd_call(const cli_command *cmd, cli_global *g, int argc, char **argv)
     if (!mn_api_find(argv[0]))
         return cli_usage_error(cmd, "unknown operation '%.60s'", argv[0]);
     if (argc == 2 && !strcmp(argv[1], "-")) {
-        if ((rc = mn_file_read(&text, &len, "-", MN_API_MAX_REQUEST)) != 0)
+        if ((rc = cli_read_input(&text, &len, "-", MN_API_MAX_REQUEST,
+                                 "the JSON read from stdin")) != 0)
             return cli_fail(rc);
     } else if (argc == 2) {
         text = strdup(argv[1]);

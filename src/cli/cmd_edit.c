@@ -154,8 +154,12 @@ static int edit_in_editor(const cli_command *cmd, cli_global *g, const char *id)
         rc = mn_file_write(path, all, hl + yl);
         free(all);
     }
-    if (rc || (rc = run_editor(path)) != 0 || (rc = mn_file_read(&text, &len, path, 16 << 20)))
+    if (rc || (rc = run_editor(path)) != 0)
         goto out;
+    if ((rc = cli_read_input(&text, &len, path, 16 << 20, "the edited file")) != 0) {
+        keep = true; /* what was typed stays */
+        goto out;
+    }
     json_t *docs = NULL;
     if ((rc = mn_format_read(&docs, MN_FORMAT_YAML, text, len)) != 0) {
         keep = true;
@@ -163,7 +167,7 @@ static int edit_in_editor(const cli_command *cmd, cli_global *g, const char *id)
     }
     if (json_array_size(docs) == 0 || json_is_null(json_array_get(docs, 0))) {
         json_decref(docs);
-        fprintf(stderr, "mnemo: edit cancelled; nothing changed\n");
+        cli_eprintf("mnemo: edit cancelled; nothing changed\n");
         goto out;
     }
     if (json_array_size(docs) != 1 || !json_is_object(json_array_get(docs, 0))) {

@@ -62,13 +62,13 @@ int cli_cmd_export(const cli_command *cmd, cli_global *g, int argc, char **argv)
     if (rc == 0) {
         if (file && strcmp(file, "-") != 0) {
             rc = mn_file_write(file, text, len);
-        } else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+        } else if (cli_put_data(stdout, text, len) != 0) {
             rc = mn_error_set(MN_EIO, "cannot write the export to stdout");
         }
     }
     if (rc == 0 && file && strcmp(file, "-") != 0)
-        fprintf(stderr, "exported %lld memories to %s\n",
-                (long long)json_integer_value(json_object_get(out, "count")), file);
+        cli_eprintf("exported %lld memories to %s\n",
+                    (long long)json_integer_value(json_object_get(out, "count")), file);
     free(text);
     json_decref(out);
     return rc ? cli_fail(rc) : CLI_EXIT_OK;
@@ -102,7 +102,7 @@ int cli_cmd_import(const cli_command *cmd, cli_global *g, int argc, char **argv)
         return cli_usage_error(cmd, "needs a file (or - for stdin)");
     if (fmt < 0)
         fmt = mn_format_parse(file) >= 0 ? mn_format_parse(file) : MN_FORMAT_JSONL;
-    if ((rc = mn_file_read(&text, &len, file, MN_API_MAX_REQUEST)) != 0) {
+    if ((rc = cli_read_input(&text, &len, file, MN_API_MAX_REQUEST, "the file")) != 0) {
         mn_error_prefix("import");
         return cli_fail(rc);
     }
@@ -124,11 +124,11 @@ int cli_cmd_import(const cli_command *cmd, cli_global *g, int argc, char **argv)
     if (g->json)
         cli_print_json(out);
     else
-        printf("imported %lld, replaced %lld, skipped %lld memories; %lld links\n",
-               (long long)json_integer_value(json_object_get(out, "imported")),
-               (long long)json_integer_value(json_object_get(out, "replaced")),
-               (long long)json_integer_value(json_object_get(out, "skipped")),
-               (long long)json_integer_value(json_object_get(out, "links")));
+        cli_printf("imported %lld, replaced %lld, skipped %lld memories; %lld links\n",
+                   (long long)json_integer_value(json_object_get(out, "imported")),
+                   (long long)json_integer_value(json_object_get(out, "replaced")),
+                   (long long)json_integer_value(json_object_get(out, "skipped")),
+                   (long long)json_integer_value(json_object_get(out, "links")));
     json_decref(out);
     return CLI_EXIT_OK;
 }

@@ -88,7 +88,7 @@ static void refresh_later(const char *root)
     char *argv[] = {self, "index", NULL};
     pid_t pid;
     if (posix_spawn(&pid, self, &fa, &at, argv, environ) != 0)
-        fputs("mnemo hook: could not start a background re-index\n", stderr);
+        cli_eprintf("mnemo hook: could not start a background re-index\n");
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     if (lock >= 0)
@@ -106,8 +106,8 @@ int cli_cmd_hook(const cli_command *cmd, cli_global *g, int argc, char **argv)
     (void)cmd;
     (void)g;
     if (argc != 1 || strcmp(argv[0], "claude-code") != 0) {
-        fprintf(stderr, "mnemo: error: hook: the only client with hooks is claude-code "
-                        "(see 'mnemo hook --help')\n");
+        cli_eprintf("mnemo: error: hook: the only client with hooks is claude-code "
+                    "(see 'mnemo hook --help')\n");
         return CLI_EXIT_FAIL; /* not 2: a hook that exits 2 blocks the prompt */
     }
     signal(SIGALRM, on_alarm);
@@ -117,18 +117,15 @@ int cli_cmd_hook(const cli_command *cmd, cli_global *g, int argc, char **argv)
         rc = mn_hook_claude_code(&out, text, len, &stale_root);
     free(text);
     if (rc) {
-        /* one line, whatever the input put into the message */
-        fputs("mnemo hook: ", stderr);
-        for (const char *p = mn_error_last(); *p; p++)
-            fputc((unsigned char)*p < 0x20 ? '?' : *p, stderr);
-        fputs("; nothing added\n", stderr);
+        /* one line, whatever the input put into the message (out.c escapes it) */
+        cli_eprintf("mnemo hook: %s; nothing added\n", mn_error_last());
         return CLI_EXIT_OK;
     }
     if (out) {
         char *s = json_dumps(out, JSON_COMPACT);
         if (s) {
-            fputs(s, stdout);
-            fputc('\n', stdout);
+            cli_put_data(stdout, s, strlen(s));
+            cli_put_data(stdout, "\n", 1);
             free(s);
         }
         json_decref(out);

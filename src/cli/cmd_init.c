@@ -38,7 +38,7 @@ int cli_cmd_init(const cli_command *cmd, cli_global *g, int argc, char **argv)
         cli_print_json(r);
         json_decref(r);
     } else {
-        printf("mnemo store ready at %s\n", db);
+        cli_printf("mnemo store ready at %s\n", db);
     }
     free(db);
     return CLI_EXIT_OK;

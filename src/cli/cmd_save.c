@@ -8,13 +8,15 @@
 
 #include "cli.h"
 
-/* One line from stdin without its newline; NULL at end of input. */
+/* One line from stdin without its newline; NULL at end of input, or at a NUL byte (*nul set). */
+static bool saw_nul;
 static char *read_line(void)
 {
     char *line = NULL;
     size_t cap = 0;
     ssize_t n = getline(&line, &cap, stdin);
-    if (n < 0) {
+    if (n < 0 || memchr(line, '\0', (size_t)n)) {
+        saw_nul |= n >= 0;
         free(line);
         return NULL;
     }
@@ -25,7 +27,7 @@ static char *read_line(void)
 
 static char *ask(const char *prompt)
 {
-    fputs(prompt, stderr);
+    cli_eprintf("%s", prompt);
     fflush(stderr);
     return read_line();
 }
@@ -78,7 +80,7 @@ static json_t *interactive(void)
             json_object_set_new(args, "title", t);
     }
     free(title);
-    fputs("Body (end with a line holding only '.', or Ctrl-D):\n", stderr);
+    cli_eprintf("Body (end with a line holding only '.', or Ctrl-D):\n");
     {
         char *body = NULL;
         size_t len = 0;
@@ -125,9 +127,11 @@ int cli_cmd_save(const cli_command *cmd, cli_global *g, int argc, char **argv)
 
     if (argc == 0 && isatty(0)) {
         args = interactive();
-        if (!args) {
-            fprintf(stderr, "mnemo: nothing saved\n");
-            return CLI_EXIT_FAIL;
+        if (!args || saw_nul) {
+            json_decref(args);
+            cli_eprintf(saw_nul ? "mnemo: error: save: the input holds a NUL byte; nothing saved\n"
+                                : "mnemo: nothing saved\n");
+            return saw_nul ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
         }
     } else {
         if ((rc = cli_parse_op_args(&args, mn_api_find(cmd->op), argc, argv)) != 0)
@@ -136,7 +140,8 @@ int cli_cmd_save(const cli_command *cmd, cli_global *g, int argc, char **argv)
         if (body && !strcmp(body, "-")) {
             char *text = NULL;
             size_t len = 0;
-            if ((rc = mn_file_read(&text, &len, "-", MN_API_MAX_REQUEST)) != 0) {
+            if ((rc = cli_read_input(&text, &len, "-", MN_API_MAX_REQUEST,
+                                     "the body read from stdin")) != 0) {
                 json_decref(args);
                 return cli_fail(rc);
             }

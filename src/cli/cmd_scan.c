@@ -11,26 +11,26 @@ void cli_print_scan(const json_t *r)
     const json_t *m = json_object_get(r, "memories"), *rules = json_object_get(r, "rules");
     const char *key;
     json_t *v;
-    printf("memories: %lld scanned, %lld with secrets or personal data\n",
+    cli_printf("memories: %lld scanned, %lld with secrets or personal data\n",
            (long long)json_integer_value(json_object_get(m, "scanned")),
            (long long)json_integer_value(json_object_get(m, "with_hits")));
     json_object_foreach((json_t *)json_object_get(r, "texts"), key, v)
     {
         json_int_t hits = json_integer_value(json_object_get(v, "with_hits"));
         if (hits)
-            printf("%s: %lld of %lld hold secrets or personal data\n", key, (long long)hits,
+            cli_printf("%s: %lld of %lld hold secrets or personal data\n", key, (long long)hits,
                    (long long)json_integer_value(json_object_get(v, "scanned")));
     }
     if (json_object_size(rules)) {
-        printf("by rule:");
+        cli_printf("by rule:");
         json_object_foreach((json_t *)rules, key, v)
-            printf(" %s %lld", key, (long long)json_integer_value(v));
-        printf("\n");
+            cli_printf(" %s %lld", key, (long long)json_integer_value(v));
+        cli_printf("\n");
     }
     if (json_is_true(json_object_get(r, "fixed")))
-        printf("redacted in place; full-text indexes rebuilt, store vacuumed, WAL truncated\n");
+        cli_printf("redacted in place; full-text indexes rebuilt, store vacuumed, WAL truncated\n");
     else if (json_object_size(rules))
-        printf("run 'mnemo scan --fix' to redact them in place\n");
+        cli_printf("run 'mnemo scan --fix' to redact them in place\n");
     else
-        printf("nothing found\n");
+        cli_printf("nothing found\n");
 }

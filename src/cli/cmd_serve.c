@@ -80,8 +80,8 @@ int cli_cmd_serve(const cli_command *cmd, cli_global *g, int argc, char **argv)
         return cli_fail(rc);
     rc = mn_http_server_new(&srv, ctx, &opts);
     if (rc == 0)
-        fprintf(stderr, "mnemo: serving MCP at %s/mcp for the store %s (Ctrl-C stops)\n",
-                mn_http_server_url(srv), mn_ctx_db_path(ctx));
+        cli_eprintf("mnemo: serving MCP at %s/mcp for the store %s (Ctrl-C stops)\n",
+                    mn_http_server_url(srv), mn_ctx_db_path(ctx));
     mn_ctx_free(ctx);
     if (rc)
         return cli_fail(rc);
@@ -93,7 +93,7 @@ int cli_cmd_serve(const cli_command *cmd, cli_global *g, int argc, char **argv)
             break;
         mn_http_server_expire(srv);
     }
-    fprintf(stderr, "mnemo: %s: stopping\n", sig == SIGINT ? "interrupted" : "terminated");
+    cli_eprintf("mnemo: %s: stopping\n", sig == SIGINT ? "interrupted" : "terminated");
     mn_http_server_free(srv);
     return CLI_EXIT_OK;
 }

@@ -41,12 +41,13 @@ int cli_cmd_setup(const cli_command *cmd, cli_global *g, int argc, char **argv)
         json_t *c;
         json_array_foreach(json_object_get(out, "changes"), i, c)
         {
-            printf("%-9s %s  (%s)\n", json_string_value(json_object_get(c, "action")),
-                   json_string_value(json_object_get(c, "file")),
-                   json_string_value(json_object_get(c, "what")));
+            cli_printf("%-9s %s  (%s)\n", json_string_value(json_object_get(c, "action")),
+                       json_string_value(json_object_get(c, "file")),
+                       json_string_value(json_object_get(c, "what")));
         }
         if (!o.remove)
-            printf("the client runs: %s mcp\n", json_string_value(json_object_get(out, "command")));
+            cli_printf("the client runs: %s mcp\n",
+                       json_string_value(json_object_get(out, "command")));
     }
     json_decref(out);
     return CLI_EXIT_OK;

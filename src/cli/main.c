@@ -45,7 +45,7 @@ static const cli_command commands[] = {
     {"config", "config", "list | get KEY | set KEY VALUE | unset KEY", NULL, cli_run_generic,
      cli_print_config, NULL, NULL},
     {"index", "index", "[PATH] [--full]", NULL, cli_run_generic, cli_print_index, NULL, NULL},
-    {"status", "status", "[PATH]", NULL, cli_run_generic, cli_print_status, NULL, NULL},
+    {"status", "status", "[PATH] [--files]", NULL, cli_run_generic, cli_print_status, NULL, NULL},
     {"files", "files", "[PATTERN] [options]", NULL, cli_run_generic, cli_print_files, NULL, NULL},
     {"symbols", "symbols", "[NAME] [options]", NULL, cli_run_generic, cli_print_symbols, NULL,
      NULL},
@@ -93,7 +93,7 @@ static const cli_command commands[] = {
 int cli_fail(int rc)
 {
     const char *msg = mn_error_last();
-    fprintf(stderr, "mnemo: error: %s\n", *msg ? msg : mn_error_name(rc));
+    cli_eprintf("mnemo: error: %s\n", *msg ? msg : mn_error_name(rc));
     return rc == MN_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 }
 
@@ -104,7 +104,7 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "mnemo: error: %s: %s (see 'mnemo %s --help')\n", cmd->name, msg, cmd->name);
+    cli_eprintf("mnemo: error: %s: %s (see 'mnemo %s --help')\n", cmd->name, msg, cmd->name);
     return CLI_EXIT_USAGE;
 }
 
@@ -113,16 +113,39 @@ int cli_open(mn_ctx **out, const cli_global *g)
     mn_ctx_options opts = MN_CTX_OPTIONS_INIT;
     opts.db_path = g->db;
     opts.actor = "cli";
+    opts.front_end = MN_FRONT_LOCAL_CLI; /* the one place that says so */
     opts.progress = isatty(2) && !g->json;
     return mn_ctx_open(out, &opts);
 }
 
+int cli_read_input(char **out, size_t *len, const char *path, size_t max, const char *what)
+{
+    int rc = mn_file_read(out, len, path, max);
+    if (rc)
+        return rc;
+    const char *nul = memchr(*out, '\0', *len);
+    if (nul) {
+        size_t at = (size_t)(nul - *out), line = 1;
+        for (const char *p = *out; p < nul; p++)
+            line += *p == '\n';
+        free(*out);
+        *out = NULL;
+        *len = 0;
+        return mn_error_set(MN_EINVAL,
+                            "%s holds a NUL byte (line %zu, byte %zu); mnemo keeps text, so "
+                            "nothing was read",
+                            what, line, at + 1);
+    }
+    return 0;
+}
+
 void cli_print_json(const json_t *v)
 {
+    /* JSON escapes control characters itself: written as is */
     char *s = json_dumps(v, MN_JSON_DUMP_FLAGS | JSON_ENCODE_ANY);
     if (s) {
-        fputs(s, stdout);
-        fputc('\n', stdout);
+        cli_put_data(stdout, s, strlen(s));
+        cli_put_data(stdout, "\n", 1);
         free(s);
     }
 }
@@ -158,20 +181,18 @@ int cli_run_generic(const cli_command *cmd, cli_global *g, int argc, char **argv
 
 static void usage(FILE *f)
 {
-    fputs("usage: mnemo [--json] [--db PATH] <command> [options]\n\n"
-          "mnemo is the long-term memory of a software project: facts, decisions, gotchas\n"
-          "and patterns, kept beside the code for the agents and people who work on it.\n\n"
-          "commands:\n",
-          f);
+    cli_fprintf(f,
+                "usage: mnemo [--json] [--db PATH] <command> [options]\n\n"
+                "mnemo is the long-term memory of a software project: facts, decisions, gotchas\n"
+                "and patterns, kept beside the code for the agents and people who work on it.\n\n"
+                "commands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
         const cli_command *c = &commands[i];
         const mn_op *op = c->op ? mn_api_find(c->op) : NULL;
-        const char *s = c->summary ? c->summary : op ? op->summary : "";
-        const char *stop = strstr(s, ". ");
-        size_t n = stop ? (size_t)(stop - s) : strcspn(s, ".");
-        fprintf(f, "  %-8s %.*s\n", c->name, (int)n, s);
+        cli_help_summary(f, c->name, c->summary ? c->summary : op ? op->summary : "");
     }
-    fputs("\n'mnemo <command> --help' tells more. Exit codes: 0 ok, 1 failure, 2 usage.\n", f);
+    cli_fprintf(f,
+                "\n'mnemo <command> --help' tells more. Exit codes: 0 ok, 1 failure, 2 usage.\n");
 }
 
 /* Take global flags out of argv (up to a "--"); returns the new argc or -1. */
@@ -197,11 +218,11 @@ static int take_globals(cli_global *g, bool *help, bool *version, int argc, char
             } else if (i + 1 < argc) {
                 g->db = argv[++i];
             } else {
-                fprintf(stderr, "mnemo: error: --db needs a path\n");
+                cli_eprintf("mnemo: error: --db needs a path\n");
                 return -1;
             }
             if (!*g->db) {
-                fprintf(stderr, "mnemo: error: --db needs a path\n");
+                cli_eprintf("mnemo: error: --db needs a path\n");
                 return -1;
             }
         } else {
@@ -221,7 +242,7 @@ int main(int argc, char **argv)
     if (n < 0)
         return CLI_EXIT_USAGE;
     if (version) {
-        printf("mnemo %s\n", MNEMO_VERSION);
+        cli_printf("mnemo %s\n", MNEMO_VERSION);
         return CLI_EXIT_OK;
     }
     if (n == 0 || !strcmp(args[0], "help")) {
@@ -231,7 +252,7 @@ int main(int argc, char **argv)
                     cli_help(&commands[i], stdout);
                     return CLI_EXIT_OK;
                 }
-            fprintf(stderr, "mnemo: error: no command '%s' (see 'mnemo --help')\n", args[1]);
+            cli_eprintf("mnemo: error: no command '%s' (see 'mnemo --help')\n", args[1]);
             return CLI_EXIT_USAGE;
         }
         usage(n == 0 && !help ? stderr : stdout);
@@ -247,6 +268,6 @@ int main(int argc, char **argv)
         }
         return c->run(c, &g, n - 1, args + 1);
     }
-    fprintf(stderr, "mnemo: error: no command '%s' (see 'mnemo --help')\n", args[0]);
+    cli_eprintf("mnemo: error: no command '%s' (see 'mnemo --help')\n", args[0]);
     return CLI_EXIT_USAGE;
 }

@@ -1,7 +1,8 @@
 /*
  * print.c - operation results printed for people (--json prints them as
  * JSON instead). One line for a change, YAML for a memory, a table for a
- * list.
+ * list. All of it goes through out.c, which escapes what a terminal could
+ * act on in every value printed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,24 +18,24 @@ static const char *str(const json_t *o, const char *k)
 void cli_print_saved(const json_t *r)
 {
     const char *action = str(r, "action");
-    printf("%s %s", action, str(r, "id"));
+    cli_printf("%s %s", action, str(r, "id"));
     if (*str(r, "kind"))
-        printf(" (%s, %s, %s): %s", str(r, "kind"), str(r, "level"), str(r, "status"),
-               str(r, "title"));
+        cli_printf(" (%s, %s, %s): %s", str(r, "kind"), str(r, "level"), str(r, "status"),
+                   str(r, "title"));
     json_t *changed = json_object_get(r, "changed");
     if (json_array_size(changed)) {
         size_t i;
         json_t *c;
-        printf("; changed");
-        json_array_foreach(changed, i, c) printf("%s %s", i ? "," : "", json_string_value(c));
+        cli_printf("; changed");
+        json_array_foreach(changed, i, c) cli_printf("%s %s", i ? "," : "", json_string_value(c));
     }
-    putchar('\n');
+    cli_printf("\n");
     if (!strcmp(action, "forgotten"))
-        printf("(bring it back with: mnemo forget --undo %s)\n", str(r, "id"));
+        cli_printf("(bring it back with: mnemo forget --undo %s)\n", str(r, "id"));
     if (!strcmp(str(r, "status"), "pending") && !strcmp(action, "created"))
-        printf("(low confidence: it waits in the review queue; approve with: mnemo edit %s "
-               "--status active)\n",
-               str(r, "id"));
+        cli_printf("(low confidence: it waits in the review queue; approve with: mnemo edit %s "
+                   "--status active)\n",
+                   str(r, "id"));
 }
 
 void cli_print_memory(const json_t *r)
@@ -45,7 +46,7 @@ void cli_print_memory(const json_t *r)
     if (json_array_size(back))
         json_object_set(doc, "linked_from", back);
     if (mn_format_yaml(&yaml, doc) == 0)
-        fputs(yaml, stdout);
+        cli_put_text(stdout, yaml);
     else
         cli_print_json(doc);
     free(yaml);
@@ -59,32 +60,36 @@ void cli_print_list(const json_t *r)
     json_t *m;
     json_array_foreach(mems, i, m)
     {
-        printf("%s  %-8s %s  %-8s %s", str(m, "id"), str(m, "kind"), str(m, "level"),
-               str(m, "status"), str(m, "title"));
+        cli_printf("%s  %-8s %s  %-8s %s", str(m, "id"), str(m, "kind"), str(m, "level"),
+                   str(m, "status"), str(m, "title"));
         json_t *tags = json_object_get(m, "tags");
         if (json_array_size(tags)) {
             size_t j;
             json_t *t;
-            printf("  [");
-            json_array_foreach(tags, j, t) printf("%s%s", j ? ", " : "", json_string_value(t));
-            printf("]");
+            cli_printf("  [");
+            json_array_foreach(tags, j, t) cli_printf("%s%s", j ? ", " : "", json_string_value(t));
+            cli_printf("]");
         }
         if (json_object_get(m, "deleted_at"))
-            printf("  (forgotten)");
-        putchar('\n');
+            cli_printf("  (forgotten)");
+        cli_printf("\n");
     }
     json_int_t total = json_integer_value(json_object_get(r, "total"));
     json_int_t offset = json_integer_value(json_object_get(r, "offset"));
+    json_int_t shown = (json_int_t)json_array_size(mems);
     if (total == 0)
-        printf("no memories\n");
-    else if ((json_int_t)json_array_size(mems) < total)
-        printf("-- %zu of %lld (more with --offset %lld)\n", json_array_size(mems),
-               (long long)total, (long long)(offset + (json_int_t)json_array_size(mems)));
+        cli_printf("no memories\n");
+    else if (offset + shown < total)
+        cli_printf("-- %lld of %lld (more with --offset %lld)\n", (long long)shown,
+                   (long long)total, (long long)(offset + shown));
+    else if (offset > 0)
+        cli_printf("-- %lld of %lld (the last page)\n", (long long)shown, (long long)total);
 }
 
 void cli_print_link(const json_t *r)
 {
-    printf("%s %s -[%s]-> %s\n", str(r, "action"), str(r, "from"), str(r, "kind"), str(r, "to"));
+    cli_printf("%s %s -[%s]-> %s\n", str(r, "action"), str(r, "from"), str(r, "kind"),
+               str(r, "to"));
 }
 
 void cli_print_config(const json_t *r)
@@ -95,17 +100,21 @@ void cli_print_config(const json_t *r)
         json_t *s;
         json_array_foreach(settings, i, s)
         {
-            printf("%s = %s", str(s, "key"), str(s, "value"));
+            cli_printf("%s = %s", str(s, "key"), str(s, "value"));
             if (!json_is_true(json_object_get(s, "set")))
-                printf("  (default)");
-            printf("\n    %s\n", str(s, "description"));
+                cli_printf("  (default)");
+            cli_printf("\n    %s\n", str(s, "description"));
+            if (json_object_get(s, "note"))
+                cli_printf("    note: %s\n", str(s, "note"));
         }
         return;
     }
     if (json_is_null(json_object_get(r, "value")) || !json_object_get(r, "value"))
-        printf("%s unset\n", str(r, "key"));
+        cli_printf("%s unset\n", str(r, "key"));
     else
-        printf("%s\n", str(r, "value"));
+        cli_printf("%s\n", str(r, "value"));
+    if (json_object_get(r, "note")) /* on stderr: stdout is the value alone, for scripts */
+        cli_eprintf("mnemo: note: %s\n", str(r, "note"));
 }
 
 static long long num(const json_t *o, const char *k)
@@ -115,22 +124,22 @@ static long long num(const json_t *o, const char *k)
 
 void cli_print_index(const json_t *r)
 {
-    printf("indexed %s: %lld files (%lld parsed, %lld unchanged, %lld removed, %lld binary, "
-           "%lld skipped, %lld unreadable) in %.2f s\n",
-           str(r, "root"), num(r, "files"), num(r, "parsed"), num(r, "unchanged"),
-           num(r, "removed"), num(r, "binary"), num(r, "skipped"), num(r, "failed"),
-           json_number_value(json_object_get(r, "seconds")));
-    printf("resolved %lld of %lld imports and %lld of %lld calls looked at\n",
-           num(r, "imports_resolved"), num(r, "imports"), num(r, "calls_resolved"),
-           num(r, "calls"));
+    cli_printf("indexed %s: %lld files (%lld parsed, %lld unchanged, %lld removed, %lld binary, "
+               "%lld skipped, %lld unreadable) in %.2f s\n",
+               str(r, "root"), num(r, "files"), num(r, "parsed"), num(r, "unchanged"),
+               num(r, "removed"), num(r, "binary"), num(r, "skipped"), num(r, "failed"),
+               json_number_value(json_object_get(r, "seconds")));
+    cli_printf("resolved %lld of %lld imports and %lld of %lld calls looked at\n",
+               num(r, "imports_resolved"), num(r, "imports"), num(r, "calls_resolved"),
+               num(r, "calls"));
     if (num(r, "history_commits") > 0)
-        printf("history: %lld new commit%s read\n", num(r, "history_commits"),
-               num(r, "history_commits") == 1 ? "" : "s");
+        cli_printf("history: %lld new commit%s read\n", num(r, "history_commits"),
+                   num(r, "history_commits") == 1 ? "" : "s");
     const json_t *d = json_object_get(r, "discovery");
     if (d)
-        printf("discovery (%s): %lld created, %lld updated, %lld archived, %lld unchanged\n",
-               str(d, "reason"), num(d, "created"), num(d, "updated"), num(d, "archived"),
-               num(d, "unchanged"));
+        cli_printf("discovery (%s): %lld created, %lld updated, %lld archived, %lld unchanged\n",
+                   str(d, "reason"), num(d, "created"), num(d, "updated"), num(d, "archived"),
+                   num(d, "unchanged"));
 }
 
 void cli_print_discover(const json_t *r)
@@ -141,25 +150,44 @@ void cli_print_discover(const json_t *r)
     {
         const char *action = str(f, "action");
         if (strcmp(action, "archived") == 0)
-            printf("(archived) %s\n", str(f, "title"));
+            cli_printf("(archived) %s\n", str(f, "title"));
         else if (strcmp(action, "kept") == 0)
-            printf("(kept as edited) %s\n", str(f, "title"));
+            cli_printf("(kept as edited) %s\n", str(f, "title"));
         else
-            printf("%s\n", str(f, "title"));
+            cli_printf("%s\n", str(f, "title"));
     }
-    printf("discovery of %s: %lld created, %lld updated, %lld archived, %lld unchanged\n",
-           str(r, "root"), num(r, "created"), num(r, "updated"), num(r, "archived"),
-           num(r, "unchanged"));
+    cli_printf("discovery of %s: %lld created, %lld updated, %lld archived, %lld unchanged\n",
+               str(r, "root"), num(r, "created"), num(r, "updated"), num(r, "archived"),
+               num(r, "unchanged"));
 }
 
 void cli_print_status(const json_t *r)
 {
-    printf("index of %s: %lld fresh, %lld stale, %lld new, %lld removed\n", str(r, "root"),
-           num(r, "fresh"), num(r, "stale"), num(r, "new"), num(r, "removed"));
-    printf("%lld files, %lld symbols, %lld edges (%lld resolved), %lld chunks\n", num(r, "files"),
-           num(r, "symbols"), num(r, "edges"), num(r, "resolved"), num(r, "chunks"));
+    cli_printf("index of %s: %lld fresh, %lld stale, %lld new, %lld removed\n", str(r, "root"),
+               num(r, "fresh"), num(r, "stale"), num(r, "new"), num(r, "removed"));
+    cli_printf("%lld files, %lld symbols, %lld edges (%lld resolved), %lld chunks\n",
+               num(r, "files"), num(r, "symbols"), num(r, "edges"), num(r, "resolved"),
+               num(r, "chunks"));
+    static const struct {
+        const char *key, *count, *title;
+    } lists[] = {{"stale_files", "stale", "stale (changed since indexed)"},
+                 {"new_files", "new", "new (not indexed yet)"},
+                 {"removed_files", "removed", "removed (gone from the tree)"}};
+    for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+        const json_t *a = json_object_get(r, lists[k].key);
+        size_t i;
+        const json_t *p;
+        if (!json_array_size(a))
+            continue;
+        cli_printf("%s:\n", lists[k].title);
+        json_array_foreach(a, i, p) cli_printf("  %s\n", json_string_value(p));
+        if ((long long)json_array_size(a) < num(r, lists[k].count))
+            cli_printf("  ... and %lld more\n",
+                       num(r, lists[k].count) - (long long)json_array_size(a));
+    }
     if (num(r, "stale") || num(r, "new") || num(r, "removed"))
-        printf("(run 'mnemo index' to bring it up to date)\n");
+        cli_printf("(run 'mnemo index' to bring it up to date%s)\n",
+                   json_object_get(r, "stale_files") ? "" : "; --files names the files");
 }
 
 void cli_print_files(const json_t *r)
@@ -169,12 +197,12 @@ void cli_print_files(const json_t *r)
     json_array_foreach(json_object_get(r, "files"), i, f)
     {
         const char *lang = json_string_value(json_object_get(f, "language"));
-        printf("%-60s %-10s %-9s %6lld lines  rank %.2f\n", str(f, "path"), lang ? lang : "-",
-               str(f, "role"), num(f, "lines"), json_number_value(json_object_get(f, "rank")));
+        cli_printf("%-60s %-10s %-9s %6lld lines  rank %.2f\n", str(f, "path"), lang ? lang : "-",
+                   str(f, "role"), num(f, "lines"), json_number_value(json_object_get(f, "rank")));
     }
     if ((long long)json_array_size(json_object_get(r, "files")) < num(r, "total"))
-        printf("-- %zu of %lld files\n", json_array_size(json_object_get(r, "files")),
-               num(r, "total"));
+        cli_printf("-- %zu of %lld files\n", json_array_size(json_object_get(r, "files")),
+                   num(r, "total"));
 }
 
 void cli_print_symbols(const json_t *r)
@@ -184,29 +212,29 @@ void cli_print_symbols(const json_t *r)
     json_array_foreach(json_object_get(r, "symbols"), i, y)
     {
         const char *sig = json_string_value(json_object_get(y, "signature"));
-        printf("%s:%lld  %-8s %s%s%s\n", str(y, "path"), num(y, "start_line"), str(y, "kind"),
-               str(y, "qualified_name"), sig ? "  " : "", sig ? sig : "");
+        cli_printf("%s:%lld  %-8s %s%s%s\n", str(y, "path"), num(y, "start_line"), str(y, "kind"),
+                   str(y, "qualified_name"), sig ? "  " : "", sig ? sig : "");
     }
     if ((long long)json_array_size(json_object_get(r, "symbols")) < num(r, "total"))
-        printf("-- %zu of %lld symbols\n", json_array_size(json_object_get(r, "symbols")),
-               num(r, "total"));
+        cli_printf("-- %zu of %lld symbols\n", json_array_size(json_object_get(r, "symbols")),
+                   num(r, "total"));
 }
 
 static void print_neighbours(const char *title, const json_t *list)
 {
     size_t i;
     json_t *n;
-    printf("%s (%zu):\n", title, json_array_size(list));
+    cli_printf("%s (%zu):\n", title, json_array_size(list));
     json_array_foreach(list, i, n)
     {
         const char *path = json_string_value(json_object_get(n, "path"));
         const char *sym = json_string_value(json_object_get(n, "symbol"));
         if (!path)
-            printf("  %s  (%s, not in this repository)\n", str(n, "name"), str(n, "edge"));
+            cli_printf("  %s  (%s, not in this repository)\n", str(n, "name"), str(n, "edge"));
         else if (sym)
-            printf("  %s:%lld %s  (%s)\n", path, num(n, "line"), sym, str(n, "edge"));
+            cli_printf("  %s:%lld %s  (%s)\n", path, num(n, "line"), sym, str(n, "edge"));
         else
-            printf("  %s  (%s)\n", path, str(n, "edge"));
+            cli_printf("  %s  (%s)\n", path, str(n, "edge"));
     }
 }
 
@@ -219,19 +247,19 @@ void cli_print_graph(const json_t *r)
     }
     json_t *m = json_object_get(r, "matches");
     if (json_array_size(m) > 1)
-        printf("%zu symbols are called '%s'; showing the most central one (--json lists all)\n",
-               json_array_size(m), str(r, "target"));
+        cli_printf("%zu symbols are called '%s'; showing the most central one (--json lists all)\n",
+                   json_array_size(m), str(r, "target"));
     print_neighbours("calls", json_object_get(r, "callees"));
     print_neighbours("called by", json_object_get(r, "callers"));
 }
 
 void cli_print_context(const json_t *r)
 {
-    fputs(str(r, "markdown"), stdout);
+    cli_put_text(stdout, str(r, "markdown"));
     size_t i;
     const json_t *n;
     json_array_foreach(json_object_get(r, "notes"), i, n)
-        fprintf(stderr, "mnemo: %s\n", json_string_value(n));
+        cli_eprintf("mnemo: %s\n", json_string_value(n));
 }
 
 static void print_recall_part(const json_t *r, const char *key, const char *title,
@@ -240,16 +268,16 @@ static void print_recall_part(const json_t *r, const char *key, const char *titl
     const json_t *a = json_object_get(r, key);
     if (!json_array_size(a))
         return;
-    printf("%s:\n", title);
+    cli_printf("%s:\n", title);
     size_t i;
     const json_t *x;
     json_array_foreach(a, i, x)
     {
         if (json_object_get(x, "path"))
-            printf("  %s:%lld-%lld %s  (%s)\n", str(x, "path"), num(x, "start_line"),
-                   num(x, "end_line"), str(x, "symbol"), str(x, "why"));
+            cli_printf("  %s:%lld-%lld %s  (%s)\n", str(x, "path"), num(x, "start_line"),
+                       num(x, "end_line"), str(x, "symbol"), str(x, "why"));
         else
-            printf("  %.12s  %s  (%s)\n", str(x, "id"), str(x, text_key), str(x, "why"));
+            cli_printf("  %.12s  %s  (%s)\n", str(x, "id"), str(x, text_key), str(x, "why"));
     }
 }
 
@@ -259,7 +287,7 @@ void cli_print_recall(const json_t *r)
     print_recall_part(r, "decisions", "decisions", "title");
     print_recall_part(r, "few_shots", "examples", "text");
     print_recall_part(r, "links", "code", "path");
-    printf("confidence %.2f\n", json_number_value(json_object_get(r, "confidence")));
+    cli_printf("confidence %.2f\n", json_number_value(json_object_get(r, "confidence")));
 }
 
 void cli_print_search(const json_t *r)
@@ -269,29 +297,29 @@ void cli_print_search(const json_t *r)
     json_array_foreach(json_object_get(r, "items"), i, it)
     {
         const char *type = str(it, "type");
-        printf("%6.3f  %-6s  ", json_number_value(json_object_get(it, "score")), type);
+        cli_printf("%6.3f  %-6s  ", json_number_value(json_object_get(it, "score")), type);
         if (!strcmp(type, "memory"))
-            printf("%s  %s", str(it, "id"), str(it, "title"));
+            cli_printf("%s  %s", str(it, "id"), str(it, "title"));
         else if (json_object_get(it, "start_line"))
-            printf("%s:%lld-%lld  %s", str(it, "path"), num(it, "start_line"), num(it, "end_line"),
-                   str(it, "title"));
+            cli_printf("%s:%lld-%lld  %s", str(it, "path"), num(it, "start_line"),
+                       num(it, "end_line"), str(it, "title"));
         else
-            printf("%s", str(it, "id"));
+            cli_printf("%s", str(it, "id"));
         if (json_object_get(it, "status") && strcmp(str(it, "status"), "active") != 0)
-            printf("  [%s]", str(it, "status"));
-        printf("\n");
+            cli_printf("  [%s]", str(it, "status"));
+        cli_printf("\n");
     }
     if (!json_array_size(json_object_get(r, "items")))
-        printf("nothing found\n");
+        cli_printf("nothing found\n");
     json_array_foreach(json_object_get(r, "notes"), i, it)
-        fprintf(stderr, "mnemo: %s\n", json_string_value(it));
+        cli_eprintf("mnemo: %s\n", json_string_value(it));
 }
 
 void cli_print_saved_feedback(const json_t *r)
 {
-    printf("recorded %lld\n", num(r, "recorded"));
+    cli_printf("recorded %lld\n", num(r, "recorded"));
     size_t i;
     const json_t *m;
-    json_array_foreach(json_object_get(r, "memories"), i, m)
-        printf("  %s  used %lld, ignored %lld\n", str(m, "id"), num(m, "used"), num(m, "ignored"));
+    json_array_foreach(json_object_get(r, "memories"), i, m) cli_printf(
+        "  %s  used %lld, ignored %lld\n", str(m, "id"), num(m, "used"), num(m, "ignored"));
 }

@@ -7,6 +7,8 @@
  *   sessions.c      the table of MCP sessions: ids, expiry, the cap
  *   headers.c       checks of request headers (Origin, Host, Accept,
  *                   Content-Type, session ids), pure functions
+ *   peer.c          which user of this machine a loopback connection comes
+ *                   from (/proc/net/tcp): other users are refused
  *
  * The endpoint sees a request as an mn_http_request (header values and the
  * body, collected by server.c) and answers with an mn_http_reply, so it
@@ -53,6 +55,35 @@ bool mn_http__content_type_is_json(const char *content_type);
 
 /** True when id has 1..MN_HTTP_SESSION_ID_MAX visible ASCII characters (0x21..0x7e). */
 bool mn_http__session_id_valid(const char *id);
+
+/* ---- peer.c ---- */
+
+struct sockaddr_storage;
+
+/** One end of a TCP connection as /proc/net/tcp{,6} prints it (see peer.c). */
+typedef struct {
+    uint32_t w[4]; /* the address bytes read as 32-bit words of this machine's order */
+    int nw;        /* 1 (IPv4, /proc/net/tcp) or 4 (IPv6, /proc/net/tcp6) */
+    unsigned port;
+} mn_http_net_end;
+
+/**
+ * The uid of the socket whose local end is `local` and remote end is
+ * `remote`, from the text of /proc/net/tcp (v6 false) or tcp6 (v6 true).
+ * 0 with *uid set, or MN_ENOTFOUND.
+ */
+int mn_http__proc_net_uid(const char *text, size_t len, bool v6, const mn_http_net_end *local,
+                          const mn_http_net_end *remote, unsigned *uid);
+/** The uid owning the client socket of the accepted connection fd; MN_ENOTFOUND: not local. */
+int mn_http__peer_uid(int fd, unsigned *uid);
+/** True for 127.0.0.0/8, ::1 and ::ffff:127.x.y.z. */
+bool mn_http__is_loopback(const struct sockaddr_storage *sa);
+/**
+ * May the connection fd be served? A peer outside loopback is (serve.host
+ * chose the network); a loopback peer only when its socket belongs to this
+ * process's effective uid. 0, or MN_ERROR with the reason (one line) in why.
+ */
+int mn_http__peer_check(int fd, char *why, size_t size);
 
 /* ---- sessions.c ---- */
 

@@ -16,11 +16,15 @@
  * larger than MN_API_MAX_REQUEST, or a large one sent after
  * "Expect: 100-continue", is refused at once without reading it.
  *
- * Before routing, every request passes the DNS-rebinding checks
- * (headers.c): an Origin that is present must be allowed, and when bound to
- * a loopback address the Host must name a loopback host (or the host of an
- * allowed origin). Routes: /mcp (mcp_endpoint.c; OPTIONS answers CORS
- * preflights for allowed origins) and /healthz.
+ * Before routing, every request passes the peer check: a connection from
+ * loopback is served only when the client's socket belongs to the user the
+ * server runs as (peer.c reads its owner from /proc/net/tcp when the
+ * connection is accepted, on_connection; another user gets 403 before any
+ * operation runs). Then the DNS-rebinding checks (headers.c): an Origin
+ * that is present must be allowed, and when bound to a loopback address the
+ * Host must name a loopback host (or the host of an allowed origin).
+ * Routes: /mcp (mcp_endpoint.c; OPTIONS answers CORS preflights for allowed
+ * origins) and /healthz.
  */
 #include "common.h"
 #include <arpa/inet.h>
@@ -123,11 +127,57 @@ static bool host_allowed(const mn_http_server *srv, const char *host)
     return false;
 }
 
+/*
+ * The peer check's verdict, kept as the connection's socket context from
+ * accept to close: &peer_ok, or the reason of a refusal (malloc'd).
+ */
+static char peer_ok;
+
+static char *peer_verdict(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *fd =
+        mhd->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    char why[300];
+    if (!fd)
+        return mn_strdup("cannot tell who connected; refused");
+    if (mn_http__peer_check(fd->connect_fd, why, sizeof(why)) == 0)
+        return &peer_ok;
+    mn_log(MN_LOG_WARN, "http: refused a connection: %s", why);
+    return mn_strdup(why);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    MN_UNUSED(cls);
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        *socket_context = peer_verdict(c);
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (*socket_context && *socket_context != &peer_ok)
+            free(*socket_context);
+        *socket_context = NULL;
+    }
+}
+
 static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url,
                   const char *method, request_state *st, mn_http_reply *r)
 {
     const char *origin = header(c, "Origin"), *host = header(c, "Host");
     char msg[400];
+
+    /* first of all: who is asking (on_connection); nothing runs for another user */
+    const union MHD_ConnectionInfo *ctx_info =
+        mhd->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    const char *verdict = ctx_info ? ctx_info->socket_context : NULL;
+    char *late = NULL;
+    if (!verdict) /* not checked at accept: check now */
+        verdict = late = peer_verdict(c);
+    if (verdict != &peer_ok) {
+        snprintf(msg, sizeof(msg), "%s", verdict ? verdict : "refused");
+        free(late);
+        mn_http__reply_error(r, 403, -32000, msg);
+        return;
+    }
 
     if (origin && !mn_http__origin_allowed(origin, srv->allowed_origins)) {
         snprintf(msg, sizeof(msg),
@@ -327,17 +377,6 @@ static int config_int(mn_ctx *ctx, int64_t *out, const char *key, int64_t max)
     return rc;
 }
 
-static bool is_loopback_addr(const struct sockaddr *sa)
-{
-    if (sa->sa_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
-    if (sa->sa_family == AF_INET6) {
-        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-        return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
-    }
-    return false;
-}
-
 /* Bind and listen on host:port; *fd, the URL and whether it is loopback on success. */
 static int listen_on(mn_http_server *srv, int *fd, int *family, const char *host, int port)
 {
@@ -369,7 +408,7 @@ static int listen_on(mn_http_server *srv, int *fd, int *family, const char *host
         rc = mn_error_set(MN_EIO, "cannot read the bound address: %s", strerror(errno));
         goto out;
     }
-    srv->loopback = is_loopback_addr((struct sockaddr *)&bound);
+    srv->loopback = mn_http__is_loopback(&bound);
     *family = bound.ss_family;
     if (bound.ss_family == AF_INET6) {
         const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&bound;
@@ -450,7 +489,8 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
         MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)(threads ? threads : DEFAULT_THREADS), MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+        srv, MHD_OPTION_END);
     if (!srv->daemon) {
         close(fd);
         rc = mn_error_set(MN_ERROR, "cannot start the HTTP server on %s", srv->url);

@@ -112,6 +112,16 @@ void mn_embedder_free(mn_embedder *e);
 int mn_embedder_http_new(mn_embedder **out, const mn_embed_options *o);
 
 /**
+ * The bearer token a value of embed.key stands for, read now: "env:NAME"
+ * is $NAME; "file:PATH" is the first line of PATH, which must be a regular
+ * file owned by this user that no one else may read (mode 0600 or 0400);
+ * any other non-empty value is a key stored by an older mnemo, used as it
+ * is. *out is malloc'd (wipe and free it; NULL for an empty value). The
+ * messages name the variable or the file, never the key. MN_EINVAL.
+ */
+int mn_embed_key_resolve(char **out, const char *ref);
+
+/**
  * The built-in embedder of the store's current built-in model (trained by
  * mn_embed_builtin_train). MN_ENOTFOUND when there is none yet. The
  * embedder reads term vectors from s: s must outlive it.

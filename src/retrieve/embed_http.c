@@ -4,7 +4,9 @@
  * OpenAI itself.
  *
  * Protocol: POST <url>/embeddings with {"model": M, "input": [texts]} and,
- * when a key is configured, "Authorization: Bearer <key>"; the answer is
+ * when a key is configured, "Authorization: Bearer <key>" (embed.key names
+ * it: env:NAME or file:PATH, read when the embedder is made; see
+ * mn_embed_key_resolve); the answer is
  * {"data": [{"embedding": [numbers], "index": i}, ...]}. Texts go in
  * batches of o->batch; an empty text is not sent (it gets a zero vector:
  * several servers refuse empty input).
@@ -28,9 +30,12 @@
  * between batches); an embedder is used by one thread at a time.
  */
 #include "common.h"
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "retrieve/embed.h"
 #include "util/buf.h"
@@ -399,6 +404,106 @@ static void http_free(mn_embedder *e)
 
 static const mn_embedder_ops http_ops = {"http", http_embed, http_free};
 
+/* Free a key without leaving it in freed memory. */
+static void wipe(char *key)
+{
+    if (key) {
+        volatile char *p = key;
+        while (*p)
+            *p++ = '\0';
+        free(key);
+    }
+}
+
+/* A key read from a file or the environment: one line of printable characters. */
+static int check_key(const char *key, size_t len, const char *where)
+{
+    if (!len)
+        return mn_error_set(MN_EINVAL, "embed.key: %s is empty", where);
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)key[i] < 0x20 || key[i] == 0x7f)
+            return mn_error_set(MN_EINVAL, "embed.key: %s must hold the key on one line", where);
+    return 0;
+}
+
+/*
+ * file:PATH. The checks are made on the file opened (fstat), so a file
+ * swapped between a check and the read is checked itself. A key file that
+ * others may read has already leaked; refusing it says so while it can
+ * still be fixed (chmod 600).
+ */
+static int read_key_file(char **out, const char *path)
+{
+    struct stat st;
+    char buf[4097];
+    ssize_t n = 0;
+    int rc = 0, fd;
+    if (path[0] != '/')
+        return mn_error_set(MN_EINVAL, "embed.key: file:%.200s must be an absolute path", path);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+        return mn_error_set(MN_EINVAL, "embed.key: cannot read the key file '%.200s': %s", path,
+                            strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = mn_error_set(MN_EINVAL, "embed.key: '%.200s' is not a regular file", path);
+    } else if (st.st_uid != geteuid()) {
+        rc = mn_error_set(MN_EINVAL, "embed.key: the key file '%.200s' must be owned by you", path);
+    } else if (st.st_mode & 077) {
+        rc = mn_error_set(MN_EINVAL,
+                          "embed.key: others may read the key file '%.200s' (mode %04o): make it "
+                          "yours alone with chmod 600 '%.200s'",
+                          path, (unsigned)(st.st_mode & 07777), path);
+    } else {
+        size_t got = 0;
+        while (got < sizeof(buf) - 1 && (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+            got += (size_t)n;
+        if (n < 0)
+            rc = mn_error_set(MN_EINVAL, "embed.key: cannot read the key file '%.200s': %s", path,
+                              strerror(errno));
+        else if (got == sizeof(buf) - 1)
+            rc = mn_error_set(MN_EINVAL, "embed.key: the key file '%.200s' is over 4 KiB", path);
+        else {
+            /* the first line, without the spaces and line end an editor leaves */
+            size_t len = 0;
+            while (len < got && buf[len] != '\n')
+                len++;
+            while (len && (buf[len - 1] == '\r' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+                len--;
+            char where[260];
+            snprintf(where, sizeof(where), "the key file '%.200s'", path);
+            if ((rc = check_key(buf, len, where)) == 0)
+                *out = mn_strndup(buf, len);
+        }
+        memset(buf, 0, sizeof(buf));
+    }
+    close(fd);
+    return rc;
+}
+
+int mn_embed_key_resolve(char **out, const char *ref)
+{
+    *out = NULL;
+    if (!ref || !*ref)
+        return 0;
+    if (strncmp(ref, "file:", 5) == 0)
+        return read_key_file(out, ref + 5);
+    if (strncmp(ref, "env:", 4) == 0) {
+        const char *v = getenv(ref + 4);
+        char where[160];
+        if (!v || !*v)
+            return mn_error_set(MN_EINVAL, "embed.key names $%.100s, which is not set", ref + 4);
+        snprintf(where, sizeof(where), "$%.100s", ref + 4);
+        int rc = check_key(v, strlen(v), where);
+        if (rc == 0)
+            *out = mn_strdup(v);
+        return rc;
+    }
+    /* a key stored as it is by an older mnemo: still used (config list says to move it) */
+    int rc = check_key(ref, strlen(ref), "the stored key");
+    if (rc == 0)
+        *out = mn_strdup(ref);
+    return rc;
+}
+
 int mn_embedder_http_new(mn_embedder **out, const mn_embed_options *o)
 {
     *out = NULL;
@@ -411,23 +516,20 @@ int mn_embedder_http_new(mn_embedder **out, const mn_embed_options *o)
     if (!o->model || !*o->model)
         return mn_error_set(MN_EINVAL, "embed.model must name the embedding model to ask '%s' for",
                             url);
-    const char *key = o->key && *o->key ? o->key : NULL;
-    if (key && strncmp(key, "env:", 4) == 0) {
-        const char *v = getenv(key + 4);
-        if (!v || !*v)
-            return mn_error_set(MN_EINVAL, "embed.key names $%s, which is not set", key + 4);
-        key = v;
-    }
-    for (const char *p = key; p && *p; p++)
-        if ((unsigned char)*p < 0x20)
-            return mn_error_set(MN_EINVAL, "embed.key must be one line of printable characters");
+    char *key = NULL;
+    int rc = mn_embed_key_resolve(&key, o->key);
+    if (rc)
+        return rc;
     pthread_once(&curl_once, init_curl);
-    if (!curl)
+    if (!curl) {
+        wipe(key);
         return mn_error_set(MN_ERROR, "%s", curl_error);
+    }
     http_embedder *h = mn_calloc(1, sizeof(*h));
     h->curl = curl->easy_init();
     if (!h->curl) {
         free(h);
+        wipe(key);
         return mn_error_set(MN_ERROR, "cannot initialise libcurl");
     }
     size_t len = strlen(url);
@@ -441,6 +543,7 @@ int mn_embedder_http_new(mn_embedder **out, const mn_embed_options *o)
     if (key) {
         mn_buf_printf(&b, "Authorization: Bearer %s", key);
         h->auth = mn_buf_detach(&b);
+        wipe(key);
     }
     h->query_prefix = o->query_prefix && *o->query_prefix ? mn_strdup(o->query_prefix) : NULL;
     h->document_prefix =

@@ -70,11 +70,12 @@ typedef struct {
     bool only_deleted;
     int64_t limit; /* 0: no limit */
     int64_t offset;
+    bool newest_first; /* by updated_at, newest first (then id); else by id, oldest first */
 } mn_memory_filter;
 
-#define MN_MEMORY_FILTER_INIT                                   \
-    {                                                           \
-        NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0 \
+#define MN_MEMORY_FILTER_INIT                                          \
+    {                                                                  \
+        NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false \
     }
 
 /** Insert a memory (links excluded; see mn_store_link_add). MN_EEXISTS when the id is taken. */
@@ -87,7 +88,11 @@ int mn_store_memory_get(mn_store *s, json_t **out, const char *id);
 int mn_store_memory_resolve(mn_store *s, char out[MN_ID_LEN + 1], const char *prefix);
 /** A live (not deleted) memory with this content hash, if any (MN_ENOTFOUND). */
 int mn_store_memory_find_hash(mn_store *s, char out[MN_ID_LEN + 1], const char *hash);
-/** Call cb for each matching memory in id order; a non-zero return stops and is returned. */
+/**
+ * Call cb for each matching memory, in id order (creation order: exports are
+ * stable) or newest first (f->newest_first); a non-zero return stops and is
+ * returned.
+ */
 int mn_store_memory_list(mn_store *s, const mn_memory_filter *f,
                          int (*cb)(void *payload, json_t *mem), void *payload);
 int mn_store_memory_count(mn_store *s, const mn_memory_filter *f, int64_t *out);

@@ -83,7 +83,9 @@
     X(enum MHD_Result, add_response_header, (struct MHD_Response *, const char *, const char *)) \
     X(enum MHD_Result, queue_response,                                                           \
       (struct MHD_Connection *, unsigned int, struct MHD_Response *))                            \
-    X(void, destroy_response, (struct MHD_Response *))
+    X(void, destroy_response, (struct MHD_Response *))                                           \
+    X(const union MHD_ConnectionInfo *, get_connection_info,                                     \
+      (struct MHD_Connection *, enum MHD_ConnectionInfoType, ...))
 
 #define MN_LIBS_MEMBER(ret, name, args) ret(*name) args;
 typedef struct {

@@ -39,12 +39,23 @@ bool mn_id_is_prefix(const char *s);
 int mn_parse_int64(int64_t *out, const char *s, int64_t min, int64_t max, const char *what);
 /** Parse a finite decimal number with bounds; 0 or MN_EINVAL naming `what`. */
 int mn_parse_double(double *out, const char *s, double min, double max, const char *what);
+/** Parse a finite decimal number (never NaN or an infinity); 0 or MN_EINVAL naming `what`. */
+int mn_parse_finite(double *out, const char *s, const char *what);
 /** True when [s, s+len) is well-formed UTF-8 without NUL bytes. */
 bool mn_utf8_valid(const char *s, size_t len);
 /** Number of code points in valid UTF-8. */
 size_t mn_utf8_len(const char *s, size_t len);
 /** Largest n <= max such that s[0..n) ends on a code point boundary. */
 size_t mn_utf8_floor(const char *s, size_t len, size_t max);
+/**
+ * Append [s, s+len) to out with everything a terminal could act on written
+ * visibly: C0 controls and DEL as \xHH (\n, \t, \r as such), C1 controls
+ * as \u00HH, bytes outside well-formed UTF-8 as \xHH. With multiline, \n
+ * and \t are kept as they are. See text.c.
+ */
+void mn_text_escape(mn_buf *out, const char *s, size_t len, bool multiline);
+/** True when mn_text_escape would change [s, s+len). */
+bool mn_text_needs_escape(const char *s, size_t len, bool multiline);
 
 /* ---- files ---- */
 /** Read a whole file, refusing files over max_size (MN_ETOOBIG). "-" reads stdin. */

@@ -435,18 +435,18 @@ out_has "list" "${l1}  decision L2  active   First decision  \[a, b\]" \
     "${l2}  fact     L2  active   Second fact  \[b\]" "${l3}  gotcha   L1  active   Third gotcha"
 [ "$(wc -l <"$tmp/out")" -eq 3 ] || fail "list printed more than the three memories"
 ok "list --json" --db "$ldb" --json list
-js "list --json: newest id last, the summary fields" "d.total === 3 && d.limit === 50 && d.offset === 0 &&
-    d.memories.map(m => m.id).join() === ['$l1', '$l2', '$l3'].join() &&
+js "list --json: newest first, the summary fields" "d.total === 3 && d.limit === 50 && d.offset === 0 &&
+    d.memories.map(m => m.id).join() === ['$l3', '$l2', '$l1'].join() &&
     d.memories.every(m => m.id < 'Z' && typeof m.confidence === 'number' && m.updated_at && !m.body) &&
-    JSON.stringify(d.memories[0].tags) === '[\"a\",\"b\"]'"
+    JSON.stringify(d.memories[2].tags) === '[\"a\",\"b\"]'"
 ok "list --limit" --db "$ldb" list --limit 2
 [ "$(wc -l <"$tmp/out")" -eq 3 ] && out_has "list --limit" "-- 2 of 3 \(more with --offset 2\)" ||
     fail "list --limit 2 does not show two memories and the footer"
 ok "list --offset" --db "$ldb" --json list --limit 2 --offset 2
 js "list --limit --offset" "d.total === 3 && d.limit === 2 && d.offset === 2 && d.memories.length === 1 &&
-    d.memories[0].id === '$l3'"
-for f in "--kind decision:$l1" "--tag b:$l1,$l2" "--tag a:$l1" "--path src:$l1" "--path lib/deep/y.c:$l2" \
-    "--level L1:$l3" "--source agent:$l2" "--status active:$l1,$l2,$l3" "--since 1h:$l1,$l2,$l3" \
+    d.memories[0].id === '$l1'"
+for f in "--kind decision:$l1" "--tag b:$l2,$l1" "--tag a:$l1" "--path src:$l1" "--path lib/deep/y.c:$l2" \
+    "--level L1:$l3" "--source agent:$l2" "--status active:$l3,$l2,$l1" "--since 1h:$l3,$l2,$l1" \
     "--since 2999-01-01:" "--kind rule:"; do
     read -r -a filter <<<"${f%%:*}"
     ok "list ${f%%:*}" --db "$ldb" --json list "${filter[@]}"

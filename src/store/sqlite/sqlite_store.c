@@ -987,7 +987,8 @@ int mn_store_memory_list(mn_store *s, const mn_memory_filter *f,
     build_sql(s);
     mn_buf_puts(&sql, s->select_sql);
     filter_sql(&sql, f);
-    mn_buf_puts(&sql, " ORDER BY uid");
+    /* memories_updated indexes updated_at; uid breaks ties so that pages never overlap */
+    mn_buf_puts(&sql, f->newest_first ? " ORDER BY updated_at DESC, uid DESC" : " ORDER BY uid");
     if (f->limit > 0)
         mn_buf_printf(&sql, " LIMIT %lld", (long long)f->limit);
     else if (f->offset > 0)

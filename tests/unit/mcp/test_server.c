@@ -30,19 +30,26 @@
 static char tmp[64];
 static int db_seq;
 
-static mn_ctx *open_ctx(void)
+/* A store of its own (db_seq), opened as MCP opens it; cli: as the mnemo command does. */
+static mn_ctx *open_ctx_as(bool cli, bool again)
 {
     mn_buf p = MN_BUF_INIT;
-    mn_buf_printf(&p, "%s/db%d/mnemo.db", tmp, ++db_seq);
+    mn_buf_printf(&p, "%s/db%d/mnemo.db", tmp, again ? db_seq : ++db_seq);
     mn_ctx_options o = MN_CTX_OPTIONS_INIT;
     o.db_path = p.ptr;
     o.start_dir = tmp; /* no repository around: context must not index the one we run in */
-    o.actor = "mcp";
+    o.actor = cli ? "cli" : "mcp";
+    o.front_end = cli ? MN_FRONT_LOCAL_CLI : MN_FRONT_RELAYED;
     mn_ctx *ctx = NULL;
     if (mn_ctx_open(&ctx, &o) != 0)
         fprintf(stderr, "cannot open %s: %s\n", p.ptr, mn_error_last());
     mn_buf_release(&p);
     return ctx;
+}
+
+static mn_ctx *open_ctx(void)
+{
+    return open_ctx_as(false, false);
 }
 
 /* What the session's notify callback received, one message per entry. */
@@ -718,9 +725,17 @@ static void test_config_tools(void)
     mn_ctx *ctx = open_ctx();
     json_t *out = NULL;
     REQUIRE(ctx != NULL);
+    /* through MCP, config cannot choose the tools (src/api/config.c: cli_only) */
+    json_t *all = J("{'action':'set','key':'mcp.tools','value':'all'}");
+    CHECK(mn_api_call(ctx, "config", all, &out) == MN_ERROR);
+    CHECK(strstr(mn_error_last(), "command line") != NULL);
+    json_decref(all);
+    /* the user at the command line can: the sets below go through a CLI context */
+    mn_ctx *cli = open_ctx_as(true, true);
+    REQUIRE(cli != NULL);
     /* a name that is no op is refused when set, and nothing changes */
     json_t *bad = J("{'action':'set','key':'mcp.tools','value':'save,nope'}");
-    CHECK(mn_api_call(ctx, "config", bad, &out) == MN_EINVAL);
+    CHECK(mn_api_call(cli, "config", bad, &out) == MN_EINVAL);
     CHECK(strstr(mn_error_last(), "nope") != NULL);
     json_decref(bad);
     json_t *get = J("{'action':'get','key':'mcp.tools'}");
@@ -739,7 +754,7 @@ static void test_config_tools(void)
     for (size_t i = 0; i < MN_ARRAY_SIZE(cases); i++) {
         json_t *args = json_pack("{s:s,s:s,s:s}", "action", "set", "key", "mcp.tools", "value",
                                  cases[i].value);
-        CHECK_OK(mn_api_call(ctx, "config", args, &out));
+        CHECK_OK(mn_api_call(cli, "config", args, &out));
         json_decref(args);
         json_decref(out);
         out = NULL;
@@ -767,6 +782,7 @@ static void test_config_tools(void)
         mn_mcp_session_free(s);
         mn_mcp_server_free(srv);
     }
+    mn_ctx_free(cli);
     mn_ctx_free(ctx);
 }
 

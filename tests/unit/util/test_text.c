@@ -174,5 +174,71 @@ static void test_utf8_len_floor(void)
         CHECK(mn_utf8_valid(s, mn_utf8_floor(s, n, m)));
 }
 
+/* mn_parse_finite: any finite number; NaN and the infinities strtod reads are refused */
+static void test_finite(void)
+{
+    double d = -1;
+    CHECK_OK(mn_parse_finite(&d, "1e300", "x"));
+    CHECK(d == 1e300);
+    CHECK_OK(mn_parse_finite(&d, "-0.5", "x"));
+    CHECK(d == -0.5);
+    static const char *const bad[] = {"nan", "NaN",   "-nan",   "nan(1)", "inf", "-inf", "Infinity",
+                                      "INF", "1e999", "-1e999", "",       " 1",  "1 ",   "0.5x"};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(bad); i++) {
+        d = 42;
+        int rc = mn_parse_finite(&d, bad[i], "option --confidence");
+        if (rc != MN_EINVAL)
+            fprintf(stderr, "finite '%s' accepted\n", bad[i]);
+        CHECK(rc == MN_EINVAL && d == 42);
+        CHECK(strstr(mn_error_last(), "option --confidence must be a finite number") != NULL);
+    }
+    /* the bounded parser refuses them too, whatever its bounds */
+    CHECK(mn_parse_double(&d, "inf", -1e308, 1e308, "x") == MN_EINVAL);
+    CHECK(mn_parse_double(&d, "nan", 0, 1, "x") == MN_EINVAL);
+}
+
+static char *escaped(const char *s, size_t len, bool multiline)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_text_escape(&b, s, len, multiline);
+    CHECK(mn_text_needs_escape(s, len, multiline) == (b.len != len || memcmp(b.ptr, s, len) != 0));
+    return mn_buf_detach(&b);
+}
+
+/* mn_text_escape: what a terminal would act on is made visible, nothing else changes */
+static void test_escape(void)
+{
+    static const struct {
+        const char *in;
+        size_t len; /* 0: strlen */
+        bool multiline;
+        const char *want;
+    } cases[] = {
+        {"plain text, caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0, false,
+         "plain text, caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+        {"a\\b C:\\x", 0, false, "a\\b C:\\x"}, /* backslashes are not doubled */
+        {"red \x1b[31mRED\x1b[0m", 0, false, "red \\x1b[31mRED\\x1b[0m"},
+        {"title\x1b]0;owned\x07", 0, false, "title\\x1b]0;owned\\x07"},
+        {"two\nlines\tand\rcr", 0, false, "two\\nlines\\tand\\rcr"},
+        {"two\nlines\tand\rcr", 0, true, "two\nlines\tand\\rcr"},
+        {"del\x7f bell\x07 bs\x08", 0, true, "del\\x7f bell\\x07 bs\\x08"},
+        /* C1 in UTF-8: U+009B (CSI), U+0085 (NEL), U+0080; U+00A0 is no control */
+        {"csi\xc2\x9b"
+         "2J nel\xc2\x85 pad\xc2\x80 nbsp\xc2\xa0",
+         0, false, "csi\\u009b2J nel\\u0085 pad\\u0080 nbsp\xc2\xa0"},
+        /* bytes outside UTF-8: a lone CSI byte, a cut sequence, an overlong '/', a surrogate */
+        {"lone\x9b[2J cut\xe2\x82 over\xc0\xaf sur\xed\xa0\x80", 0, false,
+         "lone\\x9b[2J cut\\xe2\\x82 over\\xc0\\xaf sur\\xed\\xa0\\x80"},
+        {"nul\0byte", 8, false, "nul\\x00byte"},
+        {"", 0, false, ""},
+    };
+    for (size_t i = 0; i < MN_ARRAY_SIZE(cases); i++) {
+        size_t len = cases[i].len ? cases[i].len : strlen(cases[i].in);
+        char *got = escaped(cases[i].in, len, cases[i].multiline);
+        CHECK_STR(got, cases[i].want);
+        free(got);
+    }
+}
+
 MN_TEST_MAIN(MN_TEST(test_int64), MN_TEST(test_double), MN_TEST(test_utf8_valid),
-             MN_TEST(test_utf8_len_floor))
+             MN_TEST(test_utf8_len_floor), MN_TEST(test_finite), MN_TEST(test_escape))
