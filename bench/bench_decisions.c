@@ -117,9 +117,12 @@ static void wset_of(wset *s, mn_cue_words *w, const char *text, size_t a, size_t
     if (w->n == 0)
         return;
     s->w = mn_calloc(w->n, sizeof(char *));
+    bool words = false;
+    for (size_t i = 0; i < w->n; i++)
+        words = words || w->toks[i].kind != MN_TOK_PUNCT;
     for (size_t i = 0; i < w->n; i++) {
-        if (w->toks[i].kind == MN_TOK_PUNCT)
-            continue;
+        if (w->toks[i].kind == MN_TOK_PUNCT && words)
+            continue; /* marks count only in a span of marks alone ("/") */
         size_t n;
         const char *x = mn_cue_norm(w, i, &n);
         if (w->toks[i].kind != MN_TOK_WORD) {
@@ -425,6 +428,18 @@ int main(int argc, char **argv)
                 if (!json_is_array(golds[x]) || json_array_size(golds[x]) == 0)
                     continue;
                 bool hit = spans_match(golds[x], text, preds[x], npreds[x], &w);
+                if (errors && !hit) {
+                    fprintf(rep, "SPAN %s [%s] %s: labelled", id, split, span_names[x]);
+                    size_t gi;
+                    json_t *g;
+                    json_array_foreach(golds[x], gi, g)
+                        fprintf(rep, " \"%s\"", json_string_value(g));
+                    fprintf(rep, "; found");
+                    for (size_t k = 0; k < npreds[x]; k++)
+                        fprintf(rep, " \"%.*s\"", (int)(preds[x][k].end - preds[x][k].start),
+                                text + preds[x][k].start);
+                    fputc('\n', rep);
+                }
                 for (int a = 0; a < 2; a++)
                     for (int b = 0; b < 2; b++) {
                         cells[sps[a]][ls[b]].x_have[x]++;

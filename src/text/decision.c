@@ -510,7 +510,7 @@ static void evaluate(eval_t *ev, const clang_t *L, sent_t *s, const mn_sentence 
 
     /* slots of every hit: supersedes, alternatives; chosen from the strongest */
     for (size_t h = 0; h < nh; h++) {
-        const mn_cue_match *m = &hits[h].m;
+        mn_cue_match *m = &hits[h].m;
         if (m->slot_first[MN_SLOT_S] >= 0) {
             size_t a = (size_t)m->slot_first[MN_SLOT_S], b = (size_t)m->slot_last[MN_SLOT_S];
             /* a passive subject: from the clause start, without the trailing auxiliaries */
@@ -519,6 +519,15 @@ static void evaluate(eval_t *ev, const clang_t *L, sent_t *s, const mn_sentence 
             while (a < b && a < s->prefix)
                 a++;
             add_span(d->supersedes, &d->n_supersedes, tok_span(s, a, b));
+        }
+        if (m->slot_first[MN_SLOT_C] >= 0 && hits[h].cue->kind == MN_DECISION_CONTRAST &&
+            range_has(adopt, s->prefix, m->first)) {
+            /* "use int64_t in favour of __int64": after a verb of adoption the phrase names
+               what is set aside, as "instead of" would */
+            mn_cue_match *mm = &hits[h].m;
+            mm->slot_first[MN_SLOT_A] = mm->slot_first[MN_SLOT_C];
+            mm->slot_last[MN_SLOT_A] = mm->slot_last[MN_SLOT_C];
+            mm->slot_first[MN_SLOT_C] = mm->slot_last[MN_SLOT_C] = -1;
         }
         if (m->slot_first[MN_SLOT_A] >= 0) {
             size_t a = (size_t)m->slot_first[MN_SLOT_A], b = (size_t)m->slot_last[MN_SLOT_A];
@@ -530,6 +539,18 @@ static void evaluate(eval_t *ev, const clang_t *L, sent_t *s, const mn_sentence 
                     b = k - 1;
                     break;
                 }
+            /* "instead of `self` to allow ...", "au lieu de / dans le SCSS": a named thing
+               followed by a preposition is the whole alternative */
+            const mn_cue_tok *ta = &s->w.toks[a];
+            if (a < b && (ta->kind == MN_TOK_CODE || (ta->flags & MN_TOKF_IDENT) ||
+                          (ta->kind == MN_TOK_PUNCT && !mn_cue_is_boundary(ta)))) {
+                static const char *const preps[] = {"to",   "in",   "for", "on",  "at",
+                                                    "dans", "pour", "en",  "sur", "в",
+                                                    "для",  "при",  "на"};
+                for (size_t q = 0; q < MN_ARRAY_SIZE(preps); q++)
+                    if (mn_cue_is(&s->w, a + 1, preps[q]))
+                        b = a;
+            }
             while (b > a && s->w.toks[b].kind == MN_TOK_PUNCT)
                 b--;
             add_span(d->alternatives, &d->n_alternatives, tok_span(s, a, b));
@@ -633,9 +654,12 @@ static void evaluate(eval_t *ev, const clang_t *L, sent_t *s, const mn_sentence 
     score = clampi(score, 0, 100);
     d->confidence = score / 100.0;
 
-    /* the statement: the sentence, without a reason that follows the cue */
-    size_t st_end = n;
-    if (reason_tok < n && reason_tok > ct)
+    /* the statement: the sentence up to the end of the clause where the cue ends (a list of
+       other changes after a comma is not part of it), without a reason that follows */
+    size_t st_end = H->m.last + 1;
+    while (st_end < n && !mn_cue_is_boundary(&s->w.toks[st_end]))
+        st_end++;
+    if (reason_tok < st_end && reason_tok > ct)
         st_end = reason_tok;
     while (st_end > 1 && s->w.toks[st_end - 1].kind == MN_TOK_PUNCT &&
            s->w.toks[st_end - 1].punct != ')' && s->w.toks[st_end - 1].punct != '"')

@@ -62,6 +62,7 @@ static const mn_dec_cue en_cues[] = {
     {"instead of {A}", CT, 45},
     {"rather than {A}", CT, 45},
     {"replac* {S} with|by {C}", RP, 55},
+    {"^ replacing|dropping|removing {S} we|i|,", RP, 50},
     {"{S} replaced|superseded with|by {C}", RP, 55},
     {"switch*|mov*|migrat*|port* from {S} to {C}", TR, 60},
     {"switch* to {C}", TR, 55},
@@ -102,9 +103,11 @@ static const char *const en_reasons[] = {
     "as part of",
     "otherwise",
     "or else",
-    "for ~2 *ity|*ance|*ence|*ness",
-    "to avoid|allow|ensure|prevent|keep|reduce|simplify|improve|support|fix|speed|limit|enable|"
-    "be able|get rid",
+    "for ~2 *ity|*ance|*ence|*ency|*ancy|*ness",
+    "to avoid|allow|ensure|prevent|keep|reduce|simplify|improve|support|fix|speed|limit|enable",
+    "to be able",
+    "to get rid",
+    "per ~1 request|review|spec|specification|rfc|standard|guidelines|convention|policy|docs",
 };
 
 static const char *const en_reason_masks[] = {

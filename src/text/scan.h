@@ -42,7 +42,7 @@ typedef struct {
 typedef struct {
     size_t secrets, pii; /* hits */
     size_t bytes;        /* bytes of the input that were replaced */
-    const char *rule;    /* id of the first hit's rule (for an error or an audit row); NULL if none */
+    const char *rule; /* id of the first hit's rule (for an error or an audit row); NULL if none */
 } mn_scan_summary;
 
 typedef struct mn_scanner mn_scanner;
@@ -82,8 +82,8 @@ bool mn_scan_any(const mn_scanner *s, const char *text, size_t len, unsigned cla
  * out. sum (may be NULL) says what was replaced. Returns 0, or an error
  * only for a failure of the regex engine (out of memory).
  */
-int mn_scan_redact(mn_buf *out, const mn_scanner *s, const char *text, size_t len,
-                   unsigned classes, mn_scan_summary *sum);
+int mn_scan_redact(mn_buf *out, const mn_scanner *s, const char *text, size_t len, unsigned classes,
+                   mn_scan_summary *sum);
 
 /**
  * true when a project's file allow-lists this repository path (a glob such
