@@ -418,9 +418,10 @@ typedef struct {
 
 typedef struct {
     int type;
-    int slot;   /* E_SLOT: MN_SLOT_* */
-    int gap;    /* E_GAP: N */
-    int32_t cp; /* E_PUNCT */
+    int slot;    /* E_SLOT: MN_SLOT_* */
+    int gap;     /* E_GAP: N */
+    bool commas; /* E_GAP written ~~N: may cross commas */
+    int32_t cp;  /* E_PUNCT */
     size_t nalt;
     alt_t *alts; /* E_WORDS: the alternatives (owned) */
 } elem_t;
@@ -451,7 +452,8 @@ mn_cue_pat *mn_cue_pat_compile(const char *src)
             e->type = E_INF;
         } else if (tok[0] == '~' && tl > 1) {
             e->type = E_GAP;
-            e->gap = (int)strtol(tok + 1, NULL, 10);
+            e->commas = tok[1] == '~';
+            e->gap = (int)strtol(tok + 1 + e->commas, NULL, 10);
             if (e->gap <= 0 || e->gap > 12)
                 goto bad;
         } else if (tl == 3 && tok[0] == '{' && tok[2] == '}') {
@@ -576,7 +578,10 @@ static bool match_at(ctx_t *c, size_t ei, size_t ti)
         for (int k = 0; k <= e->gap; k++) {
             if (k > 0) {
                 size_t g = ti + (size_t)k - 1;
-                if (g >= c->to || c->w->toks[g].kind == MN_TOK_PUNCT)
+                if (g >= c->to)
+                    return false;
+                const mn_cue_tok *t = &c->w->toks[g];
+                if (t->kind == MN_TOK_PUNCT && !(e->commas && t->punct == ','))
                     return false;
             }
             if (match_at(c, ei + 1, ti + (size_t)k))

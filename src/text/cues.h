@@ -21,6 +21,7 @@
  *   word      the word exactly;     word*   any word starting with it;
  *   *ing      any longer word ending with it;
  *   a|b*|c    any of these;         ~N      up to N words (none is fine);
+ *   ~~N       up to N words or commas;
  *   @inf      a Russian infinitive (-ть, -ться, -ти, -чь);
  *   ^         the start of the clause (the sentence, after a commit-style
  *             "area:" or "[tag]" prefix, or after , ; : and dashes);

@@ -387,11 +387,11 @@ static void evaluate(eval_t *ev, const clang_t *L, sent_t *s, const mn_sentence 
     if (s->w.n == 0 || is_question(L, s))
         return;
     size_t n = s->w.n;
-    bool *masked = mn_calloc(12 * (n + 1), sizeof(bool));
+    bool *masked = mn_calloc(13 * (n + 1), sizeof(bool));
     bool *adopt = masked + n + 1, *behave = adopt + n + 1, *hedge = behave + n + 1,
          *wording = hedge + n + 1, *verw = wording + n + 1, *first = verw + n + 1,
          *aux = first + n + 1, *hmask = aux + n + 1, *mistake = hmask + n + 1,
-         *ui = mistake + n + 1;
+         *ui = mistake + n + 1, *conseq = ui + n + 1;
     mark_matches(&L->masks, s, masked);
 
     hit_t hits[MAX_HITS];
@@ -442,6 +442,7 @@ static void evaluate(eval_t *ev, const clang_t *L, sent_t *s, const mn_sentence 
     mark_matches(&L->wording, s, wording);
     mark_matches(&L->mistakes, s, mistake);
     mark_matches(&L->ui, s, ui);
+    mark_matches(&L->consequence, s, conseq);
     mark_matches(&L->version, s, verw);
     mark_matches(&L->first, s, first);
     mark_matches(&L->aux, s, aux);
@@ -466,11 +467,14 @@ static void evaluate(eval_t *ev, const clang_t *L, sent_t *s, const mn_sentence 
                 /* the reason starts after the marker, except that a marker ending in a content
                    word ("for clarity", "to avoid", "pour pouvoir", "для решения") keeps it */
                 size_t body = m.last + 1, nl = 0;
-                mn_cue_norm(&s->w, m.last, &nl);
-                if (m.last > mk && s->w.toks[m.last].kind == MN_TOK_WORD && nl >= 8)
-                    body = mk + 1;
-                else if (m.last > mk && s->w.toks[m.last].kind == MN_TOK_WORD && nl >= 4 &&
-                         !(s->w.toks[m.last].flags & MN_TOKF_CYR))
+                const char *lw = mn_cue_norm(&s->w, m.last, &nl);
+                static const char *const glue[] = {"that", "with", "than", "from", "when", "into"};
+                bool content = m.last > mk && s->w.toks[m.last].kind == MN_TOK_WORD &&
+                               nl >= ((s->w.toks[m.last].flags & MN_TOKF_CYR) ? 8u : 4u);
+                for (size_t q = 0; q < MN_ARRAY_SIZE(glue) && content; q++)
+                    if (nl == strlen(glue[q]) && memcmp(lw, glue[q], nl) == 0)
+                        content = false;
+                if (content)
                     body = mk + 1;
                 size_t e = reason_end_tok(s, body);
                 if (e > body) {
@@ -493,7 +497,10 @@ static void evaluate(eval_t *ev, const clang_t *L, sent_t *s, const mn_sentence 
     }
     free(rmask);
     mn_cue_match cm;
-    if (nrs == 0 && prev && any_match(&L->consequence, s, 0, ct + 1, &cm)) {
+    size_t clause_end = ct + 1;
+    while (clause_end < n && !mn_cue_is_boundary(&s->w.toks[clause_end]))
+        clause_end++;
+    if (nrs == 0 && prev && any_match(&L->consequence, s, 0, clause_end, &cm)) {
         mn_text_span sp = {prev->start, prev->end};
         add_span(rs, &nrs, sp);
     }
@@ -516,8 +523,8 @@ static void evaluate(eval_t *ev, const clang_t *L, sent_t *s, const mn_sentence 
             /* a passive subject: from the clause start, without the trailing auxiliaries */
             while (b > a && aux[b])
                 b--;
-            while (a < b && a < s->prefix)
-                a++;
+            while (a < b && (a < s->prefix || conseq[a]))
+                a++; /* "On remplace donc cette action": not "donc" */
             add_span(d->supersedes, &d->n_supersedes, tok_span(s, a, b));
         }
         if (m->slot_first[MN_SLOT_C] >= 0 && hits[h].cue->kind == MN_DECISION_CONTRAST &&
