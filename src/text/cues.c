@@ -532,8 +532,23 @@ static bool is_infinitive(const mn_cue_words *w, size_t i)
     size_t n;
     const char *s = mn_cue_norm(w, i, &n);
     static const char *const ends[] = {"ться", "ть", "ти", "чь"};
+    /* nouns and adverbs with the same endings: -ость/-есть (скорость, возможность, есть) and
+       the common rest */
+    static const char *const not_ends[] = {"ость", "есть"};
+    static const char *const nouns[] = {
+        "путь",   "суть",  "часть",  "сеть",   "печать",   "память",   "опять", "мать",
+        "нить",   "ртуть", "власть", "смерть", "пусть",    "чуть",     "кость", "гость",
+        "десять", "пять",  "шесть",  "девять", "двадцать", "тридцать", "очень"};
     if (n < 6) /* at least three Cyrillic letters */
         return false;
+    for (size_t k = 0; k < MN_ARRAY_SIZE(nouns); k++)
+        if (n == strlen(nouns[k]) && memcmp(s, nouns[k], n) == 0)
+            return false;
+    for (size_t k = 0; k < MN_ARRAY_SIZE(not_ends); k++) {
+        size_t l = strlen(not_ends[k]);
+        if (n > l && memcmp(s + n - l, not_ends[k], l) == 0)
+            return false;
+    }
     for (size_t k = 0; k < MN_ARRAY_SIZE(ends); k++) {
         size_t l = strlen(ends[k]);
         if (n > l && memcmp(s + n - l, ends[k], l) == 0)

@@ -209,6 +209,7 @@ static void test_russian(void)
         "Слетело имя сборки после перехода на новый формат проекта",
         "Может пора уже всё новое только в 2.х делать?",
         "В будущем хотелось бы полностью отказаться от Guava",
+        "Заменить минимальную поддержку bsl на готовый проект bsl-language-server",
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(none); i++) {
         size_t n = find(&d, none[i], MN_DECISION_COMMIT, 0.5);
@@ -417,6 +418,14 @@ static void test_cue_patterns(void)
     REQUIRE(p != NULL);
     CHECK(mn_cue_pat_find(p, &w, 0, w.n, NULL, &m));
     mn_cue_pat_free(p);
+    /* -ость nouns and "путь" end like infinitives but are none */
+    mn_cue_words_scan(&w, "скорость путь", 0, strlen("скорость путь"));
+    p = mn_cue_pat_compile("@inf");
+    REQUIRE(p != NULL);
+    CHECK(!mn_cue_pat_find(p, &w, 0, w.n, NULL, &m));
+    mn_cue_pat_free(p);
+    mn_cue_words_scan(&w, "решили всё-таки не использовать", 0,
+                      strlen("решили всё-таки не использовать"));
     p = mn_cue_pat_compile("*ать");
     REQUIRE(p != NULL);
     CHECK(mn_cue_pat_find(p, &w, 0, w.n, NULL, &m) && m.first == 3);
