@@ -145,7 +145,8 @@ int mn_gotchas_find(mn_gotcha **out, size_t *n, const char *text, size_t len, un
     *out = NULL;
     *n = 0;
     if (!text && len > 0)
-        return mn_error_set(MN_EINVAL, "no text given to the gotcha detector");
+        return mn_error_set(MN_EINVAL,
+                            "no text given to the gotcha detector: pass the text and its length");
     if (len > MN_DECISION_MAX_INPUT)
         return mn_error_set(MN_ETOOBIG,
                             "text of %zu bytes is over the gotcha detector's limit of %u bytes: "
@@ -438,7 +439,9 @@ int mn_errfix_find(mn_errfix **out, size_t *n, const mn_turn *turns, size_t ntur
     *out = NULL;
     *n = 0;
     if (!turns && nturns > 0)
-        return mn_error_set(MN_EINVAL, "no turns given to the error-then-fix finder");
+        return mn_error_set(
+            MN_EINVAL,
+            "no turns given to the error-then-fix finder: pass the turns and their count");
     for (size_t i = 0; i < nturns; i++)
         if (!turns[i].text && turns[i].len > 0)
             return mn_error_set(MN_EINVAL, "turn %zu has no text: pass a text or a length of 0", i);

@@ -492,7 +492,8 @@ mn_cue_pat *mn_cue_pat_compile(const char *src)
         goto bad;
     return p;
 bad:
-    mn_error_set(MN_EINVAL, "cue pattern '%s' does not parse", src);
+    mn_error_set(MN_EINVAL, "cue pattern '%s' does not parse: see the syntax in src/text/cues.h",
+                 src);
     mn_cue_pat_free(p);
     return NULL;
 }

@@ -723,7 +723,8 @@ int mn_decisions_find(mn_decision **out, size_t *n, const char *text, size_t len
                             "MN_DECISION_OPTS_INIT",
                             opts->version);
     if (!text && len > 0)
-        return mn_error_set(MN_EINVAL, "no text given to the decision detector");
+        return mn_error_set(MN_EINVAL,
+                            "no text given to the decision detector: pass the text and its length");
     if (len > MN_DECISION_MAX_INPUT)
         return mn_error_set(MN_ETOOBIG,
                             "text of %zu bytes is over the decision detector's limit of %u "
@@ -746,6 +747,8 @@ int mn_decisions_find(mn_decision **out, size_t *n, const char *text, size_t len
     sent_t s, scratch;
     memset(&s, 0, sizeof(s));
     memset(&scratch, 0, sizeof(scratch));
+    mn_buf_init(&s.w.norm); /* an mn_buf is never NULL (buf.h) */
+    mn_buf_init(&scratch.w.norm);
     mn_lang text_lang = MN_LANG__COUNT; /* not detected yet */
 
     /* a subject that says "typo" or "wording" makes the whole message a wording change */
