@@ -2,16 +2,17 @@
  * decision.c - decisions stated in text (decision.h), from the cue tables
  * of decision_cues.c.
  *
- * Per sentence (sentences.h), per candidate language table (the sentence's
- * script says Russian; a Latin sentence tries its detected language first,
- * then the other Latin tables, since a commit subject is often too short
- * to tell English from French):
+ * Per sentence (sentences.h), per candidate language table (more Cyrillic
+ * than Latin words: Russian; é, à, ç...: French; otherwise the detected
+ * language first, then the other Latin table, since a commit subject is
+ * often too short to tell English from French; the better result is kept):
  *
  *  1. a question (ends with '?' or opens with a question word) is skipped;
  *  2. every cue pattern is matched; a match that a mask covers is dropped;
  *     the strongest remaining cue (then the earliest) is the decision; the
  *     {S} and {A} slots of all remaining matches are what it supersedes and
- *     the alternatives, the {C} slot of the strongest what was chosen;
+ *     the alternatives, the {C} slot of the strongest what was chosen
+ *     (after a verb of adoption "in favour of Y" sets Y aside instead);
  *  3. reasons: a reason marker after the cue (the reason runs to the end of
  *     the sentence, a ';', or the ')' closing the marker's parenthesis), or
  *     before it ("Because X, Y": up to the last comma before the cue); else
@@ -21,24 +22,30 @@
  *  4. confidence, in hundredths, clamped to [0, 100]:
  *
  *       weight of the cue                        (decision_cues.c: 40..70)
- *     + 10  a verb of adoption in the sentence, for a contrast or preference
- *           ("use X instead of Y", "использую X вместо Y", "utilise X plutôt")
+ *     + 10  a verb of adoption before a contrast or preference, or after one
+ *           that opens its clause ("use X instead of Y", "использую X вместо
+ *           Y", "Instead of Y, create X")
  *     + 15  a reason was found
- *     +  5  something named: `code`, an identifier, a Capitalised name
+ *     +  5  something named: `code`, an identifier, a Latin word in a
+ *           Russian sentence (quoted words are UI text, not names)
  *     +  5  a first-person subject (we, I, мы, nous, on)
- *     - 40  hedged: would, maybe, should, бы, можно, pourrait, il faudrait
- *     - 50  behaviour: a contrast whose clause describes output or a fix
- *           ("returns X instead of Y", "выдаёт X вместо Y", "affiche X au
- *           lieu de Y") with no verb of adoption
- *     - 40  wording: typo, word, текст, libellé..., or both sides quoted text
- *     - 40  version: what is chosen is only a version ("switch to 1.2",
+ *     - 40  hedged: would, should, maybe, propose; бы, можно, a sentence
+ *           opened by an infinitive (a task); pourrait, il faudrait
+ *     - 50  behaviour: a contrast after a verb of output or a fix, with no
+ *           verb of adoption ("returns X instead of Y", "fix: show X instead
+ *           of Y", "выдаёт X вместо Y", "affiche X au lieu de Y"); any cue
+ *           after "accidentally", "по ошибке", "par erreur"
+ *     - 40  wording: typo, word, текст, libellé... in the sentence or the
+ *           subject; icon, button, кнопка, bouton... after the commit
+ *           prefix; both sides quoted text
+ *     - 40  version: what is chosen is only a version ("switch to 3.12",
  *           "переход на ImageMagick 7 версии")
  *     - 30  past: the switch is mentioned, not stated ("after moving to X")
  *
  *     A decision comes out when confidence >= min_confidence (0.5 by
  *     default): a bare contrast (45) needs one piece of evidence; an
- *     explicit "decided to" (70) needs none and survives one doubt less
- *     than a hedge.
+ *     explicit "decided to" (70) needs none and survives anything but a
+ *     hedge or a veto. Measured: docs/internals/decisions.md.
  *
  * Spans are byte offsets of the caller's text. Work is bounded: sentences
  * are at most MN_SENT_MAX_BYTES, slots at most 24 tokens.
