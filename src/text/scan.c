@@ -171,25 +171,23 @@ static bool id_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
 }
 
-/* A copy of text with each "[REDACTED:<id>]" blanked, or NULL when it
- * holds none. */
-static char *blank_markers(const char *text, size_t len)
+/* A copy of text with each "[REDACTED:<id>]" that starts at one of the
+ * prefilter's marker offsets blanked (same length), or NULL when there is
+ * none. */
+static char *blank_markers(const char *text, size_t len, const size_t *at, size_t n)
 {
     char *copy = NULL;
-    const char *p = text, *end = text + len;
-    while ((p = memmem(p, (size_t)(end - p), MARKER_OPEN, MARKER_OPEN_LEN))) {
+    for (size_t i = 0; i < n; i++) {
+        const char *p = text + at[i], *end = text + len;
         const char *q = p + MARKER_OPEN_LEN;
         while (q < end && q - p < MARKER_ID_MAX && id_char(*q))
             q++;
         if (q < end && *q == ']' && q > p + MARKER_OPEN_LEN) {
             if (!copy) {
-                copy = mn_malloc(len ? len : 1);
+                copy = mn_malloc(len);
                 memcpy(copy, text, len);
             }
             memset(copy + (p - text), ' ', (size_t)(q + 1 - p));
-            p = q + 1;
-        } else {
-            p += MARKER_OPEN_LEN;
         }
     }
     return copy;
@@ -308,9 +306,8 @@ static int on_candidate(pcre2_callout_block *cb, void *data)
     const mn_scan__rule *r = st->r;
     size_t ms = cb->start_match, me = cb->current_position;
     size_t ss = ms, se = me;
-    if (r->group) {
-        if (cb->capture_top <= r->group || cb->offset_vector[2 * r->group] == PCRE2_UNSET)
-            return 1;
+    /* the secret group, where the alternative that matched has it */
+    if (r->group && cb->capture_top > r->group && cb->offset_vector[2 * r->group] != PCRE2_UNSET) {
         ss = cb->offset_vector[2 * r->group];
         se = cb->offset_vector[2 * r->group + 1];
     }
@@ -342,7 +339,7 @@ static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
         size_t ms = ov[0], me = ov[1];
         size_t ss = ms, se = me;
-        if (r->group) {
+        if (r->group && (uint32_t)rc > r->group && ov[2 * r->group] != PCRE2_UNSET) {
             ss = ov[2 * r->group];
             se = ov[2 * r->group + 1];
         }
@@ -357,9 +354,39 @@ static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
 static int cmp_anchor(const void *a, const void *b)
 {
     const mn_scan__anchor *x = a, *y = b;
-    if (x->rule != y->rule)
-        return x->rule < y->rule ? -1 : 1;
     return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Anchors grouped by rule (a counting sort, stable), each rule's in text
+ * order. The prefilter emits them in text order per trigger kind, so a
+ * rule's slice needs sorting only when it has keywords and digits both. */
+static void sort_anchors(mn_scan__anchors *a, size_t nrules)
+{
+    size_t small[257], *start = nrules < 256 ? small : mn_calloc(nrules + 1, sizeof(size_t));
+    memset(start, 0, (nrules + 1) * sizeof(size_t));
+    for (size_t i = 0; i < a->len; i++)
+        start[a->items[i].rule + 1]++;
+    for (size_t r = 0; r < nrules; r++)
+        start[r + 1] += start[r];
+    mn_scan__anchor *out = mn_malloc(a->len * sizeof(*out));
+    for (size_t i = 0; i < a->len; i++)
+        out[start[a->items[i].rule]++] = a->items[i];
+    free(a->items);
+    a->items = out;
+    a->cap = a->len;
+    /* start[r] is now the end of rule r's slice */
+    size_t from = 0;
+    for (size_t r = 0; r < nrules; r++) {
+        size_t to = start[r];
+        for (size_t i = from + 1; i < to; i++)
+            if (out[i].start < out[i - 1].start) {
+                qsort(out + from, to - from, sizeof(*out), cmp_anchor);
+                break;
+            }
+        from = to;
+    }
+    if (start != small)
+        free(start);
 }
 
 /* The end of the line holding pos, or limit when the line runs past it. */
@@ -382,13 +409,17 @@ static int scan(scan_ctx *c)
     const mn_scanner *s = c->s;
     mn_scan__anchors anchors = {0};
     int rc = 0;
+    char *copy = NULL;
     mn_scan__prefilter(&anchors, s, c->text, c->len);
+    if (anchors.nmarkers &&
+        (copy = blank_markers(c->text, c->len, anchors.markers, anchors.nmarkers)))
+        c->text = copy;
     bool always = false;
     for (size_t i = 0; i < s->nrules; i++)
         always |= s->rules[i].always && (s->rules[i].cls & c->classes);
     if (!anchors.len && !always)
         goto out;
-    qsort(anchors.items, anchors.len, sizeof(*anchors.items), cmp_anchor);
+    sort_anchors(&anchors, s->nrules);
     c->md = pcre2_match_data_create((uint32_t)s->max_groups + 1, NULL);
     c->md2 = pcre2_match_data_create(1, NULL);
     c->mctx = pcre2_match_context_copy(s->mctx);
@@ -436,6 +467,8 @@ static int scan(scan_ctx *c)
     }
 out:
     free(anchors.items);
+    free(anchors.markers);
+    free(copy);
     pcre2_match_data_free(c->md);
     pcre2_match_data_free(c->md2);
     pcre2_match_context_free(c->mctx);
@@ -487,11 +520,9 @@ static int scan_text(scan_ctx *c, const mn_scanner *s, const char *text, size_t 
     c->any = any;
     if (!s || len == 0 || !c->classes)
         return 0;
-    char *copy = blank_markers(text, len);
-    c->text = copy ? copy : text;
+    c->text = text;
     c->len = len;
     int rc = scan(c);
-    free(copy);
     c->text = NULL;
     if (rc == 0)
         resolve(c);

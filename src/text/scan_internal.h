@@ -92,6 +92,7 @@ typedef struct {
     char *text; /* as written (prefixes compare case-sensitively) */
     size_t len;
     bool exact_case; /* a prefix: the bytes must match as written */
+    bool marker;     /* "[REDACTED:": where a redaction marker starts (no rules) */
     uint32_t *rules; /* indexes into the scanner's rules */
     size_t nrules;
 } mn_scan__keyword;
@@ -104,7 +105,9 @@ typedef struct {
     uint32_t nclasses;
     uint32_t nstates;
     uint32_t first_out;
-    uint32_t *delta;     /* nstates * nclasses */
+    uint32_t maxlen;     /* of a keyword */
+    uint32_t *delta;     /* nstates * nclasses: next state * nclasses */
+    uint16_t *delta16;   /* the same in 16 bits when every entry fits, else NULL */
     uint32_t *out_start; /* per state >= first_out: slice of out_kw */
     uint32_t *out_count;
     uint32_t *out_kw;
@@ -142,9 +145,12 @@ void mn_scan__ac_release(mn_scan__ac *ac);
 typedef struct {
     mn_scan__anchor *items;
     size_t len, cap;
+    size_t *markers; /* where "[REDACTED:" occurs */
+    size_t nmarkers, cmarkers;
 } mn_scan__anchors;
-/* Append an anchor per trigger found in text[0, len): keywords and
- * prefixes of the automaton, and digit runs of at least s->min_digits. */
+/* Append an anchor per trigger found in text[0, len) (keywords and
+ * prefixes of the automaton, digit runs of at least s->min_digits), and the
+ * offsets where a redaction marker may start. */
 void mn_scan__prefilter(mn_scan__anchors *out, const mn_scanner *s, const char *text, size_t len);
 
 /* scan_checks.c */

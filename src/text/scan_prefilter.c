@@ -65,7 +65,9 @@ int mn_scan__ac_build(mn_scan__ac *ac, mn_scan__keyword *kw, size_t nkw)
     ac->nkw = nkw;
     /* Symbol classes: one per folded byte some keyword holds, 0 for the rest. */
     uint32_t nc = 1;
-    for (size_t i = 0; i < nkw; i++)
+    for (size_t i = 0; i < nkw; i++) {
+        if (kw[i].len > ac->maxlen)
+            ac->maxlen = (uint32_t)kw[i].len;
         for (size_t k = 0; k < kw[i].len; k++) {
             uint8_t c = fold((uint8_t)kw[i].text[k]);
             if (!ac->cls[c]) {
@@ -73,6 +75,7 @@ int mn_scan__ac_build(mn_scan__ac *ac, mn_scan__keyword *kw, size_t nkw)
                 nc++;
             }
         }
+    }
     for (int c = 'A'; c <= 'Z'; c++)
         ac->cls[c] = ac->cls[c - 'A' + 'a'];
     ac->nclasses = nc;
@@ -140,6 +143,11 @@ int mn_scan__ac_build(mn_scan__ac *ac, mn_scan__keyword *kw, size_t nkw)
     for (size_t i = 0; i < n; i++)
         for (uint32_t c = 0; c < nc; c++)
             ac->delta[(size_t)renum[i] * nc + c] = renum[delta[i * nc + c]] * nc;
+    if (n * nc <= 65535) {
+        ac->delta16 = mn_malloc(n * nc * sizeof(*ac->delta16));
+        for (size_t i = 0; i < n * nc; i++)
+            ac->delta16[i] = (uint16_t)ac->delta[i];
+    }
     size_t nout_states = n - ac->first_out;
     ac->out_start = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
     ac->out_count = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
@@ -174,6 +182,7 @@ void mn_scan__ac_release(mn_scan__ac *ac)
     }
     free(ac->kw);
     free(ac->delta);
+    free(ac->delta16);
     free(ac->out_start);
     free(ac->out_count);
     free(ac->out_kw);
@@ -230,6 +239,147 @@ static bool is_group_sep(uint8_t c)
     return c == ' ' || c == '-' || c == '.' || c == '/' || c == '(' || c == ')';
 }
 
+/* The keywords ending at byte i in output state st (a state >= first_out). */
+static void __attribute__((noinline)) report(emit_state *e, uint32_t st, size_t i)
+{
+    const mn_scan__ac *ac = &e->s->ac;
+    uint32_t o = st / ac->nclasses - ac->first_out;
+    for (uint32_t k = 0; k < ac->out_count[o]; k++) {
+        const mn_scan__keyword *kw = &ac->kw[ac->out_kw[ac->out_start[o] + k]];
+        size_t start = i + 1 - kw->len;
+        if (kw->exact_case && memcmp(e->text + start, kw->text, kw->len) != 0)
+            continue;
+        if (kw->marker) {
+            mn_scan__anchors *v = e->out;
+            if (v->nmarkers == v->cmarkers) {
+                v->cmarkers = v->cmarkers ? v->cmarkers * 2 : 8;
+                v->markers = mn_realloc(v->markers, v->cmarkers * sizeof(*v->markers));
+            }
+            v->markers[v->nmarkers++] = start;
+        }
+        for (size_t r = 0; r < kw->nrules; r++)
+            emit(e, kw->rules[r], start, i + 1);
+    }
+}
+
+/*
+ * The automaton over the whole text. One byte costs a load that depends on
+ * the previous one, so a single walk is bound by load latency; a long text
+ * is cut into 4 segments walked together, one byte of each per step, which
+ * the processor overlaps. Each segment's walk starts maxlen bytes early
+ * (the state after maxlen bytes does not depend on what came before) and
+ * reports only keywords that end inside the segment. The table is read as
+ * 16-bit entries when it is small enough (most of the time: half the cache
+ * lines), else as 32-bit ones: the same code for both (AC_WALK).
+ */
+#define AC_WALK(T, table)                                                         \
+    do {                                                                          \
+        const T *delta = (const T *)(table);                                      \
+        for (int j = 0; j < 4; j++)                                               \
+            st[j] = 0;                                                            \
+        for (size_t t = 0; t < common; t++) {                                     \
+            st[0] = delta[st[0] + cls[p[from[0] + t]]];                           \
+            st[1] = delta[st[1] + cls[p[from[1] + t]]];                           \
+            st[2] = delta[st[2] + cls[p[from[2] + t]]];                           \
+            st[3] = delta[st[3] + cls[p[from[3] + t]]];                           \
+            if (__builtin_expect((st[0] >= first_out) | (st[1] >= first_out) |    \
+                                     (st[2] >= first_out) | (st[3] >= first_out), \
+                                 0))                                              \
+                for (int j = 0; j < 4; j++)                                       \
+                    if (st[j] >= first_out && from[j] + t >= rep[j])              \
+                        pend_push(&pend[j], st[j], from[j] + t);                  \
+        }                                                                         \
+        for (int j = 0; j < 4; j++) {                                             \
+            uint32_t x = st[j];                                                   \
+            for (size_t i = from[j] + common; i < to[j]; i++) {                   \
+                x = delta[x + cls[p[i]]];                                         \
+                if (x >= first_out && i >= rep[j])                                \
+                    pend_push(&pend[j], x, i);                                    \
+            }                                                                     \
+        }                                                                         \
+    } while (0)
+
+/* Output states seen by one walk, reported once all walks are done so that
+ * anchors come out in text order (segment after segment). */
+typedef struct {
+    struct pend_item {
+        uint32_t st;
+        size_t pos;
+    } * items;
+    size_t len, cap;
+} pend_list;
+
+static void pend_push(pend_list *l, uint32_t st, size_t pos)
+{
+    if (l->len == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 32;
+        l->items = mn_realloc(l->items, l->cap * sizeof(*l->items));
+    }
+    l->items[l->len].st = st;
+    l->items[l->len].pos = pos;
+    l->len++;
+}
+
+static void ac_scan(emit_state *e, size_t len)
+{
+    pend_list pend[4] = {{0}};
+    const mn_scan__ac *ac = &e->s->ac;
+    size_t warm = ac->maxlen;
+    size_t from[4], to[4], rep[4], common;
+    if (len < 256 || len / 4 <= warm) {
+        /* one walk: the other three are empty */
+        for (int j = 0; j < 4; j++)
+            from[j] = to[j] = rep[j] = len;
+        from[0] = rep[0] = 0;
+        common = 0;
+    } else {
+        size_t seg = len / 4;
+        for (int j = 0; j < 4; j++) {
+            rep[j] = (size_t)j * seg;
+            from[j] = rep[j] > warm ? rep[j] - warm : 0;
+            to[j] = j == 3 ? len : rep[j] + seg;
+        }
+        common = to[0] - from[0];
+        for (int j = 1; j < 4; j++)
+            if (to[j] - from[j] < common)
+                common = to[j] - from[j];
+    }
+    const uint8_t *cls = ac->cls;
+    const uint8_t *p = (const uint8_t *)e->text;
+    const uint32_t first_out = ac->first_out * ac->nclasses;
+    uint32_t st[4];
+    if (ac->delta16)
+        AC_WALK(uint16_t, ac->delta16);
+    else
+        AC_WALK(uint32_t, ac->delta);
+    for (int j = 0; j < 4; j++) {
+        for (size_t k = 0; k < pend[j].len; k++)
+            report(e, pend[j].items[k].st, pend[j].items[k].pos);
+        free(pend[j].items);
+    }
+}
+
+/* The index of the first digit in p[i, len), or len. Eight bytes at a time
+ * with the "has a byte between m and n" word trick (exact for m < n <= 128:
+ * lanes with the high bit set never count), then byte by byte in the word
+ * that has one. */
+static size_t next_digit(const uint8_t *p, size_t i, size_t len)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = ones * 0x80, low7 = ones * 0x7f;
+    const uint64_t m = '0' - 1, n = '9' + 1;
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        uint64_t lo = w & low7;
+        if (((ones * (127 + n) - lo) & ~w & (lo + ones * (127 - m)) & highs) != 0)
+            break;
+        i += 8;
+    }
+    while (i < len && !is_digit(p[i]))
+        i++;
+    return i;
+}
+
 void mn_scan__prefilter(mn_scan__anchors *out, const mn_scanner *s, const char *text, size_t len)
 {
     size_t last_small[256];
@@ -239,29 +389,8 @@ void mn_scan__prefilter(mn_scan__anchors *out, const mn_scanner *s, const char *
     else
         memset(last_small, 0, s->nrules * sizeof(size_t));
 
-    const mn_scan__ac *ac = &s->ac;
-    if (ac->nkw) {
-        const uint32_t *delta = ac->delta;
-        const uint8_t *cls = ac->cls;
-        const uint32_t nc = ac->nclasses;
-        const uint32_t first_out = ac->first_out * nc;
-        const uint8_t *p = (const uint8_t *)text;
-        uint32_t st = 0;
-        for (size_t i = 0; i < len; i++) {
-            st = delta[st + cls[p[i]]];
-            if (st < first_out)
-                continue;
-            uint32_t o = st / nc - ac->first_out;
-            for (uint32_t k = 0; k < ac->out_count[o]; k++) {
-                const mn_scan__keyword *kw = &ac->kw[ac->out_kw[ac->out_start[o] + k]];
-                size_t start = i + 1 - kw->len;
-                if (kw->exact_case && memcmp(text + start, kw->text, kw->len) != 0)
-                    continue;
-                for (size_t r = 0; r < kw->nrules; r++)
-                    emit(&e, kw->rules[r], start, i + 1);
-            }
-        }
-    }
+    if (s->ac.nkw)
+        ac_scan(&e, len);
 
     if (s->min_digits) {
         /* the rules that wait for digits */
@@ -274,11 +403,7 @@ void mn_scan__prefilter(mn_scan__anchors *out, const mn_scanner *s, const char *
                 dr[ndr++] = (uint32_t)r;
         const uint8_t *p = (const uint8_t *)text;
         size_t i = 0;
-        while (i < len) {
-            if (!is_digit(p[i])) {
-                i++;
-                continue;
-            }
+        while ((i = next_digit(p, i, len)) < len) {
             size_t start = i, end = i;
             unsigned nd = 0;
             for (;;) {

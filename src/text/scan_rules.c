@@ -595,6 +595,14 @@ int mn_scan__finish(mn_scanner *s)
             kw[j].rules[kw[j].nrules++] = (uint32_t)i;
         }
     }
+    /* where redaction markers start, found in the same pass (scan.c blanks them) */
+    kw = mn_realloc(kw, (nkw + 1) * sizeof(*kw));
+    memset(&kw[nkw], 0, sizeof(*kw));
+    kw[nkw].text = mn_strdup("[REDACTED:");
+    kw[nkw].len = strlen(kw[nkw].text);
+    kw[nkw].exact_case = true;
+    kw[nkw].marker = true;
+    nkw++;
     mn_scan__ac_release(&s->ac);
     rc = mn_scan__ac_build(&s->ac, kw, nkw); /* takes kw */
     return rc;

@@ -76,6 +76,136 @@ static void expect_none(const mn_scanner *s, const char *text)
     free(h);
 }
 
+/* The path of a file under tests/data (MNEMO_TEST_DATA), malloc'd. */
+static char *data_path(const char *rel)
+{
+    const char *root = getenv("MNEMO_TEST_DATA");
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "%s/%s", root ? root : "tests/data", rel);
+    return mn_buf_detach(&p);
+}
+
+/* Every corpus item: the value is gone from the redacted text, a marker
+ * names the expected rule, hits do not overlap, a second redaction changes
+ * nothing, and mn_scan_any agrees. */
+static void test_corpus(void)
+{
+    const mn_scanner *s = builtin();
+    char *path = data_path("secrets/corpus.jsonl");
+    mn_buf file = MN_BUF_INIT;
+    REQUIRE_OK(mn_fs_read(&file, path, 16 << 20));
+    size_t items = 0, missed = 0;
+    for (char *line = file.ptr, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        json_error_t jerr;
+        json_t *it = json_loads(line, 0, &jerr);
+        REQUIRE(it);
+        const char *text = json_string_value(json_object_get(it, "text"));
+        const char *value = json_string_value(json_object_get(it, "value"));
+        const char *rule = json_string_value(json_object_get(it, "rule"));
+        const char *id = json_string_value(json_object_get(it, "id"));
+        REQUIRE(text && value && rule && id);
+        items++;
+        mn_scan_summary sum;
+        char *red = redact(s, text, MN_SCAN_ALL, &sum);
+        char marker[128];
+        snprintf(marker, sizeof(marker), "[REDACTED:%s]", rule);
+        if (!red || strstr(red, value) || !strstr(red, marker)) {
+            fprintf(stderr, "corpus %s: %s\n  redacted: %s\n", id,
+                    !red                 ? "error"
+                    : strstr(red, value) ? "value survives"
+                                         : "no marker for the rule",
+                    red ? red : mn_error_last());
+            missed++;
+        } else {
+            char *again = redact(s, red, MN_SCAN_ALL, NULL);
+            if (!again || strcmp(again, red) != 0) {
+                fprintf(stderr, "corpus %s: not idempotent:\n  %s\n  %s\n", id, red,
+                        again ? again : "(error)");
+                missed++;
+            }
+            free(again);
+        }
+        CHECK(mn_scan_any(s, text, strlen(text), MN_SCAN_ALL));
+        const char *cls = json_string_value(json_object_get(it, "class"));
+        CHECK(mn_scan_any(s, text, strlen(text),
+                          strcmp(cls, "pii") == 0 ? MN_SCAN_PII : MN_SCAN_SECRET));
+        mn_scan_hit *h = NULL;
+        size_t n = 0;
+        CHECK_OK(mn_scan_find(&h, &n, s, text, strlen(text), MN_SCAN_ALL));
+        for (size_t i = 1; i < n; i++)
+            CHECK(h[i - 1].end <= h[i].start);
+        free(h);
+        free(red);
+        json_decref(it);
+    }
+    printf("corpus: %zu items, %zu missed\n", items, missed);
+    CHECK(items >= 300);
+    CHECK(missed == 0);
+    mn_buf_release(&file);
+    free(path);
+}
+
+/* The fixture repository: each file's redaction holds none of its
+ * manifest's values (nor their fragments), a marker per expected rule, and
+ * the text the manifest says must survive. */
+static void test_fixture_repo(void)
+{
+    const mn_scanner *s = builtin();
+    char *mpath = data_path("secrets/repo_manifest.json");
+    json_error_t jerr;
+    json_t *m = json_load_file(mpath, 0, &jerr);
+    REQUIRE(m && json_is_array(m));
+    size_t files = 0, secrets = 0;
+    for (size_t f = 0; f < json_array_size(m); f++) {
+        const json_t *e = json_array_get(m, f);
+        const char *rel = json_string_value(json_object_get(e, "file"));
+        mn_buf rp = MN_BUF_INIT, text = MN_BUF_INIT, out = MN_BUF_INIT;
+        mn_buf_printf(&rp, "secrets/repo/%s", rel);
+        char *path = data_path(rp.ptr);
+        REQUIRE_OK(mn_fs_read(&text, path, 1 << 20));
+        REQUIRE_OK(mn_scan_redact(&out, s, text.ptr, text.len, MN_SCAN_ALL, NULL));
+        files++;
+        const json_t *sec = json_object_get(e, "secrets");
+        for (size_t i = 0; i < json_array_size(sec); i++) {
+            const json_t *x = json_array_get(sec, i);
+            const char *value = json_string_value(json_object_get(x, "value"));
+            const char *rule = json_string_value(json_object_get(x, "rule"));
+            char marker[128];
+            snprintf(marker, sizeof(marker), "[REDACTED:%s]", rule);
+            secrets++;
+            if (strstr(out.ptr, value) || !strstr(out.ptr, marker)) {
+                fprintf(stderr, "repo %s: %s '%.40s' %s\n", rel, rule, value,
+                        strstr(out.ptr, value) ? "survives" : "has no marker");
+                mn_test__failed_checks++;
+            }
+            const json_t *frs = json_object_get(x, "fragments");
+            for (size_t k = 0; k < json_array_size(frs); k++)
+                if (strstr(out.ptr, json_string_value(json_array_get(frs, k)))) {
+                    fprintf(stderr, "repo %s: a fragment of %s survives\n", rel, rule);
+                    mn_test__failed_checks++;
+                }
+        }
+        const json_t *keep = json_object_get(e, "keep");
+        for (size_t k = 0; k < json_array_size(keep); k++)
+            if (!strstr(out.ptr, json_string_value(json_array_get(keep, k)))) {
+                fprintf(stderr, "repo %s: '%s' was lost\n", rel,
+                        json_string_value(json_array_get(keep, k)));
+                mn_test__failed_checks++;
+            }
+        free(path);
+        mn_buf_release(&rp);
+        mn_buf_release(&text);
+        mn_buf_release(&out);
+    }
+    CHECK(files >= 9);
+    CHECK(secrets >= 30);
+    json_decref(m);
+    free(mpath);
+}
+
 static void test_basics(void)
 {
     const mn_scanner *s = builtin();
@@ -422,7 +552,8 @@ static void test_threads(void)
     }
 }
 
-MN_TEST_MAIN(MN_TEST(test_basics), MN_TEST(test_rules_by_example), MN_TEST(test_no_false_positives),
+MN_TEST_MAIN(MN_TEST(test_basics), MN_TEST(test_corpus), MN_TEST(test_fixture_repo),
+             MN_TEST(test_rules_by_example), MN_TEST(test_no_false_positives),
              MN_TEST(test_idempotent), MN_TEST(test_no_overlap), MN_TEST(test_project_file),
              MN_TEST(test_bad_files), MN_TEST(test_binary), MN_TEST(test_long_lines),
              MN_TEST(test_threads))
