@@ -320,11 +320,12 @@ static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
 {
     const mn_scan__rule *r = &c->s->rules[ri];
     callout_state st = {c, r};
+    const pcre2_code *code = mn_scan__code(r);
     pcre2_set_offset_limit(c->mctx, limit);
     pcre2_set_callout(c->mctx, on_candidate, &st);
     size_t off = from;
     while (off <= limit && off <= c->len) {
-        int rc = pcre2_match(r->re, (PCRE2_SPTR)c->text, c->len, off, 0, c->md, c->mctx);
+        int rc = pcre2_match(code, (PCRE2_SPTR)c->text, c->len, off, 0, c->md, c->mctx);
         if (rc == PCRE2_ERROR_NOMATCH)
             return 0;
         if (rc == PCRE2_ERROR_NOMEMORY)

@@ -712,8 +712,12 @@ static bool check_date(const char *s, size_t n)
         f[nf++] = v;
     }
     if (nf < 3) {
-        /* "12 March 1985": a day and a year around a name */
-        return true;
+        /* "12 March 1985": a day and a year around a month's name (the
+         * pattern checked the name); the year must be a plausible one */
+        for (int k = 0; k < nf; k++)
+            if (len[k] == 4)
+                return f[k] >= 1900 && f[k] <= 2030;
+        return false;
     }
     int y, m, d;
     if (len[0] == 4) {
@@ -754,8 +758,8 @@ static bool check_ipv4_public(const char *s, size_t n)
     }
     if (k != 4)
         return false;
-    if (o[0] == 0 || o[0] == 10 || o[0] == 127 || o[0] >= 224)
-        return false;
+    if (o[0] == 0 || o[0] == 10 || o[0] == 127 || o[0] >= 224 || o[3] == 0 || o[3] == 255)
+        return false; /* private, loopback, multicast; network and broadcast addresses */
     if ((o[0] == 169 && o[1] == 254) || (o[0] == 172 && o[1] >= 16 && o[1] <= 31) ||
         (o[0] == 192 && o[1] == 168) || (o[0] == 100 && o[1] >= 64 && o[1] <= 127))
         return false;
@@ -944,7 +948,27 @@ bool mn_scan__placeholder(const char *s, size_t n)
     for (size_t i = 0; i < MN_ARRAY_SIZE(templ); i++)
         if (n >= 2 && memmem(s, n, templ[i], 2))
             return true;
-    if (s[0] == '$' && n > 1 && (is_alpha(s[1]) || s[1] == '_'))
+    if (s[0] == '$' && (n == 1 || is_alpha(s[1]) || s[1] == '_'))
+        return true;
+    /* file paths and URLs name where a secret is, not the secret */
+    if (s[0] == '/' || (n > 1 && s[0] == '~' && s[1] == '/') ||
+        (n > 2 && s[0] == '.' && (s[1] == '/' || (s[1] == '.' && s[2] == '/')))) {
+        /* a path has a file extension or no capitals; base64 has both
+         * cases and no dot */
+        size_t slashes = 0;
+        bool pathy = true, caps = false;
+        for (size_t i = 0; i < n && pathy; i++) {
+            slashes += s[i] == '/';
+            caps |= s[i] >= 'A' && s[i] <= 'Z';
+            pathy = is_alnum(s[i]) || strchr("/._-~", s[i]);
+        }
+        const char *last = memrchr(s, '/', n);
+        bool ext = last && memchr(last, '.', n - (size_t)(last - s));
+        if (pathy && (ext || (!caps && slashes >= 2)))
+            return true;
+    }
+    if ((n > 7 && memcmp(s, "http://", 7) == 0) || (n > 8 && memcmp(s, "https://", 8) == 0) ||
+        (n > 7 && memcmp(s, "file://", 7) == 0))
         return true;
     if (s[0] == '%' && s[n - 1] == '%')
         return true; /* %APPDATA% */
@@ -986,6 +1010,12 @@ bool mn_scan__placeholder(const char *s, size_t n)
                                          "<",        "_here",    "-here"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(within); i++)
         if (memmem(low, ln, within[i], strlen(within[i])))
+            return true;
+    /* a token made of a counting sequence is a dummy ("sk-test-0123456789abcdef");
+     * a short password with one is a weak password, and still a secret */
+    static const char *const counting[] = {"123456", "abcdef"};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(counting) && n >= 16; i++)
+        if (memmem(low, ln, counting[i], strlen(counting[i])))
             return true;
     static const char *const exact[] = {
         "password",    "passwd",     "secret",   "token",    "apikey",    "api_key", "none",

@@ -15,6 +15,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,10 +60,18 @@ typedef enum {
 
 #define MN_SCAN__MAX_CHECKS 4 /* per rule */
 
+/* A rule's pattern compiled by the JIT on first use (scan.c): most texts
+ * wake few rules, so a process pays for the JIT of those only. Shared by the
+ * scanners that share the rule; `jit` goes from NULL to the code once. */
+typedef struct {
+    _Atomic(pcre2_code *) jit;
+} mn_scan__lazy;
+
 typedef struct {
     char *id;
     mn_scan_class cls;
-    pcre2_code *re;
+    pcre2_code *re; /* interpreted; the JIT copy is lazy->jit */
+    mn_scan__lazy *lazy;
     uint32_t group;       /* capture group of the secret part; 0 = the whole match */
     size_t before, after; /* window around a trigger, bytes */
     bool multiline;       /* windows may cross lines */
@@ -105,9 +114,10 @@ typedef struct {
     uint32_t nclasses;
     uint32_t nstates;
     uint32_t first_out;
-    uint32_t maxlen;     /* of a keyword */
-    uint32_t *delta;     /* nstates * nclasses: next state * nclasses */
-    uint16_t *delta16;   /* the same in 16 bits when every entry fits, else NULL */
+    uint32_t maxlen;   /* of a keyword */
+    uint32_t *delta;   /* nstates * nclasses: next state * nclasses */
+    uint16_t *delta16; /* state numbers, rows of 1 << shift16 entries (NULL over 65535 states) */
+    uint32_t shift16;
     uint32_t *out_start; /* per state >= first_out: slice of out_kw */
     uint32_t *out_count;
     uint32_t *out_kw;
@@ -162,6 +172,8 @@ bool mn_scan__placeholder(const char *s, size_t n);
 bool mn_scan__glob_match(const char *glob, const char *path);
 
 /* scan_rules.c */
+/* The rule's pattern for matching: its JIT copy, made on first use. */
+const pcre2_code *mn_scan__code(const mn_scan__rule *r);
 int mn_scan__load(mn_scanner *s, const char *yaml, size_t len, const char *origin, bool user);
 /* Share base's rules (the built-in scanner's, alive until exit) with s. */
 void mn_scan__borrow(mn_scanner *s, const mn_scanner *base);

@@ -143,10 +143,16 @@ int mn_scan__ac_build(mn_scan__ac *ac, mn_scan__keyword *kw, size_t nkw)
     for (size_t i = 0; i < n; i++)
         for (uint32_t c = 0; c < nc; c++)
             ac->delta[(size_t)renum[i] * nc + c] = renum[delta[i * nc + c]] * nc;
-    if (n * nc <= 65535) {
-        ac->delta16 = mn_malloc(n * nc * sizeof(*ac->delta16));
-        for (size_t i = 0; i < n * nc; i++)
-            ac->delta16[i] = (uint16_t)ac->delta[i];
+    /* 16-bit state numbers, rows padded to a power of two: next = d[(st << shift) + class] */
+    if (n <= 65535) {
+        ac->shift16 = 0;
+        while ((1u << ac->shift16) < nc)
+            ac->shift16++;
+        size_t stride = (size_t)1 << ac->shift16;
+        ac->delta16 = mn_calloc(n * stride, sizeof(*ac->delta16));
+        for (size_t i = 0; i < n; i++)
+            for (uint32_t c = 0; c < nc; c++)
+                ac->delta16[i * stride + c] = (uint16_t)(ac->delta[i * nc + c] / nc);
     }
     size_t nout_states = n - ac->first_out;
     ac->out_start = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
@@ -239,11 +245,11 @@ static bool is_group_sep(uint8_t c)
     return c == ' ' || c == '-' || c == '.' || c == '/' || c == '(' || c == ')';
 }
 
-/* The keywords ending at byte i in output state st (a state >= first_out). */
+/* The keywords ending at byte i in output state st (a state number >= first_out). */
 static void __attribute__((noinline)) report(emit_state *e, uint32_t st, size_t i)
 {
     const mn_scan__ac *ac = &e->s->ac;
-    uint32_t o = st / ac->nclasses - ac->first_out;
+    uint32_t o = st - ac->first_out;
     for (uint32_t k = 0; k < ac->out_count[o]; k++) {
         const mn_scan__keyword *kw = &ac->kw[ac->out_kw[ac->out_start[o] + k]];
         size_t start = i + 1 - kw->len;
@@ -272,31 +278,31 @@ static void __attribute__((noinline)) report(emit_state *e, uint32_t st, size_t 
  * 16-bit entries when it is small enough (most of the time: half the cache
  * lines), else as 32-bit ones: the same code for both (AC_WALK).
  */
-#define AC_WALK(T, table)                                                         \
-    do {                                                                          \
-        const T *delta = (const T *)(table);                                      \
-        for (int j = 0; j < 4; j++)                                               \
-            st[j] = 0;                                                            \
-        for (size_t t = 0; t < common; t++) {                                     \
-            st[0] = delta[st[0] + cls[p[from[0] + t]]];                           \
-            st[1] = delta[st[1] + cls[p[from[1] + t]]];                           \
-            st[2] = delta[st[2] + cls[p[from[2] + t]]];                           \
-            st[3] = delta[st[3] + cls[p[from[3] + t]]];                           \
-            if (__builtin_expect((st[0] >= first_out) | (st[1] >= first_out) |    \
-                                     (st[2] >= first_out) | (st[3] >= first_out), \
-                                 0))                                              \
-                for (int j = 0; j < 4; j++)                                       \
-                    if (st[j] >= first_out && from[j] + t >= rep[j])              \
-                        pend_push(&pend[j], st[j], from[j] + t);                  \
-        }                                                                         \
-        for (int j = 0; j < 4; j++) {                                             \
-            uint32_t x = st[j];                                                   \
-            for (size_t i = from[j] + common; i < to[j]; i++) {                   \
-                x = delta[x + cls[p[i]]];                                         \
-                if (x >= first_out && i >= rep[j])                                \
-                    pend_push(&pend[j], x, i);                                    \
-            }                                                                     \
-        }                                                                         \
+#define AC_WALK(T, table, NEXT, FIRST_OUT, NUM)                                                 \
+    do {                                                                                        \
+        const T *delta = (const T *)(table);                                                    \
+        const uint32_t fo = (FIRST_OUT);                                                        \
+        for (int j = 0; j < 4; j++)                                                             \
+            st[j] = 0;                                                                          \
+        for (size_t t = 0; t < common; t++) {                                                   \
+            st[0] = NEXT(st[0], cls[p[from[0] + t]]);                                           \
+            st[1] = NEXT(st[1], cls[p[from[1] + t]]);                                           \
+            st[2] = NEXT(st[2], cls[p[from[2] + t]]);                                           \
+            st[3] = NEXT(st[3], cls[p[from[3] + t]]);                                           \
+            if (__builtin_expect((st[0] >= fo) | (st[1] >= fo) | (st[2] >= fo) | (st[3] >= fo), \
+                                 0))                                                            \
+                for (int j = 0; j < 4; j++)                                                     \
+                    if (st[j] >= fo && from[j] + t >= rep[j])                                   \
+                        pend_push(&pend[j], NUM(st[j]), from[j] + t);                           \
+        }                                                                                       \
+        for (int j = 0; j < 4; j++) {                                                           \
+            uint32_t x = st[j];                                                                 \
+            for (size_t i = from[j] + common; i < to[j]; i++) {                                 \
+                x = NEXT(x, cls[p[i]]);                                                         \
+                if (x >= fo && i >= rep[j])                                                     \
+                    pend_push(&pend[j], NUM(x), i);                                             \
+            }                                                                                   \
+        }                                                                                       \
     } while (0)
 
 /* Output states seen by one walk, reported once all walks are done so that
@@ -346,12 +352,20 @@ static void ac_scan(emit_state *e, size_t len)
     }
     const uint8_t *cls = ac->cls;
     const uint8_t *p = (const uint8_t *)e->text;
-    const uint32_t first_out = ac->first_out * ac->nclasses;
+    const uint32_t nc = ac->nclasses, shift = ac->shift16;
     uint32_t st[4];
+#define NEXT16(x, c) delta[((x) << shift) + (c)]
+#define NEXT32(x, c) delta[(x) + (c)]
+#define NUM16(x)     (x)
+#define NUM32(x)     ((x) / nc)
     if (ac->delta16)
-        AC_WALK(uint16_t, ac->delta16);
+        AC_WALK(uint16_t, ac->delta16, NEXT16, ac->first_out, NUM16);
     else
-        AC_WALK(uint32_t, ac->delta);
+        AC_WALK(uint32_t, ac->delta, NEXT32, ac->first_out * nc, NUM32);
+#undef NEXT16
+#undef NEXT32
+#undef NUM16
+#undef NUM32
     for (int j = 0; j < 4; j++) {
         for (size_t k = 0; k < pend[j].len; k++)
             report(e, pend[j].items[k].st, pend[j].items[k].pos);

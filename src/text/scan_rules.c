@@ -18,6 +18,7 @@
  * where it is unavailable the interpreter runs the same pattern.
  */
 #include "common.h"
+#include <pthread.h>
 
 #include "text/scan_internal.h"
 #include "util/buf.h"
@@ -75,6 +76,10 @@ static void rule_release(mn_scan__rule *r)
     }
     free(r->id);
     pcre2_code_free(r->re);
+    if (r->lazy) {
+        pcre2_code_free(atomic_load(&r->lazy->jit));
+        free(r->lazy);
+    }
     free_strings(r->context, r->ncontext);
     free_codes(r->allow, r->nallow);
     free_strings(r->keywords, r->nkeywords);
@@ -112,8 +117,10 @@ static pcre2_code *compile(const char *pattern, size_t len, bool wrap, char *why
         snprintf(why, cap, "does not compile at offset %zu: %s", at, (const char *)msg);
         return NULL;
     }
-    /* JIT is an optimisation: a platform without it runs the interpreter. */
-    (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    /* JIT is an optimisation (a platform without it runs the interpreter);
+     * a rule's pattern gets it on first use (mn_scan__code) */
+    if (!wrap)
+        (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
     return re;
 }
 
@@ -236,6 +243,7 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
         rc = rule_error(origin, id, index, "pattern %s", why);
         goto out;
     }
+    r->lazy = mn_calloc(1, sizeof(*r->lazy));
     uint32_t ncap = 0;
     pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &ncap);
 
@@ -544,6 +552,29 @@ int mn_scan__load(mn_scanner *s, const char *yaml, size_t len, const char *origi
 out:
     json_decref(docs);
     return rc;
+}
+
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const pcre2_code *mn_scan__code(const mn_scan__rule *r)
+{
+    pcre2_code *code = atomic_load_explicit(&r->lazy->jit, memory_order_acquire);
+    if (code)
+        return code;
+    pthread_mutex_lock(&jit_lock);
+    code = atomic_load_explicit(&r->lazy->jit, memory_order_relaxed);
+    if (!code) {
+        /* a copy: the interpreted code may be in use by another thread */
+        code = pcre2_code_copy(r->re);
+        if (!code) {
+            pthread_mutex_unlock(&jit_lock);
+            return r->re; /* out of memory: the interpreter still works */
+        }
+        (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+        atomic_store_explicit(&r->lazy->jit, code, memory_order_release);
+    }
+    pthread_mutex_unlock(&jit_lock);
+    return code;
 }
 
 void mn_scan__borrow(mn_scanner *s, const mn_scanner *base)
