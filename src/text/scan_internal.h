@@ -77,10 +77,16 @@ typedef struct {
     bool multiline;       /* windows may cross lines */
     bool has_keywords;    /* some keyword or prefix triggers it */
     unsigned digits;      /* > 0: a run of this many digits triggers it */
-    bool always;          /* no trigger: the regex runs over the whole text */
-    bool placeholders;    /* drop matches whose secret part is a placeholder */
-    double min_entropy;   /* bits per byte of the secret part; 0 = none */
-    size_t min_len;       /* of the secret part */
+    struct {
+        unsigned upper_before; /* that many capitals right before the run (0: any) */
+        bool upper_after;      /* a capital right after it */
+        bool plus_before;      /* a '+' right before it */
+        bool dots;             /* four groups joined by single dots (IPv4) */
+    } digit_shape;
+    bool always;        /* no trigger: the regex runs over the whole text */
+    bool placeholders;  /* drop matches whose secret part is a placeholder */
+    double min_entropy; /* bits per byte of the secret part; 0 = none */
+    size_t min_len;     /* of the secret part */
     mn_scan__check checks[MN_SCAN__MAX_CHECKS];
     size_t nchecks;
     char **context; /* lower-case words one of which must occur near the match */

@@ -145,7 +145,7 @@ int mn_scan__ac_build(mn_scan__ac *ac, mn_scan__keyword *kw, size_t nkw)
             ac->delta[(size_t)renum[i] * nc + c] = renum[delta[i * nc + c]] * nc;
     /* 16-bit state numbers, rows padded to a power of two: next = d[(st << shift) + class] */
     if (n <= 65535) {
-        ac->shift16 = 0;
+        ac->shift16 = 6; /* at least 64 entries a row: ac_scan's constant shifts */
         while ((1u << ac->shift16) < nc)
             ac->shift16++;
         size_t stride = (size_t)1 << ac->shift16;
@@ -240,6 +240,11 @@ static bool is_digit(uint8_t c)
     return c >= '0' && c <= '9';
 }
 
+static bool is_upper(uint8_t c)
+{
+    return c >= 'A' && c <= 'Z';
+}
+
 static bool is_group_sep(uint8_t c)
 {
     return c == ' ' || c == '-' || c == '.' || c == '/' || c == '(' || c == ')';
@@ -278,31 +283,41 @@ static void __attribute__((noinline)) report(emit_state *e, uint32_t st, size_t 
  * 16-bit entries when it is small enough (most of the time: half the cache
  * lines), else as 32-bit ones: the same code for both (AC_WALK).
  */
-#define AC_WALK(T, table, NEXT, FIRST_OUT, NUM)                                                 \
-    do {                                                                                        \
-        const T *delta = (const T *)(table);                                                    \
-        const uint32_t fo = (FIRST_OUT);                                                        \
-        for (int j = 0; j < 4; j++)                                                             \
-            st[j] = 0;                                                                          \
-        for (size_t t = 0; t < common; t++) {                                                   \
-            st[0] = NEXT(st[0], cls[p[from[0] + t]]);                                           \
-            st[1] = NEXT(st[1], cls[p[from[1] + t]]);                                           \
-            st[2] = NEXT(st[2], cls[p[from[2] + t]]);                                           \
-            st[3] = NEXT(st[3], cls[p[from[3] + t]]);                                           \
-            if (__builtin_expect((st[0] >= fo) | (st[1] >= fo) | (st[2] >= fo) | (st[3] >= fo), \
-                                 0))                                                            \
-                for (int j = 0; j < 4; j++)                                                     \
-                    if (st[j] >= fo && from[j] + t >= rep[j])                                   \
-                        pend_push(&pend[j], NUM(st[j]), from[j] + t);                           \
-        }                                                                                       \
-        for (int j = 0; j < 4; j++) {                                                           \
-            uint32_t x = st[j];                                                                 \
-            for (size_t i = from[j] + common; i < to[j]; i++) {                                 \
-                x = NEXT(x, cls[p[i]]);                                                         \
-                if (x >= fo && i >= rep[j])                                                     \
-                    pend_push(&pend[j], NUM(x), i);                                             \
-            }                                                                                   \
-        }                                                                                       \
+#define AC_WALK(T, table, NEXT, FIRST_OUT, NUM)                                                   \
+    do {                                                                                          \
+        const T *delta = (const T *)(table);                                                      \
+        const uint32_t fo = (FIRST_OUT);                                                          \
+        /* four scalars and four pointers: an array would live in memory */                       \
+        uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                  \
+        const uint8_t *p0 = p + from[0], *p1 = p + from[1], *p2 = p + from[2], *p3 = p + from[3]; \
+        for (size_t t = 0; t < common; t++) {                                                     \
+            s0 = NEXT(s0, cls[p0[t]]);                                                            \
+            s1 = NEXT(s1, cls[p1[t]]);                                                            \
+            s2 = NEXT(s2, cls[p2[t]]);                                                            \
+            s3 = NEXT(s3, cls[p3[t]]);                                                            \
+            if (__builtin_expect((s0 >= fo) | (s1 >= fo) | (s2 >= fo) | (s3 >= fo), 0)) {         \
+                if (s0 >= fo && from[0] + t >= rep[0])                                            \
+                    pend_push(&pend[0], NUM(s0), from[0] + t);                                    \
+                if (s1 >= fo && from[1] + t >= rep[1])                                            \
+                    pend_push(&pend[1], NUM(s1), from[1] + t);                                    \
+                if (s2 >= fo && from[2] + t >= rep[2])                                            \
+                    pend_push(&pend[2], NUM(s2), from[2] + t);                                    \
+                if (s3 >= fo && from[3] + t >= rep[3])                                            \
+                    pend_push(&pend[3], NUM(s3), from[3] + t);                                    \
+            }                                                                                     \
+        }                                                                                         \
+        st[0] = s0;                                                                               \
+        st[1] = s1;                                                                               \
+        st[2] = s2;                                                                               \
+        st[3] = s3;                                                                               \
+        for (int j = 0; j < 4; j++) {                                                             \
+            uint32_t x = st[j];                                                                   \
+            for (size_t i = from[j] + common; i < to[j]; i++) {                                   \
+                x = NEXT(x, cls[p[i]]);                                                           \
+                if (x >= fo && i >= rep[j])                                                       \
+                    pend_push(&pend[j], NUM(x), i);                                               \
+            }                                                                                     \
+        }                                                                                         \
     } while (0)
 
 /* Output states seen by one walk, reported once all walks are done so that
@@ -315,7 +330,7 @@ typedef struct {
     size_t len, cap;
 } pend_list;
 
-static void pend_push(pend_list *l, uint32_t st, size_t pos)
+static void __attribute__((noinline)) pend_push(pend_list *l, uint32_t st, size_t pos)
 {
     if (l->len == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 32;
@@ -354,15 +369,28 @@ static void ac_scan(emit_state *e, size_t len)
     const uint8_t *p = (const uint8_t *)e->text;
     const uint32_t nc = ac->nclasses, shift = ac->shift16;
     uint32_t st[4];
-#define NEXT16(x, c) delta[((x) << shift) + (c)]
-#define NEXT32(x, c) delta[(x) + (c)]
-#define NUM16(x)     (x)
-#define NUM32(x)     ((x) / nc)
-    if (ac->delta16)
+    /* the row shift as a constant where it can be (a shift by a register
+     * costs more on x86) */
+#define NEXT16(x, c)  delta[((x) << shift) + (c)]
+#define NEXT16C(x, c) delta[((x) << SHIFT) + (c)]
+#define NEXT32(x, c)  delta[(x) + (c)]
+#define NUM16(x)      (x)
+#define NUM32(x)      ((x) / nc)
+    if (ac->delta16 && shift <= 6) {
+#define SHIFT 6
+        AC_WALK(uint16_t, ac->delta16, NEXT16C, ac->first_out, NUM16);
+#undef SHIFT
+    } else if (ac->delta16 && shift == 7) {
+#define SHIFT 7
+        AC_WALK(uint16_t, ac->delta16, NEXT16C, ac->first_out, NUM16);
+#undef SHIFT
+    } else if (ac->delta16) {
         AC_WALK(uint16_t, ac->delta16, NEXT16, ac->first_out, NUM16);
-    else
+    } else {
         AC_WALK(uint32_t, ac->delta, NEXT32, ac->first_out * nc, NUM32);
+    }
 #undef NEXT16
+#undef NEXT16C
 #undef NEXT32
 #undef NUM16
 #undef NUM32
@@ -419,13 +447,15 @@ void mn_scan__prefilter(mn_scan__anchors *out, const mn_scanner *s, const char *
         size_t i = 0;
         while ((i = next_digit(p, i, len)) < len) {
             size_t start = i, end = i;
-            unsigned nd = 0;
+            unsigned nd = 0, groups = 0;
+            bool only_dots = true;
             for (;;) {
                 while (i < len && is_digit(p[i])) {
                     nd++;
                     i++;
                 }
                 end = i;
+                groups++;
                 size_t j = i, k = 0;
                 while (j < len && k < 2 && is_group_sep(p[j])) {
                     j++;
@@ -433,13 +463,33 @@ void mn_scan__prefilter(mn_scan__anchors *out, const mn_scanner *s, const char *
                 }
                 if (k == 0 || j >= len || !is_digit(p[j]))
                     break;
+                only_dots &= k == 1 && p[i] == '.';
                 i = j;
             }
             if (nd < s->min_digits)
                 continue;
-            for (size_t r = 0; r < ndr; r++)
-                if (nd >= s->rules[dr[r]].digits)
-                    emit(&e, dr[r], start, end);
+            /* the run's surroundings, for the rules that ask (digits: {...}) */
+            size_t b = start;
+            if (b > 1 && (p[b - 1] == ' ' || p[b - 1] == '-') && is_upper(p[b - 2]))
+                b--;
+            unsigned upper_before = 0;
+            while (b > 0 && upper_before < 8 && is_upper(p[b - 1])) {
+                upper_before++;
+                b--;
+            }
+            size_t a = end < len && (p[end] == ' ' || p[end] == '-') ? end + 1 : end;
+            bool upper_after = a < len && is_upper(p[a]);
+            bool plus_before = start > 0 && p[start - 1] == '+';
+            bool dotted = only_dots && groups == 4;
+            for (size_t r = 0; r < ndr; r++) {
+                const mn_scan__rule *rule = &s->rules[dr[r]];
+                if (nd < rule->digits || upper_before < rule->digit_shape.upper_before ||
+                    (rule->digit_shape.upper_after && !upper_after) ||
+                    (rule->digit_shape.plus_before && !plus_before) ||
+                    (rule->digit_shape.dots && !dotted))
+                    continue;
+                emit(&e, dr[r], start, end);
+            }
         }
         if (dr != dr_small)
             free(dr);

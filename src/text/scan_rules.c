@@ -282,10 +282,43 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
 
     const json_t *v;
     if ((v = json_object_get(j, "digits"))) {
+        /* `digits: N`, or `digits: {min: N, upper_before: K, upper_after: true,
+         * plus_before: true, dots: true}` (scan_prefilter.c says what each means) */
         size_t d;
-        if ((rc = size_field(&d, v, 2, 64, "digits", origin, id, index)))
+        const json_t *min = json_is_object(v) ? json_object_get(v, "min") : v;
+        if ((rc = size_field(&d, min, 2, 64, "digits", origin, id, index)))
             goto out;
         r->digits = (unsigned)d;
+        const char *dk;
+        json_t *dv;
+        json_object_foreach((json_t *)(json_is_object(v) ? v : NULL), dk, dv)
+        {
+            if (strcmp(dk, "min") == 0)
+                continue;
+            if (strcmp(dk, "upper_before") == 0) {
+                if ((rc = size_field(&d, dv, 1, 8, "digits.upper_before", origin, id, index)))
+                    goto out;
+                r->digit_shape.upper_before = (unsigned)d;
+            } else if (strcmp(dk, "upper_after") == 0 || strcmp(dk, "plus_before") == 0 ||
+                       strcmp(dk, "dots") == 0) {
+                if (!json_is_true(dv)) {
+                    rc = rule_error(origin, id, index, "'digits.%s' can only be true", dk);
+                    goto out;
+                }
+                if (strcmp(dk, "upper_after") == 0)
+                    r->digit_shape.upper_after = true;
+                else if (strcmp(dk, "plus_before") == 0)
+                    r->digit_shape.plus_before = true;
+                else
+                    r->digit_shape.dots = true;
+            } else {
+                rc = rule_error(origin, id, index,
+                                "unknown key 'digits.%s' (expected min, upper_before, "
+                                "upper_after, plus_before or dots)",
+                                dk);
+                goto out;
+            }
+        }
     }
     r->always = !r->has_keywords && !r->digits;
 
