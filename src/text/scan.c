@@ -33,9 +33,10 @@
 #define MARKER_OPEN     "[REDACTED:"
 #define MARKER_OPEN_LEN 10
 #define MARKER_ID_MAX   80
-#define MATCH_LIMIT     100000 /* backtracking steps per match attempt */
+#define MATCH_LIMIT     100000 /* backtracking steps per pcre2_match call */
 #define HEAP_LIMIT_KIB  8192
 #define RULES_FILE_MAX  ((size_t)1 << 20)
+#define SLICE           4096 /* start positions per pcre2_match call (run_window) */
 
 extern const char mn_text_scan_rules[];
 
@@ -321,21 +322,28 @@ static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
     const mn_scan__rule *r = &c->s->rules[ri];
     callout_state st = {c, r};
     const pcre2_code *code = mn_scan__code(r);
-    pcre2_set_offset_limit(c->mctx, limit);
     pcre2_set_callout(c->mctx, on_candidate, &st);
     size_t off = from;
     while (off <= limit && off <= c->len) {
+        /* Start positions are tried a slice at a time: PCRE2's match limit
+         * counts the work of one call, and a window merged from many
+         * triggers can be long; a slice that hits the limit is given up
+         * (with a warning), not the rest of the window. */
+        size_t slice_end = limit - off > SLICE ? off + SLICE : limit;
+        pcre2_set_offset_limit(c->mctx, slice_end);
         int rc = pcre2_match(code, (PCRE2_SPTR)c->text, c->len, off, 0, c->md, c->mctx);
-        if (rc == PCRE2_ERROR_NOMATCH)
-            return 0;
+        if (rc == PCRE2_ERROR_NOMATCH) {
+            off = slice_end + 1;
+            continue;
+        }
         if (rc == PCRE2_ERROR_NOMEMORY)
             return mn_error_set(MN_ENOMEM, "scan: out of memory in rule '%s'", r->id);
         if (rc < 0) {
-            /* a match limit: the rest of this window is skipped (bounded
-             * patterns never get here) */
-            mn_log(MN_LOG_WARN, "scan: rule '%s' stopped at byte %zu (pcre2 error %d)", r->id, off,
-                   rc);
-            return 0;
+            /* a match or heap limit (bounded patterns never get here) */
+            mn_log(MN_LOG_WARN, "scan: rule '%s' gave up bytes %zu to %zu (pcre2 error %d)", r->id,
+                   off, slice_end, rc);
+            off = slice_end + 1;
+            continue;
         }
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
         size_t ms = ov[0], me = ov[1];

@@ -331,6 +331,52 @@ static void test_no_overlap(void)
     free(h);
 }
 
+/* Near misses: the shape without the checksum, the issuer, the date or the
+ * context word the rule asks for. Each would be a hit with its checks off. */
+static void test_checks_reject(void)
+{
+    const mn_scanner *s = builtin();
+    expect_none(s, "card 4111 1111 1111 1112");         /* Luhn */
+    expect_none(s, "card 9111 1111 1111 1110");         /* Luhn-valid, no issuer starts with 9 */
+    expect_none(s, "card 4111 11111 111 1111");         /* not a printed grouping */
+    expect_none(s, "IBAN GB83 WEST 1234 5698 7654 32"); /* mod 97 */
+    expect_none(s, "IBAN DE89 3704 0044 0532 0130");    /* Germany's length is 22 */
+    expect_none(s, "SSN 000-12-3456");
+    expect_none(s, "SSN 666-12-3456");
+    expect_none(s, "ref 123456789 in the log"); /* nine bare digits, no word SSN */
+    expect_none(s, "DNI 12345678A");            /* the letter of 12345678 is Z */
+    expect_none(s, "codice RSSMRA85T10A562T");  /* check letter */
+    expect_none(s, "BSN 111222334");            /* 11-test */
+    expect_none(s, "PESEL 44051401358");
+    expect_none(s, "personnummer 19121212-1213"); /* Luhn */
+    expect_none(s, "HETU 131052-308U");
+    expect_none(s, "CPF 111.444.777-36");
+    expect_none(s, "CPF 111.111.111-11"); /* all one digit */
+    expect_none(s, "id 11010519491231002Y");
+    expect_none(s, "id 11010519491331002X"); /* month 13 */
+    expect_none(s, "INN 7707083894");
+    expect_none(s, "SNILS 112-233-445 96");
+    expect_none(s, "NIR 2 55 08 14 168 025 39");
+    expect_none(s, "Steuer-ID 86 095 742 718");
+    expect_none(s, "Aadhaar 2345 6789 0123"); /* Verhoeff */
+    expect_none(s, "SIN 046 454 287");
+    expect_none(s, "born in 1545, and died on December 16, 1598");
+    expect_none(s, "client ip 10.0.0.12 and 192.168.1.20"); /* private addresses */
+    expect_none(s, "the subnet 203.0.113.0/24 of IP addresses");
+    expect_none(s, "version 203.0.113.45 of the protocol"); /* no word about an address */
+    expect_none(s, "jwt eyJraWQiOiIxIn0.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"); /* no alg nor typ */
+    expect_none(s, "Authorization: Basic bm90IGJhc2U2NCBhdCBhbGw=");    /* no ':' inside */
+    expect_none(s, "see image@2x.png and user@localhost");
+    expect_none(s, "git clone git@github.com:acme/api.git");
+    expect_none(s, "x = 0 365 730 1095 1460 1825");
+    /* and the same shapes that pass, so the list above is not vacuous */
+    expect_rule(s, "card 4111 1111 1111 1111", "credit-card", "4111 1111 1111 1111");
+    expect_rule(s, "SSN 123456789 on file", "us-ssn", "123456789");
+    expect_rule(s, "DNI 12345678Z", "es-dni", "12345678Z");
+    expect_rule(s, "client ip 203.0.113.45", "ip-address", "203.0.113.45");
+    expect_rule(s, "born on 16 December 1978", "date-of-birth", "16 December 1978");
+}
+
 static char *write_file(const char *dir, const char *name, const char *text)
 {
     mn_buf p = MN_BUF_INIT;
@@ -513,6 +559,24 @@ static void test_long_lines(void)
     CHECK_OK(mn_scan_find(&h, &n, s, t, len, MN_SCAN_ALL));
     CHECK(n >= 1); /* a key block without its end is still a key */
     free(h);
+    /* keyword noise everywhere and the secrets at the far end: no window
+     * of a rule is given up */
+    for (size_t i = 0; i < len; i++)
+        t[i] = "token = abc; secret: x, password "[i % 33];
+    const char *tail = "\nclient_secret = \"Zq8vK2mW9xLp4RtY7nBc3HdF6gJs1Ae5\"\n"
+                       "db_password = \"S7r0ng-Passw0rd\"\n";
+    memcpy(t + len - strlen(tail), tail, strlen(tail));
+    REQUIRE_OK(mn_scan_find(&h, &n, s, t, len, MN_SCAN_ALL));
+    bool secret = false, pw = false;
+    for (size_t i = 0; i < n; i++) {
+        secret |= strcmp(h[i].rule, "generic-secret") == 0 &&
+                  memcmp(t + h[i].start, "Zq8vK2mW9xLp4RtY7nBc3HdF6gJs1Ae5", 32) == 0;
+        pw |= strcmp(h[i].rule, "password-assignment") == 0 &&
+              memcmp(t + h[i].start, "S7r0ng-Passw0rd", 15) == 0;
+    }
+    CHECK(secret);
+    CHECK(pw);
+    free(h);
     free(t);
     /* not a timed test: this only reports */
     printf("long lines: first 4 MiB scan took %llu ms\n", (unsigned long long)ms);
@@ -521,39 +585,90 @@ static void test_long_lines(void)
 typedef struct {
     const mn_scanner *s;
     int bad;
+    bool user; /* also the project's rule */
 } thread_arg;
 
 static void *thread_main(void *p)
 {
     thread_arg *a = p;
-    const char *text = "token ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA mail a.b@c.org";
+    const char *text = "token ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA mail a.b@c.org"
+                       " key zz_Q7fK2pLx9VbN4tRz8WcY1mHd";
+    const char *want = a->user ? "token [REDACTED:github-pat] mail [REDACTED:email] key "
+                                 "[REDACTED:zz-token]"
+                               : "token [REDACTED:github-pat] mail [REDACTED:email] key "
+                                 "zz_Q7fK2pLx9VbN4tRz8WcY1mHd";
     for (int i = 0; i < 2000; i++) {
         mn_buf out = MN_BUF_INIT;
         if (mn_scan_redact(&out, a->s, text, strlen(text), MN_SCAN_ALL, NULL) != 0 ||
-            strcmp(out.ptr, "token [REDACTED:github-pat] mail [REDACTED:email]") != 0)
+            strcmp(out.ptr, want) != 0)
             a->bad++;
         mn_buf_release(&out);
     }
     return NULL;
 }
 
+/* One built-in and one project scanner shared by 8 threads, which race to
+ * the first use (and JIT compilation) of the project's rule. */
 static void test_threads(void)
 {
-    pthread_t th[4];
-    thread_arg args[4];
-    for (int i = 0; i < 4; i++) {
-        args[i].s = builtin();
+    char dir[] = "/tmp/mnemo-scan-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    char *path = write_file(dir, "rules.yaml",
+                            "rules:\n  - id: zz-token\n    class: secret\n    prefixes: [zz_]\n"
+                            "    pattern: 'zz_[A-Za-z0-9]{24}'\n");
+    mn_scanner *user = NULL;
+    REQUIRE_OK(mn_scanner_new(&user, path));
+    pthread_t th[8];
+    thread_arg args[8];
+    for (int i = 0; i < 8; i++) {
+        args[i].user = i % 2 == 0;
+        args[i].s = args[i].user ? user : builtin();
         args[i].bad = 0;
         REQUIRE(pthread_create(&th[i], NULL, thread_main, &args[i]) == 0);
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 8; i++) {
         pthread_join(th[i], NULL);
         CHECK(args[i].bad == 0);
     }
+    mn_scanner_free(user);
+    free(path);
+    rm_rf(dir);
+}
+
+/* Rules without a trigger run over the whole text; context_if_bare. */
+static void test_rule_options(void)
+{
+    char dir[] = "/tmp/mnemo-scan-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    char *path = write_file(dir, "rules.yaml",
+                            "rules:\n"
+                            "  - id: badge\n"
+                            "    class: pii\n"
+                            "    pattern: '\\bB(?<secret>\\d{4}-\\d{4}|\\d{8})\\b'\n"
+                            "    context: [badge]\n"
+                            "    context_if_bare: true\n"
+                            "  - id: low-entropy\n"
+                            "    class: secret\n"
+                            "    keywords: [k9]\n"
+                            "    pattern: 'k9=(?<secret>\\S{4,40})'\n"
+                            "    entropy: 3.5\n"
+                            "    placeholders: false\n");
+    mn_scanner *s = NULL;
+    REQUIRE_OK(mn_scanner_new(&s, path));
+    expect_rule(s, "door B1234-5678 opened", "badge", "1234-5678"); /* formatted: no context */
+    expect_none(s, "door B12345678 opened");                        /* bare: needs the word */
+    expect_rule(s, "badge B12345678 opened", "badge", "12345678");
+    expect_none(s, "k9=aaaaaaaabbbbbbbb"); /* 1 bit per character */
+    expect_rule(s, "k9=Zq8vK2mW9xLp4RtY", "low-entropy", "Zq8vK2mW9xLp4RtY");
+    expect_rule(s, "k9=xxxxQ8vK2mW9xLp4RtY", "low-entropy",
+                "xxxxQ8vK2mW9xLp4RtY"); /* no placeholder test */
+    mn_scanner_free(s);
+    free(path);
+    rm_rf(dir);
 }
 
 MN_TEST_MAIN(MN_TEST(test_basics), MN_TEST(test_corpus), MN_TEST(test_fixture_repo),
              MN_TEST(test_rules_by_example), MN_TEST(test_no_false_positives),
              MN_TEST(test_idempotent), MN_TEST(test_no_overlap), MN_TEST(test_project_file),
              MN_TEST(test_bad_files), MN_TEST(test_binary), MN_TEST(test_long_lines),
-             MN_TEST(test_threads))
+             MN_TEST(test_threads), MN_TEST(test_checks_reject), MN_TEST(test_rule_options))
