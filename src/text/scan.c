@@ -3,25 +3,28 @@
  * (text/scan.h), with the rules of scan_rules.c and the prefilter of
  * scan_prefilter.c.
  *
- * A scan: (1) redaction markers already in the text are blanked in a
- * private copy (same length, so offsets hold), so that a marker never
- * matches and redacting twice changes nothing; (2) the prefilter makes one
- * pass and yields anchors: where a rule's keyword, prefix or digit run is;
+ * A scan: (1) the prefilter makes one pass and yields anchors (where a
+ * rule's keyword, prefix or digit run is) and where redaction markers
+ * start; (2) markers are blanked in a private copy (same length, so offsets
+ * hold), so that a marker never matches and redacting twice changes nothing;
  * (3) each rule's regex runs only in windows around its anchors: a match
  * may start from `before` bytes ahead of a trigger to `after` bytes past it
  * (on the trigger's line unless the rule is multiline; PCRE2's offset limit
  * bounds where a match starts, the pattern's own bounds where it ends);
- * (4) each match's secret part passes the rule's checks (checksums,
- * entropy, placeholders, context words, allow-lists) or is dropped, and the
- * search resumes one byte after a dropped match's start; (5) hits that
- * overlap are merged into one span named after the longer hit's rule, so
- * that no byte of either survives redaction.
+ * (4) each candidate's secret part must pass the rule's checks (checksums,
+ * entropy, placeholders, context words, allow-lists): every pattern ends in
+ * a callout that runs them, so a candidate that fails makes PCRE2 backtrack
+ * to the next one (a shorter number, another alternative, another start);
+ * (5) hits that overlap are merged into one span named after the longer
+ * hit's rule, so that no byte of either survives redaction.
  *
  * Rules without a trigger (possible in a project's file) run over the
- * whole text. A scanner is immutable: each call has its own match data and
- * its own copy of the match context (which carries the per-window offset
- * limit); PCRE2's match limit bounds the work of one match attempt, so no
- * text, however long its lines, can make a pattern backtrack for long.
+ * whole text. A scanner is immutable but for each rule's JIT code, made on
+ * the rule's first use under a lock (scan_rules.c): each call has its own
+ * match data and its own copy of the match context (which carries the
+ * offset limit and the callout). PCRE2's match limit bounds the work of one
+ * call, and a call tries at most SLICE start positions, so no text, however
+ * long its lines, can make a pattern backtrack for long.
  */
 #include "common.h"
 #include <pthread.h>

@@ -1011,21 +1011,14 @@ bool mn_scan__placeholder(const char *s, size_t n)
     for (size_t i = 0; i < MN_ARRAY_SIZE(within); i++)
         if (memmem(low, ln, within[i], strlen(within[i])))
             return true;
-    /* a token made of a counting sequence is a dummy ("sk-test-0123456789abcdef");
-     * a short password with one is a weak password, and still a secret */
-    static const char *const counting[] = {"123456", "abcdef"};
-    for (size_t i = 0; i < MN_ARRAY_SIZE(counting) && n >= 16; i++)
-        if (memmem(low, ln, counting[i], strlen(counting[i])))
-            return true;
+
+    /* values that stand for "no value" or name the field; weak passwords
+     * (admin, root, 123456, password123) are secrets and stay out */
     static const char *const exact[] = {
-        "password",    "passwd",     "secret",   "token",    "apikey",    "api_key", "none",
-        "null",        "nil",        "true",     "false",    "undefined", "empty",   "string",
-        "str",         "bytes",      "int",      "optional", "required",  "test",    "testing",
-        "example",     "sample",     "foo",      "bar",      "foobar",    "baz",     "admin",
-        "root",        "user",       "username", "pass",     "default",   "unknown", "value",
-        "xxx",         "abc",        "abc123",   "1234",     "12345",     "123456",  "secret123",
-        "password123", "mypassword", "mysecret", "mytoken",  "secretkey", "na",      "n/a",
-        "tbd"};
+        "password", "passwd",   "secret",   "token",     "apikey", "api_key", "none",    "null",
+        "nil",      "true",     "false",    "undefined", "empty",  "string",  "str",     "bytes",
+        "int",      "optional", "required", "example",   "sample", "value",   "default", "unknown",
+        "xxx",      "na",       "n/a",      "tbd",       "foo",    "bar",     "foobar",  "baz"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(exact); i++)
         if (strlen(exact[i]) == n && memcmp(low, exact[i], n) == 0)
             return true;
@@ -1037,12 +1030,6 @@ bool mn_scan__placeholder(const char *s, size_t n)
     for (size_t i = 0; i < MN_ARRAY_SIZE(refs); i++)
         if (memmem(low, ln, refs[i], strlen(refs[i])))
             return true;
-    /* 123456789, abcdefgh: an ascending run over the whole value */
-    size_t asc = 0;
-    for (size_t i = 1; i < n; i++)
-        asc += s[i] == s[i - 1] + 1;
-    if (n >= 6 && asc + 1 >= n - 1)
-        return true;
     return false;
 }
 

@@ -499,12 +499,43 @@ secret("pgp-private-key", "pgp-private-key", [
     ("signing key for the apt repo:\n%s\n" % v[1], v[1]),
     ("%s" % v[2], v[2]),
 ])
+def putty(nlines):
+    pub = "\n".join(rnd(64, B64) for _ in range(4))
+    priv = "\n".join(rnd(64, B64) for _ in range(nlines - 1)) + "\n" + rnd(24, B64) + "="
+    text = ("PuTTY-User-Key-File-3: ssh-rsa\nEncryption: none\nComment: fixture-key-FAKE\n"
+            "Public-Lines: 4\n%s\nPrivate-Lines: %d\n%s\nPrivate-MAC: %s\n" % (pub, nlines, priv, rnd(64, HEX)))
+    return text, priv
+
+
+secret("putty-private-key", "putty-private-key", [putty(n) for n in (14, 8, 3)])
 v = [rnd(40, HEX) for _ in range(3)]
 secret("gcp-private-key-id", "gcp-private-key-id", [
     ('{"type": "service_account", "private_key_id": "%s"}' % v[0], v[0]),
     ('  "private_key_id": "%s",' % v[1], v[1]),
     ('"private_key_id":"%s"' % v[2], v[2]),
 ])
+
+# Hand-made fakes as people type them: counting sequences, alternating
+# case, digits outside a format's alphabet. The prefix or the name says what
+# they stand for, so they are redacted like real ones.
+for kind, rule, text, value in [
+    ("aws-access-key-id", "aws-access-key-id", "aws_access_key_id=AKIAJ5Q7R2D9EXAMPLE1", "AKIAJ5Q7R2D9EXAMPLE1"),
+    ("github-pat", "github-pat", "my github token is ghp_aBcD1234eFgH5678iJkL9012mNoP3456qRsT",
+     "ghp_aBcD1234eFgH5678iJkL9012mNoP3456qRsT"),
+    ("slack-token", "slack-token", "slack: xoxb-2048-4096-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-2048-4096-AbCdEfGhIjKlMnOpQrStUvWx"),
+    ("slack-webhook", "slack-webhook", "webhook https://hooks.slack.com/services/T0ABC1234/B0DEF5678/aBcDeFgHiJkLmNoPqRsTuVwX",
+     "T0ABC1234/B0DEF5678/aBcDeFgHiJkLmNoPqRsTuVwX"),
+    ("stripe-secret-key", "stripe-secret-key", "STRIPE_KEY=sk_live_51HxYzAbCdEfGhIjKlMnOpQr", "sk_live_51HxYzAbCdEfGhIjKlMnOpQr"),
+    ("openai-api-key", "openai-api-key", "openai key sk-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV",
+     "sk-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"),
+    ("anthropic-api-key", "anthropic-api-key",
+     "ANTHROPIC_API_KEY=sk-ant-api03-Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3Ab4Cd5Ef6Gh7Ij8Kl9Mn0Op1Qr2St3Uv4Wx5Yz6-AbCdEfAA",
+     "sk-ant-api03-Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3Ab4Cd5Ef6Gh7Ij8Kl9Mn0Op1Qr2St3Uv4Wx5Yz6-AbCdEfAA"),
+    ("env-secret", "env-secret", "API_SECRET=9f8e7d6c5b4a39281706f5e4d3c2b1a0", "9f8e7d6c5b4a39281706f5e4d3c2b1a0"),
+    ("env-password", "env-password", "DB_PASSWORD=123456", "123456"),
+    ("url-password", "url-password", "mongodb://root:hunter2@mongo:27017", "hunter2"),
+]:
+    add(kind, "secret", rule, text, value)
 
 # ---------------------------------------------------------------- personal data
 
@@ -542,6 +573,7 @@ pii("phone", "phone-international", [
 ])
 pii("phone", "phone-us", [
     ("Call (212) 555-0147 to reschedule.", "(212) 555-0147"),
+    ("fake number for the form: 555-123-4567", "555-123-4567"),
     ("Her cell is 415-555-0198.", "415-555-0198"),
     ("fax 303.555.0123", "303.555.0123"),
 ])

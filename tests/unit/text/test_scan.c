@@ -17,6 +17,7 @@
 #include "test.h"
 #include "test_fs.h"
 #include "text/scan.h"
+#include "text/scan_internal.h"
 #include "util/buf.h"
 #include "util/util.h"
 
@@ -247,6 +248,12 @@ static void test_basics(void)
     size_t nr = 0;
     const char *const *ids = mn_scanner_rules(s, &nr);
     CHECK(nr >= 45);
+    /* every built-in rule has a trigger: none runs over every text */
+    for (size_t i = 0; i < s->nrules; i++)
+        if (s->rules[i].always) {
+            fprintf(stderr, "built-in rule '%s' has no trigger\n", s->rules[i].id);
+            mn_test__failed_checks++;
+        }
     bool seen = false;
     for (size_t i = 0; i < nr; i++)
         seen |= strcmp(ids[i], "github-pat") == 0;
