@@ -3,25 +3,28 @@
  * (text/scan.h), with the rules of scan_rules.c and the prefilter of
  * scan_prefilter.c.
  *
- * A scan: (1) redaction markers already in the text are blanked in a
- * private copy (same length, so offsets hold), so that a marker never
- * matches and redacting twice changes nothing; (2) the prefilter makes one
- * pass and yields anchors: where a rule's keyword, prefix or digit run is;
+ * A scan: (1) the prefilter makes one pass and yields anchors (where a
+ * rule's keyword, prefix or digit run is) and where redaction markers
+ * start; (2) markers are blanked in a private copy (same length, so offsets
+ * hold), so that a marker never matches and redacting twice changes nothing;
  * (3) each rule's regex runs only in windows around its anchors: a match
  * may start from `before` bytes ahead of a trigger to `after` bytes past it
  * (on the trigger's line unless the rule is multiline; PCRE2's offset limit
  * bounds where a match starts, the pattern's own bounds where it ends);
- * (4) each match's secret part passes the rule's checks (checksums,
- * entropy, placeholders, context words, allow-lists) or is dropped, and the
- * search resumes one byte after a dropped match's start; (5) hits that
- * overlap are merged into one span named after the longer hit's rule, so
- * that no byte of either survives redaction.
+ * (4) each candidate's secret part must pass the rule's checks (checksums,
+ * entropy, placeholders, context words, allow-lists): every pattern ends in
+ * a callout that runs them, so a candidate that fails makes PCRE2 backtrack
+ * to the next one (a shorter number, another alternative, another start);
+ * (5) hits that overlap are merged into one span named after the longer
+ * hit's rule, so that no byte of either survives redaction.
  *
  * Rules without a trigger (possible in a project's file) run over the
- * whole text. A scanner is immutable: each call has its own match data and
- * its own copy of the match context (which carries the per-window offset
- * limit); PCRE2's match limit bounds the work of one match attempt, so no
- * text, however long its lines, can make a pattern backtrack for long.
+ * whole text. A scanner is immutable but for each rule's JIT code, made on
+ * the rule's first use under a lock (scan_rules.c): each call has its own
+ * match data and its own copy of the match context (which carries the
+ * offset limit and the callout). PCRE2's match limit bounds the work of one
+ * call, and a call tries at most SLICE start positions, so no text, however
+ * long its lines, can make a pattern backtrack for long.
  */
 #include "common.h"
 #include <pthread.h>
@@ -33,9 +36,10 @@
 #define MARKER_OPEN     "[REDACTED:"
 #define MARKER_OPEN_LEN 10
 #define MARKER_ID_MAX   80
-#define MATCH_LIMIT     100000 /* backtracking steps per match attempt */
+#define MATCH_LIMIT     100000 /* backtracking steps per pcre2_match call */
 #define HEAP_LIMIT_KIB  8192
 #define RULES_FILE_MAX  ((size_t)1 << 20)
+#define SLICE           4096 /* start positions per pcre2_match call (run_window) */
 
 extern const char mn_text_scan_rules[];
 
@@ -171,25 +175,23 @@ static bool id_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
 }
 
-/* A copy of text with each "[REDACTED:<id>]" blanked, or NULL when it
- * holds none. */
-static char *blank_markers(const char *text, size_t len)
+/* A copy of text with each "[REDACTED:<id>]" that starts at one of the
+ * prefilter's marker offsets blanked (same length), or NULL when there is
+ * none. */
+static char *blank_markers(const char *text, size_t len, const size_t *at, size_t n)
 {
     char *copy = NULL;
-    const char *p = text, *end = text + len;
-    while ((p = memmem(p, (size_t)(end - p), MARKER_OPEN, MARKER_OPEN_LEN))) {
+    for (size_t i = 0; i < n; i++) {
+        const char *p = text + at[i], *end = text + len;
         const char *q = p + MARKER_OPEN_LEN;
         while (q < end && q - p < MARKER_ID_MAX && id_char(*q))
             q++;
         if (q < end && *q == ']' && q > p + MARKER_OPEN_LEN) {
             if (!copy) {
-                copy = mn_malloc(len ? len : 1);
+                copy = mn_malloc(len);
                 memcpy(copy, text, len);
             }
             memset(copy + (p - text), ' ', (size_t)(q + 1 - p));
-            p = q + 1;
-        } else {
-            p += MARKER_OPEN_LEN;
         }
     }
     return copy;
@@ -308,9 +310,8 @@ static int on_candidate(pcre2_callout_block *cb, void *data)
     const mn_scan__rule *r = st->r;
     size_t ms = cb->start_match, me = cb->current_position;
     size_t ss = ms, se = me;
-    if (r->group) {
-        if (cb->capture_top <= r->group || cb->offset_vector[2 * r->group] == PCRE2_UNSET)
-            return 1;
+    /* the secret group, where the alternative that matched has it */
+    if (r->group && cb->capture_top > r->group && cb->offset_vector[2 * r->group] != PCRE2_UNSET) {
         ss = cb->offset_vector[2 * r->group];
         se = cb->offset_vector[2 * r->group + 1];
     }
@@ -323,26 +324,34 @@ static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
 {
     const mn_scan__rule *r = &c->s->rules[ri];
     callout_state st = {c, r};
-    pcre2_set_offset_limit(c->mctx, limit);
+    const pcre2_code *code = mn_scan__code(r);
     pcre2_set_callout(c->mctx, on_candidate, &st);
     size_t off = from;
     while (off <= limit && off <= c->len) {
-        int rc = pcre2_match(r->re, (PCRE2_SPTR)c->text, c->len, off, 0, c->md, c->mctx);
-        if (rc == PCRE2_ERROR_NOMATCH)
-            return 0;
+        /* Start positions are tried a slice at a time: PCRE2's match limit
+         * counts the work of one call, and a window merged from many
+         * triggers can be long; a slice that hits the limit is given up
+         * (with a warning), not the rest of the window. */
+        size_t slice_end = limit - off > SLICE ? off + SLICE : limit;
+        pcre2_set_offset_limit(c->mctx, slice_end);
+        int rc = pcre2_match(code, (PCRE2_SPTR)c->text, c->len, off, 0, c->md, c->mctx);
+        if (rc == PCRE2_ERROR_NOMATCH) {
+            off = slice_end + 1;
+            continue;
+        }
         if (rc == PCRE2_ERROR_NOMEMORY)
             return mn_error_set(MN_ENOMEM, "scan: out of memory in rule '%s'", r->id);
         if (rc < 0) {
-            /* a match limit: the rest of this window is skipped (bounded
-             * patterns never get here) */
-            mn_log(MN_LOG_WARN, "scan: rule '%s' stopped at byte %zu (pcre2 error %d)", r->id, off,
-                   rc);
-            return 0;
+            /* a match or heap limit (bounded patterns never get here) */
+            mn_log(MN_LOG_WARN, "scan: rule '%s' gave up bytes %zu to %zu (pcre2 error %d)", r->id,
+                   off, slice_end, rc);
+            off = slice_end + 1;
+            continue;
         }
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
         size_t ms = ov[0], me = ov[1];
         size_t ss = ms, se = me;
-        if (r->group) {
+        if (r->group && (uint32_t)rc > r->group && ov[2 * r->group] != PCRE2_UNSET) {
             ss = ov[2 * r->group];
             se = ov[2 * r->group + 1];
         }
@@ -357,9 +366,39 @@ static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
 static int cmp_anchor(const void *a, const void *b)
 {
     const mn_scan__anchor *x = a, *y = b;
-    if (x->rule != y->rule)
-        return x->rule < y->rule ? -1 : 1;
     return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Anchors grouped by rule (a counting sort, stable), each rule's in text
+ * order. The prefilter emits them in text order per trigger kind, so a
+ * rule's slice needs sorting only when it has keywords and digits both. */
+static void sort_anchors(mn_scan__anchors *a, size_t nrules)
+{
+    size_t small[257], *start = nrules < 256 ? small : mn_calloc(nrules + 1, sizeof(size_t));
+    memset(start, 0, (nrules + 1) * sizeof(size_t));
+    for (size_t i = 0; i < a->len; i++)
+        start[a->items[i].rule + 1]++;
+    for (size_t r = 0; r < nrules; r++)
+        start[r + 1] += start[r];
+    mn_scan__anchor *out = mn_malloc(a->len * sizeof(*out));
+    for (size_t i = 0; i < a->len; i++)
+        out[start[a->items[i].rule]++] = a->items[i];
+    free(a->items);
+    a->items = out;
+    a->cap = a->len;
+    /* start[r] is now the end of rule r's slice */
+    size_t from = 0;
+    for (size_t r = 0; r < nrules; r++) {
+        size_t to = start[r];
+        for (size_t i = from + 1; i < to; i++)
+            if (out[i].start < out[i - 1].start) {
+                qsort(out + from, to - from, sizeof(*out), cmp_anchor);
+                break;
+            }
+        from = to;
+    }
+    if (start != small)
+        free(start);
 }
 
 /* The end of the line holding pos, or limit when the line runs past it. */
@@ -382,13 +421,17 @@ static int scan(scan_ctx *c)
     const mn_scanner *s = c->s;
     mn_scan__anchors anchors = {0};
     int rc = 0;
+    char *copy = NULL;
     mn_scan__prefilter(&anchors, s, c->text, c->len);
+    if (anchors.nmarkers &&
+        (copy = blank_markers(c->text, c->len, anchors.markers, anchors.nmarkers)))
+        c->text = copy;
     bool always = false;
     for (size_t i = 0; i < s->nrules; i++)
         always |= s->rules[i].always && (s->rules[i].cls & c->classes);
     if (!anchors.len && !always)
         goto out;
-    qsort(anchors.items, anchors.len, sizeof(*anchors.items), cmp_anchor);
+    sort_anchors(&anchors, s->nrules);
     c->md = pcre2_match_data_create((uint32_t)s->max_groups + 1, NULL);
     c->md2 = pcre2_match_data_create(1, NULL);
     c->mctx = pcre2_match_context_copy(s->mctx);
@@ -436,6 +479,8 @@ static int scan(scan_ctx *c)
     }
 out:
     free(anchors.items);
+    free(anchors.markers);
+    free(copy);
     pcre2_match_data_free(c->md);
     pcre2_match_data_free(c->md2);
     pcre2_match_context_free(c->mctx);
@@ -487,11 +532,9 @@ static int scan_text(scan_ctx *c, const mn_scanner *s, const char *text, size_t 
     c->any = any;
     if (!s || len == 0 || !c->classes)
         return 0;
-    char *copy = blank_markers(text, len);
-    c->text = copy ? copy : text;
+    c->text = text;
     c->len = len;
     int rc = scan(c);
-    free(copy);
     c->text = NULL;
     if (rc == 0)
         resolve(c);

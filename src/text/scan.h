@@ -67,9 +67,9 @@ void mn_scanner_free(mn_scanner *s);
 
 /**
  * Every hit in text[0, len) of the given classes (a mask of mn_scan_class),
- * sorted by start and never overlapping (of overlapping matches the longer
- * one is kept). *out is malloc'd (free it), NULL when *n is 0. text need
- * not be NUL-terminated and may hold any bytes.
+ * sorted by start and never overlapping (overlapping matches merge into one
+ * hit that covers both, named after the longer one's rule). *out is malloc'd (free it), NULL when
+ * *n is 0. text need not be NUL-terminated and may hold any bytes.
  */
 int mn_scan_find(mn_scan_hit **out, size_t *n, const mn_scanner *s, const char *text, size_t len,
                  unsigned classes);

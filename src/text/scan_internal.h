@@ -15,6 +15,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,19 +60,33 @@ typedef enum {
 
 #define MN_SCAN__MAX_CHECKS 4 /* per rule */
 
+/* A rule's pattern compiled by the JIT on first use (scan.c): most texts
+ * wake few rules, so a process pays for the JIT of those only. Shared by the
+ * scanners that share the rule; `jit` goes from NULL to the code once. */
+typedef struct {
+    _Atomic(pcre2_code *) jit;
+} mn_scan__lazy;
+
 typedef struct {
     char *id;
     mn_scan_class cls;
-    pcre2_code *re;
+    pcre2_code *re; /* interpreted; the JIT copy is lazy->jit */
+    mn_scan__lazy *lazy;
     uint32_t group;       /* capture group of the secret part; 0 = the whole match */
     size_t before, after; /* window around a trigger, bytes */
     bool multiline;       /* windows may cross lines */
     bool has_keywords;    /* some keyword or prefix triggers it */
     unsigned digits;      /* > 0: a run of this many digits triggers it */
-    bool always;          /* no trigger: the regex runs over the whole text */
-    bool placeholders;    /* drop matches whose secret part is a placeholder */
-    double min_entropy;   /* bits per byte of the secret part; 0 = none */
-    size_t min_len;       /* of the secret part */
+    struct {
+        unsigned upper_before; /* that many capitals right before the run (0: any) */
+        bool upper_after;      /* a capital right after it */
+        bool plus_before;      /* a '+' right before it */
+        bool dots;             /* four groups joined by single dots (IPv4) */
+    } digit_shape;
+    bool always;        /* no trigger: the regex runs over the whole text */
+    bool placeholders;  /* drop matches whose secret part is a placeholder */
+    double min_entropy; /* bits per byte of the secret part; 0 = none */
+    size_t min_len;     /* of the secret part */
     mn_scan__check checks[MN_SCAN__MAX_CHECKS];
     size_t nchecks;
     char **context; /* lower-case words one of which must occur near the match */
@@ -92,6 +107,7 @@ typedef struct {
     char *text; /* as written (prefixes compare case-sensitively) */
     size_t len;
     bool exact_case; /* a prefix: the bytes must match as written */
+    bool marker;     /* "[REDACTED:": where a redaction marker starts (no rules) */
     uint32_t *rules; /* indexes into the scanner's rules */
     size_t nrules;
 } mn_scan__keyword;
@@ -104,7 +120,10 @@ typedef struct {
     uint32_t nclasses;
     uint32_t nstates;
     uint32_t first_out;
-    uint32_t *delta;     /* nstates * nclasses */
+    uint32_t maxlen;   /* of a keyword */
+    uint32_t *delta;   /* nstates * nclasses: next state * nclasses */
+    uint16_t *delta16; /* state numbers, rows of 1 << shift16 entries (NULL over 65535 states) */
+    uint32_t shift16;
     uint32_t *out_start; /* per state >= first_out: slice of out_kw */
     uint32_t *out_count;
     uint32_t *out_kw;
@@ -142,9 +161,12 @@ void mn_scan__ac_release(mn_scan__ac *ac);
 typedef struct {
     mn_scan__anchor *items;
     size_t len, cap;
+    size_t *markers; /* where "[REDACTED:" occurs */
+    size_t nmarkers, cmarkers;
 } mn_scan__anchors;
-/* Append an anchor per trigger found in text[0, len): keywords and
- * prefixes of the automaton, and digit runs of at least s->min_digits. */
+/* Append an anchor per trigger found in text[0, len) (keywords and
+ * prefixes of the automaton, digit runs of at least s->min_digits), and the
+ * offsets where a redaction marker may start. */
 void mn_scan__prefilter(mn_scan__anchors *out, const mn_scanner *s, const char *text, size_t len);
 
 /* scan_checks.c */
@@ -156,6 +178,8 @@ bool mn_scan__placeholder(const char *s, size_t n);
 bool mn_scan__glob_match(const char *glob, const char *path);
 
 /* scan_rules.c */
+/* The rule's pattern for matching: its JIT copy, made on first use. */
+const pcre2_code *mn_scan__code(const mn_scan__rule *r);
 int mn_scan__load(mn_scanner *s, const char *yaml, size_t len, const char *origin, bool user);
 /* Share base's rules (the built-in scanner's, alive until exit) with s. */
 void mn_scan__borrow(mn_scanner *s, const mn_scanner *base);

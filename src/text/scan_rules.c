@@ -18,6 +18,15 @@
  * where it is unavailable the interpreter runs the same pattern.
  */
 #include "common.h"
+#include <pthread.h>
+/* valgrind's client-request header, where valgrind is installed (it is a
+ * test dependency): see use_jit() */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define MN_HAVE_VALGRIND_H 1
+#endif
+#endif
 
 #include "text/scan_internal.h"
 #include "util/buf.h"
@@ -75,11 +84,28 @@ static void rule_release(mn_scan__rule *r)
     }
     free(r->id);
     pcre2_code_free(r->re);
+    if (r->lazy) {
+        pcre2_code_free(atomic_load(&r->lazy->jit));
+        free(r->lazy);
+    }
     free_strings(r->context, r->ncontext);
     free_codes(r->allow, r->nallow);
     free_strings(r->keywords, r->nkeywords);
     free_strings(r->prefixes, r->nprefixes);
     memset(r, 0, sizeof(*r));
+}
+
+/* PCRE2's JIT code reads the subject 16 bytes at a time and may read past
+ * its end (never past the page): harmless, but memcheck reports each such
+ * read. Under valgrind the interpreter runs instead (same results), so that
+ * the project's valgrind tests see mnemo's own errors only. */
+static bool use_jit(void)
+{
+#ifdef MN_HAVE_VALGRIND_H
+    return !RUNNING_ON_VALGRIND;
+#else
+    return true;
+#endif
 }
 
 /* Compile `pattern` as every pattern is compiled; on failure, *why gets
@@ -112,8 +138,10 @@ static pcre2_code *compile(const char *pattern, size_t len, bool wrap, char *why
         snprintf(why, cap, "does not compile at offset %zu: %s", at, (const char *)msg);
         return NULL;
     }
-    /* JIT is an optimisation: a platform without it runs the interpreter. */
-    (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    /* JIT is an optimisation (a platform without it runs the interpreter);
+     * a rule's pattern gets it on first use (mn_scan__code) */
+    if (!wrap && use_jit())
+        (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
     return re;
 }
 
@@ -236,6 +264,7 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
         rc = rule_error(origin, id, index, "pattern %s", why);
         goto out;
     }
+    r->lazy = mn_calloc(1, sizeof(*r->lazy));
     uint32_t ncap = 0;
     pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &ncap);
 
@@ -274,10 +303,43 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
 
     const json_t *v;
     if ((v = json_object_get(j, "digits"))) {
+        /* `digits: N`, or `digits: {min: N, upper_before: K, upper_after: true,
+         * plus_before: true, dots: true}` (scan_prefilter.c says what each means) */
         size_t d;
-        if ((rc = size_field(&d, v, 2, 64, "digits", origin, id, index)))
+        const json_t *min = json_is_object(v) ? json_object_get(v, "min") : v;
+        if ((rc = size_field(&d, min, 2, 64, "digits", origin, id, index)))
             goto out;
         r->digits = (unsigned)d;
+        const char *dk;
+        json_t *dv;
+        json_object_foreach((json_t *)(json_is_object(v) ? v : NULL), dk, dv)
+        {
+            if (strcmp(dk, "min") == 0)
+                continue;
+            if (strcmp(dk, "upper_before") == 0) {
+                if ((rc = size_field(&d, dv, 1, 8, "digits.upper_before", origin, id, index)))
+                    goto out;
+                r->digit_shape.upper_before = (unsigned)d;
+            } else if (strcmp(dk, "upper_after") == 0 || strcmp(dk, "plus_before") == 0 ||
+                       strcmp(dk, "dots") == 0) {
+                if (!json_is_true(dv)) {
+                    rc = rule_error(origin, id, index, "'digits.%s' can only be true", dk);
+                    goto out;
+                }
+                if (strcmp(dk, "upper_after") == 0)
+                    r->digit_shape.upper_after = true;
+                else if (strcmp(dk, "plus_before") == 0)
+                    r->digit_shape.plus_before = true;
+                else
+                    r->digit_shape.dots = true;
+            } else {
+                rc = rule_error(origin, id, index,
+                                "unknown key 'digits.%s' (expected min, upper_before, "
+                                "upper_after, plus_before or dots)",
+                                dk);
+                goto out;
+            }
+        }
     }
     r->always = !r->has_keywords && !r->digits;
 
@@ -546,6 +608,31 @@ out:
     return rc;
 }
 
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const pcre2_code *mn_scan__code(const mn_scan__rule *r)
+{
+    pcre2_code *code = atomic_load_explicit(&r->lazy->jit, memory_order_acquire);
+    if (code)
+        return code;
+    if (!use_jit())
+        return r->re;
+    pthread_mutex_lock(&jit_lock);
+    code = atomic_load_explicit(&r->lazy->jit, memory_order_relaxed);
+    if (!code) {
+        /* a copy: the interpreted code may be in use by another thread */
+        code = pcre2_code_copy(r->re);
+        if (!code) {
+            pthread_mutex_unlock(&jit_lock);
+            return r->re; /* out of memory: the interpreter still works */
+        }
+        (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+        atomic_store_explicit(&r->lazy->jit, code, memory_order_release);
+    }
+    pthread_mutex_unlock(&jit_lock);
+    return code;
+}
+
 void mn_scan__borrow(mn_scanner *s, const mn_scanner *base)
 {
     s->rules = mn_calloc(base->nrules ? base->nrules : 1, sizeof(*s->rules));
@@ -595,6 +682,14 @@ int mn_scan__finish(mn_scanner *s)
             kw[j].rules[kw[j].nrules++] = (uint32_t)i;
         }
     }
+    /* where redaction markers start, found in the same pass (scan.c blanks them) */
+    kw = mn_realloc(kw, (nkw + 1) * sizeof(*kw));
+    memset(&kw[nkw], 0, sizeof(*kw));
+    kw[nkw].text = mn_strdup("[REDACTED:");
+    kw[nkw].len = strlen(kw[nkw].text);
+    kw[nkw].exact_case = true;
+    kw[nkw].marker = true;
+    nkw++;
     mn_scan__ac_release(&s->ac);
     rc = mn_scan__ac_build(&s->ac, kw, nkw); /* takes kw */
     return rc;
