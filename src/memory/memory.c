@@ -372,50 +372,43 @@ static int add_keywords(mn_store *s, json_t *mem)
 /*
  * A copy of a save's (or an update's, or an imported memory's) input with
  * every secret, and personal data unless the project quarantines it,
- * redacted: the text fields first, to tell whether anything worth keeping
- * is left (mostly a secret: refused, naming the rule), then everything else
- * (scope, provenance, links' notes, citations). *rep says what was found.
+ * redacted in every field (scope, provenance, links' notes, citations too).
+ * A memory whose words (title, body, context) were mostly secrets is refused,
+ * naming the rule, rather than kept as a row of markers: "my key: <the key>"
+ * says nothing once the key is gone, while a note that says what a key is
+ * for and quotes it keeps its words. *rep says what was found.
  */
+#define SCRUB_MIN_LEFT 12 /* bytes of words a memory must keep */
+
+static size_t words_bytes(const json_t *mem, size_t *markers)
+{
+    static const char *const texts[] = {"title", "body", "context"};
+    size_t total = 0, m = 0;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(texts); i++) {
+        const json_t *v = json_object_get(mem, texts[i]);
+        if (v)
+            m += mn_scrub_marker_bytes(v, &total);
+    }
+    if (markers)
+        *markers = m;
+    return total;
+}
+
 static int scrub_input(json_t **out, const json_t *in, const mn_memory_settings *cfg,
                        mn_scrub_report *rep)
 {
-    static const char *const texts[] = {"title", "body", "context"};
     json_t *copy = json_deep_copy(in);
     int rc = 0;
     *out = NULL;
-    if (!cfg->scanner || !cfg->redact) {
-        *out = copy;
-        return 0;
-    }
-    for (size_t i = 0; i < MN_ARRAY_SIZE(texts) && rc == 0; i++) {
-        json_t *v = json_object_get(copy, texts[i]);
-        if (v)
-            rc = mn_scrub_json(v, cfg->scanner, cfg->redact, rep);
-    }
-    if (rc == 0 && mn_scrub_mostly_redacted(rep))
-        rc = mn_error_set(MN_EINVAL,
-                          "the memory is mostly a secret or personal data (rule '%s'): nothing was "
-                          "saved; say what it is for without the value itself",
-                          json_string_value(json_array_get(rep->rules, 0)));
-    if (rc == 0) {
-        mn_scrub_report rest = MN_SCRUB_REPORT_INIT;
-        rc = mn_scrub_json(copy, cfg->scanner, cfg->redact, &rest);
-        rep->secrets += rest.secrets;
-        rep->pii += rest.pii;
-        size_t i;
-        json_t *r;
-        json_array_foreach(rest.rules, i, r)
-        {
-            if (!rep->rules)
-                rep->rules = json_array();
-            bool seen = false;
-            size_t j;
-            json_t *q;
-            json_array_foreach(rep->rules, j, q) if (json_equal(q, r)) seen = true;
-            if (!seen)
-                json_array_append(rep->rules, r);
-        }
-        mn_scrub_report_release(&rest);
+    if (cfg->scanner && cfg->redact) {
+        size_t before = words_bytes(copy, NULL), markers;
+        rc = mn_scrub_json(copy, cfg->scanner, cfg->redact, rep);
+        size_t after = words_bytes(copy, &markers), left = after - markers;
+        if (rc == 0 && rep->rules && markers && (left * 5 < before || left < SCRUB_MIN_LEFT))
+            rc = mn_error_set(MN_EINVAL,
+                              "the memory is mostly a secret or personal data (rule '%s'): "
+                              "nothing was saved; say what it is for without the value itself",
+                              json_string_value(json_array_get(rep->rules, 0)));
     }
     if (rc)
         json_decref(copy);

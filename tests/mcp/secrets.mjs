@@ -32,8 +32,12 @@ const db = `${fx.repo}/.mnemo/mnemo.db`;
 const mnemo = (args, input) =>
   execFileSync(fx.mnemo, args, { cwd: fx.repo, input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
 
-// leaks(text): the values found in text (none expected)
-const leaks = (text) => allValues.filter((v) => text.includes(v));
+// leaks(text): the values found in text as whole words (none expected): a
+// value is not leaked by a longer number or name that happens to contain it
+// (a webhook's id holding "123456789")
+const esc = (v) => v.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+const patterns = allValues.map((v) => [v, new RegExp(`(?<![A-Za-z0-9])${esc(v)}(?![A-Za-z0-9])`)]);
+const leaks = (text) => patterns.filter(([, re]) => re.test(text)).map(([v]) => v);
 const noLeak = (what, text) => {
   const found = leaks(text);
   return check(`${what}: no secret in it`, found.length === 0, found.slice(0, 5));
@@ -55,7 +59,7 @@ function memoryOf(item, i) {
     case "excerpt": m.context.conversation_excerpt = `user: look at this\n${item.text}\nassistant: noted`; break;
     case "keyword": m.context.trigger_keywords.push(item.value); m.body = item.text; break;
     case "tag": m.scope = { tags: [item.value] }; m.body = item.text; break;
-    case "title": m.title = item.text.replace(/\s+/g, " ").slice(0, 200); break;
+    case "title": m.title = item.text.slice(0, 200); break;
   }
   return m;
 }
@@ -130,8 +134,7 @@ noLeak("export", mnemo(["export"]));
 
 heading("the store's files");
 for (const name of readdirSync(`${fx.repo}/.mnemo`)) {
-  const bytes = readFileSync(`${fx.repo}/.mnemo/${name}`);
-  const found = allValues.filter((v) => bytes.includes(Buffer.from(v)));
+  const found = leaks(readFileSync(`${fx.repo}/.mnemo/${name}`).toString("latin1"));
   check(`.mnemo/${name}: no secret in its bytes`, found.length === 0, found.slice(0, 5));
 }
 const hex = execFileSync("sqlite3", ["-readonly", db, "SELECT hex(excerpt) FROM memories WHERE excerpt IS NOT NULL"], { encoding: "utf8" });
