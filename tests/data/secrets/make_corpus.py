@@ -532,7 +532,7 @@ for kind, rule, text, value in [
      "ANTHROPIC_API_KEY=sk-ant-api03-Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3Ab4Cd5Ef6Gh7Ij8Kl9Mn0Op1Qr2St3Uv4Wx5Yz6-AbCdEfAA",
      "sk-ant-api03-Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3Ab4Cd5Ef6Gh7Ij8Kl9Mn0Op1Qr2St3Uv4Wx5Yz6-AbCdEfAA"),
     ("env-secret", "env-secret", "API_SECRET=9f8e7d6c5b4a39281706f5e4d3c2b1a0", "9f8e7d6c5b4a39281706f5e4d3c2b1a0"),
-    ("env-password", "env-password", "DB_PASSWORD=123456", "123456"),
+    ("env-password", "env-password", "DB_PASSWORD=12345678!", "12345678!"),
     ("url-password", "url-password", "mongodb://root:hunter2@mongo:27017", "hunter2"),
 ]:
     add(kind, "secret", rule, text, value)

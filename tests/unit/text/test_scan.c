@@ -376,6 +376,10 @@ static void test_checks_reject(void)
     expect_none(s, "see image@2x.png and user@localhost");
     expect_none(s, "git clone git@github.com:acme/api.git");
     expect_none(s, "x = 0 365 730 1095 1460 1825");
+    expect_none(s, "send it to youremail@gmail.com or user@example.com");
+    /* a number in parentheses keeps its closing one */
+    expect_rule(s, "(Tel: +81-288-53-3161)", "phone-international", "+81-288-53-3161");
+    expect_rule(s, "(tel 030 1234 5678)", "phone-context", "030 1234 5678");
     /* and the same shapes that pass, so the list above is not vacuous */
     expect_rule(s, "card 4111 1111 1111 1111", "credit-card", "4111 1111 1111 1111");
     expect_rule(s, "SSN 123456789 on file", "us-ssn", "123456789");
