@@ -287,12 +287,22 @@ int mn_store_file_imports(mn_store *s, const char *path, int (*cb)(void *payload
 
 /* ---- served answers and feedback ---- */
 
-/** Whether the store was opened read-only (nothing can be recorded). */
+/**
+ * Whether nothing can be written to the store (opened read-only, or its
+ * file, directory or file system is read-only: mn_store_read_only_reason).
+ */
 bool mn_store_read_only(const mn_store *s);
 
 /** Record an answer served (op, query, items as JSON); *out its id. Needs a transaction. */
 int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *query,
                         const json_t *items);
+/**
+ * Forget served answers of this project older than max_age_ms (0: no age
+ * limit) or beyond the newest max_rows (0: no count limit); their feedback
+ * rows stay, with served_id NULL. Needs a transaction. Cheap enough to run
+ * with every mn_store_served_add: a range of the (project_id, ts) index.
+ */
+int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows);
 /** A served answer as {id, op, query, ts, items} (new reference): MN_ENOTFOUND when unknown. */
 int mn_store_served_get(mn_store *s, json_t **out, int64_t id);
 

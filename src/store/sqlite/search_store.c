@@ -1250,6 +1250,45 @@ int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *q
     return 0;
 }
 
+/*
+ * Two deletes on the served_ts index (project_id, ts; the rowid breaks ties):
+ * everything before the cutoff time, then everything before the max_rows-th
+ * newest row. The second finds that row by stepping max_rows entries of
+ * the index (~10,000 small entries, a fraction of a millisecond), and
+ * deletes at most the rows the last add pushed out.
+ */
+int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows)
+{
+    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    int step;
+    if (max_age_ms > 0) {
+        sqlite3_stmt *st =
+            mn_sqlite__stmt(s, "DELETE FROM served WHERE project_id = ?1 AND ts < ?2");
+        if (!st)
+            return mn_error_last_code();
+        sqlite3_bind_int64(st, 1, s->project_id);
+        sqlite3_bind_int64(st, 2, now_ms - max_age_ms);
+        step = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (step != SQLITE_DONE)
+            return fail(s, "cannot forget old served answers");
+    }
+    if (max_rows > 0) {
+        sqlite3_stmt *st = mn_sqlite__stmt(
+            s, "DELETE FROM served WHERE project_id = ?1 AND (ts, id) < (SELECT ts, id FROM "
+               "served WHERE project_id = ?1 ORDER BY ts DESC, id DESC LIMIT 1 OFFSET ?2 - 1)");
+        if (!st)
+            return mn_error_last_code();
+        sqlite3_bind_int64(st, 1, s->project_id);
+        sqlite3_bind_int64(st, 2, max_rows);
+        step = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (step != SQLITE_DONE)
+            return fail(s, "cannot forget old served answers");
+    }
+    return 0;
+}
+
 int mn_store_served_get(mn_store *s, json_t **out, int64_t id)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
