@@ -41,6 +41,8 @@ int cli_fail(int rc);
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int cli_open(mn_ctx **out, const cli_global *g);
+/** cli_open for one operation: one that only reads (MN_OP_READONLY) never creates the store. */
+int cli_open_op(mn_ctx **out, const cli_global *g, const char *op);
 
 /**
  * Build an operation's input from command-line words: --flags generated
