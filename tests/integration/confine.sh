@@ -15,6 +15,7 @@
 #              directory is refused with what to do; a question asked from
 #              elsewhere refreshes the recorded root
 # A failed check is reported and the script goes on; it exits 1 if any failed.
+# shellcheck disable=SC2015 # A && B || fail is meant
 set -euo pipefail
 : "${MNEMO:?MNEMO must name the mnemo binary}"
 

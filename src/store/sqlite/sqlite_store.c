@@ -311,27 +311,78 @@ static int unreadable(mn_store *s, int code)
     return rc;
 }
 
-/* Open s->path with flags; exclusive: in exclusive locking mode (no -shm file). */
-static int open_db(mn_store *s, int flags, bool exclusive)
+/* How a store is opened: as usual, or without the shared-memory file (-shm). */
+typedef enum {
+    OPEN_SHARED,    /* the usual way: the -wal index in the -shm file beside the store */
+    OPEN_EXCLUSIVE, /* exclusive locking mode: the -wal index in this process's memory */
+    OPEN_IMMUTABLE  /* no locks, no -wal: only for a store with no write-ahead log to read */
+} open_mode;
+
+/* "file:" URI of path for SQLite (immutable=1 needs one): %, ? and # escaped. */
+static char *uri_of(const char *path)
 {
-    int rc = sqlite3_open_v2(s->path, &s->db, flags, NULL);
+    mn_buf u = MN_BUF_INIT;
+    mn_buf_puts(&u, "file:");
+    for (const char *p = path; *p; p++)
+        if (*p == '%' || *p == '?' || *p == '#')
+            mn_buf_printf(&u, "%%%02X", (unsigned char)*p);
+        else
+            mn_buf_putc(&u, *p);
+    mn_buf_puts(&u, "?immutable=1");
+    return mn_buf_detach(&u);
+}
+
+static int open_db(mn_store *s, int flags, open_mode mode)
+{
+    char *uri = mode == OPEN_IMMUTABLE ? uri_of(s->path) : NULL;
+    if (uri)
+        flags = (flags & ~SQLITE_OPEN_READWRITE) | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    int rc = sqlite3_open_v2(uri ? uri : s->path, &s->db, flags, NULL);
+    free(uri);
     if (rc != SQLITE_OK)
         return mn_error_set(MN_EIO, "cannot open store '%s': %s", s->path,
                             s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_handler(s->db, busy_wait, s);
-    if (exclusive)
+    if (mode == OPEN_EXCLUSIVE)
         return mn_sqlite__exec(s, "PRAGMA locking_mode=EXCLUSIVE");
     return 0;
 }
 
-/* Whether a failed first read (code) is the shared-memory file a full disk cannot take. */
-static bool shm_failed(const mn_store *s, int code)
+/*
+ * After a first read failed with code: how to read the store without its
+ * -shm file, or OPEN_SHARED when that is not what failed.
+ *  - A full disk (the directory is writable, the read failed on I/O) has
+ *    no room for the 32 KB -shm: in exclusive locking mode SQLite keeps
+ *    the index of the -wal in memory; this connection then holds the
+ *    store to itself (other processes wait; a one-shot command is over in
+ *    a moment).
+ *  - A directory that cannot be written (permissions, a read-only file
+ *    system) cannot take a -shm either. Without a write-ahead log to read
+ *    (the usual state: the last process to close a store removes it), the
+ *    store file is all there is, and is read immutable (no locks, no
+ *    -wal): nothing can commit to it there without creating a -wal. With
+ *    one, exclusive mode reads it when the store file is writable; else
+ *    the error says what to do.
+ */
+static open_mode without_shm(const mn_store *s, int code)
 {
     char *dir = NULL;
     dir_state ds = dir_of(s->path, &dir);
     free(dir);
-    return ds == DIR_WRITABLE && ((code & 0xff) == SQLITE_IOERR || (code & 0xff) == SQLITE_FULL);
+    int primary = code & 0xff;
+    if (ds == DIR_WRITABLE)
+        return primary == SQLITE_IOERR || primary == SQLITE_FULL ? OPEN_EXCLUSIVE : OPEN_SHARED;
+    if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY)
+        return OPEN_SHARED;
+    mn_buf wal = MN_BUF_INIT;
+    struct stat st;
+    mn_buf_printf(&wal, "%s-wal", s->path);
+    bool has_log = stat(wal.ptr, &st) == 0 && st.st_size > 0;
+    mn_buf_release(&wal);
+    if (!has_log)
+        return OPEN_IMMUTABLE;
+    return access(s->path, W_OK) == 0 && ds == DIR_NO_PERMISSION ? OPEN_EXCLUSIVE : OPEN_SHARED;
 }
 
 /* Whether the file system of path has no space left for an unprivileged user. */
@@ -421,29 +472,32 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
     /* never SQLITE_OPEN_CREATE: the file exists now, and a path that vanished is an error */
     flags = (opts->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
     s->busy_timeout_ms = opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 10000;
-    if ((rc = open_db(s, flags, false)) != 0)
+    if ((rc = open_db(s, flags, OPEN_SHARED)) != 0)
         goto fail;
 
     /* What the file is, read before anything is written: a store of ours (the
      * application id, or meta's written_by for stores older than it), an
      * empty file we may make one, or anything else, which is left untouched. */
-    if ((rc = probe(s, &pr)) != 0 && shm_failed(s, rc)) {
-        /*
-         * A full disk has no room for the shared-memory file (-shm, 32 KB) a
-         * WAL store is read through. In exclusive locking mode SQLite keeps
-         * that index in the process's memory instead: the store answers,
-         * while this connection holds the store to itself (other processes
-         * wait for it; a one-shot command is over in a moment).
-         */
-        mn_log(MN_LOG_WARN,
-               "store '%s': no shared-memory file beside it (%s); reading it in exclusive mode",
-               path, sqlite3_errmsg(s->db));
+    open_mode mode;
+    if ((rc = probe(s, &pr)) != 0 && (mode = without_shm(s, rc)) != OPEN_SHARED) {
+        int first = rc;
+        mn_log(MN_LOG_DEBUG, "store '%s': %s; reading it %s", path, sqlite3_errmsg(s->db),
+               mode == OPEN_IMMUTABLE ? "as an immutable file" : "in exclusive mode");
         sqlite3_close(s->db);
         s->db = NULL;
-        if ((rc = open_db(s, flags, true)) != 0)
+        if ((rc = open_db(s, flags, mode)) != 0)
             goto fail;
-        if ((rc = probe(s, &pr)) == 0 && disk_full(path))
-            s->read_only_why = "the disk is full";
+        if ((rc = probe(s, &pr)) == 0) {
+            if (mode == OPEN_EXCLUSIVE && disk_full(path))
+                s->read_only_why = "the disk is full";
+            else if (mode == OPEN_EXCLUSIVE)
+                mn_log(MN_LOG_INFO,
+                       "store '%s': no shared-memory file beside it; this process holds the "
+                       "store to itself",
+                       path);
+        } else {
+            rc = first; /* the first failure says what is wrong */
+        }
     }
     if (rc) {
         rc = unreadable(s, rc);
@@ -473,10 +527,10 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
             s->read_only_why = "the store was opened read-only";
         else if (ds == DIR_READ_ONLY_FS)
             s->read_only_why = "the store is on a read-only file system";
-        else if (sqlite3_db_readonly(s->db, "main") == 1)
-            s->read_only_why = "there is no write permission on the store's file";
         else if (ds == DIR_NO_PERMISSION)
             s->read_only_why = "there is no write permission on the store's directory";
+        else if (sqlite3_db_readonly(s->db, "main") == 1)
+            s->read_only_why = "there is no write permission on the store's file";
     }
     s->read_only = s->read_only_why != NULL;
 
