@@ -222,7 +222,7 @@ static void sqlite_setup(void)
 
 /* What opening may do to the file: nothing is written before probe() says it is ours. */
 typedef struct {
-    int application_id, user_version, objects;
+    int application_id, user_version, objects, pages;
     bool written_by_mnemo; /* meta 'written_by' = "mnemo ..." (every store before application_id) */
 } probe_result;
 
@@ -235,6 +235,7 @@ static int probe(mn_store *s, probe_result *p)
                             "SELECT (SELECT application_id FROM pragma_application_id), "
                             "(SELECT user_version FROM pragma_user_version), "
                             "(SELECT count(*) FROM sqlite_schema), "
+                            "(SELECT page_count FROM pragma_page_count), "
                             "(SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
                             "name = 'meta')",
                             -1, &st, NULL);
@@ -242,7 +243,8 @@ static int probe(mn_store *s, probe_result *p)
         p->application_id = sqlite3_column_int(st, 0);
         p->user_version = sqlite3_column_int(st, 1);
         p->objects = sqlite3_column_int(st, 2);
-        rc = sqlite3_column_int(st, 3) ? SQLITE_DONE : SQLITE_OK;
+        p->pages = sqlite3_column_int(st, 3);
+        rc = sqlite3_column_int(st, 4) ? SQLITE_DONE : SQLITE_OK;
     }
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE) {
@@ -435,7 +437,6 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
     probe_result pr;
     struct stat sb;
     int rc, flags;
-    bool empty_file;
 
     *out = NULL;
     if (!opts)
@@ -452,15 +453,13 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
                                 path);
         if ((rc = create_private(path)) != 0)
             return rc;
-        empty_file = true;
     } else if (S_ISDIR(sb.st_mode)) {
         return mn_error_set(MN_EINVAL,
                             "'%s' is a directory, not a mnemo store: give the store's file "
                             "(such as %s/mnemo.db)",
                             path, path);
     } else {
-        empty_file = sb.st_size == 0;
-        if (empty_file && (!opts->create || opts->read_only))
+        if (sb.st_size == 0 && (!opts->create || opts->read_only))
             return mn_error_set(MN_ENOTFOUND,
                                 "'%s' is an empty file, not a mnemo store; a command that "
                                 "writes (mnemo save, mnemo index) makes it one",
@@ -503,9 +502,12 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
         rc = unreadable(s, rc);
         goto fail;
     }
+    /* empty: no page at all (a new file, or one whose first migration was cut short by a
+     * crash: SQLite rolled its hot journal back to the 0 pages it had). Another program's
+     * empty database has its first page. */
     bool ours = pr.application_id == MN_STORE_APPLICATION_ID || pr.written_by_mnemo;
-    bool blank = pr.objects == 0 && pr.user_version == 0 && pr.application_id == 0;
-    if (!ours && !(blank && empty_file && opts->create) && !opts->adopt) {
+    bool empty = pr.pages == 0 && pr.objects == 0 && pr.user_version == 0;
+    if (!ours && !(empty && opts->create) && !opts->adopt) {
         rc = mn_error_set(MN_EINVAL,
                           "'%s' is not a mnemo store but another program's SQLite "
                           "database; mnemo left it untouched (name a mnemo store or a new file "
