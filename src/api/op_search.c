@@ -145,7 +145,7 @@ void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const
         if (rc == 0 && nrows)
             rc = mn_store_memories_touch(ctx->store, rows, nrows, now);
         if (rc == 0)
-            rc = mn_store_served_prune(ctx->store, now, max_age, max_rows);
+            rc = mn_store_served_prune(ctx->store, now, max_age, max_rows, *id);
         if (rc)
             mn_store_rollback(ctx->store);
         else

@@ -299,10 +299,13 @@ int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *q
 /**
  * Forget served answers of this project older than max_age_ms (0: no age
  * limit) or beyond the newest max_rows (0: no count limit); their feedback
- * rows stay, with served_id NULL. Needs a transaction. Cheap enough to run
- * with every mn_store_served_add: a range of the (project_id, ts) index.
+ * rows stay, with served_id NULL. Needs a transaction. added: the id of the
+ * row just added, with which the count is checked on one add in
+ * max_rows / 256 (the check steps max_rows index entries: amortized, ~256
+ * a call), so up to that many rows more are kept for a while; 0: now.
  */
-int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows);
+int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
+                          int64_t added);
 /** A served answer as {id, op, query, ts, items} (new reference): MN_ENOTFOUND when unknown. */
 int mn_store_served_get(mn_store *s, json_t **out, int64_t id);
 

@@ -2,6 +2,7 @@
  * test_served.c - how long the served table keeps what was asked
  * (mn_store_served_prune): the newest max_rows rows stay, rows older than
  * max_age go, 0 means no limit, another project's rows are not touched,
+ * pruned with every add the count stays within max_rows / 256 of the cap,
  * and feedback on a forgotten answer stays with served_id NULL (the
  * foreign key's ON DELETE SET NULL), checked with sqlite3 on the file.
  */
@@ -56,7 +57,7 @@ static int add_rows(mn_store *s, int first, int n, int64_t *ids)
 static int prune(mn_store *s, int64_t now, int64_t max_age, int64_t max_rows)
 {
     int rc = mn_store_begin(s);
-    if (rc == 0 && (rc = mn_store_served_prune(s, now, max_age, max_rows)) == 0)
+    if (rc == 0 && (rc = mn_store_served_prune(s, now, max_age, max_rows, 0)) == 0)
         return mn_store_commit(s);
     mn_store_rollback(s);
     return rc;
@@ -127,4 +128,31 @@ static void test_prune(void)
     rm_rf(tmp);
 }
 
-MN_TEST_MAIN(MN_TEST(test_prune))
+/* With every add: the count is checked on one add in max_rows / 256, and never let far past. */
+static void test_prune_as_added(void)
+{
+    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-served-XXXXXX");
+    REQUIRE(mkdtemp(tmp));
+    snprintf(path, sizeof(path), "%s/mnemo.db", tmp);
+    mn_store *s = NULL;
+    REQUIRE_OK(mn_store_open(&s, path, NULL));
+    int64_t most = 0, id;
+    for (int i = 0; i < 1200; i++) {
+        REQUIRE_OK(add_rows(s, i, 1, &id));
+        REQUIRE_OK(mn_store_begin(s));
+        CHECK_OK(mn_store_served_prune(s, T0 + i * MINUTE, 0, 512, id));
+        REQUIRE_OK(mn_store_commit(s));
+        if (i >= 500 && i % 3 == 0) { /* the peaks come and go with the step of 2 */
+            int64_t n = sql_int("SELECT count(*) FROM served");
+            most = n > most ? n : most;
+        }
+    }
+    CHECK(most <= 512 + 2);
+    CHECK(sql_int("SELECT count(*) FROM served") >= 512);
+    CHECK(sql_int("SELECT count(*) FROM served WHERE query = 'question 1199'") == 1);
+    CHECK(sql_int("SELECT count(*) FROM served WHERE query = 'question 600'") == 0);
+    mn_store_free(s);
+    rm_rf(tmp);
+}
+
+MN_TEST_MAIN(MN_TEST(test_prune), MN_TEST(test_prune_as_added))
