@@ -14,6 +14,7 @@ struct mn_ctx {
     mn_store *store;
     char *db_path;
     char *root;
+    const char *how; /* mn_location.how: "repository" when the store lives in root's .mnemo/ */
     char *actor;
     char *author;
     mn_memory_settings settings;
@@ -43,6 +44,18 @@ int mn_api__config_duration(mn_ctx *ctx, int64_t *out, const char *key);
  * and op index. A failure is logged, not returned: the index works as it is.
  */
 void mn_api__tidy(mn_ctx *ctx);
+/** How long served answers are kept: config served.max_age (ms) and served.max_rows; 0: no limit.
+ */
+int mn_api__served_limits(mn_ctx *ctx, int64_t *max_age_ms, int64_t *max_rows);
+/**
+ * Record an answer in the served table (op, query, items) and count a hit
+ * on each memory (rows: their row ids), then forget what served.* says is
+ * too old, in one transaction. Best effort: when the store cannot be
+ * written (read-only, disk full, locked too long) nothing is recorded,
+ * *id stays 0 and a note saying why goes into notes; the answer stands.
+ */
+void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const json_t *items,
+                           const int64_t *rows, size_t nrows, int64_t *id, json_t *notes);
 /** A KEY_BOOL config key's effective value. */
 int mn_api__config_bool(mn_ctx *ctx, bool *out, const char *key);
 

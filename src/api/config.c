@@ -99,6 +99,12 @@ static const struct config_key {
      "An MCP session unused this long ends; its client must initialize again (30m, 1h; 0: 1h)."},
     {"serve.threads", KEY_INT, "8", 64,
      "Threads of `mnemo serve`, each with its own store connection (0: 8)."},
+    /* served.*: how long what was asked and answered is kept (op_search.c) */
+    {"served.max_age", KEY_DURATION, "30d", 0,
+     "Keep each question asked (context, recall, search, a hook's prompt) and what it was "
+     "answered with this long, for feedback (7d, 30d; 0: no age limit)."},
+    {"served.max_rows", KEY_INT, "10000", 100000000,
+     "Keep at most this many of the newest questions and their answers (0: no limit)."},
     {"user.name", KEY_TEXT, "", 200, "Author recorded on saves (default: $USER)."},
 };
 
@@ -456,6 +462,16 @@ int mn_api__config_duration(mn_ctx *ctx, int64_t *out, const char *key)
     int rc = effective(ctx, &v, k, NULL);
     if (rc == 0)
         rc = parse_duration(out, key, v);
+    free(v);
+    return rc;
+}
+
+int mn_api__served_limits(mn_ctx *ctx, int64_t *max_age_ms, int64_t *max_rows)
+{
+    char *v = NULL;
+    int rc = mn_api__config_duration(ctx, max_age_ms, "served.max_age");
+    if (rc == 0 && (rc = effective(ctx, &v, find_key("served.max_rows"), NULL)) == 0)
+        rc = mn_parse_int64(max_rows, v, 0, INT64_MAX, "served.max_rows");
     free(v);
     return rc;
 }

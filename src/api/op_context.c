@@ -2,7 +2,9 @@
  * op_context.c - the one call (context) and its data form (recall): make
  * sure the index is fresh (op_index.c: mn_api__ensure_fresh), then hand the
  * question to the packer (retrieve/pack.h) and record what was served, so
- * feedback on it can reach the memories' usefulness counters.
+ * feedback on it can reach the memories' usefulness counters. Recording is
+ * best effort (op_search.c: mn_api__record_served): a store that cannot be
+ * written answers all the same, and its notes say what was not recorded.
  */
 #include "common.h"
 
@@ -29,9 +31,12 @@ static int collect_row(void *payload, const mn_memory_hit *h)
     return 0;
 }
 
-/* Remember what was served (ids and scores) and count a hit on each memory. */
+/*
+ * Remember what was served (ids and scores) and count a hit on each memory;
+ * best effort (mn_api__record_served): a note instead of an error.
+ */
 static int record_served(mn_ctx *ctx, const char *op, const char *query, json_t *out,
-                         const json_t *items)
+                         const json_t *items, json_t *notes)
 {
     int64_t id = 0;
     json_t *served = json_array();
@@ -49,24 +54,13 @@ static int record_served(mn_ctx *ctx, const char *op, const char *query, json_t 
         if (!strcmp(type, "memory") && nuids < MN_ARRAY_SIZE(uids))
             uids[nuids++] = mid;
     }
-    if (mn_store_read_only(ctx->store)) { /* serves without recording */
-        json_decref(served);
-        return 0;
-    }
     row_vec rows = MN_VEC_INIT;
     int rc = nuids ? mn_store_memories_by_uid(ctx->store, uids, nuids, collect_row, &rows) : 0;
-    if (rc == 0 && (rc = mn_store_begin(ctx->store)) == 0) {
-        rc = mn_store_served_add(ctx->store, &id, op, query, served);
-        if (rc == 0 && rows.len)
-            rc = mn_store_memories_touch(ctx->store, rows.items, rows.len, mn_time_now_ms());
-        if (rc == 0)
-            rc = mn_store_commit(ctx->store);
-        else
-            mn_store_rollback(ctx->store);
-    }
+    if (rc == 0)
+        mn_api__record_served(ctx, op, query, served, rows.items, rows.len, &id, notes);
     mn_vec_release(&rows);
     json_decref(served);
-    if (rc == 0)
+    if (id)
         json_object_set_new(out, "served", json_integer(id));
     return rc;
 }
@@ -138,7 +132,7 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
             }
             items = all;
         }
-        rc = record_served(ctx, recall ? "recall" : "context", req.query, *out, items);
+        rc = record_served(ctx, recall ? "recall" : "context", req.query, *out, items, notes);
         json_decref(all);
         json_array_extend(json_object_get(*out, "notes"), notes);
         if (rc) {

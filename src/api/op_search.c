@@ -12,7 +12,11 @@
  * search records each answer in the served table (op, query, the items
  * with their scores and signals) and counts a hit on every memory it
  * returns, in one write transaction after the read; the answer's id comes
- * back as `served`. A read-only store serves without recording.
+ * back as `served`. Recording is best effort (mn_api__record_served, which
+ * context and recall use too): a store that cannot be written (read-only,
+ * a full disk) still answers, with a note saying nothing was recorded and
+ * why. Served rows are kept as config served.max_age and served.max_rows
+ * say, pruned in the transaction that adds one.
  *
  * feedback takes item ids and a signal. With `served`, the items must be
  * in that answer (their type comes from it); without, the type is read
@@ -123,34 +127,53 @@ static json_t *item_json(const mn_search_item *it)
     return o;
 }
 
-/* Record the answer and count the memories' hits; *served its id (0: not recorded). */
-static int record(mn_ctx *ctx, const mn_search_result *res, const char *query, int64_t *served)
+void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const json_t *items,
+                           const int64_t *rows, size_t nrows, int64_t *id, json_t *notes)
 {
-    *served = 0;
+    int64_t max_age = 0, max_rows = 0, now = mn_time_now_ms();
+    const char *ro = mn_store_read_only_reason(ctx->store);
+    int rc;
+    *id = 0;
+    if (ro) {
+        json_array_append_new(notes, json_pack("s++", "this answer was not recorded (", ro,
+                                               "): feedback cannot name it"));
+        return;
+    }
+    if ((rc = mn_api__served_limits(ctx, &max_age, &max_rows)) == 0 &&
+        (rc = mn_store_begin(ctx->store)) == 0) {
+        rc = mn_store_served_add(ctx->store, id, op, query, items);
+        if (rc == 0 && nrows)
+            rc = mn_store_memories_touch(ctx->store, rows, nrows, now);
+        if (rc == 0)
+            rc = mn_store_served_prune(ctx->store, now, max_age, max_rows, *id);
+        if (rc)
+            mn_store_rollback(ctx->store);
+        else
+            rc = mn_store_commit(ctx->store);
+    }
+    if (rc) {
+        /* the answer was read; only its record is lost (a full disk, a lock held too long) */
+        *id = 0;
+        json_array_append_new(notes, json_pack("s++", "this answer was not recorded (",
+                                               mn_error_last(), "): feedback cannot name it"));
+        mn_error_clear();
+    }
+}
+
+/* The answer's items as the served table keeps them; the memories' row ids into rows. */
+static json_t *served_items(const mn_search_result *res, int64_t *rows, size_t *nrows)
+{
     json_t *items = json_array();
-    int64_t *rows = mn_malloc((res->n ? res->n : 1) * sizeof(int64_t));
-    size_t nrows = 0;
+    *nrows = 0;
     for (size_t i = 0; i < res->n; i++) {
         const mn_search_item *it = &res->items[i];
         json_array_append_new(items, json_pack("{s:s,s:s,s:f,s:o}", "kind", type_names[it->type],
                                                "id", it->id, "score", it->score, "signals",
                                                signals_json(&it->sig)));
         if (it->type == MN_ITEM_MEMORY)
-            rows[nrows++] = it->rowid;
+            rows[(*nrows)++] = it->rowid;
     }
-    int rc = mn_store_begin(ctx->store);
-    if (rc == 0) {
-        rc = mn_store_served_add(ctx->store, served, "search", query, items);
-        if (rc == 0)
-            rc = mn_store_memories_touch(ctx->store, rows, nrows, mn_time_now_ms());
-        if (rc)
-            mn_store_rollback(ctx->store);
-        else
-            rc = mn_store_commit(ctx->store);
-    }
-    free(rows);
-    json_decref(items);
-    return rc;
+    return items;
 }
 
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
@@ -193,25 +216,24 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
     for (i = 0; i < res.n; i++)
         json_array_append_new(items, item_json(&res.items[i]));
     *out = json_pack("{s:o,s:I}", "items", items, "total", (json_int_t)res.total);
-    int64_t served = 0;
-    if (!mn_store_read_only(ctx->store)) {
-        rc = record(ctx, &res, r.query, &served);
-        if (rc == 0)
-            json_object_set_new(*out, "served", json_integer(served));
-    }
-    if (res.nnotes) {
-        json_t *notes = json_array();
-        for (i = 0; i < res.nnotes; i++)
-            json_array_append_new(notes, json_string(res.notes[i]));
+    json_t *notes = json_array();
+    for (i = 0; i < res.nnotes; i++)
+        json_array_append_new(notes, json_string(res.notes[i]));
+    int64_t served = 0, *rows = mn_malloc((res.n ? res.n : 1) * sizeof(int64_t));
+    size_t nrows;
+    json_t *record = served_items(&res, rows, &nrows);
+    mn_api__record_served(ctx, "search", r.query, record, rows, nrows, &served, notes);
+    json_decref(record);
+    free(rows);
+    if (served)
+        json_object_set_new(*out, "served", json_integer(served));
+    if (json_array_size(notes))
         json_object_set_new(*out, "notes", notes);
-    }
+    else
+        json_decref(notes);
     mn_search_result_release(&res);
     free(semantic_note);
-    if (rc) {
-        json_decref(*out);
-        *out = NULL;
-    }
-    return rc;
+    return 0;
 }
 
 /* The type of an item: from the served answer, else from the shape of its id. */

@@ -63,6 +63,8 @@ int cli_open(mn_ctx **out, const cli_global *g);
  * reads the text as a C string and would silently stop there.
  */
 int cli_read_input(char **out, size_t *len, const char *path, size_t max, const char *what);
+/** cli_open for one operation: one that only reads (MN_OP_READONLY) never creates the store. */
+int cli_open_op(mn_ctx **out, const cli_global *g, const char *op);
 
 /**
  * Build an operation's input from command-line words: --flags generated

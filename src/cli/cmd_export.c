@@ -53,7 +53,7 @@ int cli_cmd_export(const cli_command *cmd, cli_global *g, int argc, char **argv)
         fmt = file && mn_format_parse(file) >= 0 ? mn_format_parse(file) : MN_FORMAT_JSONL;
     if ((rc = cli_parse_op_args(&args, mn_api_find(cmd->op), argc, argv)) != 0)
         return cli_usage_error(cmd, "%s", mn_error_last());
-    if ((rc = cli_open(&ctx, g)) == 0)
+    if ((rc = cli_open_op(&ctx, g, cmd->op)) == 0)
         rc = mn_api_call(ctx, cmd->op, args, &out);
     mn_ctx_free(ctx);
     json_decref(args);

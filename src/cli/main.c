@@ -108,13 +108,16 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
-int cli_open(mn_ctx **out, const cli_global *g)
+int cli_open_op(mn_ctx **out, const cli_global *g, const char *op)
 {
+    const mn_op *o = op ? mn_api_find(op) : NULL;
     mn_ctx_options opts = MN_CTX_OPTIONS_INIT;
     opts.db_path = g->db;
     opts.actor = "cli";
     opts.front_end = MN_FRONT_LOCAL_CLI; /* the one place that says so */
     opts.progress = isatty(2) && !g->json;
+    /* an operation that only reads (list, search, ...) finds a store, never makes one */
+    opts.create = !(o && (o->flags & MN_OP_READONLY));
     return mn_ctx_open(out, &opts);
 }
 
@@ -139,6 +142,11 @@ int cli_read_input(char **out, size_t *len, const char *path, size_t max, const 
     return 0;
 }
 
+int cli_open(mn_ctx **out, const cli_global *g)
+{
+    return cli_open_op(out, g, NULL);
+}
+
 void cli_print_json(const json_t *v)
 {
     /* JSON escapes control characters itself: written as is */
@@ -154,7 +162,7 @@ int cli_call_and_print(const cli_command *cmd, cli_global *g, const json_t *args
 {
     mn_ctx *ctx = NULL;
     json_t *out = NULL;
-    int rc = cli_open(&ctx, g);
+    int rc = cli_open_op(&ctx, g, cmd->op);
     if (rc == 0)
         rc = mn_api_call(ctx, cmd->op, args, &out);
     mn_ctx_free(ctx);

@@ -32,17 +32,29 @@ typedef struct {
     bool read_only;
     const char *project;   /* project name; default derived from the path */
     const char *root_path; /* repository root recorded for the project */
+    bool adopt;            /* make a SQLite database of another program a store (mnemo init only) */
 } mn_store_options;
 
 #define MN_STORE_OPTIONS_VERSION 1
-#define MN_STORE_OPTIONS_INIT                                    \
-    {                                                            \
-        MN_STORE_OPTIONS_VERSION, 10000, true, false, NULL, NULL \
+#define MN_STORE_OPTIONS_INIT                                           \
+    {                                                                   \
+        MN_STORE_OPTIONS_VERSION, 10000, true, false, NULL, NULL, false \
     }
 
-/** Open (and migrate forward) the store at path. */
+/**
+ * Open (and migrate forward) the store at path. Nothing is written to a
+ * file before it is known as a mnemo store (PRAGMA application_id, or meta
+ * 'written_by' of an older store): another program's SQLite database is
+ * refused untouched (MN_EINVAL) unless opts->adopt; a missing or empty
+ * (0-byte) file becomes a store only with opts->create. A new store and
+ * its -wal/-shm files are 0600; an existing one the user owns is made so.
+ * A store that cannot be written (its file, its directory, a read-only file
+ * system) opens read-only: mn_store_read_only_reason says why.
+ */
 int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts);
 void mn_store_free(mn_store *s);
+/** Why nothing can be written to the store (a phrase for a note), or NULL when it can. */
+const char *mn_store_read_only_reason(const mn_store *s);
 const char *mn_store_path(const mn_store *s);
 /** The schema version the store is at, and the newest this build knows. */
 int mn_store_schema_version(const mn_store *s);

@@ -287,12 +287,25 @@ int mn_store_file_imports(mn_store *s, const char *path, int (*cb)(void *payload
 
 /* ---- served answers and feedback ---- */
 
-/** Whether the store was opened read-only (nothing can be recorded). */
+/**
+ * Whether nothing can be written to the store (opened read-only, or its
+ * file, directory or file system is read-only: mn_store_read_only_reason).
+ */
 bool mn_store_read_only(const mn_store *s);
 
 /** Record an answer served (op, query, items as JSON); *out its id. Needs a transaction. */
 int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *query,
                         const json_t *items);
+/**
+ * Forget served answers of this project older than max_age_ms (0: no age
+ * limit) or beyond the newest max_rows (0: no count limit); their feedback
+ * rows stay, with served_id NULL. Needs a transaction. added: the id of the
+ * row just added, with which the count is checked on one add in
+ * max_rows / 256 (the check steps max_rows index entries: amortized, ~256
+ * a call), so up to that many rows more are kept for a while; 0: now.
+ */
+int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
+                          int64_t added);
 /** A served answer as {id, op, query, ts, items} (new reference): MN_ENOTFOUND when unknown. */
 int mn_store_served_get(mn_store *s, json_t **out, int64_t id);
 

@@ -425,6 +425,10 @@ js "--json save" "d.action === 'created' && d.status === 'pending' && d.kind ===
 
 # ==== list ====================================================================
 ldb=$tmp/list.db
+# a command that only reads finds a store, and makes none
+refused 1 "no mnemo store at '.*list.db'" "list where no store is" --db "$ldb" list
+[ -e "$ldb" ] && fail "list made a store"
+ok "config makes a store" --db "$ldb" config set memory.dedup true
 ok "list an empty store" --db "$ldb" list
 out_is "list an empty store" "no memories"
 new_id l1 "save l1" --db "$ldb" save --kind decision --tag a,b --path src/x.c --title "First decision" "d"
@@ -549,8 +553,8 @@ mn config list
 out_has "config list" "memory.dedup = true  \(default\)" "memory.excerpt_cap = 32768  \(default\)" \
     "memory.review_threshold = 0.5  \(default\)" "user.name =   \(default\)" "    Author recorded on saves.*"
 mn --json config list
-js "config list --json" "d.settings.length === 25 && d.settings.every(s => s.set === false && s.description) &&
-    d.settings.map(s => s.key).join() === 'discovery.max_age,embed.batch,embed.document_prefix,embed.key,embed.model,embed.provider,embed.query_prefix,embed.retries,embed.timeout,embed.url,hook.max_tokens,index.history,index.refresh_age,mcp.tools,memory.dedup,memory.excerpt_cap,memory.review_threshold,scan.pii,serve.allowed_origins,serve.host,serve.max_sessions,serve.port,serve.session_idle,serve.threads,user.name'"
+js "config list --json" "d.settings.length === 27 && d.settings.every(s => s.set === false && s.description) &&
+    d.settings.map(s => s.key).join() === 'discovery.max_age,embed.batch,embed.document_prefix,embed.key,embed.model,embed.provider,embed.query_prefix,embed.retries,embed.timeout,embed.url,hook.max_tokens,index.history,index.refresh_age,mcp.tools,memory.dedup,memory.excerpt_cap,memory.review_threshold,scan.pii,serve.allowed_origins,serve.host,serve.max_sessions,serve.port,serve.session_idle,serve.threads,served.max_age,served.max_rows,user.name'"
 mn config set user.name alice-config
 out_is "config set" "alice-config"
 mn config get user.name

@@ -15,6 +15,7 @@ struct mn_store {
     char *path;
     int64_t project_id;
     bool read_only;
+    const char *read_only_why; /* a static phrase when read_only; mn_store_read_only_reason */
     bool in_tx;
     int schema_version;
     mn_map stmts;     /* SQL text -> prepared statement */
@@ -28,6 +29,13 @@ struct mn_store {
     struct mn_memory_sizes *memory_sizes; /* memory_sizes.c: NULL until prepared */
 };
 
+/*
+ * PRAGMA application_id of a mnemo store ("mnmo"): how mnemo knows its own
+ * files (sqlite_store.c: probe). Stores made before it was set are known by
+ * meta 'written_by' ("mnemo <version>") and get it when next opened writable.
+ */
+#define MN_STORE_APPLICATION_ID 0x6d6e6d6f
+
 sqlite3_stmt *mn_sqlite__stmt(mn_store *s, const char *sql);
 /*
  * Run st, a file search (?1 match, ?2 project, ?3 limit; columns id, path,
@@ -38,6 +46,11 @@ int mn_sqlite__file_hits(mn_store *s, sqlite3_stmt *st, const char *match, size_
                          int (*cb)(void *payload, const mn_file_hit *h), void *payload,
                          const char *what);
 int mn_sqlite__exec(mn_store *s, const char *sql);
-int mn_sqlite__migrate(mn_store *s);
+/*
+ * Migrate forward; application_id is what the file held when opened. Sets
+ * PRAGMA application_id to MN_STORE_APPLICATION_ID with the first
+ * migration, and once on a store made before it was set.
+ */
+int mn_sqlite__migrate(mn_store *s, int application_id);
 
 #endif

@@ -326,12 +326,15 @@ static void test_open_errors(void)
 
 static void test_newer_store_untouched(void)
 {
-    char sql[128];
+    char sql[200];
     int newer = mn_store_schema_latest() + 1;
 
-    /* a database in the default rollback-journal mode marked as newer */
+    /* a store of a newer mnemo (its application id, a schema this one does not know) in the
+     * default rollback-journal mode */
     char *path = new_db_path();
-    snprintf(sql, sizeof(sql), "CREATE TABLE future(x); PRAGMA user_version = %d;", newer);
+    snprintf(sql, sizeof(sql),
+             "CREATE TABLE future(x); PRAGMA user_version = %d; PRAGMA application_id = %d;", newer,
+             0x6d6e6d6f);
     REQUIRE(sql_exec(path, sql) == SQLITE_OK);
     mn_buf before = MN_BUF_INIT, after = MN_BUF_INIT;
     REQUIRE(read_file(&before, path));
@@ -362,12 +365,14 @@ static void test_newer_store_untouched(void)
     CHECK(read_file(&after, path2));
     CHECK(before.len == after.len && memcmp(before.ptr, after.ptr, before.len) == 0);
 
-    /* an old (empty) store opened read-only cannot be migrated */
+    /* an old store (known by meta's written_by) opened read-only cannot be migrated */
     char *path3 = new_db_path();
-    REQUIRE(sql_exec(path3, "CREATE TABLE t(x)") == SQLITE_OK);
+    REQUIRE(sql_exec(path3, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL); "
+                            "INSERT INTO meta VALUES ('written_by', 'mnemo 0.1.0'); "
+                            "PRAGMA user_version = 1") == SQLITE_OK);
     CHECK(mn_store_open(&s, path3, &ro) == MN_EVERSION);
     CHECK(strstr(mn_error_last(), "writable") != NULL);
-    CHECK(sql_int(path3, "PRAGMA user_version") == 0);
+    CHECK(sql_int(path3, "PRAGMA user_version") == 1);
 
     mn_buf_release(&before);
     mn_buf_release(&after);
