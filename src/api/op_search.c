@@ -139,9 +139,17 @@ void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const
                                                "): feedback cannot name it"));
         return;
     }
-    if ((rc = mn_api__served_limits(ctx, &max_age, &max_rows)) == 0 &&
+    /* the question is kept only as the answers are given: without its secrets (an agent
+     * pasting a token into a question) */
+    const mn_scanner *sc = NULL;
+    mn_buf clean = MN_BUF_INIT;
+    if (query && (rc = mn_api__scanner(ctx, &sc)) == 0)
+        rc = mn_scan_redact(&clean, sc, query, strlen(query), ctx->redact_out, NULL);
+    else
+        rc = 0;
+    if (rc == 0 && (rc = mn_api__served_limits(ctx, &max_age, &max_rows)) == 0 &&
         (rc = mn_store_begin(ctx->store)) == 0) {
-        rc = mn_store_served_add(ctx->store, id, op, query, items);
+        rc = mn_store_served_add(ctx->store, id, op, query ? clean.ptr : NULL, items);
         if (rc == 0 && nrows)
             rc = mn_store_memories_touch(ctx->store, rows, nrows, now);
         if (rc == 0)
@@ -151,6 +159,7 @@ void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const
         else
             rc = mn_store_commit(ctx->store);
     }
+    mn_buf_release(&clean);
     if (rc) {
         /* the answer was read; only its record is lost (a full disk, a lock held too long) */
         *id = 0;

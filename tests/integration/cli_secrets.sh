@@ -122,6 +122,10 @@ nowhere "show" "$tmp/show.json"
 grep -q "REDACTED" "$tmp/show.json" || fail "show marks what it left out"
 mn export -o "$tmp/export.jsonl"
 nowhere "export" "$tmp/export.jsonl"
+mn search "why is $GH refused by the release job" --json >"$tmp/q.json" || fail "a search quoting a token"
+nowhere "a search quoting a token" "$tmp/q.json"
+sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM served WHERE query LIKE '%REDACTED:github-pat%'" | grep -qx 1 ||
+    fail "the question was not recorded, redacted"
 sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM served WHERE query LIKE '%$GH_PART%'" | grep -qx 0 ||
     fail "a query was recorded with its secret"
 

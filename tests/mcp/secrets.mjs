@@ -99,7 +99,9 @@ for (let i = 0; i < corpus.length; i++) {
 
 heading("questions that quote a secret (recorded in served)");
 for (const item of corpus.filter((_, i) => i % 10 === 0)) {
-  const r = await client.callTool({ name: "search", arguments: { query: `why does ${item.value} fail`, k: 3 } });
+  // as a person pastes it: the line it came in, not the bare value (a bare 40-character
+  // string is no more a key than a hash is)
+  const r = await client.callTool({ name: "search", arguments: { query: `why does this fail? ${item.text}`, k: 3 } });
   check(`search quoting ${item.id} answers`, !r.isError, r.content);
   noLeak(`search quoting ${item.id}`, JSON.stringify(r));
 }

@@ -268,11 +268,17 @@ static void test_rules_by_example(void)
                 "ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA");
     expect_rule(s, "DATABASE_URL=postgres://app:S3cr3t-pw@db.internal:5432/app", "url-password",
                 "S3cr3t-pw");
+    /* a password holding '@' is taken whole, up to the host (it was cut at its first '@') */
+    expect_rule(s, "mongodb+srv://admin:p@ss1mMw0rd@cluster0.ab1cd.mongodb.net/prod?w=1",
+                "url-password", "p@ss1mMw0rd");
     expect_rule(s, "card: 4242 4242 4242 4242 exp 12/29", "credit-card", "4242 4242 4242 4242");
     expect_rule(s, "IBAN GB82 WEST 1234 5698 7654 32 (Barclays)", "iban",
                 "GB82 WEST 1234 5698 7654 32");
     expect_rule(s, "SSN 078-05-1120", "us-ssn", "078-05-1120");
     expect_rule(s, "call +1 415 555 0132 after 5", "phone-international", "+1 415 555 0132");
+    /* a date or a decimal after "+1" is no number to call (slow_roundtrip's generated text) */
+    expect_none(s, "x +1 2024-01-02 10:00:00 save");
+    expect_none(s, "+1 3.14159 1e3 commit");
 }
 
 static void test_no_false_positives(void)
