@@ -256,8 +256,8 @@ static int check_text_shape(const char *key, const char *v)
         strcmp(v, "off") != 0)
         return mn_error_set(MN_EINVAL, "embed.provider must be builtin, http or off (got '%.40s')",
                             v);
-    if (strcmp(key, "scan.pii") == 0 && strcmp(v, "redact") != 0 &&
-        strcmp(v, "quarantine") != 0 && strcmp(v, "off") != 0)
+    if (strcmp(key, "scan.pii") == 0 && strcmp(v, "redact") != 0 && strcmp(v, "quarantine") != 0 &&
+        strcmp(v, "off") != 0)
         return mn_error_set(MN_EINVAL, "scan.pii must be redact, quarantine or off (got '%.40s')",
                             v);
     if (strcmp(key, "embed.url") == 0 && *v && strncmp(v, "http://", 7) != 0 &&

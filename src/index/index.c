@@ -651,7 +651,8 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
     /* the history after the files: a failure to read it costs its signal, not the index */
     if (rc == 0 && !opts->history)
         rc = mn_store_history_clear(s); /* config index.history false: none kept either */
-    else if (rc == 0 && mn_history_ingest(s, root, opts->scanner, opts->redact, &out->commits) != 0) {
+    else if (rc == 0 &&
+             mn_history_ingest(s, root, opts->scanner, opts->redact, &out->commits) != 0) {
         mn_log(MN_LOG_WARN, "history of '%s' not stored: %s", root, mn_error_last());
         out->commits = 0;
     }

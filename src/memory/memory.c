@@ -453,8 +453,8 @@ static bool has_evidence(const json_t *mem, const json_t *in)
     json_array_foreach(json_object_get(in, "links"), i, l)
     {
         const char *to = str(l, "to");
-        if (to && (!strncmp(to, "commit:", 7) || !strncmp(to, "issue:", 6) ||
-                   !strncmp(to, "task:", 5)))
+        if (to &&
+            (!strncmp(to, "commit:", 7) || !strncmp(to, "issue:", 6) || !strncmp(to, "task:", 5)))
             return true;
     }
     return false;
@@ -534,8 +534,7 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     const char *status = confidence < cfg->review_threshold ? "pending" : "active";
     const char *note = NULL;
     if ((cfg->agent || !strcmp(source, "agent")) && is_instruction(kind) &&
-        !has_evidence(mem, in) &&
-        strcmp(status, "active") == 0) {
+        !has_evidence(mem, in) && strcmp(status, "active") == 0) {
         status = "pending";
         note = "an agent's rule or pattern waits for review (mnemo list --status pending) unless "
                "it cites evidence: a commit (provenance.commit), code (citations) or an issue "
@@ -577,8 +576,7 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
         if ((rc = mn_store_memory_replace(s, old)) != 0 ||
             (rc = add_links(s, dup, json_object_get(in, "links"), now)) != 0 ||
             (rc = mn_store_audit(s, cfg->actor, "merge", dup, NULL)) != 0 ||
-            (rc = audit_redaction(s, cfg, dup, &scrubbed)) != 0 ||
-            (rc = mn_store_commit(s)) != 0)
+            (rc = audit_redaction(s, cfg, dup, &scrubbed)) != 0 || (rc = mn_store_commit(s)) != 0)
             goto out;
         in_tx = false;
         *out = result(dup, "merged", old);

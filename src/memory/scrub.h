@@ -26,7 +26,10 @@ typedef struct {
     json_t *rules;          /* the ids of the rules that hit, each once, in order; NULL if none */
 } mn_scrub_report;
 
-#define MN_SCRUB_REPORT_INIT {0, 0, 0, 0, 0, NULL}
+#define MN_SCRUB_REPORT_INIT \
+    {                        \
+        0, 0, 0, 0, 0, NULL  \
+    }
 
 /**
  * Redact every string inside v (objects and arrays, recursively) that holds

@@ -1422,8 +1422,7 @@ static void test_cleanup(void)
 MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_table), MN_TEST(test_schemas_check),
              MN_TEST(test_schemas_share_memory), MN_TEST(test_save_defaults),
              MN_TEST(test_save_agent_rule), MN_TEST(test_agent_instructions),
-             MN_TEST(test_save_dedup),
-             MN_TEST(test_save_links_atomic), MN_TEST(test_get), MN_TEST(test_list),
-             MN_TEST(test_update), MN_TEST(test_forget), MN_TEST(test_link),
+             MN_TEST(test_save_dedup), MN_TEST(test_save_links_atomic), MN_TEST(test_get),
+             MN_TEST(test_list), MN_TEST(test_update), MN_TEST(test_forget), MN_TEST(test_link),
              MN_TEST(test_export_import_round_trip), MN_TEST(test_import_all_or_nothing),
              MN_TEST(test_config), MN_TEST(test_bad_input), MN_TEST(test_cleanup))

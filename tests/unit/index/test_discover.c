@@ -37,7 +37,8 @@ typedef struct {
     mn_store *s;
 } repo;
 
-static const mn_memory_settings settings = {32768, 0.5, true, "tester", "test", NULL, 0, false, false};
+static const mn_memory_settings settings = {32768, 0.5, true,  "tester", "test",
+                                            NULL,  0,   false, false};
 
 static void mkdirs(const char *path)
 {
