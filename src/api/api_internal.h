@@ -26,6 +26,9 @@ struct mn_ctx {
     mn_scanner *scanner;
     const mn_scanner *scanner_used; /* scanner, or the built-in rules */
     unsigned redact_out;            /* classes redacted from every answer */
+    /* memory.ttl.<kind> in ms (op_lifecycle.c: mn_api__expiry), read once per context */
+    bool lifecycle_loaded;
+    int64_t kind_ttl_ms[MN_MEMORY_KINDS];
 };
 
 /**
@@ -94,5 +97,25 @@ int mn_api__ensure_fresh(mn_ctx *ctx, const json_t *args, json_t *notes);
 int mn_api__as_of(const json_t *args, int64_t *now_ms);
 int mn_op_context(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_recall(mn_ctx *ctx, const json_t *args, json_t **out);
+
+/* ---- the life cycle (op_lifecycle.c) ---- */
+/**
+ * The expiry test of answers at the wall clock: what expired (a memory's
+ * ttl, its kind's memory.ttl.<kind>) is not served. Fails only on a bad
+ * config value.
+ */
+int mn_api__expiry(mn_ctx *ctx, mn_expiry *out);
+/**
+ * Before answering (search, context, recall): when the index marked
+ * citations for a check that has not run (an index run by another
+ * process, an interrupted one), run it. One index probe when there is
+ * none; best effort: a store that cannot be written answers as it is.
+ */
+void mn_api__citations_current(mn_ctx *ctx);
+/** After an index run: check the citations it marked (counts into out as "citations"). */
+int mn_api__citations_after_index(mn_ctx *ctx, json_t *out);
+int mn_op_stale(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_revalidate(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_gc(mn_ctx *ctx, const json_t *args, json_t **out);
 
 #endif

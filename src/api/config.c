@@ -78,8 +78,30 @@ static const struct config_key {
      "Merge a save into the live memory with the same kind, title and body."},
     {"memory.excerpt_cap", KEY_INT, "32768", 1048576,
      "Bytes kept of a conversation excerpt (stored zlib-compressed)."},
+    {"memory.gc.superseded_after", KEY_DURATION, "90d", 0,
+     "`mnemo gc` archives a superseded memory this long after it was superseded (30d, 90d; "
+     "0: never). Superseded memories are never served as current either way."},
     {"memory.review_threshold", KEY_RATIO, "0.5", 0,
      "Saves with a confidence below this wait in the review queue (status pending)."},
+    /* memory.ttl.<kind>: lifecycle.c, docs/internals/memory.md "Life cycle" */
+    {"memory.ttl.decision", KEY_DURATION, "0", 0,
+     "A decision not changed or served for this long expires: no longer served, archived by "
+     "`mnemo gc` (90d, 52w; 0: never). A memory's own ttl (save --ttl) applies too."},
+    {"memory.ttl.doc_link", KEY_DURATION, "0", 0,
+     "Time to live of doc_link memories since last changed or served (0: never)."},
+    {"memory.ttl.episode", KEY_DURATION, "180d", 0,
+     "Time to live of episodes (a session's turns) since last saved, changed or served: then "
+     "they are no longer served and `mnemo gc` archives them (0: never)."},
+    {"memory.ttl.fact", KEY_DURATION, "0", 0,
+     "Time to live of facts since last changed or served (0: never, the default)."},
+    {"memory.ttl.fewshot", KEY_DURATION, "0", 0,
+     "Time to live of fewshot examples since last changed or served (0: never)."},
+    {"memory.ttl.gotcha", KEY_DURATION, "0", 0,
+     "Time to live of gotchas since last changed or served (0: never)."},
+    {"memory.ttl.pattern", KEY_DURATION, "0", 0,
+     "Time to live of patterns since last changed or served (0: never)."},
+    {"memory.ttl.rule", KEY_DURATION, "0", 0,
+     "Time to live of rules since last changed or served (0: never)."},
     {"scan.pii", KEY_TEXT, "redact", 16,
      "Personal data (e-mail, phone, card, IBAN, national ids) in what is saved or indexed: "
      "redact (replaced by [REDACTED:<rule>]), quarantine (kept, the memory waits for review "
@@ -550,6 +572,7 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
     }
     if (rc == 0) {
         ctx->settings_loaded = false;
+        ctx->lifecycle_loaded = false; /* memory.ttl.* (op_lifecycle.c) */
         /* scan.pii changes what answers are scrubbed of: load the scanner again */
         mn_scanner_free(ctx->scanner);
         ctx->scanner = NULL;

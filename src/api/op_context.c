@@ -101,6 +101,11 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
         json_object_set(fresh_args, "refresh", (json_t *)refresh);
     int rc = mn_api__ensure_fresh(ctx, fresh_args, notes);
     json_decref(fresh_args);
+    /* what expired is not served; citations the index marked are checked (op_lifecycle.c) */
+    if (rc == 0)
+        rc = mn_api__expiry(ctx, &req.expiry);
+    if (rc == 0)
+        mn_api__citations_current(ctx);
     mn_embedder *e = NULL;
     char *semantic_note = NULL;
     if (rc == 0)

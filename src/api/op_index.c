@@ -174,6 +174,10 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
         rc = mn_rank_refresh(ctx->store, st.changed, st.seen, opts.full, &ranked);
     if (rc == 0)
         rc = note_last_run(ctx, root);
+    /* the citations into the files this run changed (op_lifecycle.c) */
+    json_t *cites = json_object();
+    if (rc == 0)
+        rc = mn_api__citations_after_index(ctx, cites);
     if (rc == 0) /* the memories' index too: `mnemo index` is where a CLI user's store is tidied */
         mn_api__tidy(ctx);
     /* vectors for what changed (and the built-in model trained when due), so that the
@@ -201,7 +205,9 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
         json_object_set_new(*out, "history_commits", json_integer((json_int_t)st.commits));
         if (semantic_note)
             json_object_set_new(*out, "notes", json_pack("[s]", semantic_note));
+        json_object_update(*out, cites);
     }
+    json_decref(cites);
     free(semantic_note);
     if (rc == 0 && disc)
         json_object_set_new(*out, "discovery", disc);
@@ -263,7 +269,8 @@ int mn_op_discover(mn_ctx *ctx, const json_t *args, json_t **out)
         mn_index_stats st;
         if ((rc = mn_index_run(ctx->store, root, &io, &st)) != 0 ||
             (rc = mn_rank_refresh(ctx->store, st.changed, st.seen, false, NULL)) != 0 ||
-            (rc = note_last_run(ctx, root)) != 0)
+            (rc = note_last_run(ctx, root)) != 0 ||
+            (rc = mn_api__citations_after_index(ctx, NULL)) != 0)
             goto out;
     }
     if ((rc = mn_discover(ctx->store, root, cfg, &opts, &ds)) != 0)

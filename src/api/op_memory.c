@@ -92,6 +92,13 @@ int mn_op_list(mn_ctx *ctx, const json_t *args, json_t **out)
     int rc = mn_memory_filter_from_json(&f, args, "exclude");
     if (rc)
         return rc;
+    /* expired: include (default, a listing is for people managing memories), exclude, only */
+    const char *expired = json_string_value(json_object_get(args, "expired"));
+    if (expired && strcmp(expired, "include") != 0) {
+        if ((rc = mn_api__expiry(ctx, &f.expiry)) != 0)
+            return rc;
+        f.expiry.only = strcmp(expired, "only") == 0;
+    }
     json_t *lim = json_object_get(args, "limit"), *off = json_object_get(args, "offset");
     f.limit = lim ? json_integer_value(lim) : 50;
     f.offset = off ? json_integer_value(off) : 0;

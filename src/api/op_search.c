@@ -204,10 +204,15 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
     json_t *k = json_object_get(args, "k");
     r.k = k ? (size_t)json_integer_value(k) : 10;
     read_filters(&r, args);
+    /* what expired is not served; citations the index marked are checked first */
+    int rc = mn_api__expiry(ctx, &r.filter.expiry);
+    if (rc)
+        return rc;
+    mn_api__citations_current(ctx);
     json_array_foreach(json_object_get(args, "files"), i, v) if (r.nfiles < MN_ARRAY_SIZE(files))
         files[r.nfiles++] = json_string_value(v);
     r.files = files;
-    int rc = mn_api__as_of(args, &r.now_ms);
+    rc = mn_api__as_of(args, &r.now_ms);
     if (rc)
         return rc;
     mn_embedder *e = NULL;

@@ -21,7 +21,9 @@ extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema
     mn_schema_discover[], mn_schema_out_discover[], mn_schema_search[], mn_schema_out_search[],
     mn_schema_feedback[], mn_schema_out_feedback[], mn_schema_context[], mn_schema_out_context[],
     mn_schema_recall[], mn_schema_out_recall[], mn_schema_search_code[],
-    mn_schema_out_search_code[], mn_schema_scan[], mn_schema_out_scan[];
+    mn_schema_out_search_code[], mn_schema_scan[], mn_schema_out_scan[], mn_schema_stale[],
+    mn_schema_out_stale[], mn_schema_revalidate[], mn_schema_out_revalidate[], mn_schema_gc[],
+    mn_schema_out_gc[];
 
 /* Handlers in op_search.c (declared here: api_internal.h lists the older ones). */
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
@@ -190,6 +192,29 @@ static const mn_op ops[] = {
      "and truncates its write-ahead log, so no copy is left in the store's files. New saves, "
      "indexed code and every answer are scrubbed already; this is for stores made before.",
      mn_schema_scan, mn_schema_out_scan, MN_OP_DESTRUCTIVE, NULL, mn_op_scan},
+    /* the life cycle: op_lifecycle.c */
+    {"stale", "Memories whose cited code changed or is gone, with a diff of each change.",
+     "A memory about code cites it (files, symbols, lines, with a hash of each span). When an "
+     "index run finds a cited span changed or gone, the memory is stale: search marks it, and "
+     "context and recall list it apart as possibly out of date instead of serving it as "
+     "current. This lists them, most recently changed first, each stale citation with where "
+     "the code is now and a line diff from the text cited to today's. Revalidate one with "
+     "revalidate, or correct it with update.",
+     mn_schema_stale, mn_schema_out_stale, MN_OP_IDEMPOTENT, NULL, mn_op_stale},
+    {"revalidate", "Take today's code as what a stale memory cites: it is current again.",
+     "Each stale citation of the memory now cites today's span (its lines, hash and text); a "
+     "citation of code that is gone is removed. Use it after checking that the memory still "
+     "holds for the changed code (stale shows the diff).",
+     mn_schema_revalidate, mn_schema_out_revalidate, MN_OP_IDEMPOTENT, "id", mn_op_revalidate},
+    {"gc",
+     "Archive expired and long-superseded memories; purge old ones on request. Dry run by "
+     "default.",
+     "Expired memories (past their ttl, or their kind's time to live since last saved, changed "
+     "or served: config memory.ttl.<kind>, episodes 180d) are never served; gc archives them, "
+     "and superseded memories older than config memory.gc.superseded_after (90d). "
+     "purge_archived_older_than and purge_forgotten_older_than delete those for good. Without "
+     "apply it only counts.",
+     mn_schema_gc, mn_schema_out_gc, MN_OP_DESTRUCTIVE, NULL, mn_op_gc},
 };
 
 const mn_op *mn_api_ops(size_t *count)

@@ -61,6 +61,11 @@ static const cli_command commands[] = {
     {"recall", "recall", "[QUESTION] [--limit-tokens N] [--symbols S,...]", NULL, cli_run_generic,
      cli_print_recall, NULL, NULL},
     {"scan", "scan", "[--fix]", NULL, cli_run_generic, cli_print_scan, NULL, NULL},
+    {"stale", "stale", "[--limit N] [--offset N]", NULL, cli_run_generic, cli_print_stale, NULL,
+     NULL},
+    {"revalidate", "revalidate", "ID", NULL, cli_run_generic, cli_print_revalidate, NULL, NULL},
+    {"gc", "gc", "[--apply] [--purge-archived-older-than AGE] [--purge-forgotten-older-than AGE]",
+     NULL, cli_run_generic, cli_print_gc, NULL, NULL},
     {"call", NULL, "OPERATION [JSON | -]",
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
      "'mnemo call' alone lists the operations.",

@@ -287,6 +287,7 @@ void cli_print_recall(const json_t *r)
     print_recall_part(r, "decisions", "decisions", "title");
     print_recall_part(r, "few_shots", "examples", "text");
     print_recall_part(r, "links", "code", "path");
+    print_recall_part(r, "stale", "may be out of date (mnemo stale)", "title");
     cli_printf("confidence %.2f\n", json_number_value(json_object_get(r, "confidence")));
 }
 

@@ -17,7 +17,7 @@
  * here, and the ops' own validation and snapshots apply.
  *
  * Paging (resources/list): the overview comes first on the first page, then
- * live memories (forgotten ones excluded, every status included) in id
+ * live memories (forgotten and expired ones excluded, every status included) in id
  * order, PAGE_SIZE per page. New memories get larger ids (ULIDs are
  * time-ordered), so they land on later pages and never shift a page a
  * client is walking; only a forget between two pages can make one memory
@@ -174,7 +174,9 @@ int mn_mcp_resources_list(mn_ctx *ctx, const json_t *params, json_t **result)
         rc = cursor_parse(&offset, params, "resources/list");
     if (rc)
         return rc;
-    args = json_pack("{s:I,s:I}", "limit", (json_int_t)PAGE_SIZE, "offset", (json_int_t)offset);
+    /* what expired is not served (memory.ttl.<kind>, a memory's ttl) */
+    args = json_pack("{s:I,s:I,s:s}", "limit", (json_int_t)PAGE_SIZE, "offset", (json_int_t)offset,
+                     "expired", "exclude");
     if ((rc = mn_api_call(ctx, "list", args, &out)) != 0)
         goto out;
     json_t *list = json_array();

@@ -14,6 +14,8 @@
 #include "common.h"
 
 #include "memory/memory.h"
+#include "memory/citations.h"
+#include "memory/lifecycle.h"
 #include "memory/scrub.h"
 #include "store/store_terms.h"
 #include "text/keywords.h"
@@ -568,13 +570,18 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     if ((rc = mn_store_begin(s)) != 0)
         goto out;
     in_tx = true;
+    /* life cycle (memory/citations.h): the code it cites and names, with hashes and text */
+    if ((rc = mn_citations_fill(s, mem, now)) != 0)
+        goto out;
     mn_store_content_hash(hash, mem);
     if (cfg->dedup && mn_store_memory_find_hash(s, dup, hash) == 0) {
         if ((rc = mn_store_memory_get(s, &old, dup)) != 0)
             goto out;
         merge_into(old, mem, cfg->review_threshold);
-        if ((rc = mn_store_memory_replace(s, old)) != 0 ||
+        if ((rc = mn_citations_fill(s, old, now)) != 0 || /* life cycle: duplicates out */
+            (rc = mn_store_memory_replace(s, old)) != 0 ||
             (rc = add_links(s, dup, json_object_get(in, "links"), now)) != 0 ||
+            (rc = mn_lifecycle_apply(s, cfg->actor, dup)) != 0 || /* life cycle: supersedes */
             (rc = mn_store_audit(s, cfg->actor, "merge", dup, NULL)) != 0 ||
             (rc = audit_redaction(s, cfg, dup, &scrubbed)) != 0 || (rc = mn_store_commit(s)) != 0)
             goto out;
@@ -585,6 +592,7 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     mn_error_clear();
     if ((rc = mn_store_memory_insert(s, mem)) != 0 ||
         (rc = add_links(s, id, json_object_get(in, "links"), now)) != 0 ||
+        (rc = mn_lifecycle_apply(s, cfg->actor, id)) != 0 || /* life cycle: supersedes */
         (rc = mn_store_audit(s, cfg->actor, "save", id, NULL)) != 0 ||
         (rc = audit_redaction(s, cfg, id, &scrubbed)) != 0 || (rc = mn_store_commit(s)) != 0)
         goto out;
@@ -738,7 +746,11 @@ int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
     if (json_array_size(changed)) {
         set_time(mem, "updated_at", now);
         json_t *detail = json_pack("{s:O}", "changed", changed);
-        rc = mn_store_memory_replace(s, mem);
+        rc = mn_citations_fill(s, mem, now); /* life cycle: new citations, new names */
+        if (rc == 0)
+            rc = mn_store_memory_replace(s, mem);
+        if (rc == 0) /* life cycle: approved, its supersedes links take effect */
+            rc = mn_lifecycle_apply(s, cfg->actor, id);
         if (rc == 0)
             rc = mn_store_audit(s, cfg->actor, "update", id, detail);
         if (rc == 0)
@@ -779,10 +791,13 @@ int mn_memory_forget(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
         return rc;
     if ((rc = mn_store_memory_resolve(s, id, str(in, "id"))) != 0)
         goto fail;
-    if (purge)
+    rc = mn_store_memory_set_deleted(s, id, undo ? 0 : mn_time_now_ms());
+    /* life cycle: what it superseded may come back; undone, its links hold again */
+    if (rc == 0)
+        rc = undo ? mn_lifecycle_apply(s, cfg->actor, id)
+                  : mn_lifecycle_forgotten(s, cfg->actor, id);
+    if (rc == 0 && purge)
         rc = mn_store_memory_purge(s, id);
-    else
-        rc = mn_store_memory_set_deleted(s, id, undo ? 0 : mn_time_now_ms());
     if (rc || (rc = mn_store_audit(s, cfg->actor,
                                    purge  ? "purge"
                                    : undo ? "restore"
@@ -826,6 +841,10 @@ int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
         free(to);
         return 0;
     }
+    /* life cycle: a supersedes link retires its target, removed it brings it back */
+    if (rc == 0 && !strcmp(str(in, "kind"), "supersedes") && !strchr(to, ':'))
+        rc = remove ? mn_lifecycle_release(s, cfg->actor, to)
+                    : mn_lifecycle_apply(s, cfg->actor, from);
     if (rc)
         goto fail;
     json_t *detail = json_pack("{s:s,s:s}", "kind", str(in, "kind"), "to", to);

@@ -58,11 +58,15 @@
 #define CHAIN_DEPTH       3   /* links followed from a decision, at most */
 #define MIN_TOKENS        64  /* smaller budgets are refused by the schema too */
 
-typedef enum { SEC_PROJECT, SEC_KNOWLEDGE, SEC_DECISIONS, SEC_CODE, SEC_COUNT } section;
+/* SEC_STALE: memories whose cited code changed (memory/citations.h): not served as current,
+ * named apart so the agent can check them (docs/internals/memory.md, "Life cycle") */
+typedef enum { SEC_PROJECT, SEC_KNOWLEDGE, SEC_DECISIONS, SEC_CODE, SEC_STALE, SEC_COUNT } section;
 
 static const char *const section_title[SEC_COUNT] = {
-    "## Project", "## Relevant knowledge", "## Decisions and their reasons", "## Where to look"};
-static const char *const section_name[SEC_COUNT] = {"project", "knowledge", "decisions", "code"};
+    "## Project", "## Relevant knowledge", "## Decisions and their reasons", "## Where to look",
+    "## May be out of date (the code they cite changed)"};
+static const char *const section_name[SEC_COUNT] = {"project", "knowledge", "decisions", "code",
+                                                    "stale"};
 
 typedef struct {
     section sec;
@@ -366,6 +370,14 @@ static void memory_line(mn_store *s, mn_buf *b, const mn_search_item *it, const 
     mn_buf_release(&text);
 }
 
+/* A stale memory: its title and id, not its text (what it says may no longer hold). */
+static void stale_line(mn_buf *b, const mn_search_item *it, const json_t *mem)
+{
+    mn_buf_printf(b, "- **%s** ", jstr(mem, "kind"));
+    put_clipped(b, jstr(mem, "title"), 120);
+    mn_buf_printf(b, " (%.12s; `mnemo stale` shows what changed)\n", it->id);
+}
+
 static void code_line(mn_buf *b, const mn_search_item *it)
 {
     mn_buf_printf(b, "- `%s", it->path ? it->path : it->title);
@@ -399,9 +411,10 @@ static int collect_overview(void *payload, json_t *mem)
 }
 
 /* The project's L0 facts: one line each. */
-static int add_overview(mn_store *s, entry_vec *v)
+static int add_overview(mn_store *s, const mn_context_request *req, entry_vec *v)
 {
     mn_memory_filter f = MN_MEMORY_FILTER_INIT;
+    f.expiry = req->expiry;
     f.level = 0;
     f.status = "active";
     f.limit = OVERVIEW_MAX;
@@ -452,6 +465,7 @@ static int add_found(mn_store *s, const mn_context_request *req, const question 
     sr.embedder = req->embedder;
     sr.semantic_note = req->semantic_note;
     sr.file_rows = CONTEXT_FILE_ROWS;
+    sr.filter.expiry = req->expiry;
     int rc = mn_search_run(s, &sr, &res);
     if (rc)
         return rc;
@@ -481,7 +495,10 @@ static int add_found(mn_store *s, const mn_context_request *req, const question 
             lex = lexical_ok(it, q, text);
             free(text);
             sec = !strcmp(jstr(mem, "kind"), "decision") ? SEC_DECISIONS : SEC_KNOWLEDGE;
-            memory_line(s, &line, it, mem, req->include_causal);
+            if (it->status && !strcmp(it->status, "stale"))
+                sec = SEC_STALE, stale_line(&line, it, mem);
+            else
+                memory_line(s, &line, it, mem, req->include_causal);
             json_decref(mem);
         } else {
             char *text = code_text(it);
@@ -491,7 +508,7 @@ static int add_found(mn_store *s, const mn_context_request *req, const question 
         }
         bool rel = scope || relevant(it, lex);
         const char *why = why_of(it, scope, lex);
-        *any |= rel;
+        *any |= rel && sec != SEC_STALE; /* nothing current was found for it */
         entry_add(v, sec, it->score, rel, &line, item_json(it, sec, why), i);
     }
     for (size_t i = 0; i < res.nnotes; i++)
@@ -608,7 +625,7 @@ int mn_context_build(mn_store *s, const mn_context_request *req, json_t **out)
     if (req->max_tokens < MIN_TOKENS)
         return mn_error_set(MN_EINVAL, "max_tokens must be at least %d", MIN_TOKENS);
     json_t *notes = json_array();
-    int rc = add_overview(s, &v);
+    int rc = add_overview(s, req, &v);
     question qn;
     question_init(&qn, q);
     if (rc == 0 && mode == MN_CONTEXT_ROUTE)
@@ -712,13 +729,14 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
     sr.now_ms = req->now_ms;
     sr.embedder = req->embedder;
     sr.semantic_note = req->semantic_note;
+    sr.filter.expiry = req->expiry;
     if (req->max_tokens < MIN_TOKENS)
         return mn_error_set(MN_EINVAL, "limit_tokens must be at least %d", MIN_TOKENS);
     int rc = mn_search_run(s, &sr, &res);
     if (rc)
         return rc;
     json_t *facts = json_array(), *shots = json_array(), *decisions = json_array(),
-           *links = json_array(), *notes = json_array();
+           *links = json_array(), *notes = json_array(), *stale = json_array();
     size_t used = 0;
     double confidence = 0;
     question qn;
@@ -746,7 +764,13 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
         const char *why = why_of(it, scope, lex);
         json_t *row = NULL;
         json_t *into = links;
-        if (mem) {
+        if (mem && it->status && !strcmp(it->status, "stale")) {
+            /* not served as current: named apart, without its text */
+            into = stale;
+            row = json_pack("{s:s,s:s,s:s}", "id", it->id, "kind", jstr(mem, "kind"), "title",
+                            jstr(mem, "title"));
+            json_decref(mem);
+        } else if (mem) {
             const char *kind = jstr(mem, "kind");
             const json_t *ctx = json_object_get(mem, "context");
             char *text = fact_text(mem);
@@ -780,7 +804,7 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
         }
         json_object_set_new(row, "score", json_real(it->score));
         json_object_set_new(row, "why", json_string(why));
-        if (it->status && strcmp(it->status, "active") != 0)
+        if (it->status && strcmp(it->status, "active") != 0 && into != stale)
             json_object_set_new(row, "status", json_string(it->status));
         char *dump = json_dumps(row, JSON_COMPACT);
         size_t cost = mn_tokens_estimate(dump, strlen(dump));
@@ -796,8 +820,8 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
     for (size_t i = 0; i < res.nnotes; i++)
         note_once(notes, res.notes[i]);
     mn_search_result_release(&res);
-    *out = json_pack("{s:o,s:o,s:o,s:o,s:f,s:I,s:o}", "facts", facts, "few_shots", shots,
-                     "decisions", decisions, "links", links, "confidence", confidence, "tokens",
-                     (json_int_t)used, "notes", notes);
+    *out = json_pack("{s:o,s:o,s:o,s:o,s:o,s:f,s:I,s:o}", "facts", facts, "few_shots", shots,
+                     "decisions", decisions, "links", links, "stale", stale, "confidence",
+                     confidence, "tokens", (json_int_t)used, "notes", notes);
     return 0;
 }

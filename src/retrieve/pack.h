@@ -40,6 +40,7 @@ typedef struct {
     /* the semantic signal (retrieve.h): NULL, and the note saying why */
     struct mn_embedder *embedder;
     const char *semantic_note;
+    mn_expiry expiry; /* at > 0: expired memories are not served (store.h) */
 } mn_context_request;
 
 /**

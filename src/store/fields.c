@@ -3,6 +3,7 @@
  */
 #include "common.h"
 #include "store/fields.h"
+#include "store/store.h"
 
 const mn_field mn_memory_fields[] = {
     {NULL, "kind", "kind", MN_F_TEXT},
@@ -40,6 +41,10 @@ const mn_field mn_memory_fields[] = {
 };
 
 const size_t mn_memory_field_count = MN_ARRAY_SIZE(mn_memory_fields);
+
+/* the order of the kind enum of the schemas, and of mn_expiry.kind_ttl_ms */
+const char *const mn_memory_kinds[MN_MEMORY_KINDS] = {"fact", "decision", "gotcha",  "pattern",
+                                                      "rule", "fewshot",  "episode", "doc_link"};
 
 json_t *mn_field_get(const json_t *mem, const mn_field *f)
 {

@@ -70,6 +70,23 @@ int mn_store_check(mn_store *s);
 
 /* ---- memories (canonical JSON shape) ---- */
 
+/*
+ * Expiry (docs/internals/memory.md, "Life cycle"): an active or pending
+ * memory has expired by `at` when its own expires_at (a save's ttl) is at
+ * or before it, or
+ * when its kind has a time to live (config memory.ttl.<kind>) and the last
+ * of the times the store took it in, it was changed and it was served
+ * (saved_at, updated_at, accessed_at) lies that long before `at`.
+ */
+#define MN_MEMORY_KINDS 8 /* fact decision gotcha pattern rule fewshot episode doc_link */
+extern const char *const mn_memory_kinds[MN_MEMORY_KINDS];
+
+typedef struct {
+    int64_t at;                           /* 0: no expiry test */
+    bool only;                            /* only expired memories (else: only live ones) */
+    int64_t kind_ttl_ms[MN_MEMORY_KINDS]; /* per mn_memory_kinds; 0: never by age */
+} mn_expiry;
+
 typedef struct {
     const char *kind;   /* NULL: any */
     int level;          /* -1: any */
@@ -83,11 +100,15 @@ typedef struct {
     int64_t limit; /* 0: no limit */
     int64_t offset;
     bool newest_first; /* by updated_at, newest first (then id); else by id, oldest first */
+    mn_expiry expiry;  /* at 0: expired or not */
 } mn_memory_filter;
 
-#define MN_MEMORY_FILTER_INIT                                          \
-    {                                                                  \
-        NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false \
+#define MN_MEMORY_FILTER_INIT                                           \
+    {                                                                   \
+        NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false, \
+        {                                                               \
+            0                                                           \
+        }                                                               \
     }
 
 /** Insert a memory (links excluded; see mn_store_link_add). MN_EEXISTS when the id is taken. */

@@ -104,7 +104,8 @@ typedef struct {
      * ranking, which reads the phrase's posting list); at most MN_SEARCH_MAX_PHRASES */
     const double *idf;
     size_t nidf;
-    double newest; /* in (0, 1): rank only this share of the table's rows, the newest; 0: all */
+    double newest;    /* in (0, 1): rank only this share of the table's rows, the newest; 0: all */
+    mn_expiry expiry; /* at > 0: expired memories are left out (store.h) */
 } mn_memory_query;
 
 typedef struct {
@@ -113,6 +114,7 @@ typedef struct {
     int level;
     double bm25; /* > 0, higher is better; 0 for rows found without text */
     int64_t created_at, updated_at;
+    int64_t accessed_at; /* last served; 0: never */
     int64_t hits, used, ignored;
     const char *scope_paths, *scope_symbols; /* JSON arrays, or NULL */
     bool stale;                              /* one of its citations is marked stale */

@@ -425,8 +425,9 @@ static int newest_cut(mn_store *s, const char *docsize, double share, int64_t *c
     "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, "  \
     "m.hit_count, m.used_count, m.ignored_count, m.scope_paths, m.scope_symbols, "   \
     "EXISTS (SELECT 1 FROM citations c WHERE c.memory_id = m.id AND c.stale <> 0), " \
-    "CASE WHEN m.kind = 'episode' THEN " CONVERSATION_KEY " END, " SUMMARY_TEST
-#define MEMORY_NCOLUMNS 16
+    "CASE WHEN m.kind = 'episode' THEN " CONVERSATION_KEY " END, " SUMMARY_TEST ", " \
+    "coalesce(m.accessed_at, 0)"
+#define MEMORY_NCOLUMNS 17
 
 static void read_memory(sqlite3_stmt *st, mn_memory_hit *h)
 {
@@ -446,6 +447,7 @@ static void read_memory(sqlite3_stmt *st, mn_memory_hit *h)
     h->stale = sqlite3_column_int(st, 13) != 0;
     h->conversation = (const char *)sqlite3_column_text(st, 14);
     h->summary = sqlite3_column_int(st, 15) != 0;
+    h->accessed_at = sqlite3_column_int64(st, 16);
     h->bm25 = 0;
 }
 
@@ -483,6 +485,10 @@ static void filter_sql(mn_buf *b, const mn_memory_query *q, int *next)
             mn_buf_printf(b, "%sp.path GLOB ?%d", i ? " OR " : "", (*next)++);
         mn_buf_puts(b, ")))");
     }
+    if (q->expiry.at) {
+        mn_buf_puts(b, q->expiry.only ? " AND " : " AND NOT ");
+        mn_sqlite__expired_sql(b, "m.", &q->expiry, next);
+    }
 }
 
 static void bind_filter(mn_store *s, sqlite3_stmt *st, const mn_memory_query *q, int *next)
@@ -498,6 +504,8 @@ static void bind_filter(mn_store *s, sqlite3_stmt *st, const mn_memory_query *q,
         sqlite3_bind_text(st, (*next)++, q->tags[i], -1, SQLITE_STATIC);
     for (size_t i = 0; i < q->npaths; i++)
         sqlite3_bind_text(st, (*next)++, q->paths[i], -1, SQLITE_STATIC);
+    if (q->expiry.at)
+        mn_sqlite__expired_bind(st, &q->expiry, next);
 }
 
 static bool memory_query_valid(const mn_memory_query *q)

@@ -46,6 +46,15 @@ int mn_sqlite__file_hits(mn_store *s, sqlite3_stmt *st, const char *match, size_
                          int (*cb)(void *payload, const mn_file_hit *h), void *payload,
                          const char *what);
 int mn_sqlite__exec(mn_store *s, const char *sql);
+
+/*
+ * The expiry test of a memory query (life_store.c; store.h: mn_expiry):
+ * "<expired>" over the memory columns prefixed by p ("m." or ""), its
+ * parameters numbered from *next; expired_bind binds them in the same
+ * order. Callers write "NOT <expired>" or "<expired>".
+ */
+void mn_sqlite__expired_sql(mn_buf *b, const char *p, const mn_expiry *e, int *next);
+void mn_sqlite__expired_bind(sqlite3_stmt *st, const mn_expiry *e, int *next);
 /*
  * Migrate forward; application_id is what the file held when opened. Sets
  * PRAGMA application_id to MN_STORE_APPLICATION_ID with the first

@@ -816,10 +816,12 @@ static void build_sql(mn_store *s)
         }
     }
     mn_buf ins = MN_BUF_INIT, rep = MN_BUF_INIT, get = MN_BUF_INIT;
+    /* saved_at (schema v9): when this store took the memory in, the clock of its kind's
+     * time to live; the store's own, never exported */
     mn_buf_printf(&ins,
-                  "INSERT INTO memories (%suid, project_id, content_hash) "
-                  "VALUES (%s?%d, ?%d, ?%d)",
-                  cols.ptr, vals.ptr, n, n + 1, n + 2);
+                  "INSERT INTO memories (%suid, project_id, content_hash, saved_at) "
+                  "VALUES (%s?%d, ?%d, ?%d, ?%d)",
+                  cols.ptr, vals.ptr, n, n + 1, n + 2, n + 3);
     mn_buf_printf(&rep,
                   "UPDATE memories SET %scontent_hash = ?%d WHERE uid = ?%d AND project_id = ?%d",
                   sets.ptr, n + 2, n, n + 1);
@@ -896,9 +898,15 @@ static int write_side_tables(mn_store *s, int64_t rowid, const json_t *mem)
     json_t *c;
     json_array_foreach(json_object_get(mem, "citations"), i, c)
     {
+        /* text, stale and checked_at come back as they were read (schema v9); a citation
+         * whose file was indexed again since it was checked (or never checked) waits for
+         * the next check: a rewrite never loses a mark the index left */
         sqlite3_stmt *st = mn_sqlite__stmt(
             s, "INSERT INTO citations(memory_id, seq, path, symbol, start_line, end_line, "
-               "content_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+               "content_hash, text, stale, checked_at, dirty) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+               "?7, ?8, ?9, ?10, CASE WHEN ?10 IS NULL THEN 1 ELSE coalesce((SELECT "
+               "f.indexed_at > ?10 FROM files f WHERE f.project_id = ?11 AND f.path = ?3), "
+               "?9 = 0 AND ?7 IS NOT NULL) END)");
         if (!st)
             return mn_error_last_code();
         sqlite3_bind_int64(st, 1, rowid);
@@ -911,6 +919,16 @@ static int write_side_tables(mn_store *s, int64_t rowid, const json_t *mem)
         if (json_is_integer(el))
             sqlite3_bind_int64(st, 6, json_integer_value(el));
         bind_text_or_null(st, 7, json_string_value(json_object_get(c, "hash")));
+        bind_text_or_null(st, 8, json_string_value(json_object_get(c, "text")));
+        const char *stale = json_string_value(json_object_get(c, "stale"));
+        sqlite3_bind_int(st, 9, !stale ? 0 : !strcmp(stale, "gone") ? 2 : 1);
+        int64_t checked = 0;
+        const char *ct = json_string_value(json_object_get(c, "checked_at"));
+        if (ct && mn_time_parse(&checked, ct) == 0)
+            sqlite3_bind_int64(st, 10, checked);
+        else
+            sqlite3_bind_null(st, 10);
+        sqlite3_bind_int64(st, 11, s->project_id);
         if ((rc = step_done(s, st, "cannot store a citation")) != 0)
             return rc;
     }
@@ -929,6 +947,8 @@ static int bind_memory(mn_store *s, sqlite3_stmt *st, const json_t *mem)
     sqlite3_bind_text(st, idx, json_string_value(json_object_get(mem, "id")), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, idx + 1, s->project_id);
     sqlite3_bind_text(st, idx + 2, hash, -1, SQLITE_TRANSIENT);
+    if (sqlite3_bind_parameter_count(st) >= idx + 3) /* insert only: saved_at */
+        sqlite3_bind_int64(st, idx + 3, mn_time_now_ms());
     return 0;
 }
 
@@ -1038,8 +1058,9 @@ static json_t *column_json(mn_store *s, sqlite3_stmt *st, int *col, const mn_fie
 
 static int load_citations(mn_store *s, json_t *mem, int64_t rowid)
 {
-    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT path, symbol, start_line, end_line, content_hash "
-                                          "FROM citations WHERE memory_id = ?1 ORDER BY seq");
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "SELECT path, symbol, start_line, end_line, content_hash, text, stale, "
+                           "checked_at FROM citations WHERE memory_id = ?1 ORDER BY seq");
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_int64(st, 1, rowid);
@@ -1056,6 +1077,16 @@ static int load_citations(mn_store *s, json_t *mem, int64_t rowid)
             json_object_set_new(c, "end_line", json_integer(sqlite3_column_int64(st, 3)));
         if (sqlite3_column_type(st, 4) != SQLITE_NULL)
             json_object_set_new(c, "hash", json_string((const char *)sqlite3_column_text(st, 4)));
+        if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+            json_object_set_new(c, "text", json_string((const char *)sqlite3_column_text(st, 5)));
+        int stale = sqlite3_column_int(st, 6);
+        if (stale)
+            json_object_set_new(c, "stale", json_string(stale == 2 ? "gone" : "changed"));
+        if (sqlite3_column_type(st, 7) != SQLITE_NULL) {
+            char t[32];
+            mn_time_format(t, sqlite3_column_int64(st, 7));
+            json_object_set_new(c, "checked_at", json_string(t));
+        }
         if (!arr)
             arr = json_array();
         json_array_append_new(arr, c);
@@ -1269,6 +1300,11 @@ static void filter_sql(mn_buf *sql, const mn_memory_filter *f)
         mn_buf_puts(sql, " AND source = ?7");
     if (f->since)
         mn_buf_puts(sql, " AND updated_at >= ?8");
+    if (f->expiry.at) {
+        int next = 9;
+        mn_buf_puts(sql, f->expiry.only ? " AND " : " AND NOT ");
+        mn_sqlite__expired_sql(sql, "", &f->expiry, &next);
+    }
 }
 
 static void filter_bind(mn_store *s, sqlite3_stmt *st, const mn_memory_filter *f)
@@ -1281,6 +1317,10 @@ static void filter_bind(mn_store *s, sqlite3_stmt *st, const mn_memory_filter *f
     bind_text_or_null(st, 6, f->path);
     bind_text_or_null(st, 7, f->source);
     sqlite3_bind_int64(st, 8, f->since);
+    if (f->expiry.at) {
+        int next = 9;
+        mn_sqlite__expired_bind(st, &f->expiry, &next);
+    }
 }
 
 int mn_store_memory_list(mn_store *s, const mn_memory_filter *f,

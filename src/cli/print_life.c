@@ -1,0 +1,94 @@
+/*
+ * print_life.c - the life cycle's results printed for people (stale,
+ * revalidate, gc); --json prints them as they are. Through out.c like
+ * every printer: each value is escaped for the terminal, and a diff is
+ * printed as text whose newlines stay.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *str(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static long long num(const json_t *o, const char *k)
+{
+    return (long long)json_integer_value(json_object_get(o, k));
+}
+
+/* "path", "path:12-30" or "path:12-30 Symbol" */
+static void print_where(const json_t *w)
+{
+    cli_printf("%s", str(w, "path"));
+    if (json_object_get(w, "start_line"))
+        cli_printf(":%lld-%lld", num(w, "start_line"), num(w, "end_line"));
+    if (*str(w, "symbol"))
+        cli_printf(" %s", str(w, "symbol"));
+}
+
+void cli_print_stale(const json_t *r)
+{
+    size_t i, j;
+    const json_t *m, *c;
+    json_array_foreach(json_object_get(r, "memories"), i, m)
+    {
+        cli_printf("%s  %-8s %s\n", str(m, "id"), str(m, "kind"), str(m, "title"));
+        json_array_foreach(json_object_get(m, "citations"), j, c)
+        {
+            cli_printf("  %s: ", str(c, "stale"));
+            print_where(c);
+            const json_t *now = json_object_get(c, "now");
+            if (now) {
+                cli_printf(" -> now ");
+                print_where(now);
+            }
+            cli_printf("\n");
+            const char *diff = str(c, "diff");
+            if (*diff)
+                cli_put_text(stdout, diff);
+        }
+        cli_printf("  (still true? mnemo revalidate %s; else mnemo edit or forget it)\n",
+                   str(m, "id"));
+    }
+    long long total = num(r, "total");
+    size_t shown = json_array_size(json_object_get(r, "memories"));
+    if (total == 0)
+        cli_printf("no stale memory: every citation matches the code as indexed\n");
+    else if ((long long)shown < total)
+        cli_printf("%zu of %lld stale memories (--offset for more)\n", shown, total);
+}
+
+void cli_print_revalidate(const json_t *r)
+{
+    cli_printf("%s %s: %s", str(r, "action"), str(r, "id"), str(r, "title"));
+    if (!strcmp(str(r, "action"), "revalidated"))
+        cli_printf(" (%lld citations now cite today's code, %lld of code that is gone removed)",
+                   num(r, "citations"), num(r, "dropped"));
+    cli_printf("\n");
+}
+
+void cli_print_gc(const json_t *r)
+{
+    static const struct {
+        const char *key, *what, *done;
+    } sets[] = {
+        {"expired", "expired (past their ttl)", "archived"},
+        {"superseded", "superseded long ago (memory.gc.superseded_after)", "archived"},
+        {"purged_archived", "archived and older than asked", "purged"},
+        {"purged_forgotten", "forgotten and older than asked", "purged"},
+    };
+    bool dry = json_is_true(json_object_get(r, "dry_run"));
+    for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+        const json_t *set = json_object_get(r, sets[i].key);
+        cli_printf("%-8s %4lld  %s\n", dry ? "would be" : sets[i].done, num(set, "count"),
+                   sets[i].what);
+        if (dry && num(set, "count") && !strcmp(sets[i].done, "purged"))
+            cli_printf("         (%s for good)\n", sets[i].done);
+    }
+    if (dry)
+        cli_printf("dry run: nothing changed (mnemo gc --apply to do it)\n");
+}
