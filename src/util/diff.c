@@ -54,7 +54,7 @@ static void put_kept(mn_buf *out, const line *a, size_t from, size_t to, size_t 
                      bool last)
 {
     size_t n = to - from, head = first ? 0 : context, tail = last ? 0 : context;
-    if (n <= head + tail + 1) {
+    if ((first && last) || n <= head + tail + 1) { /* no change at all: the text itself */
         for (size_t i = from; i < to; i++)
             put(out, ' ', a[i]);
         return;

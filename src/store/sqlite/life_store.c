@@ -287,7 +287,7 @@ int mn_store_cite_symbols_since(mn_store *s, int64_t since_ms, const char *kind,
     /* CROSS JOIN: the few files indexed since first, then their symbols (symbols_file) */
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT " SYMBOL_COLUMNS " FROM files f CROSS JOIN symbols y ON y.file_id = f.id "
-           "WHERE f.project_id = ?1 AND f.indexed_at > ?2 AND (?3 IS NULL OR y.kind = ?3) "
+           "WHERE f.project_id = ?1 AND f.indexed_at >= ?2 AND (?3 IS NULL OR y.kind = ?3) "
            "AND y.end_line - y.start_line = ?4 ORDER BY f.path, y.start_line LIMIT ?5");
     if (!st)
         return mn_error_last_code();

@@ -295,16 +295,16 @@ static void test_schemas_share_memory(void)
     /* save and update describe the same fields the same way */
     const json_t *save_in = mn_api_input_schema(mn_api_find("save"));
     const json_t *update_in = mn_api_input_schema(mn_api_find("update"));
-    static const char *const same_in_save[] = {"kind", "level", "title", "body", "context",
-                                               "scope"};
+    static const char *const same_in_save[] = {"kind", "level",   "title",
+                                               "body", "context", "scope"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(same_in_save); i++) {
         bool eq = json_equal(prop(save_in, same_in_save[i]), prop(memory, same_in_save[i]));
         if (!eq)
             fprintf(stderr, "save.%s differs from memory.%s\n", same_in_save[i], same_in_save[i]);
         CHECK(eq);
     }
-    static const char *const same_in_update[] = {"kind", "level", "title", "body", "confidence",
-                                                 "quality"};
+    static const char *const same_in_update[] = {"kind", "level",      "title",
+                                                 "body", "confidence", "quality"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(same_in_update); i++)
         CHECK(json_equal(prop(update_in, same_in_update[i]), prop(memory, same_in_update[i])));
     /* citations: what a memory holds, but for what mnemo sets (text, stale, checked_at) */
