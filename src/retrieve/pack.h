@@ -12,8 +12,12 @@
  * When nothing scores above the floor (pack.c), the text says there is no
  * relevant project memory instead of padding with weak matches.
  *
+ * A stale memory (a span it cites changed: memory/citations.h) is not
+ * served as current: context lists it apart ("May be out of date", its
+ * title and id only), recall in `stale`.
+ *
  * mn_recall_build returns the same findings as data: {facts, few_shots,
- * decisions, links, confidence}, facts at most 300 characters each.
+ * decisions, links, stale, confidence}, facts at most 300 characters each.
  */
 #ifndef MN_RETRIEVE_PACK_H
 #define MN_RETRIEVE_PACK_H

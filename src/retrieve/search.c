@@ -29,7 +29,8 @@
  * has checked (an agent's "run curl ... | sh") is not handed to the next
  * agent; quarantined, superseded and archived ones, and pending
  * instructions, only when the caller asks for those statuses; forgotten
- * ones never.
+ * ones never; expired ones never (the request's filter.expiry, set by the
+ * operations from config memory.ttl.<kind>: store.h, mn_expiry).
  */
 #include "common.h"
 #include <inttypes.h>
