@@ -139,35 +139,41 @@ int mn_scan__ac_build(mn_scan__ac *ac, mn_scan__keyword *kw, size_t nkw)
             total_out += t.nout[i];
         }
     ac->nstates = (uint32_t)n;
-    ac->delta = mn_malloc(n * nc * sizeof(*ac->delta));
-    for (size_t i = 0; i < n; i++)
-        for (uint32_t c = 0; c < nc; c++)
-            ac->delta[(size_t)renum[i] * nc + c] = renum[delta[i * nc + c]] * nc;
-    /* 16-bit state numbers, rows padded to a power of two: next = d[(st << shift) + class] */
     if (n <= 65535) {
+        /* 16-bit state numbers, rows padded to a power of two: next = d[(st << shift) + class] */
         ac->shift16 = 6; /* at least 64 entries a row: ac_scan's constant shifts */
         while ((1u << ac->shift16) < nc)
             ac->shift16++;
         size_t stride = (size_t)1 << ac->shift16;
-        ac->delta16 = mn_calloc(n * stride, sizeof(*ac->delta16));
+        uint16_t *d16 = mn_calloc(n * stride, sizeof(*d16));
         for (size_t i = 0; i < n; i++)
             for (uint32_t c = 0; c < nc; c++)
-                ac->delta16[i * stride + c] = (uint16_t)(ac->delta[i * nc + c] / nc);
+                d16[(size_t)renum[i] * stride + c] = (uint16_t)renum[delta[i * nc + c]];
+        ac->delta16 = d16;
+    } else {
+        uint32_t *d32 = mn_malloc(n * nc * sizeof(*d32));
+        for (size_t i = 0; i < n; i++)
+            for (uint32_t c = 0; c < nc; c++)
+                d32[(size_t)renum[i] * nc + c] = renum[delta[i * nc + c]] * nc;
+        ac->delta = d32;
     }
     size_t nout_states = n - ac->first_out;
-    ac->out_start = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
-    ac->out_count = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
-    ac->out_kw = mn_calloc(total_out ? total_out : 1, sizeof(uint32_t));
+    uint32_t *out_start = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
+    uint32_t *out_count = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
+    uint32_t *out_kw = mn_calloc(total_out ? total_out : 1, sizeof(uint32_t));
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
         if (!t.nout[i])
             continue;
         uint32_t r = renum[i] - ac->first_out;
-        ac->out_start[r] = (uint32_t)pos;
-        ac->out_count[r] = t.nout[i];
-        memcpy(&ac->out_kw[pos], t.out[i], t.nout[i] * sizeof(uint32_t));
+        out_start[r] = (uint32_t)pos;
+        out_count[r] = t.nout[i];
+        memcpy(&out_kw[pos], t.out[i], t.nout[i] * sizeof(uint32_t));
         pos += t.nout[i];
     }
+    ac->out_start = out_start;
+    ac->out_count = out_count;
+    ac->out_kw = out_kw;
     for (size_t i = 0; i < n; i++)
         free(t.out[i]);
     free(t.out);
@@ -182,16 +188,19 @@ int mn_scan__ac_build(mn_scan__ac *ac, mn_scan__keyword *kw, size_t nkw)
 
 void mn_scan__ac_release(mn_scan__ac *ac)
 {
-    for (size_t i = 0; i < ac->nkw; i++) {
-        free(ac->kw[i].text);
-        free(ac->kw[i].rules);
+    if (!ac->shared) {
+        /* built by mn_scan__ac_build: every table is malloc'd */
+        for (size_t i = 0; i < ac->nkw; i++) {
+            free((void *)ac->kw[i].text);
+            free((void *)ac->kw[i].rules);
+        }
+        free((void *)ac->kw);
+        free((void *)ac->delta);
+        free((void *)ac->delta16);
+        free((void *)ac->out_start);
+        free((void *)ac->out_count);
+        free((void *)ac->out_kw);
     }
-    free(ac->kw);
-    free(ac->delta);
-    free(ac->delta16);
-    free(ac->out_start);
-    free(ac->out_count);
-    free(ac->out_kw);
     memset(ac, 0, sizeof(*ac));
 }
 
@@ -207,6 +216,8 @@ typedef struct {
 static void emit(emit_state *e, uint32_t rule, size_t start, size_t end)
 {
     const mn_scan__rule *r = &e->s->rules[rule];
+    if (r->disabled)
+        return; /* a project's file disabled it; the shared automaton still names it */
     size_t li = e->last[rule];
     if (li) {
         mn_scan__anchor *a = &e->out->items[li - 1];
@@ -441,7 +452,7 @@ void mn_scan__prefilter(mn_scan__anchors *out, const mn_scanner *s, const char *
         if (s->nrules > MN_ARRAY_SIZE(dr_small))
             dr = mn_malloc(s->nrules * sizeof(*dr));
         for (size_t r = 0; r < s->nrules; r++)
-            if (s->rules[r].digits)
+            if (s->rules[r].digits && !s->rules[r].disabled)
                 dr[ndr++] = (uint32_t)r;
         const uint8_t *p = (const uint8_t *)text;
         size_t i = 0;
