@@ -325,15 +325,11 @@ static int on_candidate(pcre2_callout_block *cb, void *data)
     return se > ss && accept(st->c, r, ms, me, ss, se) ? 0 : 1;
 }
 
-/* Run rule ri over the matches that start in [from, limit). Returns 0, or
- * MN_ENOMEM when the regex engine ran out of memory. */
-static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
+/* Run rule ri's code over the matches that start in [from, limit). */
+static int match_window(scan_ctx *c, uint32_t ri, const pcre2_code *code, size_t from, size_t limit)
 {
     const mn_scan__rule *r = &c->s->rules[ri];
     callout_state st = {c, r};
-    const pcre2_code *code = mn_scan__code(r);
-    if (!code)
-        return mn_error_last_code();
     pcre2_set_callout(c->mctx, on_candidate, &st);
     size_t off = from;
     while (off <= limit && off <= c->len) {
@@ -370,6 +366,26 @@ static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
         off = me > ms ? me : ms + 1;
     }
     return 0;
+}
+
+/* Run rule ri over the matches that start in [from, limit). Returns 0, or
+ * MN_ENOMEM when the regex engine ran out of memory. */
+static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
+{
+    const mn_scan__rule *r = &c->s->rules[ri];
+    bool timed = false;
+    const pcre2_code *code = mn_scan__code(r, limit - from, &timed);
+    if (!code)
+        return mn_error_last_code();
+    /* The time the interpreter takes decides when the rule's JIT copy is
+     * made (mn_scan__lazy). Monotonic time (~20 ns a reading) rather than
+     * the thread's CPU time (a system call, ~0.5 us here): a window during
+     * which the thread was preempted only brings the JIT copy earlier. */
+    uint64_t t0 = timed ? mn_time_mono_ns() : 0;
+    int rc = match_window(c, ri, code, from, limit);
+    if (timed)
+        mn_scan__spent(r, mn_time_mono_ns() - t0);
+    return rc;
 }
 
 static int cmp_anchor(const void *a, const void *b)

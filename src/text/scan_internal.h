@@ -62,19 +62,44 @@ typedef enum {
 
 #define MN_SCAN__MAX_CHECKS 4 /* per rule */
 
-/* What a rule compiles on its first use, shared by the scanners that share
- * the rule (scan_rules.c, mn_scan__code). `code` goes from NULL to the
- * compiled pattern (with JIT where it runs) once, published with a release
- * store under a lock; `allow` is written before it, so whoever has loaded
- * `code` may read `allow`. A rule from a project's file is compiled when the
- * file is read (that is how its errors are found): `pending` holds that
- * code until its first use, and `allow` is set then. The built-in rules
- * come from generated data (mn_scan__builtin_data) with all of this zero. */
+/* What a rule compiles when it runs, shared by the scanners that share the
+ * rule (scan_rules.c, mn_scan__code). `code` goes from NULL to the
+ * compiled pattern once, on the rule's first use; `jit`, from NULL to a JIT
+ * copy once the interpreter has spent mn_scan__jit.after_ns on the rule
+ * (`spent_ns`), or at once for a window of mn_scan__jit.window bytes or
+ * more. JIT compilation of a pattern costs about what the
+ * interpreter spends on a few windows of it, and most processes run a rule
+ * on fewer: the JIT is paid for where it pays (the rent-or-buy rule: never
+ * more than twice the better of the two). Both are published with a
+ * release store under a lock; `allow` is written before `code`, so whoever
+ * has loaded `code` may read `allow`. A rule from a project's file is
+ * compiled when the file is read (that is how its errors are found):
+ * `pending` holds that code until its first use, and `allow` is set then.
+ * The built-in rules come from generated data (mn_scan__builtin_data) with
+ * all of this zero. */
 typedef struct {
     _Atomic(pcre2_code *) code;
+    _Atomic(pcre2_code *) jit;
+    _Atomic(uint64_t) spent_ns;
     pcre2_code *pending;
     pcre2_code **allow; /* one per source in the rule's `allow` */
 } mn_scan__lazy;
+
+/* When a rule's JIT copy is made (mn_scan__lazy): after after_ns of
+ * interpreter time, or at once for a window of `window` bytes. Measured by
+ * bench_scan ("first use"): JIT compilation of a built-in pattern takes ~25
+ * us on average (up to ~150 us; the first of a process more), and the
+ * interpreter 5-10 times the JIT code's time per window. Changed only by
+ * bench_scan, before any scan, to compare with JIT on first use. */
+typedef struct {
+    uint64_t after_ns;
+    size_t window;
+} mn_scan__jit_policy;
+#define MN_SCAN__JIT_POLICY_INIT \
+    {                            \
+        50000, 4096              \
+    }
+extern mn_scan__jit_policy mn_scan__jit;
 
 /* One rule. Its strings and lists are const because the built-in rules
  * are static data; a project's rules own malloc'd copies (freed with
@@ -213,9 +238,14 @@ bool mn_scan__placeholder(const char *s, size_t n);
 bool mn_scan__glob_match(const char *glob, const char *path);
 
 /* scan_rules.c */
-/* The rule's pattern for matching, compiled (and JIT-compiled) on its
- * first use; NULL with the error set when that fails (out of memory). */
-const pcre2_code *mn_scan__code(const mn_scan__rule *r);
+/* The rule's pattern for a window of `bytes` start positions: compiled on
+ * the rule's first use, its JIT copy once it has earned it (mn_scan__lazy).
+ * *timed is set when the caller should time the interpreter on it and
+ * report with mn_scan__spent. NULL with the error set when compiling fails
+ * (out of memory). */
+const pcre2_code *mn_scan__code(const mn_scan__rule *r, size_t bytes, bool *timed);
+/* CPU time the interpreter spent on rule r. */
+void mn_scan__spent(const mn_scan__rule *r, uint64_t ns);
 /* Read a rules file (YAML) into s: its rules are compiled (for their
  * errors) and appended, its `disable` and `allow` applied. */
 int mn_scan__load(mn_scanner *s, const char *yaml, size_t len, const char *origin, bool user);

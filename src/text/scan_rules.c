@@ -15,12 +15,13 @@
  * bytes), with ^ and $ at line boundaries (PCRE2_MULTILINE) and
  * PCRE2_USE_OFFSET_LIMIT, since a rule's regex runs only where a match may
  * start near one of its triggers (scan.c). A file read here has each
- * pattern compiled at once, for its errors; what runs is made on the rule's
- * first use (mn_scan__code): the JIT code, and for the built-in rules,
- * which come as generated data (scripts/scan_rules_gen.c reads the built-in
- * file with this code at build time), the compilation too, so that a
- * process pays only for the rules its texts wake. Where the JIT is
- * unavailable the interpreter runs the same pattern.
+ * pattern compiled at once, for its errors. The built-in rules come as
+ * generated data (scripts/scan_rules_gen.c reads the built-in file with
+ * this code at build time), and each pattern is compiled on its rule's
+ * first use (mn_scan__code), so that a process pays only for the rules its
+ * texts wake; a rule's JIT copy is made once the rule has run over a few
+ * kilobytes, and only pays there. Where the JIT is unavailable the
+ * interpreter runs the same pattern.
  */
 #include "common.h"
 #include <pthread.h>
@@ -93,6 +94,7 @@ static void rule_release(mn_scan__rule *r)
     free((void *)r->pattern);
     if (r->lazy) {
         pcre2_code_free(atomic_load(&r->lazy->code));
+        pcre2_code_free(atomic_load(&r->lazy->jit));
         pcre2_code_free(r->lazy->pending);
         if (r->lazy->allow)
             free_codes(r->lazy->allow, r->nallow);
@@ -454,7 +456,8 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
             }
             pats[i] = mn_strndup(json_string_value(e), json_string_length(e));
             r->nallow++;
-            r->lazy->allow[i] = compile(pats[i], strlen(pats[i]), false, true, why, sizeof(why));
+            /* run on a match's secret part (a few bytes): no JIT */
+            r->lazy->allow[i] = compile(pats[i], strlen(pats[i]), false, false, why, sizeof(why));
             if (!r->lazy->allow[i]) {
                 rc = rule_error(origin, id, index, "allow pattern '%.60s' %s", pats[i], why);
                 goto out;
@@ -611,10 +614,12 @@ out:
 
 static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
 
+mn_scan__jit_policy mn_scan__jit = MN_SCAN__JIT_POLICY_INIT;
+
 /* The rule's code, made under lazy_lock: the pattern compiled (or the code
- * compiled when the file was read), its allow-list regexes, then the JIT
- * code; published once all of it is ready. Its first use by 8 threads at
- * once is a test (unit/text/scan, test_threads). */
+ * compiled when the file was read) and its allow-list regexes, published
+ * once all of it is ready. Its first use by 8 threads at once is a test
+ * (unit/text/scan, test_threads_first_use). */
 static pcre2_code *first_use(const mn_scan__rule *r)
 {
     mn_scan__lazy *l = r->lazy;
@@ -631,7 +636,7 @@ static pcre2_code *first_use(const mn_scan__rule *r)
         allow = mn_calloc(r->nallow, sizeof(*allow));
         for (size_t i = 0; i < r->nallow; i++)
             if (!(allow[i] =
-                      compile(r->allow[i], strlen(r->allow[i]), false, true, why, sizeof(why)))) {
+                      compile(r->allow[i], strlen(r->allow[i]), false, false, why, sizeof(why)))) {
                 mn_error_set(MN_EINTERNAL, "scan: rule '%s': allow pattern %s", r->id, why);
                 free_codes(allow, i);
                 if (code != l->pending)
@@ -639,26 +644,58 @@ static pcre2_code *first_use(const mn_scan__rule *r)
                 return NULL;
             }
     }
-    /* JIT is an optimisation (a platform without it runs the interpreter) */
-    if (use_jit())
-        (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
     l->pending = NULL;
     l->allow = allow;
     atomic_store_explicit(&l->code, code, memory_order_release);
     return code;
 }
 
-const pcre2_code *mn_scan__code(const mn_scan__rule *r)
+/* The JIT copy of code, made under lazy_lock: a copy, since other threads
+ * may be running the interpreted code; the interpreted code when the copy
+ * cannot be made (out of memory: the interpreter gives the same hits). */
+static const pcre2_code *jit_copy(const mn_scan__rule *r, pcre2_code *code)
 {
-    pcre2_code *code = atomic_load_explicit(&r->lazy->code, memory_order_acquire);
-    if (code)
+    pcre2_code *jit = pcre2_code_copy(code);
+    if (!jit)
         return code;
+    (void)pcre2_jit_compile(jit, PCRE2_JIT_COMPLETE);
+    atomic_store_explicit(&r->lazy->jit, jit, memory_order_release);
+    return jit;
+}
+
+const pcre2_code *mn_scan__code(const mn_scan__rule *r, size_t bytes, bool *timed)
+{
+    mn_scan__lazy *l = r->lazy;
+    *timed = false;
+    pcre2_code *jit = atomic_load_explicit(&l->jit, memory_order_acquire);
+    if (jit)
+        return jit;
+    pcre2_code *code = atomic_load_explicit(&l->code, memory_order_acquire);
+    bool hot = use_jit() &&
+               (bytes >= mn_scan__jit.window ||
+                atomic_load_explicit(&l->spent_ns, memory_order_relaxed) >= mn_scan__jit.after_ns);
+    if (code && !hot) {
+        *timed = use_jit();
+        return code;
+    }
+    const pcre2_code *out;
     pthread_mutex_lock(&lazy_lock);
-    code = atomic_load_explicit(&r->lazy->code, memory_order_relaxed);
+    code = atomic_load_explicit(&l->code, memory_order_relaxed);
     if (!code)
         code = first_use(r);
+    out = code;
+    if (code && hot) {
+        jit = atomic_load_explicit(&l->jit, memory_order_relaxed);
+        out = jit ? jit : jit_copy(r, code);
+    }
     pthread_mutex_unlock(&lazy_lock);
-    return code;
+    *timed = out == code && use_jit();
+    return out;
+}
+
+void mn_scan__spent(const mn_scan__rule *r, uint64_t ns)
+{
+    atomic_fetch_add_explicit(&r->lazy->spent_ns, ns, memory_order_relaxed);
 }
 
 void mn_scan__borrow(mn_scanner *s, const mn_scanner *base)
@@ -700,38 +737,67 @@ int mn_scan__finish(mn_scanner *s, const mn_scanner *base)
         s->ac.shared = true;
         return 0;
     }
-    /* One keyword entry per distinct (text, case rule); each lists its rules. */
-    mn_scan__keyword *kw = NULL;
+    /* One keyword entry per distinct (text, case rule); each lists its
+     * rules once, in order. Two passes over the rules' triggers (a hash
+     * table finds the entry; the first pass counts, the second fills), so
+     * that a project's file with a hundred keywords costs no quadratic
+     * search. */
+    size_t cap = 1;
+    for (size_t i = 0; i < s->nrules; i++)
+        if (!s->rules[i].disabled)
+            cap += s->rules[i].nkeywords + s->rules[i].nprefixes;
+    size_t hcap = 16;
+    while (hcap < 2 * cap)
+        hcap *= 2;
+    mn_scan__keyword *kw = mn_calloc(cap, sizeof(*kw));
+    uint32_t *table = mn_calloc(hcap, sizeof(*table)); /* keyword index + 1; 0: empty */
+    uint32_t *last = mn_calloc(cap, sizeof(*last));    /* per keyword: last rule + 1 counted */
     size_t nkw = 0;
-    for (size_t i = 0; i < s->nrules; i++) {
-        const mn_scan__rule *r = &s->rules[i];
-        if (r->disabled)
-            continue;
-        for (size_t k = 0; k < r->nkeywords + r->nprefixes; k++) {
-            bool exact = k >= r->nkeywords;
-            const char *t = exact ? r->prefixes[k - r->nkeywords] : r->keywords[k];
-            size_t j = 0;
-            while (j < nkw && !(kw[j].exact_case == exact && strcmp(kw[j].text, t) == 0))
-                j++;
-            if (j == nkw) {
-                kw = mn_realloc(kw, (nkw + 1) * sizeof(*kw));
-                memset(&kw[nkw], 0, sizeof(*kw));
-                kw[nkw].text = mn_strdup(t);
-                kw[nkw].len = strlen(t);
-                kw[nkw].exact_case = exact;
-                nkw++;
-            }
-            if (kw[j].nrules && kw[j].rules[kw[j].nrules - 1] == (uint32_t)i)
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < s->nrules; i++) {
+            const mn_scan__rule *r = &s->rules[i];
+            if (r->disabled)
                 continue;
-            uint32_t *rules =
-                mn_realloc((void *)kw[j].rules, (kw[j].nrules + 1) * sizeof(uint32_t));
-            rules[kw[j].nrules++] = (uint32_t)i;
-            kw[j].rules = rules;
+            for (size_t k = 0; k < r->nkeywords + r->nprefixes; k++) {
+                bool exact = k >= r->nkeywords;
+                const char *t = exact ? r->prefixes[k - r->nkeywords] : r->keywords[k];
+                size_t len = strlen(t);
+                uint64_t h = exact ? 0x9e3779b97f4a7c15ull : 0xcbf29ce484222325ull; /* FNV-1a */
+                for (size_t b = 0; b < len; b++)
+                    h = (h ^ (uint8_t)t[b]) * 0x100000001b3ull;
+                size_t at = (size_t)h & (hcap - 1);
+                while (table[at] &&
+                       !(kw[table[at] - 1].exact_case == exact && kw[table[at] - 1].len == len &&
+                         memcmp(kw[table[at] - 1].text, t, len) == 0))
+                    at = (at + 1) & (hcap - 1);
+                if (!table[at]) {
+                    kw[nkw].text = mn_strndup(t, len);
+                    kw[nkw].len = len;
+                    kw[nkw].exact_case = exact;
+                    table[at] = (uint32_t)++nkw;
+                }
+                mn_scan__keyword *w = &kw[table[at] - 1];
+                uint32_t *l = &last[table[at] - 1];
+                if (*l == (uint32_t)i + 1)
+                    continue; /* the rule is listed already */
+                *l = (uint32_t)i + 1;
+                if (pass == 0)
+                    w->nrules++;
+                else
+                    ((uint32_t *)w->rules)[w->nrules++] = (uint32_t)i;
+            }
+        }
+        if (pass == 0) {
+            for (size_t j = 0; j < nkw; j++) {
+                kw[j].rules = mn_malloc(kw[j].nrules * sizeof(uint32_t));
+                kw[j].nrules = 0;
+                last[j] = 0;
+            }
         }
     }
+    free(table);
+    free(last);
     /* where redaction markers start, found in the same pass (scan.c blanks them) */
-    kw = mn_realloc(kw, (nkw + 1) * sizeof(*kw));
-    memset(&kw[nkw], 0, sizeof(*kw));
     kw[nkw].text = mn_strdup("[REDACTED:");
     kw[nkw].len = strlen(kw[nkw].text);
     kw[nkw].exact_case = true;

@@ -13,6 +13,13 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <unistd.h>
+/* valgrind's client-request header, where installed (test_jit_after) */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define MN_HAVE_VALGRIND_H 1
+#endif
+#endif
 
 #include "test.h"
 #include "test_fs.h"
@@ -806,26 +813,6 @@ static void test_generated_data(void)
     mn_scanner_free(y);
 }
 
-/* Starting the built-in scanner compiles nothing: each rule is compiled on
- * its first use, only the rules a text wakes. This test runs first, before
- * any other has used a rule. */
-static void test_lazy_compile(void)
-{
-    const mn_scanner *s = builtin();
-    for (size_t i = 0; i < s->nrules; i++)
-        CHECK(atomic_load(&s->rules[i].lazy->code) == NULL);
-    const char *text = "token ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA";
-    expect_rule(s, text, "github-pat", "ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA");
-    size_t compiled = 0;
-    for (size_t i = 0; i < s->nrules; i++)
-        if (atomic_load(&s->rules[i].lazy->code)) {
-            compiled++;
-            /* github-pat, and rules the keyword "token" wakes */
-            CHECK(strcmp(s->rules[i].id, "github-pat") == 0 || s->rules[i].has_keywords);
-        }
-    CHECK(compiled >= 1 && compiled <= 8);
-}
-
 /* A copy of the built-in scanner whose rules have not been used: the same
  * data with fresh first-use slots. Free with free_fresh. */
 static mn_scanner *fresh_builtin(void)
@@ -847,6 +834,7 @@ static void free_fresh(mn_scanner *f)
     for (size_t i = 0; i < f->nrules; i++) {
         mn_scan__lazy *l = f->rules[i].lazy;
         pcre2_code_free(atomic_load(&l->code));
+        pcre2_code_free(atomic_load(&l->jit));
         for (size_t k = 0; l->allow && k < f->rules[i].nallow; k++)
             pcre2_code_free(l->allow[k]);
         free(l->allow);
@@ -855,6 +843,76 @@ static void free_fresh(mn_scanner *f)
     free(f->rules);
     pcre2_match_context_free(f->mctx);
     free(f);
+}
+
+/* Starting the built-in scanner compiles nothing: each rule is compiled on
+ * its first use, only the rules a text wakes. This test runs first, before
+ * any other has used a rule. */
+static void test_lazy_compile(void)
+{
+    const mn_scanner *s = builtin();
+    for (size_t i = 0; i < s->nrules; i++)
+        CHECK(atomic_load(&s->rules[i].lazy->code) == NULL);
+    const char *text = "token ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA";
+    expect_rule(s, text, "github-pat", "ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA");
+    size_t compiled = 0;
+    for (size_t i = 0; i < s->nrules; i++)
+        if (atomic_load(&s->rules[i].lazy->code)) {
+            compiled++;
+            /* github-pat, and rules the keyword "token" wakes */
+            CHECK(strcmp(s->rules[i].id, "github-pat") == 0 || s->rules[i].has_keywords);
+        }
+    CHECK(compiled >= 1 && compiled <= 8);
+}
+
+/* Whether PCRE2's JIT runs here (not under valgrind: see use_jit in scan_rules.c). */
+static bool jit_runs(void)
+{
+    uint32_t jit = 0;
+    pcre2_config(PCRE2_CONFIG_JIT, &jit);
+#ifdef MN_HAVE_VALGRIND_H
+    if (RUNNING_ON_VALGRIND)
+        return false;
+#endif
+    return jit != 0;
+}
+
+/* A rule runs interpreted until the interpreter has spent
+ * mn_scan__jit.after_ns on it, then from its JIT copy; a window of
+ * mn_scan__jit.window bytes gets the copy at once. The hits are the same
+ * either way. */
+static void test_jit_after(void)
+{
+    mn_scanner *f = fresh_builtin();
+    size_t gh = 0;
+    while (gh < f->nrules && strcmp(f->rules[gh].id, "github-pat") != 0)
+        gh++;
+    REQUIRE(gh < f->nrules);
+    const mn_scan__lazy *l = f->rules[gh].lazy;
+    const char *line = "key ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA\n";
+    expect_rule(f, line, "github-pat", "ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA");
+    CHECK(atomic_load(&l->code) != NULL);
+    CHECK(atomic_load(&l->jit) == NULL);
+    /* the same line until the interpreter has spent its time */
+    for (size_t i = 0;
+         jit_runs() && i < 1000000 && atomic_load(&l->spent_ns) < mn_scan__jit.after_ns; i++)
+        expect_rule(f, line, "github-pat", "ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA");
+    CHECK(atomic_load(&l->jit) == NULL);
+    expect_rule(f, line, "github-pat", "ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA");
+    CHECK((atomic_load(&l->jit) != NULL) == jit_runs());
+    free_fresh(f);
+
+    /* one window of mn_scan__jit.window bytes or more: JIT at once */
+    f = fresh_builtin();
+    l = f->rules[gh].lazy;
+    mn_buf big = MN_BUF_INIT;
+    for (size_t i = 0; i < mn_scan__jit.window / 32; i++)
+        mn_buf_puts(&big, "ghp_ghp_ghp_ghp_ghp_ghp_ghp_ghp_");
+    mn_buf_puts(&big, " ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA");
+    expect_rule(f, big.ptr, "github-pat", "ghp_NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnA");
+    CHECK((atomic_load(&l->jit) != NULL) == jit_runs());
+    mn_buf_release(&big);
+    free_fresh(f);
 }
 
 /* 8 threads race to the first use of every built-in rule: each gets what
@@ -983,8 +1041,46 @@ static void test_project_automaton(void)
     CHECK_STR(red, "mail [REDACTED:email], key [REDACTED:github-pat], card "
                    "[REDACTED:credit-card], badge B-12345678");
     free(red);
+
+    /* keywords enough for over 65,535 states: the automaton's 32-bit table */
+    mn_buf y = MN_BUF_INIT;
+    mn_buf_puts(&y, "rules:\n");
+    uint32_t x = 7;
+    char last_kw[101] = {0};
+    for (int r = 0; r < 3; r++) {
+        mn_buf_printf(&y,
+                      "  - id: many-%d\n    class: secret\n    window: [0, 40]\n"
+                      "    pattern: 'zq[a-z]{98}=(?<secret>[0-9]{8})'\n    keywords:\n",
+                      r);
+        for (int k = 0; k < 256; k++) {
+            memcpy(last_kw, "zq", 2);
+            for (int c = 0; c < 98; c++) {
+                x = x * 1103515245u + 12345u;
+                last_kw[2 + c] = (char)('a' + (x >> 16) % 26);
+            }
+            mn_buf_printf(&y, "      - %s\n", last_kw);
+        }
+    }
+    char *p3 = write_file(dir, "c.yaml", y.ptr);
+    REQUIRE_OK(mn_scanner_new(&s, p3));
+    CHECK(s->ac.delta16 == NULL && s->ac.delta != NULL && s->ac.nstates > 65535);
+    /* the last keyword written, then a value */
+    mn_buf t = MN_BUF_INIT;
+    mn_buf_puts(&t, "mail jane.doe@gmail.com then ");
+    mn_buf_put(&t, last_kw, 100);
+    mn_buf_puts(&t, "=12345678 end");
+    char want[256];
+    snprintf(want, sizeof(want), "mail [REDACTED:email] then %.100s=[REDACTED:many-2] end",
+             last_kw);
+    red = redact(s, t.ptr, MN_SCAN_ALL, NULL);
+    CHECK_STR(red, want);
+    free(red);
+    mn_scanner_free(s);
+    mn_buf_release(&t);
+    mn_buf_release(&y);
     free(p1);
     free(p2);
+    free(p3);
     rm_rf(dir);
 }
 
@@ -1042,6 +1138,6 @@ MN_TEST_MAIN(MN_TEST(test_lazy_compile), MN_TEST(test_basics), MN_TEST(test_corp
              MN_TEST(test_no_false_positives), MN_TEST(test_idempotent), MN_TEST(test_no_overlap),
              MN_TEST(test_project_file), MN_TEST(test_bad_files), MN_TEST(test_binary),
              MN_TEST(test_long_lines), MN_TEST(test_threads), MN_TEST(test_checks_reject),
-             MN_TEST(test_rule_options), MN_TEST(test_generated_data),
+             MN_TEST(test_rule_options), MN_TEST(test_generated_data), MN_TEST(test_jit_after),
              MN_TEST(test_threads_first_use), MN_TEST(test_project_automaton),
              MN_TEST(test_find_redact))
