@@ -103,7 +103,9 @@ extern mn_scan__jit_policy mn_scan__jit;
 
 /* One rule. Its strings and lists are const because the built-in rules
  * are static data; a project's rules own malloc'd copies (freed with
- * casts in scan_rules.c). */
+ * casts in scan_rules.c). A new field is written by
+ * scripts/scan_rules_gen.c (put_rule) and compared by unit/text/scan
+ * (test_generated_data): the built-in rules are the generator's output. */
 typedef struct {
     const char *id;
     mn_scan_class cls;

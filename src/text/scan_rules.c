@@ -19,9 +19,9 @@
  * generated data (scripts/scan_rules_gen.c reads the built-in file with
  * this code at build time), and each pattern is compiled on its rule's
  * first use (mn_scan__code), so that a process pays only for the rules its
- * texts wake; a rule's JIT copy is made once the rule has run over a few
- * kilobytes, and only pays there. Where the JIT is unavailable the
- * interpreter runs the same pattern.
+ * texts wake; a rule's JIT copy is made once the interpreter has spent on
+ * the rule about what JIT compilation costs (mn_scan__lazy). Where the JIT
+ * is unavailable the interpreter runs the same pattern.
  */
 #include "common.h"
 #include <pthread.h>
