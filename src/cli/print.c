@@ -3,6 +3,7 @@
  * JSON instead). One line for a change, YAML for a memory, a table for a
  * list.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,11 +228,21 @@ void cli_print_graph(const json_t *r)
 
 void cli_print_context(const json_t *r)
 {
-    fputs(str(r, "markdown"), stdout);
+    const char *md = str(r, "markdown");
+    fputs(md, stdout);
     size_t i;
     const json_t *n;
     json_array_foreach(json_object_get(r, "notes"), i, n)
         fprintf(stderr, "mnemo: %s\n", json_string_value(n));
+    /* the answer's id, for feedback, when the Markdown had no room to name it */
+    long long served = num(r, "served");
+    char named[48];
+    snprintf(named, sizeof(named), "Answer %lld:", served);
+    if (served > 0 && !strstr(md, named))
+        fprintf(stderr,
+                "mnemo: answer %lld: rate items with 'mnemo feedback used --served %lld "
+                "--item ID,...'\n",
+                served, served);
 }
 
 static void print_recall_part(const json_t *r, const char *key, const char *title,
@@ -262,6 +273,34 @@ void cli_print_recall(const json_t *r)
     printf("confidence %.2f\n", json_number_value(json_object_get(r, "confidence")));
 }
 
+/* A search item's signals, one line: "lexical 0.82  semantic 0.41 ...". */
+static void print_signals(const json_t *it)
+{
+    const char *k;
+    const json_t *v;
+    int n = 0;
+    json_object_foreach((json_t *)json_object_get(it, "signals"), k, v)
+    {
+        printf("%s%s %.2f", n++ ? "  " : "        ", k, json_number_value(v));
+    }
+    if (n)
+        putchar('\n');
+}
+
+/* The snippet under an item: code with its line breaks (4 lines at most), prose on one line. */
+static void print_snippet(const char *snippet, bool code)
+{
+    if (!*snippet)
+        return;
+    int lines = 0;
+    for (const char *p = snippet; *p && lines < 4; lines++) {
+        const char *nl = code ? strchr(p, '\n') : NULL;
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        printf("        %s%.*s\n", code ? "| " : "", len, p);
+        p = nl ? nl + 1 : p + len;
+    }
+}
+
 void cli_print_search(const json_t *r)
 {
     size_t i;
@@ -270,8 +309,9 @@ void cli_print_search(const json_t *r)
     {
         const char *type = str(it, "type");
         printf("%6.3f  %-6s  ", json_number_value(json_object_get(it, "score")), type);
+        /* the id feedback takes: a memory's first 12 characters, code as path:lines */
         if (!strcmp(type, "memory"))
-            printf("%s  %s", str(it, "id"), str(it, "title"));
+            printf("%.12s  %s", str(it, "id"), str(it, "title"));
         else if (json_object_get(it, "start_line"))
             printf("%s:%lld-%lld  %s", str(it, "path"), num(it, "start_line"), num(it, "end_line"),
                    str(it, "title"));
@@ -280,9 +320,15 @@ void cli_print_search(const json_t *r)
         if (json_object_get(it, "status") && strcmp(str(it, "status"), "active") != 0)
             printf("  [%s]", str(it, "status"));
         printf("\n");
+        print_signals(it);
+        print_snippet(str(it, "snippet"), strcmp(type, "memory") != 0);
     }
     if (!json_array_size(json_object_get(r, "items")))
         printf("nothing found\n");
+    else if (num(r, "served") > 0)
+        printf("answer %lld: rate items with 'mnemo feedback used --served %lld --item ID,...' "
+               "(the ids above)\n",
+               num(r, "served"), num(r, "served"));
     json_array_foreach(json_object_get(r, "notes"), i, it)
         fprintf(stderr, "mnemo: %s\n", json_string_value(it));
 }

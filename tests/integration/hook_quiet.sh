@@ -8,7 +8,8 @@
 #    word with them; another session gets it again;
 #  - outside any repository: nothing on stdout or stderr, exit 0, with and
 #    without a per-user store holding another project's overview and
-#    memories; MNEMO_DB naming a store makes it answer;
+#    memories; MNEMO_DB naming a store makes it answer; `mnemo mcp` there
+#    refuses to start unless a store is named;
 #  - implicit feedback: a PostToolUse Read of a file the context served
 #    marks what was served at it used (the memory's counter moves), a
 #    Read of a file outside the repository or of a file nothing served
@@ -112,6 +113,14 @@ hook "$(stop s3 "$tmp/outside")"
 nothing "outside: Stop"
 MNEMO_DB=$XDG_DATA_HOME/mnemo/mnemo.db hook "$(ups s3 "$tmp/outside" "$q1")"
 check "a store named by MNEMO_DB answers" "d.hookSpecificOutput.additionalContext.includes('other shop')" <"$tmp/out"
+# MCP outside any repository: no server on the per-user store, unless a store is named
+rc=0
+(cd "$tmp/outside" && "$MNEMO" mcp </dev/null >"$tmp/out" 2>"$tmp/err") || rc=$?
+[ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] ||
+    fail "mcp outside a repository refuses to start (rc $rc: $(cat "$tmp/err"))"
+rc=0
+(cd "$tmp/outside" && MNEMO_DB=$XDG_DATA_HOME/mnemo/mnemo.db "$MNEMO" mcp </dev/null >"$tmp/out" 2>"$tmp/err") || rc=$?
+[ "$rc" = 0 ] || fail "mcp outside a repository with MNEMO_DB starts (rc $rc: $(cat "$tmp/err"))"
 
 # implicit feedback: a Read of the served file marks the gotcha (it modified that file) used,
 # once in each answer of session s1 that served it; Stop counts the decision ignored in each
