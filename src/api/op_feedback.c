@@ -118,26 +118,36 @@ static size_t split_line(const char *given, int64_t *line)
     return (size_t)(colon - given);
 }
 
+typedef enum { MATCH_NONE, MATCH_ONE, MATCH_MANY } match;
+
 /*
  * The item of answer that given names: *kind and *id (the answer's own id
- * for it, a memory's in full). false when none does.
+ * for it, a memory's in full). MATCH_MANY when it is the prefix of two
+ * memories' ids.
  */
-static bool match_item(const json_t *answer, const places *ps, const char *given, const char **kind,
-                       const char **id)
+static match match_item(const json_t *answer, const places *ps, const char *given,
+                        const char **kind, const char **id)
 {
-    size_t i, glen = strlen(given);
+    size_t i, glen = strlen(given), prefixed = 0;
     const json_t *it;
-    /* exactly an id of the answer, or a memory's prefix */
+    /* exactly an id of the answer, or the prefix of one memory's (of two: neither) */
     json_array_foreach(json_object_get(answer, "items"), i, it)
     {
         const char *k = jstr(it, "kind"), *x = jstr(it, "id");
-        if (!strcmp(x, given) ||
-            (!strcmp(k, "memory") && glen >= MIN_PREF && !strncasecmp(x, given, glen))) {
+        if (!strcmp(x, given)) {
             *kind = k;
             *id = x;
-            return true;
+            return MATCH_ONE;
+        }
+        if (!strcmp(k, "memory") && glen >= MIN_PREF && !strncasecmp(x, given, glen) &&
+            (!prefixed || strcmp(*id, x) != 0)) {
+            prefixed++;
+            *kind = k;
+            *id = x;
         }
     }
+    if (prefixed)
+        return prefixed == 1 ? MATCH_ONE : MATCH_MANY;
     /* code by path:line (a chunk holding the line, else the file) or by path */
     int64_t line;
     size_t plen = split_line(given, &line);
@@ -155,7 +165,7 @@ static bool match_item(const json_t *answer, const places *ps, const char *given
         if (line && p->start <= line && line <= p->end) {
             *kind = k;
             *id = x;
-            return true;
+            return MATCH_ONE;
         }
         if (!any_code)
             any_code = it;
@@ -164,10 +174,17 @@ static bool match_item(const json_t *answer, const places *ps, const char *given
     if (!found && line && any_code) /* a line just outside the chunks: the file's first */
         found = any_code;
     if (!found)
-        return false;
+        return MATCH_NONE;
     *kind = jstr(found, "kind");
     *id = jstr(found, "id");
-    return true;
+    return MATCH_ONE;
+}
+
+static int ambiguous(const char *given, int64_t served)
+{
+    return mn_error_set(
+        MN_EINVAL, "item '%.80s' names several memories of answer %" PRId64 ": give more of its id",
+        given, served);
 }
 
 /* ---- recording ---- */
@@ -215,6 +232,7 @@ typedef struct {
     mn_ctx *ctx;
     const char *given;
     json_t *answer; /* the newest that serves given (new reference) */
+    match m;
 } find_state;
 
 static int find_in(void *payload, json_t *a)
@@ -223,9 +241,9 @@ static int find_in(void *payload, json_t *a)
     places ps = {0};
     const char *kind, *id;
     int rc = answer_places(f->ctx, a, &ps);
-    if (rc == 0 && match_item(a, &ps, f->given, &kind, &id)) {
+    if (rc == 0 && (f->m = match_item(a, &ps, f->given, &kind, &id)) != MATCH_NONE) {
         f->answer = json_incref(a);
-        rc = 1; /* stop: found */
+        rc = 1; /* stop: found (or ambiguous: the caller says so) */
     }
     places_release(&ps);
     return rc;
@@ -256,7 +274,12 @@ static int explicit_items(rec *r, const json_t *items, int64_t served_id)
     {
         const char *given = json_string_value(v);
         if (answer) {
-            if (!match_item(answer, &ps, given, &kinds[i], &ids[i])) {
+            match m = match_item(answer, &ps, given, &kinds[i], &ids[i]);
+            if (m == MATCH_MANY) {
+                rc = ambiguous(given, served_id);
+                break;
+            }
+            if (m == MATCH_NONE) {
                 rc = mn_error_set(MN_EINVAL,
                                   "item '%.80s' is not in answer %" PRId64
                                   ": give the ids it printed (a memory's id, code as "
@@ -267,11 +290,16 @@ static int explicit_items(rec *r, const json_t *items, int64_t served_id)
             from[i] = json_incref(answer);
             continue;
         }
-        find_state f = {r->ctx, given, NULL};
+        find_state f = {r->ctx, given, NULL, MATCH_NONE};
         rc = mn_store_served_recent(r->ctx->store, RECENT, find_in, &f);
         if (rc < 0)
             break;
         rc = 0;
+        if (f.m == MATCH_MANY) {
+            rc = ambiguous(given, json_integer_value(json_object_get(f.answer, "id")));
+            json_decref(f.answer);
+            break;
+        }
         if (!f.answer) {
             rc = mn_error_set(MN_EINVAL,
                               "item '%.80s' was not served (not in the last %d answers): give "

@@ -301,17 +301,41 @@ static void print_snippet(const char *snippet, bool code)
     }
 }
 
+/*
+ * How much of a memory's id to show: 12 characters, more when another
+ * memory of the answer starts alike (ids made in one millisecond share
+ * more), so that feedback can tell them apart.
+ */
+static int id_shown(const json_t *items, const char *id)
+{
+    int len = 12;
+    size_t i;
+    const json_t *o;
+    json_array_foreach(items, i, o)
+    {
+        const char *x = str(o, "id");
+        if (strcmp(str(o, "type"), "memory") != 0 || !strcmp(x, id))
+            continue;
+        int same = 0;
+        while (id[same] && id[same] == x[same])
+            same++;
+        if (same + 1 > len)
+            len = same + 1;
+    }
+    return len;
+}
+
 void cli_print_search(const json_t *r)
 {
     size_t i;
-    const json_t *it;
-    json_array_foreach(json_object_get(r, "items"), i, it)
+    const json_t *it, *items = json_object_get(r, "items");
+    json_array_foreach(items, i, it)
     {
         const char *type = str(it, "type");
         printf("%6.3f  %-6s  ", json_number_value(json_object_get(it, "score")), type);
-        /* the id feedback takes: a memory's first 12 characters, code as path:lines */
+        /* the id feedback takes: a memory's first characters, code as path:lines */
         if (!strcmp(type, "memory"))
-            printf("%.12s  %s", str(it, "id"), str(it, "title"));
+            printf("%.*s  %s", id_shown(items, str(it, "id")), str(it, "id"), str(it, "title"));
         else if (json_object_get(it, "start_line"))
             printf("%s:%lld-%lld  %s", str(it, "path"), num(it, "start_line"), num(it, "end_line"),
                    str(it, "title"));

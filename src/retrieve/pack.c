@@ -446,6 +446,30 @@ static bool file_shown_by_chunk(const mn_search_result *res, const mn_search_ite
     return false;
 }
 
+/*
+ * How many characters of a memory's id the answer shows: SHORT_ID, or
+ * more when another memory among the candidates starts the same (ids made
+ * in the same millisecond share their first 12 or more: ULIDs count up
+ * within one), so that each printed id names one item for feedback.
+ */
+#define SHORT_ID 12
+
+static int id_length(const mn_search_result *res, const char *id)
+{
+    int len = SHORT_ID, full = (int)strlen(id);
+    for (size_t j = 0; j < res->n; j++) {
+        const mn_search_item *o = &res->items[j];
+        if (o->type != MN_ITEM_MEMORY || !o->id || !strcmp(o->id, id))
+            continue;
+        int same = 0;
+        while (id[same] && id[same] == o->id[same])
+            same++;
+        if (same + 1 > len)
+            len = same + 1;
+    }
+    return len < full ? len : full;
+}
+
 /* Search and turn what it found into entries: memories first (their files are cited), then code. */
 static int add_found(pk_ctx *c, const mn_context_request *req, const question *q, entry_vec *v,
                      json_t *notes, mn_search_result *res)
@@ -492,7 +516,8 @@ static int add_found(pk_ctx *c, const mn_context_request *req, const question *q
                 free(text);
                 e.sec = !strcmp(jstr(mem, "kind"), "decision") ? SEC_DECISIONS : SEC_KNOWLEDGE;
                 e.relevant = scope || relevant(it, lex);
-                pk_memory_entry(c, &e, mem, it->status, why, req->include_causal);
+                int idlen = id_length(res, it->id);
+                pk_memory_entry(c, &e, mem, it->status, why, req->include_causal, idlen);
                 if (e.relevant)
                     pk_cite_paths(c, mem);
                 json_decref(mem);
@@ -505,6 +530,9 @@ static int add_found(pk_ctx *c, const mn_context_request *req, const question *q
                 pk_code_entry(&e, it, why);
             }
             e.item = item_json(it, e.sec, why);
+            if (it->type == MN_ITEM_MEMORY)
+                json_object_set_new(e.item, "ref",
+                                    json_stringn(it->id, (size_t)id_length(res, it->id)));
             free(why);
             entry_push(v, &e);
         }
@@ -670,7 +698,9 @@ static void set_ref(pk_entry *e)
     const char *type = jstr(e->item, "type"), *id = jstr(e->item, "id");
     mn_buf b = MN_BUF_INIT;
     if (!strcmp(type, "memory")) {
-        mn_buf_printf(&b, "%.12s", id);
+        if (json_object_get(e->item, "ref"))
+            return; /* given with the head */
+        mn_buf_printf(&b, "%.*s", SHORT_ID, id);
     } else {
         mn_buf_puts(&b, jstr(e->item, "path"));
         json_int_t line = json_integer_value(json_object_get(e->item, "line"));

@@ -88,9 +88,12 @@ char *pk_matches(const pk_ctx *c, const char *text);
 /** pack.c: a decision's causal chain as units of e, one a link, display places from place. */
 void pk_chain_units(pk_ctx *c, pk_entry *e, const json_t *mem, int place);
 
-/** The entry of a memory the search found (mem: the stored memory). */
+/**
+ * The entry of a memory the search found (mem: the stored memory), shown
+ * with the first idlen characters of its id.
+ */
 void pk_memory_entry(pk_ctx *c, pk_entry *e, const json_t *mem, const char *status,
-                     const char *reason, bool causal);
+                     const char *reason, bool causal, int idlen);
 
 /** Remember the paths a relevant memory talks about, for "cited by" reasons of code. */
 void pk_cite_paths(pk_ctx *c, const json_t *mem);

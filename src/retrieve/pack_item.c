@@ -407,7 +407,7 @@ enum {
 };
 
 void pk_memory_entry(pk_ctx *c, pk_entry *e, const json_t *mem, const char *status,
-                     const char *reason, bool causal)
+                     const char *reason, bool causal, int idlen)
 {
     const char *kind = jstr(mem, "kind"), *title = jstr(mem, "title"), *body = jstr(mem, "body"),
                *id = jstr(mem, "id");
@@ -421,7 +421,7 @@ void pk_memory_entry(pk_ctx *c, pk_entry *e, const json_t *mem, const char *stat
     if (!decision)
         mn_buf_printf(&h, "**%s** ", kind);
     put_flat(&h, title);
-    mn_buf_printf(&h, " (%.*s)", SHORT_ID, id);
+    mn_buf_printf(&h, " (%.*s)", idlen, id);
     if (status && strcmp(status, "active") != 0)
         mn_buf_puts(&h, !strcmp(status, "stale")     ? " [stale: the code it cites changed]"
                         : !strcmp(status, "pending") ? " [pending review]"
