@@ -37,8 +37,7 @@ int cli_cmd_mcp(const cli_command *cmd, cli_global *g, int argc, char **argv)
     if (!g->db) {
         mn_location loc;
         bool outside = mn_locate(&loc, NULL, NULL) == 0 && !strcmp(loc.how, "user default");
-        if (outside)
-            mn_location_release(&loc);
+        mn_location_release(&loc);
         mn_error_clear();
         if (outside) {
             fputs("mnemo: error: mcp: no repository here (no .mnemo/ or .git above the current "

@@ -111,6 +111,16 @@ done
 "$MNEMO" context --json --max-tokens 250 "session refresh delay checkout 401" >"$tmp/b.json"
 js "a small budget keeps the best" "d.items.some(i => i.id === '$gotcha')" <"$tmp/b.json"
 
+# without its token tables (a mnemo copied without share/mnemo/tokenizers): the estimate, an
+# upper bound, and the notes say so
+mkdir -p "$tmp/bare"
+cp "$MNEMO" "$tmp/bare/mnemo"
+"$tmp/bare/mnemo" context --json --max-tokens 300 "session refresh delay checkout 401" >"$tmp/est.json"
+js "no table: estimated, said in the notes" "d.tokenizer === 'estimate' && d.notes.some(n => /tokens are estimated, not counted/.test(n)) && d.tokens <= 300" <"$tmp/est.json"
+n=$(real cl100k_base <"$tmp/est.json")
+[ "$n" -le 300 ] || fail "no table: cl100k_base counts $n tokens over 300"
+js "with its tables: counted" "d.tokenizer === 'o200k_base' && !d.notes.some(n => /estimated/.test(n))" <"$tmp/c1.json"
+
 # nothing relevant: said, not padded
 "$MNEMO" context --json "kubernetes helm chart ingress annotations" >"$tmp/none.json"
 js "no relevant memory" "d.relevant === false && /No relevant project memory/.test(d.markdown) && !d.items.some(i => i.section !== 'project')" <"$tmp/none.json"
