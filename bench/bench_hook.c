@@ -236,7 +236,8 @@ static int load_instances(const char *path, json_t **out)
         const char *patch = json_string_value(json_object_get(x, "patch"));
         if (iid && patch) {
             json_t *gold = json_array();
-            for (const char *p = strstr(patch, "diff --git a/"); p; p = strstr(p + 1, "diff --git a/")) {
+            for (const char *p = strstr(patch, "diff --git a/"); p;
+                 p = strstr(p + 1, "diff --git a/")) {
                 const char *s = p + strlen("diff --git a/"), *e = strchr(s, ' ');
                 if (e)
                     json_array_append_new(gold, json_stringn(s, (size_t)(e - s)));
