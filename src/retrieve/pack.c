@@ -760,12 +760,18 @@ static const char *mode_name(mn_context_mode m)
     return m == MN_CONTEXT_DISCOVERY ? "discovery" : m == MN_CONTEXT_ROUTE ? "route" : "auto";
 }
 
+/*
+ * The line naming the answer, after the last line of the text with no
+ * blank line between: a line that starts with a letter after a newline
+ * costs exactly its own tokens (pack_internal.h), so the footer is counted
+ * alone.
+ */
 static char *footer_text(const char *id)
 {
     mn_buf b = MN_BUF_INIT;
     mn_buf_printf(&b,
-                  "\nAnswer %s: rate what helped with feedback (served %s; items by the ids "
-                  "in parentheses, code by path:line).\n",
+                  "Answer %s: rate what helped with feedback (served %s; items by the ids in "
+                  "parentheses, code by path:line).\n",
                   id, id);
     return mn_buf_detach(&b);
 }
@@ -897,16 +903,19 @@ int mn_context_footer(json_t *out, int64_t served, const mn_token_counter *count
     char id[32];
     snprintf(id, sizeof(id), "%" PRId64, served);
     char *footer = footer_text(id);
-    mn_buf md = MN_BUF_INIT;
-    mn_buf_puts(&md, jstr(out, "markdown"));
-    mn_buf_puts(&md, footer);
-    size_t tokens = mn_tokens_count(counter, md.ptr, md.len);
+    const char *md = jstr(out, "markdown");
+    size_t len = strlen(md);
     json_int_t max = json_integer_value(json_object_get(out, "max_tokens"));
-    if ((json_int_t)tokens <= max) { /* it is: the room was kept for the longest id */
-        json_object_set_new(out, "markdown", json_stringn(md.ptr, md.len));
-        json_object_set_new(out, "tokens", json_integer((json_int_t)tokens));
+    json_int_t tokens = json_integer_value(json_object_get(out, "tokens")) +
+                        (json_int_t)mn_tokens_count(counter, footer, strlen(footer));
+    if (len && md[len - 1] == '\n' && tokens <= max) { /* it is: room was kept for 12 digits */
+        mn_buf b = MN_BUF_INIT;
+        mn_buf_put(&b, md, len);
+        mn_buf_puts(&b, footer);
+        json_object_set_new(out, "markdown", json_stringn(b.ptr, b.len));
+        json_object_set_new(out, "tokens", json_integer(tokens));
+        mn_buf_release(&b);
     }
-    mn_buf_release(&md);
     free(footer);
     return 0;
 }
