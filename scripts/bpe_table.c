@@ -282,12 +282,16 @@ int main(int argc, char **argv)
     uint32_t *slots = xalloc((size_t)nslots * sizeof(uint32_t));
     uint32_t byte_rank[256];
     memset(byte_rank, 0xff, sizeof(byte_rank));
+    uint32_t *pair_rank = xalloc(65536 * sizeof(uint32_t));
+    memset(pair_rank, 0xff, 65536 * sizeof(uint32_t));
     for (size_t r = 0; r < nranks; r++) {
         if (!given[r])
             continue;
         const unsigned char *t = blob + tok_off[r];
         if (tok_len[r] == 1)
             byte_rank[t[0]] = (uint32_t)r;
+        if (tok_len[r] == 2)
+            pair_rank[t[0] << 8 | t[1]] = (uint32_t)r;
         uint64_t hash = XXH3_64bits_withSeed(t, tok_len[r], MN_BPE_SEED);
         uint32_t h = (uint32_t)hash & (nslots - 1);
         for (;; h = (h + 1) & (nslots - 1)) {
@@ -338,6 +342,7 @@ int main(int argc, char **argv)
     bool ok = fwrite(&h, sizeof(h), 1, f) == 1 && fwrite(pattern, h.pattern_len, 1, f) == 1 &&
               (pad == 0 || fwrite(zeros, pad, 1, f) == 1) &&
               fwrite(byte_rank, sizeof(byte_rank), 1, f) == 1 &&
+              fwrite(pair_rank, sizeof(uint32_t), 65536, f) == 65536 &&
               fwrite(offsets, sizeof(uint32_t), nranks + 1, f) == nranks + 1 &&
               fwrite(slots, sizeof(uint32_t), nslots, f) == nslots &&
               fwrite(ordered, 1, at, f) == at;
@@ -351,6 +356,7 @@ int main(int argc, char **argv)
     free(ordered);
     free(offsets);
     free(slots);
+    free(pair_rank);
     free(given);
     free(blob);
     free(tok_len);

@@ -6,7 +6,8 @@
  * and files, plus the project's L0 facts. Each becomes an entry
  * (pack_internal.h: a head line and units, written by pack_item.c) with a
  * section (project, knowledge, decisions, code), a score, the reason it is
- * there, and whether it is relevant.
+ * there, and whether it is relevant; a file's best chunk takes the file's
+ * rank when the file ranked higher (place_score).
  *
  * The floor: an entry is relevant when its lexical signal reaches
  * LEXICAL_FLOOR of the best match's and its text holds enough of the
@@ -39,7 +40,8 @@
  * So the answer fills the budget when there is enough relevant material
  * (whatever is left is smaller than any form not taken) and never passes
  * it: the text is counted again, whole, at the end, and an entry is taken
- * out should it pass (it cannot: parts never cost less than their sum).
+ * out should it pass (it cannot: the whole never costs more than the sum
+ * of its parts).
  * `complete` says whether every relevant entry was given whole.
  *
  * The chosen entries are written grouped by section (Project, Relevant

@@ -49,7 +49,7 @@ struct mn_bpe {
     const unsigned char *map;
     size_t map_len;
     const mn_bpe_header *h;
-    const uint32_t *byte_rank, *offsets, *slots;
+    const uint32_t *byte_rank, *pair_rank, *offsets, *slots;
     const unsigned char *blob;
     uint32_t mask;
     uint32_t rank_mask; /* a slot's rank bits; the rest is its tag */
@@ -64,6 +64,15 @@ struct mn_bpe {
 static const pcre2_code *regex_of(const mn_bpe *e);
 
 /* ---- lookups ---- */
+
+/* memcmp for the few bytes of a token, without a call */
+static bool same_bytes(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
 
 static uint32_t rank_hashed(const mn_bpe *e, const unsigned char *p, size_t n, uint64_t hash)
 {
@@ -80,16 +89,24 @@ static uint32_t rank_hashed(const mn_bpe *e, const unsigned char *p, size_t n, u
         if (r >= e->h->nranks)
             return NO_RANK; /* a damaged table: no token, never a read outside it */
         uint32_t a = e->offsets[r], b = e->offsets[r + 1];
-        if (a <= b && b <= e->h->blob_size && b - a == n && !memcmp(e->blob + a, p, n))
+        if (a <= b && b <= e->h->blob_size && b - a == n && same_bytes(e->blob + a, p, n))
             return r;
     }
     return NO_RANK;
+}
+
+static uint32_t pair_of(const mn_bpe *e, const unsigned char *p)
+{
+    uint32_t r = e->pair_rank[(unsigned)p[0] << 8 | p[1]];
+    return r < e->h->nranks ? r : NO_RANK;
 }
 
 static uint32_t rank_of(const mn_bpe *e, const unsigned char *p, size_t n)
 {
     if (n == 1)
         return e->byte_rank[*p];
+    if (n == 2)
+        return pair_of(e, p);
     return rank_hashed(e, p, n, XXH3_64bits_withSeed(p, n, MN_BPE_SEED));
 }
 
@@ -393,12 +410,12 @@ size_t mn_bpe__merge_count(const mn_bpe *e, const unsigned char *piece, size_t l
 
 /*
  * Pieces recur (" the", "    ", " return"): each thread remembers the
- * counts of the last MEMO_SIZE short pieces it counted, by hash, with
+ * counts of the last MEMO_SIZE short pieces it counted (160 KB), by hash, with
  * their bytes to compare (an entry is trusted only when the bytes are the
  * same), so that a repeated piece costs a hash and a compare in a cache
  * line of its own instead of probes into the table.
  */
-#define MEMO_SIZE  1024
+#define MEMO_SIZE  4096
 #define MEMO_BYTES 22
 
 typedef struct {
@@ -415,9 +432,11 @@ static size_t piece_count(const mn_bpe *e, const unsigned char *p, size_t n)
 {
     if (n == 1)
         return 1;
+    if (n == 2)
+        return pair_of(e, p) != NO_RANK ? 1 : 2;
     uint64_t h = XXH3_64bits_withSeed(p, n, MN_BPE_SEED);
     memo_entry *m = n <= MEMO_BYTES ? &memo[(h ^ e->id) & (MEMO_SIZE - 1)] : NULL;
-    if (m && m->hash == h && m->len == n && m->enc == e->id + 1 && !memcmp(m->bytes, p, n))
+    if (m && m->hash == h && m->len == n && m->enc == e->id + 1 && same_bytes(m->bytes, p, n))
         return m->count;
     size_t count = rank_hashed(e, p, n, h) != NO_RANK ? 1 : mn_bpe__merge_count(e, p, n, 0);
     if (m) {
@@ -537,7 +556,7 @@ static int check_table(mn_bpe *e, const char *path, const char *name)
         return mn_error_set(MN_ECORRUPT, "token table '%s' was built on another byte order", path);
     if (strncmp(h->name, name, sizeof(h->name)) != 0)
         return mn_error_set(MN_ECORRUPT, "token table '%s' holds another encoding", path);
-    uint64_t need = sizeof(*h) + MN_BPE_PATTERN_SPACE(h->pattern_len) + 256 * 4 +
+    uint64_t need = sizeof(*h) + MN_BPE_PATTERN_SPACE(h->pattern_len) + 256 * 4 + 65536 * 4 +
                     ((uint64_t)h->nranks + 1) * 4 + (uint64_t)h->nslots * 4 + h->blob_size;
     if (h->nranks == 0 || h->nslots == 0 || (h->nslots & (h->nslots - 1)) ||
         h->nslots <= h->nranks || h->rank_bits == 0 || h->rank_bits > 24 ||
@@ -555,6 +574,8 @@ static int check_table(mn_bpe *e, const char *path, const char *name)
         if (e->byte_rank[b] >= h->nranks)
             return mn_error_set(MN_ECORRUPT, "token table '%s' is damaged (byte ranks)", path);
     p += 256 * 4;
+    e->pair_rank = (const uint32_t *)p; /* checked when read: a rank past nranks is none */
+    p += 65536 * 4;
     e->offsets = (const uint32_t *)p;
     p += ((size_t)h->nranks + 1) * 4;
     e->slots = (const uint32_t *)p;

@@ -11,6 +11,9 @@
  *                  multiple of 8 (MN_BPE_PATTERN_SPACE): the
  *                  pre-tokenisation regex, for PCRE2 (UTF, UCP)
  *   byte_rank      uint32[256]: the rank of each single byte
+ *   pair_rank      uint32[65536]: the rank of each two bytes (a << 8 | b),
+ *                  UINT32_MAX when they are no token: most lookups of a
+ *                  merge are of two bytes, and this is one read
  *   offsets        uint32[nranks + 1]: token r is blob[offsets[r] ..
  *                  offsets[r + 1]) (empty for a rank the encoding skips)
  *   slots          uint32[nslots], nslots a power of two: 0 empty, else
@@ -31,7 +34,7 @@
 
 #include <stdint.h>
 
-#define MN_BPE_MAGIC    "MNBPE02\n"
+#define MN_BPE_MAGIC    "MNBPE03\n"
 #define MN_BPE_ENDIAN   0x01020304u
 #define MN_BPE_SEED     0x6d6e656d6fULL /* "mnemo" */
 #define MN_BPE_NAME_MAX 32
