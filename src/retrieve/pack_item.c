@@ -427,11 +427,11 @@ void pk_memory_entry(pk_ctx *c, pk_entry *e, const json_t *mem, const char *stat
                         : !strcmp(status, "pending") ? " [pending review]"
                                                      : "");
     if (reason && *reason)
-        mn_buf_printf(&h, " — %s", reason);
+        mn_buf_printf(&h, " -- %s", reason);
     if (!strcmp(kind, "rule") || !strcmp(kind, "pattern")) {
         const char *src = jstr(prov, "source"), *author = jstr(prov, "author");
         if (*author || *src) {
-            mn_buf_puts(&h, reason && *reason ? "; saved by " : " — saved by ");
+            mn_buf_puts(&h, reason && *reason ? "; saved by " : " -- saved by ");
             mn_buf_puts(&h, *author ? author : src);
             if (*author && *src)
                 mn_buf_printf(&h, " (%s)", src);
@@ -875,7 +875,7 @@ bool pk_code_build(pk_ctx *c, pk_entry *e)
         mn_buf_puts(&h, "`");
     }
     if (*reason)
-        mn_buf_printf(&h, " — %s", reason);
+        mn_buf_printf(&h, " -- %s", reason);
     mn_buf_putc(&h, '\n');
     free(reason);
     e->head = mn_buf_detach(&h);

@@ -89,10 +89,10 @@ if (!(item('$gotcha') && item('$gotcha').whole)) { console.error('the gotcha is 
 grep -q "Because: keys committed to the repository leaked twice; a key in the environment rotates without a deploy of the code, and the request/response cycle never reads the repository" "$tmp/c.md" ||
     fail "the decision's reason, whole"
 "$MNEMO" context "never commit the session secret key to the repository" >"$tmp/rule.md" 2>/dev/null
-grep -q "^- \*\*rule\*\* Never commit the session secret key (${rule:0:12}[0-9A-Z]*) — .*saved by bob (manual)$" "$tmp/rule.md" ||
+grep -q "^- \*\*rule\*\* Never commit the session secret key (${rule:0:12}[0-9A-Z]*) -- .*saved by bob (manual)$" "$tmp/rule.md" ||
     fail "a rule says who saved it: $(grep -n rule "$tmp/rule.md")"
 "$MNEMO" context "read the session secret key from the environment in load_config" >"$tmp/pattern.md" 2>/dev/null
-grep -q "^- \*\*pattern\*\* Session secret key from the environment (${pattern:0:12}[0-9A-Z]*) — .*saved by carol (document)$" "$tmp/pattern.md" ||
+grep -q "^- \*\*pattern\*\* Session secret key from the environment (${pattern:0:12}[0-9A-Z]*) -- .*saved by carol (document)$" "$tmp/pattern.md" ||
     fail "a pattern says who saved it: $(grep -n pattern "$tmp/pattern.md")"
 grep -q "^  It happens after a fresh deploy.$" "$tmp/c.md" || fail "the body keeps its line break"
 grep -q "${decision:0:12}" "$tmp/c.md" || fail "the decision is there"

@@ -182,7 +182,7 @@ for (const l of fs.readFileSync(answersFile, "utf8").split("\n").filter(Boolean)
   const finish = () => {
     if (!item) return;
     const head = item[0];
-    const code = head.match(/^- `([^`]+?):(\d+)`/), mem = head.match(/\(([0-9A-Z]{12,26})\)(?: \[[^\]]*\])? —/);
+    const code = head.match(/^- `([^`]+?):(\d+)`/), mem = head.match(/\(([0-9A-Z]{12,26})\)(?: \[[^\]]*\])? --/);
     if (code && item.length > 1) {
       const src = linesOf(code[1]);
       const fence = item.findIndex(x => /^  (```|~~~)/.test(x));
