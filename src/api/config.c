@@ -35,6 +35,8 @@ static const struct config_key {
     int64_t max; /* KEY_INT upper bound; KEY_TEXT max length */
     const char *description;
 } keys[] = {
+    {"context.tokenizer", KEY_TEXT, "o200k_base", 40,
+     "The encoding context budgets are counted in: o200k_base or cl100k_base."},
     {"discovery.max_age", KEY_DURATION, "7d", 0,
      "Refresh the discovery facts at the next index when they are older than this "
      "(90m, 12h, 7d, 2w; 0: never by age)."},

@@ -157,16 +157,20 @@ static const mn_op ops[] = {
      mn_schema_search_code, mn_schema_out_search_code, MN_OP_READONLY | MN_OP_MCP_DEFAULT, "query",
      op_search_code},
     {"feedback", "Tell whether served items helped: used, ignored, or the query was refined.",
-     "Rate items a search returned: give their ids (memory ids, chunk:<n>, file paths), the "
-     "signal, and the answer's `served` id when you have it. used and ignored move the "
-     "usefulness counters of memories, which later searches rank by.",
+     "Rate items an answer served (context, search, recall): give their ids as it printed them "
+     "(a memory's id or its first 12 characters, code as path:line, a file's path), the "
+     "signal, and the answer's `served` number; an id no answer served is refused. used and "
+     "ignored move the usefulness counters of memories, which later searches rank by; refined "
+     "takes the question that replaced the answer's (query). The Claude Code hooks give it by "
+     "themselves (session): the files the agent opens mark what was served at them used.",
      mn_schema_feedback, mn_schema_out_feedback, MN_OP_MCP_DEFAULT, "signal", mn_op_feedback},
     {"context", "The one call before a task: what the project's memory says about it, in Markdown.",
      "Call this first, with the task or question as `query`. Returns one Markdown text to read "
-     "before working, never longer than max_tokens (default 3000): the project overview (L0: "
-     "languages, commands, layout), the facts, gotchas and patterns that match, decisions with "
-     "their reasons and the decisions they replaced, and the files and symbols to look at with "
-     "a line of evidence each. items lists every entry with its score and why it is there. "
+     "before working, never longer than max_tokens (default 3000, counted exactly) and filling "
+     "it when there is enough: the project overview (L0: languages, commands, layout), the "
+     "facts, gotchas and patterns that match, whole or shortened on a sentence with the id of "
+     "the rest, decisions with their reasons and the decisions they replaced, and the code to "
+     "look at with its lines; each item says why it is there. "
      "When nothing matches well, it says there is no relevant project memory rather than "
      "padding. The repository is indexed (and discovered) first when it never was or the index "
      "is older than config index.refresh_age. Pass `files` you are working on to bring what is "
