@@ -183,6 +183,8 @@ static void setup(void)
     o.db_path = db.ptr;
     o.actor = "test";
     o.progress = false;
+    /* a person's saves: a pattern without evidence is active (an agent's would wait in review) */
+    o.front_end = MN_FRONT_LOCAL_CLI;
     if (mn_ctx_open(&ctx, &o) != 0)
         abort();
     mn_buf_release(&db);
