@@ -1,0 +1,405 @@
+/*
+ * neardup.c - fingerprints of a text, LSH band keys and loose clusters
+ * (interface and parameters in neardup.h; the verdict on a pair is in
+ * neardup_verdict.c).
+ *
+ * How each fingerprint is made:
+ *  - exact: every code point NFKD-decomposed and case-folded (utf8proc),
+ *    runs of white space (Unicode Zs and the ASCII/line separators) written
+ *    as one space, none at either end; bytes that are not UTF-8 go in as they
+ *    are. xxh3-64 of the result, seed 0.
+ *  - content terms (neardup_terms.h): mn_tokenize's positioned terms, stop
+ *    words dropped, each hashed with xxh3 (seed SEED_TERM).
+ *  - simhash: features are the unigrams h(t) and bigrams mix(h(t1), h(t2))
+ *    of the terms, weight 1 each; bit i of the result is set when more
+ *    features have bit i set than clear (ties clear). Bigrams make the order
+ *    count a little; unigrams keep short texts (a title of four words) from
+ *    having almost no features.
+ *  - minhash: for each distinct shingle x (64-bit hash) and each j < N,
+ *    h_j(x) = (a_j * x + c_j) >> 32 (mod 2^64 arithmetic; a_j odd), a_j and
+ *    c_j drawn from splitmix64 seeded with SEED_MINHASH; minhash[j] is the
+ *    least h_j over the shingles. This multiply-add-shift family is the
+ *    classic universal one: one multiply and one add per hash, so 128 hashes
+ *    over a 1,000-shingle text cost about 128k multiply-adds.
+ *  - band keys: band i's rows written as 4-byte little-endian words, hashed
+ *    with xxh3 seeded with SEED_BAND + i (the same bytes on every platform).
+ *
+ * Invariant: everything here is a pure function of the text and the
+ * constants below, MN_TOK_VERSION and the utf8proc/Snowball data; a change
+ * of any output must bump MN_FINGERPRINT_VERSION (tests pin a sample).
+ */
+#include <math.h>
+#include <utf8proc.h>
+#include <xxhash.h>
+
+#include "common.h"
+#include "text/neardup.h"
+#include "text/neardup_terms.h"
+#include "text/tokenize.h"
+
+#define SEED_TERM    0x6e656172647570ULL /* "neardup" */
+#define SEED_SHINGLE 0x7368696e676c65ULL /* "shingle" */
+#define SEED_MINHASH 0x6d696e68617368ULL /* "minhash" */
+#define SEED_BAND    0x62616e64000000ULL /* "band" */
+#define SEED_BIGRAM  0x9e3779b97f4a7c15ULL
+
+/* Loose bands of the clustering: 64 bands of 2 rows, P(J=0.3) = 1 - (1 - 0.09)^64 = 0.998. */
+#define CLUSTER_BANDS 64
+#define CLUSTER_ROWS  2
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* ---- content terms and shingles (shared with the verdict) ---- */
+
+static int on_term(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                   int colocated)
+{
+    MN_UNUSED(start);
+    MN_UNUSED(end);
+    mn_neardup_terms *t = payload;
+    if (colocated != MN_TOK_COLOC_NONE)
+        return 0;
+    if (t->n_terms == t->cap_terms) {
+        t->cap_terms = t->cap_terms ? t->cap_terms * 2 : 64;
+        t->terms = mn_realloc(t->terms, t->cap_terms * sizeof(*t->terms));
+    }
+    t->terms[t->n_terms++] = XXH3_64bits_withSeed(tok, len, SEED_TERM);
+    if (t->stream.len)
+        mn_buf_putc(&t->stream, ' ');
+    mn_buf_put(&t->stream, tok, len);
+    return 0;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+size_t mn_neardup__sort_unique(uint64_t *v, size_t n)
+{
+    if (n < 2)
+        return n;
+    qsort(v, n, sizeof(*v), cmp_u64);
+    size_t w = 1;
+    for (size_t i = 1; i < n; i++)
+        if (v[i] != v[w - 1])
+            v[w++] = v[i];
+    return w;
+}
+
+void mn_neardup__terms_read(mn_neardup_terms *t, const char *text, size_t len)
+{
+    mn_neardup__terms_release(t);
+    mn_tokenize(text, len, MN_LANG_UNKNOWN, 0, on_term, t);
+
+    /* Code point starts of the stream (terms are valid UTF-8: the tokenizer
+     * writes normalised code points), then one hash per K-gram. */
+    const char *s = t->stream.ptr;
+    size_t n = t->stream.len, ncp = 0;
+    for (size_t i = 0; i < n; i++)
+        ncp += ((unsigned char)s[i] & 0xC0) != 0x80;
+    if (ncp == 0)
+        return;
+    size_t *starts = mn_malloc((ncp + 1) * sizeof(*starts));
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            starts[k++] = i;
+    starts[ncp] = n;
+    size_t count = ncp >= MN_SHINGLE_K ? ncp - MN_SHINGLE_K + 1 : 1;
+    t->shingles = mn_malloc(count * sizeof(*t->shingles));
+    for (size_t i = 0; i < count; i++) {
+        size_t from = starts[i], to = starts[i + MN_SHINGLE_K < ncp ? i + MN_SHINGLE_K : ncp];
+        t->shingles[i] = XXH3_64bits_withSeed(s + from, to - from, SEED_SHINGLE);
+    }
+    t->n_shingles = mn_neardup__sort_unique(t->shingles, count);
+    free(starts);
+}
+
+void mn_neardup__terms_release(mn_neardup_terms *t)
+{
+    free(t->terms);
+    free(t->shingles);
+    mn_buf_release(&t->stream);
+    memset(t, 0, sizeof(*t));
+    mn_buf_init(&t->stream);
+}
+
+double mn_neardup__jaccard_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+    if (na + nb == 0)
+        return 0.0;
+    size_t i = 0, j = 0, inter = 0;
+    while (i < na && j < nb) {
+        if (a[i] == b[j]) {
+            inter++;
+            i++;
+            j++;
+        } else if (a[i] < b[j]) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    return (double)inter / (double)(na + nb - inter);
+}
+
+static uint64_t bigram(uint64_t h1, uint64_t h2)
+{
+    uint64_t s = h1 * SEED_BIGRAM + h2;
+    return splitmix64(&s);
+}
+
+uint64_t mn_neardup__simhash(const uint64_t *terms, size_t n)
+{
+    int32_t votes[64] = {0};
+    for (size_t i = 0; i < n; i++) {
+        uint64_t f[2] = {terms[i], i + 1 < n ? bigram(terms[i], terms[i + 1]) : 0};
+        for (int k = 0; k < (i + 1 < n ? 2 : 1); k++)
+            for (int bit = 0; bit < 64; bit++)
+                votes[bit] += (f[k] >> bit) & 1 ? 1 : -1;
+    }
+    uint64_t h = 0;
+    for (int bit = 0; bit < 64; bit++)
+        if (votes[bit] > 0)
+            h |= 1ULL << bit;
+    return h;
+}
+
+/* ---- fingerprints ---- */
+
+static bool is_space_cp(utf8proc_int32_t cp)
+{
+    if (cp == '\t' || cp == '\n' || cp == '\v' || cp == '\f' || cp == '\r' || cp == 0x85 ||
+        cp == 0x2028 || cp == 0x2029)
+        return true;
+    return utf8proc_category(cp) == UTF8PROC_CATEGORY_ZS;
+}
+
+uint64_t mn_neardup__exact_hash(const char *text, size_t len)
+{
+    mn_buf norm = MN_BUF_INIT;
+    bool space = false;
+    size_t i = 0;
+    while (i < len) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t n =
+            utf8proc_iterate((const utf8proc_uint8_t *)text + i, (utf8proc_ssize_t)(len - i), &cp);
+        if (n <= 0) { /* not UTF-8: the byte as it is */
+            if (space && norm.len)
+                mn_buf_putc(&norm, ' ');
+            space = false;
+            mn_buf_putc(&norm, text[i]);
+            i++;
+            continue;
+        }
+        i += (size_t)n;
+        if (is_space_cp(cp)) {
+            space = true;
+            continue;
+        }
+        utf8proc_int32_t dec[32];
+        int last = 0;
+        utf8proc_ssize_t m = utf8proc_decompose_char(
+            cp, dec, 32, UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_IGNORE, &last);
+        if (m < 0 || m > 32) { /* cannot happen for a valid code point; keep it as is */
+            dec[0] = cp;
+            m = 1;
+        }
+        if (m > 0 && space && norm.len)
+            mn_buf_putc(&norm, ' ');
+        if (m > 0)
+            space = false;
+        for (utf8proc_ssize_t k = 0; k < m; k++) {
+            utf8proc_uint8_t enc[4];
+            utf8proc_ssize_t e = utf8proc_encode_char(dec[k], enc);
+            mn_buf_put(&norm, enc, (size_t)e);
+        }
+    }
+    uint64_t h = XXH3_64bits(norm.ptr, norm.len);
+    mn_buf_release(&norm);
+    return h;
+}
+
+/* The minhash family: a_j odd, c_j, from a fixed splitmix64 stream. */
+static void minhash_params(uint64_t a[MN_MINHASH_N], uint64_t c[MN_MINHASH_N])
+{
+    uint64_t s = SEED_MINHASH;
+    for (size_t j = 0; j < MN_MINHASH_N; j++) {
+        a[j] = splitmix64(&s) | 1;
+        c[j] = splitmix64(&s);
+    }
+}
+
+int mn_fingerprint_compute(mn_fingerprint *out, const char *text, size_t len)
+{
+    if (!out || (!text && len))
+        return mn_error_set(MN_EINVAL, "fingerprint: 'text' and 'out' must not be NULL");
+    memset(out, 0, sizeof(*out));
+    out->exact = mn_neardup__exact_hash(text ? text : "", text ? len : 0);
+    for (size_t j = 0; j < MN_MINHASH_N; j++)
+        out->minhash[j] = UINT32_MAX;
+
+    mn_neardup_terms t;
+    memset(&t, 0, sizeof(t));
+    mn_buf_init(&t.stream);
+    mn_neardup__terms_read(&t, text ? text : "", text ? len : 0);
+    out->n_terms = t.n_terms > UINT32_MAX ? UINT32_MAX : (uint32_t)t.n_terms;
+    out->n_shingles = t.n_shingles > UINT32_MAX ? UINT32_MAX : (uint32_t)t.n_shingles;
+    if (t.n_terms) {
+        out->simhash = mn_neardup__simhash(t.terms, t.n_terms);
+        uint64_t a[MN_MINHASH_N], c[MN_MINHASH_N];
+        minhash_params(a, c);
+        for (size_t i = 0; i < t.n_shingles; i++) {
+            uint64_t x = t.shingles[i];
+            for (size_t j = 0; j < MN_MINHASH_N; j++) {
+                uint32_t v = (uint32_t)((a[j] * x + c[j]) >> 32);
+                if (v < out->minhash[j])
+                    out->minhash[j] = v;
+            }
+        }
+    }
+    mn_neardup__terms_release(&t);
+    return 0;
+}
+
+static uint64_t band_key(const mn_fingerprint *fp, size_t band, size_t rows)
+{
+    unsigned char bytes[4 * MN_MINHASH_N];
+    const uint32_t *row = fp->minhash + band * rows;
+    for (size_t r = 0; r < rows; r++)
+        for (int k = 0; k < 4; k++)
+            bytes[4 * r + (size_t)k] = (unsigned char)(row[r] >> (8 * k));
+    /* A text without terms hashes a marker byte more, so its keys are its own. */
+    size_t n = 4 * rows + (fp->n_terms == 0);
+    if (fp->n_terms == 0)
+        bytes[4 * rows] = 0xee;
+    return XXH3_64bits_withSeed(bytes, n, SEED_BAND + band);
+}
+
+void mn_fingerprint_bands(uint64_t out[MN_LSH_BANDS], const mn_fingerprint *fp)
+{
+    for (size_t i = 0; i < MN_LSH_BANDS; i++)
+        out[i] = band_key(fp, i, MN_LSH_ROWS);
+}
+
+double mn_fingerprint_jaccard(const mn_fingerprint *a, const mn_fingerprint *b)
+{
+    if (!a || !b || a->n_terms == 0 || b->n_terms == 0)
+        return 0.0;
+    size_t same = 0;
+    for (size_t j = 0; j < MN_MINHASH_N; j++)
+        same += a->minhash[j] == b->minhash[j];
+    return (double)same / MN_MINHASH_N;
+}
+
+int mn_simhash_distance(uint64_t a, uint64_t b)
+{
+    return __builtin_popcountll(a ^ b);
+}
+
+double mn_lsh_probability(double j)
+{
+    if (j <= 0)
+        return 0.0;
+    if (j >= 1)
+        return 1.0;
+    return 1.0 - pow(1.0 - pow(j, MN_LSH_ROWS), MN_LSH_BANDS);
+}
+
+/* ---- clusters ---- */
+
+static size_t uf_find(size_t *parent, size_t i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+static void uf_union(size_t *parent, size_t i, size_t j)
+{
+    i = uf_find(parent, i);
+    j = uf_find(parent, j);
+    if (i != j) /* the smaller index is the root: the result does not depend on the order */
+        parent[i > j ? i : j] = i < j ? i : j;
+}
+
+typedef struct {
+    uint64_t key;
+    size_t idx;
+} keyed;
+
+static int cmp_keyed(const void *x, const void *y)
+{
+    const keyed *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Pairs of a band bucket compared: all pairs of a bucket up to this size,
+ * otherwise each member with the next ones up to it (a bucket that large is
+ * one cluster or a degenerate text repeated; either way the links are found
+ * through neighbours). */
+#define BUCKET_PAIRS_WINDOW 64
+
+int mn_neardup_cluster(size_t *out, size_t *out_n, const mn_fingerprint *fps, size_t n,
+                       double min_jaccard, int max_simhash, size_t min_size)
+{
+    if (!out_n || (n && (!out || !fps)))
+        return mn_error_set(MN_EINVAL, "cluster: 'out' and 'fps' must not be NULL");
+    *out_n = 0;
+    if (n == 0)
+        return 0;
+    size_t *parent = mn_malloc(n * sizeof(*parent));
+    keyed *ks = mn_malloc(n * sizeof(*ks));
+    size_t *size = mn_calloc(n, sizeof(*size));
+    for (size_t i = 0; i < n; i++)
+        parent[i] = i;
+    for (size_t band = 0; band < CLUSTER_BANDS; band++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (fps[i].n_terms) {
+                ks[m].key = band_key(&fps[i], band, CLUSTER_ROWS);
+                ks[m++].idx = i;
+            }
+        qsort(ks, m, sizeof(*ks), cmp_keyed);
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = i + 1; j < m && j <= i + BUCKET_PAIRS_WINDOW && ks[j].key == ks[i].key;
+                 j++) {
+                size_t x = ks[i].idx, y = ks[j].idx;
+                if (uf_find(parent, x) == uf_find(parent, y))
+                    continue;
+                if (mn_fingerprint_jaccard(&fps[x], &fps[y]) >= min_jaccard ||
+                    mn_simhash_distance(fps[x].simhash, fps[y].simhash) <= max_simhash)
+                    uf_union(parent, x, y);
+            }
+    }
+    for (size_t i = 0; i < n; i++)
+        size[uf_find(parent, i)]++;
+    /* Number clusters by their first member; reuse ks[].idx as root -> number + 1. */
+    for (size_t i = 0; i < n; i++)
+        ks[i].idx = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = uf_find(parent, i);
+        if (!fps[i].n_terms || size[r] < min_size || size[r] < 2) {
+            out[i] = MN_CLUSTER_NONE;
+            continue;
+        }
+        if (ks[r].idx == 0)
+            ks[r].idx = ++*out_n;
+        out[i] = ks[r].idx - 1;
+    }
+    free(parent);
+    free(ks);
+    free(size);
+    return 0;
+}

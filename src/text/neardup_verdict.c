@@ -1,0 +1,727 @@
+/*
+ * neardup_verdict.c - the verdict on a pair of texts: duplicate, conflicting
+ * or distinct (interface in neardup.h).
+ *
+ * Two readings of each text:
+ *  - its content terms (neardup_terms.h: stemmed, stop words dropped) for the
+ *    similarity: jw = Jaccard of the term sets, jc = Jaccard of the
+ *    character 4-gram sets of the term streams, similarity = (jw + jc) / 2;
+ *  - its surface words (below) for what similarity cannot see: a word is a
+ *    run of letters, digits, marks and '_', with '.', '-', '/' and
+ *    apostrophes kept between two such characters ("2.31.0", "foo.py",
+ *    "don't", "n'est"), case-folded, marks stripped ("plutôt" -> "plutot").
+ *
+ * The verdict, in this order:
+ *  1. the same exact fingerprint: duplicate;
+ *  2. similarity < near_min: distinct;
+ *  3. a conflict: conflicting. The signals, each cheap and language-light:
+ *     - revert: the parity of "revert"/"undo"/"roll back"/"back out" words
+ *       differs ('Revert "X"' against X; 'Revert "Revert "X""' is X again);
+ *     - negation: the count of negation words differs (not, no, never, nor,
+ *       cannot, *n't; не, нет, ни, никогда, нельзя; ne, n'*, pas, jamais,
+ *       aucun, rien; nicht, kein, nie). "No longer" counts here too;
+ *     - alternatives: around "instead of", "rather than", "in favo(u)r of",
+ *       "vs", "вместо", "au lieu de", "plutôt que" (kind ALT) and "from X to
+ *       Y", "replace X with/by Y", "X -> Y" (kind CHANGE) the nearest
+ *       content words left (X) and right (Y) are taken; the same kind with X
+ *       and Y swapped, or with one of them changed, is a conflict; so is one
+ *       text replacing Y by X while the other names Y and not X;
+ *     - numbers: a number or version present only in a and another only in b
+ *       (a changed value; a number on one side only is more detail, not a
+ *       conflict). Numbers are digit groups with '.', ',', ':' or '-' inside
+ *       ("2.31.0", "2024-01-15"), a leading "v" dropped, a unit suffix
+ *       dropped ("30ms" -> 30), a name ending in digits kept whole
+ *       ("python3"); "#123" references and hex hashes are not numbers;
+ *     - units: a number both sides share followed by two different units
+ *       ("30 seconds" / "30 minutes").
+ *     The newer side is the one with more change words ("no longer", "now",
+ *     "instead", "switched", "replaced", "migrated", "deprecated",
+ *     "anymore", "теперь", "вместо", "désormais", "maintenant"...), a revert
+ *     counting for its side; none when they tie.
+ *  4. another subject: an identifier (a word with '_', '.', '/', a digit
+ *     after letters or an inner capital; paths compared by their last part)
+ *     only in a and another only in b: distinct ("fix typo in foo.py" and
+ *     "fix typo in bar.py");
+ *  5. similarity >= dup_min: duplicate; otherwise distinct.
+ * Thresholds: MN_NEARDUP_OPTS_INIT, chosen by the ablation in
+ * docs/internals/neardup.md. Nothing here is language-specific beyond the
+ * short word lists above.
+ */
+#include <utf8proc.h>
+
+#include "common.h"
+#include "text/neardup.h"
+#include "text/neardup_terms.h"
+#include "text/tokenize.h"
+#include "util/buf.h"
+
+/* ---- surface words ---- */
+
+enum {
+    W_DIGIT = 1,  /* has a digit */
+    W_ALPHA = 2,  /* has a letter */
+    W_IDENT = 4,  /* looks like an identifier or a path */
+    W_HASHREF = 8 /* right after '#': an issue or PR reference */
+};
+
+typedef struct {
+    size_t off, len; /* folded form in the words' buffer */
+    unsigned flags;
+    bool arrow_before; /* "->", "=>" or "→" between the previous word and this one */
+} sword;
+
+typedef struct {
+    mn_buf folded; /* every word's folded form, NUL-separated */
+    sword *w;
+    size_t n, cap;
+} swords;
+
+static bool word_cp(utf8proc_int32_t cp)
+{
+    if (cp == '_')
+        return true;
+    switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_PC:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool connector_cp(utf8proc_int32_t cp)
+{
+    return cp == '.' || cp == '-' || cp == '/' || cp == '\'' || cp == 0x2019;
+}
+
+/* Code point at text[i] (or -1 for a byte that is not UTF-8) and its length. */
+static utf8proc_int32_t cp_at(const char *text, size_t len, size_t i, size_t *n)
+{
+    utf8proc_int32_t cp;
+    utf8proc_ssize_t k =
+        utf8proc_iterate((const utf8proc_uint8_t *)text + i, (utf8proc_ssize_t)(len - i), &cp);
+    if (k <= 0) {
+        *n = 1;
+        return -1;
+    }
+    *n = (size_t)k;
+    return cp;
+}
+
+static void fold_put(mn_buf *b, utf8proc_int32_t cp)
+{
+    if (cp == 0x2019)
+        cp = '\'';
+    utf8proc_int32_t dec[32];
+    int last = 0;
+    utf8proc_ssize_t m = utf8proc_decompose_char(
+        cp, dec, 32, UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_STRIPMARK | UTF8PROC_IGNORE,
+        &last);
+    if (m < 0 || m > 32) {
+        dec[0] = cp;
+        m = 1;
+    }
+    for (utf8proc_ssize_t k = 0; k < m; k++) {
+        utf8proc_int32_t c = dec[k] == 0x0451 ? 0x0435 : dec[k]; /* ё -> е */
+        utf8proc_uint8_t enc[4];
+        utf8proc_ssize_t e = utf8proc_encode_char(c, enc);
+        mn_buf_put(b, enc, (size_t)e);
+    }
+}
+
+static bool is_hex_hash(const char *s, size_t n)
+{
+    if (n < 7)
+        return false;
+    bool digit = false, letter = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c >= '0' && c <= '9')
+            digit = true;
+        else if (c >= 'a' && c <= 'f')
+            letter = true;
+        else
+            return false;
+    }
+    return digit && letter;
+}
+
+static void swords_read(swords *sw, const char *text, size_t len)
+{
+    size_t i = 0;
+    bool arrow = false;
+    while (i < len) {
+        size_t n;
+        utf8proc_int32_t cp = cp_at(text, len, i, &n);
+        if (cp < 0 || !word_cp(cp)) {
+            if (cp == 0x2192 || ((cp == '-' || cp == '=') && i + 1 < len && text[i + 1] == '>'))
+                arrow = true;
+            i += n;
+            continue;
+        }
+        if (sw->n == sw->cap) {
+            sw->cap = sw->cap ? sw->cap * 2 : 64;
+            sw->w = mn_realloc(sw->w, sw->cap * sizeof(*sw->w));
+        }
+        sword *w = &sw->w[sw->n++];
+        memset(w, 0, sizeof(*w));
+        w->arrow_before = arrow;
+        arrow = false;
+        w->off = sw->folded.len;
+        if (i > 0 && text[i - 1] == '#')
+            w->flags |= W_HASHREF;
+        bool prev_lower = false;
+        size_t letters_then_digit = 0, alpha_seen = 0;
+        while (i < len) {
+            cp = cp_at(text, len, i, &n);
+            if (cp < 0)
+                break;
+            if (!word_cp(cp)) {
+                size_t n2;
+                utf8proc_int32_t next = i + n < len ? cp_at(text, len, i + n, &n2) : -1;
+                if (!connector_cp(cp) || next < 0 || !word_cp(next))
+                    break;
+                if (cp != '\'' && cp != 0x2019 && cp != '-')
+                    w->flags |= W_IDENT; /* foo.py, src/x, but not 2.31.0 (cleared below) */
+                fold_put(&sw->folded, cp);
+                prev_lower = false;
+                i += n;
+                continue;
+            }
+            utf8proc_category_t cat = utf8proc_category(cp);
+            if (cat == UTF8PROC_CATEGORY_ND) {
+                w->flags |= W_DIGIT;
+                if (alpha_seen)
+                    letters_then_digit = 1;
+            } else if (cp == '_') {
+                w->flags |= W_IDENT;
+            } else if (cat <= UTF8PROC_CATEGORY_LO) {
+                w->flags |= W_ALPHA;
+                alpha_seen = 1;
+                if (cat == UTF8PROC_CATEGORY_LU && prev_lower)
+                    w->flags |= W_IDENT; /* camelCase */
+            }
+            prev_lower = cat == UTF8PROC_CATEGORY_LL;
+            fold_put(&sw->folded, cp);
+            i += n;
+        }
+        w->len = sw->folded.len - w->off;
+        mn_buf_putc(&sw->folded, '\0');
+        const char *f = sw->folded.ptr + w->off;
+        if (letters_then_digit)
+            w->flags |= W_IDENT;
+        if (!(w->flags & W_ALPHA) || (f[0] >= '0' && f[0] <= '9') || is_hex_hash(f, w->len))
+            w->flags &= ~(unsigned)W_IDENT; /* numbers, versions and hashes are not names */
+    }
+}
+
+static void swords_release(swords *sw)
+{
+    mn_buf_release(&sw->folded);
+    free(sw->w);
+    memset(sw, 0, sizeof(*sw));
+}
+
+static const char *wtext(const swords *sw, size_t i)
+{
+    return sw->folded.ptr + sw->w[i].off;
+}
+
+static bool weq(const swords *sw, size_t i, const char *s)
+{
+    return i < sw->n && strcmp(wtext(sw, i), s) == 0;
+}
+
+static bool in_list(const char *w, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(w, list[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool ends_with(const char *w, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n > k && memcmp(w + n - k, suffix, k) == 0;
+}
+
+/* ---- signals ---- */
+
+static const char *const negations[] = {"not", "no", "never", "nor", "cannot", "neither", "nobody",
+                                        "nothing", "nowhere",
+                                        /* Russian */
+                                        "не", "нет", "ни", "никогда", "нельзя", "ничего",
+                                        /* French ("ne ... pas" counts twice on both sides alike) */
+                                        "ne", "pas", "jamais", "aucun", "aucune", "rien",
+                                        /* German, Spanish */
+                                        "nicht", "kein", "keine", "nie", "nunca", NULL};
+
+static int count_negations(const swords *sw)
+{
+    int count = 0;
+    for (size_t i = 0; i < sw->n; i++) {
+        const char *w = wtext(sw, i);
+        size_t n = sw->w[i].len;
+        if (in_list(w, negations) || ends_with(w, n, "n't") ||
+            (n > 2 && w[0] == 'n' && w[1] == '\''))
+            count++;
+    }
+    return count;
+}
+
+static bool is_revert(const swords *sw, size_t i)
+{
+    const char *w = wtext(sw, i);
+    if (strncmp(w, "revert", 6) == 0 || strcmp(w, "undo") == 0 || strcmp(w, "undid") == 0 ||
+        strcmp(w, "rollback") == 0 || strcmp(w, "backout") == 0)
+        return true;
+    if ((strncmp(w, "roll", 4) == 0 || strncmp(w, "back", 4) == 0) &&
+        (weq(sw, i + 1, "back") || weq(sw, i + 1, "out")) && strcmp(w, "back") != 0)
+        return true;
+    return false;
+}
+
+static int count_reverts(const swords *sw)
+{
+    int count = 0;
+    for (size_t i = 0; i < sw->n; i++)
+        count += is_revert(sw, i);
+    return count;
+}
+
+static const char *const change_words[] = {
+    "now", "instead", "anymore", "switched", "switch", "switching", "replaced", "replaces",
+    "migrated", "deprecated", "superseded", "supersedes", "nowadays", "henceforth",
+    /* Russian */
+    "теперь", "вместо", "отныне", "заменили", "заменен", "заменена",
+    /* French */
+    "desormais", "maintenant", "remplace", "remplacee", NULL};
+
+static int count_change_words(const swords *sw)
+{
+    int count = 0;
+    bool french_ne = false;
+    for (size_t i = 0; i < sw->n; i++) {
+        const char *w = wtext(sw, i);
+        if (strcmp(w, "ne") == 0 || (sw->w[i].len > 2 && w[0] == 'n' && w[1] == '\''))
+            french_ne = true;
+        if (in_list(w, change_words))
+            count++;
+        else if (strcmp(w, "longer") == 0 && i > 0 && weq(sw, i - 1, "no"))
+            count++; /* no longer */
+        else if (strcmp(w, "plus") == 0 && french_ne)
+            count++; /* ne ... plus */
+        else if (strcmp(w, "больше") == 0 && weq(sw, i + 1, "не"))
+            count++;
+        else if (strcmp(w, "moved") == 0 && weq(sw, i + 1, "to"))
+            count++;
+    }
+    return count + count_reverts(sw);
+}
+
+static bool is_stop(const char *w, size_t n)
+{
+    return mn_lang_is_stopword(MN_LANG_EN, w, n) || mn_lang_is_stopword(MN_LANG_FR, w, n) ||
+           mn_lang_is_stopword(MN_LANG_RU, w, n);
+}
+
+static bool is_cue(const char *w)
+{
+    static const char *const cues[] = {"instead", "rather",   "favor",  "favour",   "vs",
+                                       "versus",  "use",      "prefer", "lieu",     "plutot",
+                                       "вместо",  "from",     "to",     "with",     "by",
+                                       "replace", "replaced", "switch", "switched", NULL};
+    return in_list(w, cues);
+}
+
+/* The nearest content word from i going in direction dir (+1/-1) within 4 words. */
+static ssize_t content_word(const swords *sw, ssize_t i, int dir)
+{
+    for (int steps = 0; steps < 4 && i >= 0 && (size_t)i < sw->n; steps++, i += dir) {
+        const char *w = wtext(sw, (size_t)i);
+        if (!is_stop(w, sw->w[i].len) && !is_cue(w) && !in_list(w, negations))
+            return i;
+    }
+    return -1;
+}
+
+typedef enum { PIV_ALT = 1, PIV_CHANGE = 2 } pivot_kind;
+
+typedef struct {
+    pivot_kind kind;
+    const char *x, *y; /* folded words; x is preferred / new, y is replaced / old */
+} pivot;
+
+#define MAX_PIVOTS 8
+
+static size_t find_pivots(const swords *sw, pivot *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sw->n && n < MAX_PIVOTS; i++) {
+        ssize_t x = -1, y = -1;
+        pivot_kind kind = PIV_ALT;
+        const char *w = wtext(sw, i);
+        if ((strcmp(w, "instead") == 0 && weq(sw, i + 1, "of")) ||
+            (strcmp(w, "rather") == 0 && weq(sw, i + 1, "than")) ||
+            (strcmp(w, "plutot") == 0 && weq(sw, i + 1, "que")) ||
+            ((strcmp(w, "favor") == 0 || strcmp(w, "favour") == 0) && weq(sw, i + 1, "of")) ||
+            (strcmp(w, "lieu") == 0 && weq(sw, i + 1, "de"))) {
+            x = content_word(sw, (ssize_t)i - 1 - (strcmp(w, "lieu") == 0), -1);
+            y = content_word(sw, (ssize_t)i + 2, +1);
+        } else if (strcmp(w, "vs") == 0 || strcmp(w, "versus") == 0 || strcmp(w, "вместо") == 0) {
+            x = content_word(sw, (ssize_t)i - 1, -1);
+            y = content_word(sw, (ssize_t)i + 1, +1);
+        } else if (strcmp(w, "from") == 0) {
+            /* from Y to X: the word before the next "to" within 5 words */
+            for (size_t j = i + 2; j < sw->n && j <= i + 5; j++)
+                if (weq(sw, j, "to")) {
+                    y = content_word(sw, (ssize_t)j - 1, -1);
+                    x = content_word(sw, (ssize_t)j + 1, +1);
+                    if (y <= (ssize_t)i)
+                        y = -1;
+                    break;
+                }
+            kind = PIV_CHANGE;
+        } else if (strncmp(w, "replac", 6) == 0) {
+            /* replace Y with/by X */
+            for (size_t j = i + 2; j < sw->n && j <= i + 5; j++)
+                if (weq(sw, j, "with") || weq(sw, j, "by")) {
+                    y = content_word(sw, (ssize_t)j - 1, -1);
+                    x = content_word(sw, (ssize_t)j + 1, +1);
+                    if (y <= (ssize_t)i)
+                        y = -1;
+                    break;
+                }
+            kind = PIV_CHANGE;
+        } else if (sw->w[i].arrow_before && i > 0) {
+            y = content_word(sw, (ssize_t)i - 1, -1);
+            x = content_word(sw, (ssize_t)i, +1);
+            kind = PIV_CHANGE;
+        }
+        if (x >= 0 && y >= 0 && x != y) {
+            out[n].kind = kind;
+            out[n].x = wtext(sw, (size_t)x);
+            out[n].y = wtext(sw, (size_t)y);
+            n++;
+        }
+    }
+    return n;
+}
+
+static bool has_word(const swords *sw, const char *w)
+{
+    for (size_t i = 0; i < sw->n; i++)
+        if (strcmp(wtext(sw, i), w) == 0)
+            return true;
+    return false;
+}
+
+/* ---- numbers ---- */
+
+typedef struct {
+    char v[40];
+    char unit[24]; /* the next word when it is a unit, else "" */
+} number;
+
+#define MAX_NUMBERS 64
+
+static const char *const units[] = {
+    "ms",       "millisecond", "milliseconds", "s",       "sec",     "secs",  "second",
+    "seconds",  "min",         "mins",         "minute",  "minutes", "h",     "hr",
+    "hrs",      "hour",        "hours",        "d",       "day",     "days",  "week",
+    "weeks",    "month",       "months",       "year",    "years",   "b",     "kb",
+    "kib",      "mb",          "mib",          "gb",      "gib",     "tb",    "byte",
+    "bytes",    "bit",         "bits",         "percent", "px",      "em",    "rem",
+    "times",    "retries",     "attempts",     "threads", "workers", "cores", "connections",
+    "секунд",   "секунды",     "минут",        "минуты",  "часа",    "часов", "дней",
+    "secondes", "heures",      "jours",        "mo",      "ko",      "go",    NULL};
+
+/* The number a word stands for, in out (empty when it is none). */
+static void number_of(const swords *sw, size_t i, char out[40])
+{
+    out[0] = '\0';
+    const sword *w = &sw->w[i];
+    const char *s = wtext(sw, i);
+    size_t n = w->len;
+    if (!(w->flags & W_DIGIT) || (w->flags & W_HASHREF) ||
+        (w->flags & W_IDENT && !(w->flags & W_ALPHA)))
+        return;
+    if (is_hex_hash(s, n))
+        return;
+    if (n >= 2 && s[0] == 'v' && s[1] >= '0' && s[1] <= '9') {
+        s++;
+        n--;
+    }
+    size_t k = 0;
+    if (s[0] >= '0' && s[0] <= '9') {
+        /* a digit group with inner separators; a unit or other suffix dropped */
+        while (k < n && ((s[k] >= '0' && s[k] <= '9') ||
+                         ((s[k] == '.' || s[k] == ',' || s[k] == ':' || s[k] == '-') && k + 1 < n &&
+                          s[k + 1] >= '0' && s[k + 1] <= '9')))
+            k++;
+    } else {
+        /* letters then digits at the end (python3, utf16, http2): kept whole */
+        bool tail_digits = s[n - 1] >= '0' && s[n - 1] <= '9';
+        for (size_t j = 0; j < n; j++)
+            if (s[j] == '/' || s[j] == '_' || s[j] == '.')
+                tail_digits = false; /* a path or identifier: a name, not a number */
+        if (!tail_digits)
+            return;
+        k = n;
+    }
+    if (k >= 40)
+        k = 39;
+    memcpy(out, s, k);
+    out[k] = '\0';
+}
+
+static size_t find_numbers(const swords *sw, number *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sw->n && n < MAX_NUMBERS; i++) {
+        number_of(sw, i, out[n].v);
+        if (!out[n].v[0])
+            continue;
+        out[n].unit[0] = '\0';
+        if (i + 1 < sw->n && in_list(wtext(sw, i + 1), units) && sw->w[i + 1].len < 24)
+            memcpy(out[n].unit, wtext(sw, i + 1), sw->w[i + 1].len + 1);
+        n++;
+    }
+    return n;
+}
+
+static const number *number_find(const number *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].v, s) == 0)
+            return &v[i];
+    return NULL;
+}
+
+/* ---- identifiers ---- */
+
+/* Identifiers compare by their last path part without '_' and '-':
+ * parse_http_header, parseHttpHeader and src/parse-http-header meet. */
+static void ident_key(const swords *sw, size_t i, char out[MN_TOK_MAX_BYTES + 1])
+{
+    const char *s = wtext(sw, i), *slash = strrchr(s, '/');
+    if (slash && slash[1])
+        s = slash + 1;
+    size_t n = 0;
+    for (; *s && n < MN_TOK_MAX_BYTES; s++)
+        if (*s != '_' && *s != '-')
+            out[n++] = *s;
+    out[n] = '\0';
+}
+
+/* The first identifier of a that b has in no spelling, or NULL (key in buf). */
+static const char *ident_only_in(const swords *a, const swords *b, char buf[MN_TOK_MAX_BYTES + 1])
+{
+    char kb[MN_TOK_MAX_BYTES + 1];
+    for (size_t i = 0; i < a->n; i++) {
+        if (!(a->w[i].flags & W_IDENT))
+            continue;
+        ident_key(a, i, buf);
+        bool found = false;
+        for (size_t j = 0; j < b->n && !found; j++) {
+            ident_key(b, j, kb);
+            found = strcmp(kb, buf) == 0;
+        }
+        if (!found)
+            return buf;
+    }
+    return NULL;
+}
+
+/* ---- the verdict ---- */
+
+static void reason(mn_neardup_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void reason(mn_neardup_verdict *v, const char *fmt, ...)
+{
+    if (v->n_reasons >= MN_NEARDUP_MAX_REASONS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->reasons[v->n_reasons++], MN_NEARDUP_REASON_LEN, fmt, ap);
+    va_end(ap);
+}
+
+const char *mn_neardup_kind_name(mn_neardup_kind kind)
+{
+    switch (kind) {
+    case MN_NEARDUP_DUPLICATE:
+        return "duplicate";
+    case MN_NEARDUP_CONFLICTING:
+        return "conflicting";
+    default:
+        return "distinct";
+    }
+}
+
+/* Conflict signals; returns true when one was found (reasons added). */
+static bool find_conflict(mn_neardup_verdict *v, const swords *a, const swords *b)
+{
+    bool found = false;
+    int ra = count_reverts(a), rb = count_reverts(b);
+    if ((ra & 1) != (rb & 1)) {
+        reason(v, "revert in %s", ra > rb ? "a" : "b");
+        found = true;
+    }
+    int na = count_negations(a), nb = count_negations(b);
+    if (na != nb) {
+        reason(v, "negation: %d in a, %d in b", na, nb);
+        found = true;
+    }
+
+    pivot pa[MAX_PIVOTS], pb[MAX_PIVOTS];
+    size_t npa = find_pivots(a, pa), npb = find_pivots(b, pb);
+    for (size_t i = 0; i < npa; i++)
+        for (size_t j = 0; j < npb; j++) {
+            if (pa[i].kind != pb[j].kind)
+                continue;
+            bool sx = strcmp(pa[i].x, pb[j].x) == 0, sy = strcmp(pa[i].y, pb[j].y) == 0;
+            if (strcmp(pa[i].x, pb[j].y) == 0 && strcmp(pa[i].y, pb[j].x) == 0) {
+                reason(v, "swapped alternative: %.24s / %.24s", pa[i].x, pa[i].y);
+                found = true;
+            } else if (sx != sy) {
+                reason(v, "different alternative: %.24s / %.24s", sx ? pa[i].y : pa[i].x,
+                       sx ? pb[j].y : pb[j].x);
+                found = true;
+            }
+        }
+    /* One side replaces y by x, the other names y and not x. */
+    for (int side = 0; side < 2; side++) {
+        const pivot *p = side ? pb : pa;
+        size_t np = side ? npb : npa;
+        const swords *other = side ? a : b;
+        size_t nother = side ? npa : npb;
+        for (size_t i = 0; i < np && nother == 0; i++)
+            if (has_word(other, p[i].y) && !has_word(other, p[i].x)) {
+                reason(v, "%s prefers %.24s to %.24s", side ? "b" : "a", p[i].x, p[i].y);
+                found = true;
+            }
+    }
+
+    number xa[MAX_NUMBERS], xb[MAX_NUMBERS];
+    size_t nxa = find_numbers(a, xa), nxb = find_numbers(b, xb);
+    const char *only_a = NULL, *only_b = NULL;
+    for (size_t i = 0; i < nxa && !only_a; i++)
+        if (!number_find(xb, nxb, xa[i].v))
+            only_a = xa[i].v;
+    for (size_t i = 0; i < nxb && !only_b; i++)
+        if (!number_find(xa, nxa, xb[i].v))
+            only_b = xb[i].v;
+    if (only_a && only_b) {
+        reason(v, "changed number: %.24s -> %.24s", only_b, only_a);
+        found = true;
+    }
+    for (size_t i = 0; i < nxa; i++) {
+        const number *o = number_find(xb, nxb, xa[i].v);
+        if (o && xa[i].unit[0] && o->unit[0] && strcmp(xa[i].unit, o->unit) != 0) {
+            reason(v, "changed unit: %.16s %.16s -> %.16s", xa[i].v, o->unit, xa[i].unit);
+            found = true;
+            break;
+        }
+    }
+    return found;
+}
+
+int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const char *b,
+                     size_t blen, const mn_neardup_opts *opts)
+{
+    static const mn_neardup_opts defaults = MN_NEARDUP_OPTS_INIT;
+    if (!out || (!a && alen) || (!b && blen))
+        return mn_error_set(MN_EINVAL, "neardup: 'out', 'a' and 'b' must not be NULL");
+    if (!opts)
+        opts = &defaults;
+    if (opts->version != MN_NEARDUP_OPTS_VERSION)
+        return mn_error_set(MN_EINVAL, "neardup: options of version %u, expected %u", opts->version,
+                            MN_NEARDUP_OPTS_VERSION);
+    if (!a)
+        a = "";
+    if (!b)
+        b = "";
+    memset(out, 0, sizeof(*out));
+
+    mn_neardup_terms ta, tb;
+    swords sa, sb;
+    memset(&ta, 0, sizeof(ta));
+    memset(&tb, 0, sizeof(tb));
+    memset(&sa, 0, sizeof(sa));
+    memset(&sb, 0, sizeof(sb));
+    mn_buf_init(&ta.stream);
+    mn_buf_init(&tb.stream);
+    mn_buf_init(&sa.folded);
+    mn_buf_init(&sb.folded);
+    uint64_t *wa = NULL, *wb = NULL;
+
+    mn_neardup__terms_read(&ta, a, alen);
+    mn_neardup__terms_read(&tb, b, blen);
+    out->simhash_distance = mn_simhash_distance(mn_neardup__simhash(ta.terms, ta.n_terms),
+                                                mn_neardup__simhash(tb.terms, tb.n_terms));
+    if (mn_neardup__exact_hash(a, alen) == mn_neardup__exact_hash(b, blen)) {
+        out->kind = MN_NEARDUP_DUPLICATE;
+        out->similarity = out->jaccard_words = out->jaccard_chars = 1.0;
+        reason(out, "same text");
+        goto out;
+    }
+    wa = mn_malloc((ta.n_terms + 1) * sizeof(*wa));
+    wb = mn_malloc((tb.n_terms + 1) * sizeof(*wb));
+    memcpy(wa, ta.terms, ta.n_terms * sizeof(*wa));
+    memcpy(wb, tb.terms, tb.n_terms * sizeof(*wb));
+    size_t nwa = mn_neardup__sort_unique(wa, ta.n_terms);
+    size_t nwb = mn_neardup__sort_unique(wb, tb.n_terms);
+    out->jaccard_words = mn_neardup__jaccard_sorted(wa, nwa, wb, nwb);
+    out->jaccard_chars =
+        mn_neardup__jaccard_sorted(ta.shingles, ta.n_shingles, tb.shingles, tb.n_shingles);
+    out->similarity = (out->jaccard_words + out->jaccard_chars) / 2;
+
+    if (out->similarity < opts->near_min) {
+        out->kind = MN_NEARDUP_DISTINCT;
+        reason(out, "not similar (%.2f)", out->similarity);
+        goto out;
+    }
+    swords_read(&sa, a, alen);
+    swords_read(&sb, b, blen);
+    if (find_conflict(out, &sa, &sb)) {
+        out->kind = MN_NEARDUP_CONFLICTING;
+        int ca = count_change_words(&sa), cb = count_change_words(&sb);
+        out->newer = ca > cb ? MN_NEWER_A : cb > ca ? MN_NEWER_B : MN_NEWER_UNKNOWN;
+        goto out;
+    }
+    char ka[MN_TOK_MAX_BYTES + 1], kb[MN_TOK_MAX_BYTES + 1];
+    const char *ia = ident_only_in(&sa, &sb, ka), *ib = ident_only_in(&sb, &sa, kb);
+    if (ia && ib) {
+        out->kind = MN_NEARDUP_DISTINCT;
+        reason(out, "different subject: %.30s / %.30s", ia, ib);
+        goto out;
+    }
+    if (out->similarity >= opts->dup_min) {
+        out->kind = MN_NEARDUP_DUPLICATE;
+        reason(out, "similar (%.2f)", out->similarity);
+    } else {
+        out->kind = MN_NEARDUP_DISTINCT;
+        reason(out, "related, below the duplicate threshold (%.2f)", out->similarity);
+    }
+out:
+    free(wa);
+    free(wb);
+    mn_neardup__terms_release(&ta);
+    mn_neardup__terms_release(&tb);
+    swords_release(&sa);
+    swords_release(&sb);
+    return 0;
+}
