@@ -50,11 +50,15 @@
 
 /** Hash functions of a MinHash signature. */
 #define MN_MINHASH_N 128
-/** Code points per character shingle. */
+/** Code points per character shingle (overridable at build time only to measure others). */
+#ifndef MN_SHINGLE_K
 #define MN_SHINGLE_K 4
+#endif
 /** LSH bands, and rows per band (MN_LSH_BANDS * MN_LSH_ROWS <= MN_MINHASH_N). */
+#ifndef MN_LSH_BANDS
 #define MN_LSH_BANDS 32
 #define MN_LSH_ROWS  4
+#endif
 
 /** The fingerprints of one text; a plain value, safe to copy and to store byte for byte. */
 typedef struct {
@@ -116,6 +120,18 @@ typedef struct {
     char reasons[MN_NEARDUP_MAX_REASONS][MN_NEARDUP_REASON_LEN];
 } mn_neardup_verdict;
 
+/* The signals of the verdict (mn_neardup_opts.signals), each one a reason kind. */
+#define MN_NEARDUP_SIG_REVERT   0x01u /* "revert in a" */
+#define MN_NEARDUP_SIG_NEGATION 0x02u /* "negation: 1 in a, 0 in b" */
+#define MN_NEARDUP_SIG_ALTERNATIVE \
+    0x04u /* "swapped alternative", "different alternative", "prefers" */
+#define MN_NEARDUP_SIG_NUMBER   0x08u /* "changed number" */
+#define MN_NEARDUP_SIG_UNIT     0x10u /* "changed unit" */
+#define MN_NEARDUP_SIG_SUBJECT  0x20u /* "different subject" (distinct, not conflicting) */
+#define MN_NEARDUP_SIG_OPPOSITE 0x40u /* "opposite words: pass / fail" */
+#define MN_NEARDUP_SIG_ORDER    0x80u /* "words swapped" */
+#define MN_NEARDUP_SIG_ALL      0xffu
+
 /**
  * The thresholds of the verdict (defaults in MN_NEARDUP_OPTS_INIT; chosen by
  * the ablation in docs/internals/neardup.md). similarity is
@@ -127,12 +143,14 @@ typedef struct {
     double dup_min;
     /** At or above: near enough that a changed number, negation... makes a conflict. */
     double near_min;
+    /** MN_NEARDUP_SIG_* looked for (all by default; fewer only to measure what each does). */
+    unsigned signals;
 } mn_neardup_opts;
 
 #define MN_NEARDUP_OPTS_VERSION 1
-#define MN_NEARDUP_OPTS_INIT                \
-    {                                       \
-        MN_NEARDUP_OPTS_VERSION, 0.50, 0.30 \
+#define MN_NEARDUP_OPTS_INIT                                    \
+    {                                                           \
+        MN_NEARDUP_OPTS_VERSION, 0.50, 0.30, MN_NEARDUP_SIG_ALL \
     }
 
 /**

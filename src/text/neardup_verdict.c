@@ -48,6 +48,7 @@
  * short word lists above.
  */
 #include <utf8proc.h>
+#include <xxhash.h>
 
 #include "common.h"
 #include "text/neardup.h"
@@ -55,13 +56,20 @@
 #include "text/tokenize.h"
 #include "util/buf.h"
 
+/* Blocks swapped count only between texts whose term sets are this close. */
+#define ORDER_MIN_JW 0.8
+/* A substitution: at most this many terms replaced on each side, term sets this close. */
+#define SUBST_MAX_TERMS 3
+#define SUBST_MIN_JW    0.5
+
 /* ---- surface words ---- */
 
 enum {
-    W_DIGIT = 1,  /* has a digit */
-    W_ALPHA = 2,  /* has a letter */
-    W_IDENT = 4,  /* looks like an identifier or a path */
-    W_HASHREF = 8 /* right after '#': an issue or PR reference */
+    W_DIGIT = 1,   /* has a digit */
+    W_ALPHA = 2,   /* has a letter */
+    W_IDENT = 4,   /* looks like an identifier or a path */
+    W_HASHREF = 8, /* right after '#': an issue or PR reference */
+    W_OPTION = 16  /* after "-" or "--" at a word start: a command-line option */
 };
 
 typedef struct {
@@ -74,6 +82,7 @@ typedef struct {
     mn_buf folded; /* every word's folded form, NUL-separated */
     sword *w;
     size_t n, cap;
+    uint64_t *hashes; /* xxh3 of every folded word, sorted (has_word) */
 } swords;
 
 static bool word_cp(utf8proc_int32_t cp)
@@ -180,6 +189,8 @@ static void swords_read(swords *sw, const char *text, size_t len)
         w->off = sw->folded.len;
         if (i > 0 && text[i - 1] == '#')
             w->flags |= W_HASHREF;
+        if (i > 0 && text[i - 1] == '-' && (i == 1 || text[i - 2] == '-' || text[i - 2] == ' '))
+            w->flags |= W_OPTION; /* -k, --capture: a command-line option names one thing */
         bool prev_lower = false;
         size_t letters_then_digit = 0, alpha_seen = 0;
         while (i < len) {
@@ -218,17 +229,22 @@ static void swords_read(swords *sw, const char *text, size_t len)
         w->len = sw->folded.len - w->off;
         mn_buf_putc(&sw->folded, '\0');
         const char *f = sw->folded.ptr + w->off;
-        if (letters_then_digit)
+        if (letters_then_digit || (w->flags & W_OPTION))
             w->flags |= W_IDENT;
         if (!(w->flags & W_ALPHA) || (f[0] >= '0' && f[0] <= '9') || is_hex_hash(f, w->len))
             w->flags &= ~(unsigned)W_IDENT; /* numbers, versions and hashes are not names */
     }
+    sw->hashes = mn_malloc((sw->n + 1) * sizeof(*sw->hashes));
+    for (size_t k = 0; k < sw->n; k++)
+        sw->hashes[k] = XXH3_64bits(sw->folded.ptr + sw->w[k].off, sw->w[k].len);
+    mn_neardup__sort_unique(sw->hashes, sw->n);
 }
 
 static void swords_release(swords *sw)
 {
     mn_buf_release(&sw->folded);
     free(sw->w);
+    free(sw->hashes);
     memset(sw, 0, sizeof(*sw));
 }
 
@@ -283,6 +299,10 @@ static int count_negations(const swords *sw)
 static bool is_revert(const swords *sw, size_t i)
 {
     const char *w = wtext(sw, i);
+    /* "This reverts commit <sha>" names the revert its subject already made */
+    if (weq(sw, i + 1, "commit") ||
+        (i + 1 < sw->n && is_hex_hash(wtext(sw, i + 1), sw->w[i + 1].len)))
+        return false;
     if (strncmp(w, "revert", 6) == 0 || strcmp(w, "undo") == 0 || strcmp(w, "undid") == 0 ||
         strcmp(w, "rollback") == 0 || strcmp(w, "backout") == 0)
         return true;
@@ -328,6 +348,102 @@ static int count_change_words(const swords *sw)
             count++;
     }
     return count + count_reverts(sw);
+}
+
+/*
+ * Opposites: a word of one column in one text only and its partner in the
+ * other text only is a changed conclusion ("tests pass" / "tests fail").
+ * Entries are stems matched with an inflection: the word is the stem plus
+ * one of "", s, es, e, ed, d, ing, er, ly ("enabl" matches enable, enabled,
+ * enabling). General pairs of English (and a few Russian and French ones),
+ * not read off the labelled set.
+ */
+static const char *const opposites[][2] = {
+    {"pass", "fail"},
+    {"work", "fail"},
+    {"succeed", "fail"},
+    {"success", "failure"},
+    {"enabl", "disabl"},
+    {"allow", "deny"},
+    {"allow", "forbid"},
+    {"allow", "disallow"},
+    {"accept", "reject"},
+    {"add", "remov"},
+    {"keep", "drop"},
+    {"keep", "remov"},
+    {"kept", "dropped"},
+    {"kept", "removed"},
+    {"includ", "exclud"},
+    {"show", "hid"},
+    {"visible", "hidden"},
+    {"shown", "hidden"},
+    {"before", "after"},
+    {"earlier", "later"},
+    {"first", "last"},
+    {"min", "max"},
+    {"minimum", "maximum"},
+    {"more", "less"},
+    {"more", "fewer"},
+    {"higher", "lower"},
+    {"increas", "decreas"},
+    {"larger", "smaller"},
+    {"faster", "slower"},
+    {"start", "stop"},
+    {"open", "clos"},
+    {"on", "off"},
+    {"true", "false"},
+    {"sync", "async"},
+    {"synchronous", "asynchronous"},
+    {"lazy", "eager"},
+    {"lazily", "eagerly"},
+    {"public", "private"},
+    {"local", "remote"},
+    {"upper", "lower"},
+    {"leading", "trailing"},
+    {"prefix", "suffix"},
+    {"input", "output"},
+    {"valid", "invalid"},
+    {"required", "optional"},
+    {"mandatory", "optional"},
+    {"safe", "unsafe"},
+    {"secure", "insecure"},
+    {"supported", "unsupported"},
+    {"above", "below"},
+    {"inside", "outside"},
+    {"lock", "unlock"},
+    {"ascending", "descending"},
+    {"increment", "decrement"},
+    {"compress", "decompress"},
+    {"encrypt", "decrypt"},
+    {"win", "lose"},
+    {"enter", "exit"},
+    {"install", "uninstall"},
+    {"import", "export"},
+    {"read", "write"},
+    {"client", "server"},
+    {"light", "dark"},
+    {"включ", "выключ"},
+    {"до", "после"},
+    {"больше", "меньше"},
+    {"avant", "apres"},
+    {"active", "desactive"},
+    {"premier", "dernier"},
+};
+
+static bool stem_match(const char *w, const char *stem)
+{
+    static const char *const endings[] = {"", "s", "es", "e", "ed", "d", "ing", "er", "ly", NULL};
+    size_t n = strlen(stem);
+    return strncmp(w, stem, n) == 0 && in_list(w + n, endings);
+}
+
+/* The first word of sw matching stem, or NULL. */
+static const char *find_stem(const swords *sw, const char *stem)
+{
+    for (size_t i = 0; i < sw->n; i++)
+        if (stem_match(wtext(sw, i), stem))
+            return wtext(sw, i);
+    return NULL;
 }
 
 static bool is_stop(const char *w, size_t n)
@@ -419,12 +535,11 @@ static size_t find_pivots(const swords *sw, pivot *out)
     return n;
 }
 
+static bool in_sorted(const uint64_t *v, size_t n, uint64_t x);
+
 static bool has_word(const swords *sw, const char *w)
 {
-    for (size_t i = 0; i < sw->n; i++)
-        if (strcmp(wtext(sw, i), w) == 0)
-            return true;
-    return false;
+    return in_sorted(sw->hashes, sw->n, XXH3_64bits(w, strlen(w)));
 }
 
 /* ---- numbers ---- */
@@ -509,6 +624,15 @@ static const number *number_find(const number *v, size_t n, const char *s)
     return NULL;
 }
 
+/* True when v holds x's number with x's unit. */
+static bool number_unit(const number *v, size_t n, const number *x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].v, x->v) == 0 && strcmp(v[i].unit, x->unit) == 0)
+            return true;
+    return false;
+}
+
 /* ---- identifiers ---- */
 
 /* Identifiers compare by their last path part without '_' and '-':
@@ -544,6 +668,80 @@ static const char *ident_only_in(const swords *a, const swords *b, char buf[MN_T
     return NULL;
 }
 
+/* The first content word of a that b lacks (surface forms), or "?". */
+static const char *word_only_in(const swords *a, const swords *b)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        const char *w = wtext(a, i);
+        if (is_stop(w, a->w[i].len) || has_word(b, w))
+            continue;
+        return w;
+    }
+    return "?";
+}
+
+/* ---- term order ---- */
+
+static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo] == x;
+}
+
+#define ORDER_MAX_TERMS 256
+
+static bool seq_eq(const uint64_t *x, const uint64_t *y, size_t n)
+{
+    return n == 0 || memcmp(x, y, n * sizeof(*x)) == 0;
+}
+
+/*
+ * Two blocks of terms swapped around a pivot: the shared terms of a, in
+ * order, are P A Q B R and those of b are P B Q A R, with A, Q and B not
+ * empty ("by value, not by index" / "by index, not by value"; "X instead of
+ * Y" / "Y instead of X"). A rewording that moves a whole clause (A B / B A,
+ * no pivot between) is not a swap. Texts over ORDER_MAX_TERMS terms are not
+ * looked at.
+ */
+static bool blocks_swapped(const mn_neardup_terms *ta, const mn_neardup_terms *tb,
+                           const uint64_t *set_a, size_t nsa, const uint64_t *set_b, size_t nsb)
+{
+    if (ta->n_terms > ORDER_MAX_TERMS || tb->n_terms > ORDER_MAX_TERMS)
+        return false;
+    uint64_t x[ORDER_MAX_TERMS], y[ORDER_MAX_TERMS];
+    size_t nx = 0, ny = 0;
+    for (size_t i = 0; i < ta->n_terms; i++)
+        if (in_sorted(set_b, nsb, ta->terms[i]))
+            x[nx++] = ta->terms[i];
+    for (size_t i = 0; i < tb->n_terms; i++)
+        if (in_sorted(set_a, nsa, tb->terms[i]))
+            y[ny++] = tb->terms[i];
+    if (nx != ny)
+        return false;
+    size_t p = 0, r = 0;
+    while (p < nx && x[p] == y[p])
+        p++;
+    while (r < nx - p && x[nx - 1 - r] == y[nx - 1 - r])
+        r++;
+    size_t m = nx - p - r;
+    const uint64_t *xm = x + p, *ym = y + p;
+    for (size_t la = 1; la + 2 <= m; la++) {
+        if (!seq_eq(xm, ym + m - la, la))
+            continue;
+        for (size_t lb = 1; la + lb + 1 <= m; lb++)
+            if (seq_eq(xm + m - lb, ym, lb) && seq_eq(xm + la, ym + lb, m - la - lb))
+                return true;
+    }
+    return false;
+}
+
 /* ---- the verdict ---- */
 
 static void reason(mn_neardup_verdict *v, const char *fmt, ...)
@@ -572,22 +770,26 @@ const char *mn_neardup_kind_name(mn_neardup_kind kind)
 }
 
 /* Conflict signals; returns true when one was found (reasons added). */
-static bool find_conflict(mn_neardup_verdict *v, const swords *a, const swords *b)
+static bool find_conflict(mn_neardup_verdict *v, const swords *a, const swords *b, unsigned sig)
 {
     bool found = false;
     int ra = count_reverts(a), rb = count_reverts(b);
-    if ((ra & 1) != (rb & 1)) {
+    if ((sig & MN_NEARDUP_SIG_REVERT) && (ra & 1) != (rb & 1)) {
         reason(v, "revert in %s", ra > rb ? "a" : "b");
         found = true;
     }
     int na = count_negations(a), nb = count_negations(b);
-    if (na != nb) {
+    if ((sig & MN_NEARDUP_SIG_NEGATION) && na != nb) {
         reason(v, "negation: %d in a, %d in b", na, nb);
         found = true;
     }
 
     pivot pa[MAX_PIVOTS], pb[MAX_PIVOTS];
-    size_t npa = find_pivots(a, pa), npb = find_pivots(b, pb);
+    size_t npa = 0, npb = 0;
+    if (sig & MN_NEARDUP_SIG_ALTERNATIVE) {
+        npa = find_pivots(a, pa);
+        npb = find_pivots(b, pb);
+    }
     for (size_t i = 0; i < npa; i++)
         for (size_t j = 0; j < npb; j++) {
             if (pa[i].kind != pb[j].kind)
@@ -615,6 +817,25 @@ static bool find_conflict(mn_neardup_verdict *v, const swords *a, const swords *
             }
     }
 
+    /* Opposites: only words one side lacks are looked up (a few per pair). */
+    for (size_t i = 0; i < a->n && (sig & MN_NEARDUP_SIG_OPPOSITE); i++) {
+        const char *wa = wtext(a, i);
+        if (has_word(b, wa))
+            continue;
+        const char *wb = NULL;
+        for (size_t k = 0; k < MN_ARRAY_SIZE(opposites) && !wb; k++)
+            for (int dir = 0; dir < 2 && !wb; dir++) {
+                const char *x = opposites[k][dir], *y = opposites[k][1 - dir];
+                if (stem_match(wa, x) && !find_stem(b, x) && !find_stem(a, y))
+                    wb = find_stem(b, y);
+            }
+        if (wb) {
+            reason(v, "opposite words: %.24s / %.24s", wa, wb);
+            found = true;
+            break;
+        }
+    }
+
     number xa[MAX_NUMBERS], xb[MAX_NUMBERS];
     size_t nxa = find_numbers(a, xa), nxb = find_numbers(b, xb);
     const char *only_a = NULL, *only_b = NULL;
@@ -624,13 +845,19 @@ static bool find_conflict(mn_neardup_verdict *v, const swords *a, const swords *
     for (size_t i = 0; i < nxb && !only_b; i++)
         if (!number_find(xa, nxa, xb[i].v))
             only_b = xb[i].v;
-    if (only_a && only_b) {
+    if ((sig & MN_NEARDUP_SIG_NUMBER) && only_a && only_b) {
         reason(v, "changed number: %.24s -> %.24s", only_b, only_a);
         found = true;
     }
-    for (size_t i = 0; i < nxa; i++) {
-        const number *o = number_find(xb, nxb, xa[i].v);
-        if (o && xa[i].unit[0] && o->unit[0] && strcmp(xa[i].unit, o->unit) != 0) {
+    /* A changed unit: a number both share, with a unit only a gives it and one only b gives it. */
+    for (size_t i = 0; i < nxa && (sig & MN_NEARDUP_SIG_UNIT); i++) {
+        if (!xa[i].unit[0] || !number_find(xb, nxb, xa[i].v) || number_unit(xb, nxb, &xa[i]))
+            continue;
+        const number *o = NULL;
+        for (size_t j = 0; j < nxb && !o; j++)
+            if (strcmp(xb[j].v, xa[i].v) == 0 && xb[j].unit[0] && !number_unit(xa, nxa, &xb[j]))
+                o = &xb[j];
+        if (o) {
             reason(v, "changed unit: %.16s %.16s -> %.16s", xa[i].v, o->unit, xa[i].unit);
             found = true;
             break;
@@ -696,7 +923,14 @@ int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const 
     }
     swords_read(&sa, a, alen);
     swords_read(&sb, b, blen);
-    if (find_conflict(out, &sa, &sb)) {
+    bool conflict = find_conflict(out, &sa, &sb, opts->signals);
+    /* Nearly the same words, two blocks swapped around a pivot. */
+    if ((opts->signals & MN_NEARDUP_SIG_ORDER) && out->jaccard_words >= ORDER_MIN_JW &&
+        blocks_swapped(&ta, &tb, wa, nwa, wb, nwb)) {
+        reason(out, "words swapped");
+        conflict = true;
+    }
+    if (conflict) {
         out->kind = MN_NEARDUP_CONFLICTING;
         int ca = count_change_words(&sa), cb = count_change_words(&sb);
         out->newer = ca > cb ? MN_NEWER_A : cb > ca ? MN_NEWER_B : MN_NEWER_UNKNOWN;
@@ -704,9 +938,23 @@ int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const 
     }
     char ka[MN_TOK_MAX_BYTES + 1], kb[MN_TOK_MAX_BYTES + 1];
     const char *ia = ident_only_in(&sa, &sb, ka), *ib = ident_only_in(&sb, &sa, kb);
-    if (ia && ib) {
+    if ((opts->signals & MN_NEARDUP_SIG_SUBJECT) && ia && ib) {
         out->kind = MN_NEARDUP_DISTINCT;
         reason(out, "different subject: %.30s / %.30s", ia, ib);
+        goto out;
+    }
+    /* One to SUBST_MAX_TERMS terms of each side replaced, the rest the same:
+     * another subject said in the same words ("during collection" / "during
+     * teardown"), not the same thing said again. */
+    size_t shared = 0;
+    for (size_t i = 0; i < nwa; i++)
+        shared += in_sorted(wb, nwb, wa[i]);
+    size_t ua = nwa - shared, ub = nwb - shared;
+    if ((opts->signals & MN_NEARDUP_SIG_SUBJECT) && ua >= 1 && ub >= 1 && ua <= SUBST_MAX_TERMS &&
+        ub <= SUBST_MAX_TERMS && out->jaccard_words >= SUBST_MIN_JW) {
+        out->kind = MN_NEARDUP_DISTINCT;
+        reason(out, "different subject: %.30s / %.30s", word_only_in(&sa, &sb),
+               word_only_in(&sb, &sa));
         goto out;
     }
     if (out->similarity >= opts->dup_min) {

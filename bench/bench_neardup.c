@@ -1,0 +1,800 @@
+/*
+ * bench_neardup.c - near-duplicate detection (src/text/neardup.h) on the
+ * labelled set tests/data/neardup/pairs.jsonl, against plain baselines in the
+ * same run, and its cost at 100k memories.
+ *
+ * Quality. Each pair (a = the new text, b = the stored one) gets a verdict
+ * from mn_neardup_judge; "duplicate" is the positive class (a merge):
+ *   precision = TP / (TP + FP), recall = TP / (TP + FN)
+ * with TP a gold duplicate judged duplicate, FP a gold conflicting or
+ * distinct pair judged duplicate (a wrong merge), FN a gold duplicate judged
+ * otherwise. Printed: the set's size and composition, the confusion matrix
+ * over the three labels, per-source figures, and the baselines:
+ *  - exact: the normalised exact hash only (what mnemo merges today);
+ *  - words>=0.5: Jaccard of the lower-cased word sets (runs of letters and
+ *    digits) >= 0.5, no stemming, no signals;
+ *  - similarity only: mnemo's similarity at the default threshold with
+ *    every conflict signal off.
+ * --ablate adds the sweeps of dup_min and near_min and each signal turned
+ * off, with how many pairs each setting moved against the defaults.
+ * LSH: the share of gold duplicate and conflicting pairs that share a band
+ * key (they must be candidates to be merged or linked), for 32x4 and for
+ * other band shapes over the same 128 hashes.
+ *
+ * Cost. Fingerprints per second over the set's texts, against xxh3 of the
+ * raw text (the exact hash the pipeline has today) in the same loop; the
+ * time of one verdict. Then N synthetic memories (bench/eval/gen_memory.c,
+ * default 100,000: title, body, situation and solution) are fingerprinted
+ * and their band keys put in an SQLite table (key, memory) as the store
+ * would; Q queries (half new memories, half a lightly edited copy of a
+ * stored one) each fingerprint, look up the memories sharing a band key
+ * (one SELECT ... IN), and judge the best 8 candidates by estimated
+ * Jaccard. Reported: candidates per query, the share of edited copies whose
+ * original is found, and the time of the lookup and of the whole step
+ * (p50/p95) against the save budget of 2 ms p95. The generator's vocabulary
+ * is small (about 180 words), so random memories share more shingles than
+ * real ones do: candidate counts here are an upper estimate.
+ *
+ * Usage: bench_neardup [PAIRS_JSONL] [--extra JSONL]... [-n N] [--queries Q]
+ *                      [--ablate] [--verbose] [--strict]
+ * --extra scores more pairs files of the same format (e.g. the pools
+ * tests/data/neardup/mine.py writes from a fetched repository) on their own.
+ * Exit status: 0; 1 with --strict when precision < 0.95 or recall < 0.8;
+ * 2 on usage or setup errors.
+ */
+#include <ctype.h>
+
+#include "common.h"
+#include <jansson.h>
+#include <sqlite3.h>
+#include <xxhash.h>
+
+#include "eval/gen_memory.h"
+#include "text/neardup.h"
+#include "util/buf.h"
+#include "util/util.h"
+#include "util/vec.h"
+
+#define TARGET_PRECISION 0.95
+#define TARGET_RECALL    0.80
+#define TARGET_SAVE_MS   2.0
+#define MAX_CANDIDATES   8
+
+#ifndef MN_SOURCE_DIR
+#define MN_SOURCE_DIR "."
+#endif
+
+enum { L_DUP = 0, L_CONFLICT, L_DISTINCT, L_COUNT };
+static const char *const label_names[] = {"duplicate", "conflicting", "distinct"};
+
+typedef struct {
+    char *a, *b, *source;
+    int label;
+} pair;
+
+typedef MN_VEC(pair) pair_vec;
+
+static int label_of(const char *s)
+{
+    for (int i = 0; i < L_COUNT; i++)
+        if (strcmp(s, label_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static int load_pairs(pair_vec *out, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "bench_neardup: cannot open '%s': %s\n", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = 0, lineno = 0;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        json_error_t err;
+        json_t *o = json_loadb(line, (size_t)n, 0, &err);
+        const char *a = json_string_value(json_object_get(o, "a"));
+        const char *b = json_string_value(json_object_get(o, "b"));
+        const char *l = json_string_value(json_object_get(o, "label"));
+        const char *s = json_string_value(json_object_get(o, "source"));
+        if (!a || !b || !l || label_of(l) < 0) {
+            fprintf(stderr, "bench_neardup: '%s' line %d: a pair needs a, b and a label\n", path,
+                    lineno);
+            json_decref(o);
+            rc = -1;
+            break;
+        }
+        pair p = {mn_strdup(a), mn_strdup(b), mn_strdup(s ? s : "?"), label_of(l)};
+        mn_vec_push(out, p);
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+static void free_pairs(pair_vec *v)
+{
+    for (size_t i = 0; i < v->len; i++) {
+        free(v->items[i].a);
+        free(v->items[i].b);
+        free(v->items[i].source);
+    }
+    mn_vec_release(v);
+}
+
+/* ---- scoring ---- */
+
+typedef struct {
+    size_t cm[L_COUNT][L_COUNT]; /* [gold][predicted] */
+    size_t n;
+} score;
+
+static void score_add(score *s, int gold, int pred)
+{
+    s->cm[gold][pred]++;
+    s->n++;
+}
+
+static double precision(const score *s)
+{
+    size_t tp = s->cm[L_DUP][L_DUP], fp = s->cm[L_CONFLICT][L_DUP] + s->cm[L_DISTINCT][L_DUP];
+    return tp + fp ? (double)tp / (double)(tp + fp) : 1.0;
+}
+
+static double recall(const score *s)
+{
+    size_t tp = s->cm[L_DUP][L_DUP];
+    size_t gold = s->cm[L_DUP][L_DUP] + s->cm[L_DUP][L_CONFLICT] + s->cm[L_DUP][L_DISTINCT];
+    return gold ? (double)tp / (double)gold : 1.0;
+}
+
+static int pred_of(mn_neardup_kind k)
+{
+    return k == MN_NEARDUP_DUPLICATE     ? L_DUP
+           : k == MN_NEARDUP_CONFLICTING ? L_CONFLICT
+                                         : L_DISTINCT;
+}
+
+static void judge_all(int *pred, const pair_vec *ps, const mn_neardup_opts *o)
+{
+    for (size_t i = 0; i < ps->len; i++) {
+        mn_neardup_verdict v;
+        const pair *p = &ps->items[i];
+        mn_neardup_judge(&v, p->a, strlen(p->a), p->b, strlen(p->b), o);
+        pred[i] = pred_of(v.kind);
+    }
+}
+
+static score score_of(const int *pred, const pair_vec *ps)
+{
+    score s;
+    memset(&s, 0, sizeof(s));
+    for (size_t i = 0; i < ps->len; i++)
+        score_add(&s, ps->items[i].label, pred[i]);
+    return s;
+}
+
+/* Lower-cased runs of ASCII letters and digits (other bytes kept as letters). */
+static size_t word_hashes(uint64_t *out, size_t cap, const char *t)
+{
+    size_t n = 0;
+    char w[256];
+    size_t wl = 0;
+    for (const char *c = t;; c++) {
+        unsigned char ch = (unsigned char)*c;
+        bool in = ch && (isalnum(ch) || ch >= 0x80);
+        if (in && wl < sizeof(w))
+            w[wl++] = (char)tolower(ch);
+        if (!in && wl) {
+            if (n < cap)
+                out[n++] = XXH3_64bits(w, wl);
+            wl = 0;
+        }
+        if (!ch)
+            break;
+    }
+    return n;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+static double words_jaccard(const char *a, const char *b)
+{
+    static uint64_t wa[4096], wb[4096];
+    size_t na = word_hashes(wa, 4096, a), nb = word_hashes(wb, 4096, b);
+    qsort(wa, na, sizeof(*wa), cmp_u64);
+    qsort(wb, nb, sizeof(*wb), cmp_u64);
+    size_t ua = 0, ub = 0;
+    for (size_t i = 0; i < na; i++)
+        if (!ua || wa[ua - 1] != wa[i])
+            wa[ua++] = wa[i];
+    for (size_t i = 0; i < nb; i++)
+        if (!ub || wb[ub - 1] != wb[i])
+            wb[ub++] = wb[i];
+    size_t i = 0, j = 0, inter = 0;
+    while (i < ua && j < ub) {
+        if (wa[i] == wb[j]) {
+            inter++;
+            i++;
+            j++;
+        } else if (wa[i] < wb[j]) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    return ua + ub ? (double)inter / (double)(ua + ub - inter) : 0.0;
+}
+
+static void print_matrix(const score *s)
+{
+    printf("  confusion (rows gold, columns predicted):\n");
+    printf("    %-12s %10s %12s %9s\n", "", "duplicate", "conflicting", "distinct");
+    for (int g = 0; g < L_COUNT; g++)
+        printf("    %-12s %10zu %12zu %9zu\n", label_names[g], s->cm[g][L_DUP],
+               s->cm[g][L_CONFLICT], s->cm[g][L_DISTINCT]);
+}
+
+static size_t moved(const int *x, const int *y, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += x[i] != y[i];
+    return m;
+}
+
+/* ---- LSH candidate recall ---- */
+
+static bool share_band(const mn_fingerprint *a, const mn_fingerprint *b, size_t bands, size_t rows)
+{
+    for (size_t i = 0; i < bands; i++)
+        if (memcmp(&a->minhash[i * rows], &b->minhash[i * rows], rows * sizeof(uint32_t)) == 0)
+            return true;
+    return false;
+}
+
+/* ---- timing ---- */
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static double pct(double *v, size_t n, double p)
+{
+    if (!n)
+        return 0;
+    qsort(v, n, sizeof(*v), cmp_double);
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return v[i];
+}
+
+static double ms_since(uint64_t t0)
+{
+    return (double)(mn_time_mono_ns() - t0) / 1e6;
+}
+
+/* ---- the report on one set ---- */
+
+static void report_set(const char *name, const pair_vec *ps, bool verbose, bool ablate,
+                       score *out_main)
+{
+    size_t n = ps->len;
+    int *pred = mn_calloc(n ? n : 1, sizeof(int)), *alt = mn_calloc(n ? n : 1, sizeof(int));
+    mn_neardup_opts def = MN_NEARDUP_OPTS_INIT;
+
+    printf("\n== %s: %zu pairs\n", name, n);
+    /* composition */
+    size_t tot[L_COUNT] = {0};
+    MN_VEC(const char *) sources = MN_VEC_INIT;
+    for (size_t i = 0; i < n; i++) {
+        tot[ps->items[i].label]++;
+        bool seen = false;
+        for (size_t k = 0; k < sources.len && !seen; k++)
+            seen = strcmp(sources.items[k], ps->items[i].source) == 0;
+        if (!seen)
+            mn_vec_push(&sources, ps->items[i].source);
+    }
+    printf("  composition: %zu duplicate, %zu conflicting, %zu distinct\n", tot[L_DUP],
+           tot[L_CONFLICT], tot[L_DISTINCT]);
+
+    judge_all(pred, ps, &def);
+    score s = score_of(pred, ps);
+    *out_main = s;
+    printf("  mnemo (dup_min %.2f, near_min %.2f): precision %.3f  recall %.3f  %s\n", def.dup_min,
+           def.near_min, precision(&s), recall(&s),
+           precision(&s) >= TARGET_PRECISION && recall(&s) >= TARGET_RECALL ? "PASS" : "FAIL");
+    print_matrix(&s);
+
+    /* The pipeline as the store runs it: only pairs sharing a band key are judged. */
+    score sp;
+    memset(&sp, 0, sizeof(sp));
+    for (size_t i = 0; i < n; i++) {
+        const pair *p = &ps->items[i];
+        mn_fingerprint fa, fb;
+        mn_fingerprint_compute(&fa, p->a, strlen(p->a));
+        mn_fingerprint_compute(&fb, p->b, strlen(p->b));
+        bool cand = fa.exact == fb.exact || share_band(&fa, &fb, MN_LSH_BANDS, MN_LSH_ROWS);
+        score_add(&sp, p->label, cand ? pred[i] : L_DISTINCT);
+    }
+    printf("  pipeline (LSH %dx%d candidates, then the verdict): precision %.3f  recall %.3f\n",
+           MN_LSH_BANDS, MN_LSH_ROWS, precision(&sp), recall(&sp));
+
+    /* baselines */
+    score se, sw;
+    memset(&se, 0, sizeof(se));
+    memset(&sw, 0, sizeof(sw));
+    for (size_t i = 0; i < n; i++) {
+        const pair *p = &ps->items[i];
+        mn_fingerprint fa, fb;
+        mn_fingerprint_compute(&fa, p->a, strlen(p->a));
+        mn_fingerprint_compute(&fb, p->b, strlen(p->b));
+        score_add(&se, p->label, fa.exact == fb.exact ? L_DUP : L_DISTINCT);
+        score_add(&sw, p->label, words_jaccard(p->a, p->b) >= 0.5 ? L_DUP : L_DISTINCT);
+    }
+    mn_neardup_opts nosig = def;
+    nosig.signals = 0;
+    judge_all(alt, ps, &nosig);
+    score ss = score_of(alt, ps);
+    printf("  baselines:   %-28s precision %.3f  recall %.3f\n", "exact hash", precision(&se),
+           recall(&se));
+    printf("               %-28s precision %.3f  recall %.3f\n", "word-set Jaccard >= 0.5",
+           precision(&sw), recall(&sw));
+    printf("               %-28s precision %.3f  recall %.3f\n", "similarity only (no signals)",
+           precision(&ss), recall(&ss));
+
+    /* per source */
+    printf("  per source:  %-34s %4s %4s %4s %4s  %9s %6s  %s\n", "source", "n", "dup", "conf",
+           "dist", "precision", "recall", "3-label accuracy");
+    for (size_t k = 0; k < sources.len; k++) {
+        score sk;
+        memset(&sk, 0, sizeof(sk));
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(ps->items[i].source, sources.items[k]) == 0)
+                score_add(&sk, ps->items[i].label, pred[i]);
+        size_t g[L_COUNT], right = 0;
+        for (int l = 0; l < L_COUNT; l++) {
+            g[l] = sk.cm[l][0] + sk.cm[l][1] + sk.cm[l][2];
+            right += sk.cm[l][l];
+        }
+        size_t pos = sk.cm[L_DUP][L_DUP] + sk.cm[L_CONFLICT][L_DUP] + sk.cm[L_DISTINCT][L_DUP];
+        char pr[16], rc[16];
+        snprintf(pr, sizeof(pr), pos ? "%.3f" : "-", precision(&sk));
+        snprintf(rc, sizeof(rc), g[L_DUP] ? "%.3f" : "-", recall(&sk));
+        printf("               %-34s %4zu %4zu %4zu %4zu  %9s %6s  %.3f\n", sources.items[k], sk.n,
+               g[L_DUP], g[L_CONFLICT], g[L_DISTINCT], pr, rc, (double)right / (double)sk.n);
+    }
+
+    if (verbose) {
+        printf("  errors (gold -> predicted):\n");
+        for (size_t i = 0; i < n; i++) {
+            const pair *p = &ps->items[i];
+            if (pred[i] == p->label)
+                continue;
+            mn_neardup_verdict v;
+            mn_neardup_judge(&v, p->a, strlen(p->a), p->b, strlen(p->b), &def);
+            printf("    [%s] %s -> %s (sim %.2f jw %.2f jc %.2f)", p->source, label_names[p->label],
+                   label_names[pred[i]], v.similarity, v.jaccard_words, v.jaccard_chars);
+            for (size_t r = 0; r < v.n_reasons; r++)
+                printf("; %s", v.reasons[r]);
+            printf("\n      a: %.160s\n      b: %.160s\n", p->a, p->b);
+        }
+    }
+
+    /* LSH: are the pairs that matter candidates? */
+    size_t shapes[][2] = {{MN_LSH_BANDS, MN_LSH_ROWS}, {16, 8}, {20, 6}, {25, 5}, {42, 3}, {64, 2}};
+    /* Unrelated pairs: the a of one pair against the b of another, 4 per pair. */
+    mn_fingerprint *fa_all = mn_malloc((n ? n : 1) * sizeof(*fa_all)),
+                   *fb_all = mn_malloc((n ? n : 1) * sizeof(*fb_all));
+    for (size_t i = 0; i < n; i++) {
+        mn_fingerprint_compute(&fa_all[i], ps->items[i].a, strlen(ps->items[i].a));
+        mn_fingerprint_compute(&fb_all[i], ps->items[i].b, strlen(ps->items[i].b));
+    }
+    printf(
+        "  LSH candidates (pairs sharing a band key), by bands x rows; unrelated = the a of one\n"
+        "  pair against the b of another (4 per pair): x 100k = candidates per query at 100k\n");
+    printf("    %-8s %10s %12s %9s %10s\n", "shape", "duplicate", "conflicting", "distinct",
+           "unrelated");
+    for (size_t sh = 0; sh < MN_ARRAY_SIZE(shapes); sh++) {
+        size_t hit[L_COUNT] = {0};
+        for (size_t i = 0; i < n; i++) {
+            const pair *p = &ps->items[i];
+            mn_fingerprint fa, fb;
+            mn_fingerprint_compute(&fa, p->a, strlen(p->a));
+            mn_fingerprint_compute(&fb, p->b, strlen(p->b));
+            hit[p->label] +=
+                fa.exact == fb.exact || share_band(&fa, &fb, shapes[sh][0], shapes[sh][1]);
+        }
+        size_t un = 0, unhit = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 1; k <= 4 && n > 8; k++) {
+                size_t j = (i + k * 97) % n;
+                if (j == i || fa_all[i].exact == fb_all[j].exact)
+                    continue;
+                un++;
+                unhit += share_band(&fa_all[i], &fb_all[j], shapes[sh][0], shapes[sh][1]);
+            }
+        char shape[16];
+        snprintf(shape, sizeof(shape), "%zux%zu%s", shapes[sh][0], shapes[sh][1], sh ? "" : "*");
+        printf("    %-8s %10.3f %12.3f %9.3f %10.5f\n", shape,
+               tot[L_DUP] ? (double)hit[0] / tot[L_DUP] : 0,
+               tot[L_CONFLICT] ? (double)hit[1] / tot[L_CONFLICT] : 0,
+               tot[L_DISTINCT] ? (double)hit[2] / tot[L_DISTINCT] : 0,
+               un ? (double)unhit / (double)un : 0);
+    }
+    free(fa_all);
+    free(fb_all);
+
+    if (ablate) {
+        printf("  ablation: dup_min (near_min %.2f)\n", def.near_min);
+        printf("    %-8s %9s %7s %6s\n", "dup_min", "precision", "recall", "moved");
+        for (int k = 0; k <= 10; k++) {
+            mn_neardup_opts o = def;
+            o.dup_min = 0.25 + 0.05 * k;
+            if (o.dup_min < o.near_min)
+                o.near_min = o.dup_min;
+            judge_all(alt, ps, &o);
+            score sa = score_of(alt, ps);
+            printf("    %-8.2f %9.3f %7.3f %6zu%s\n", o.dup_min, precision(&sa), recall(&sa),
+                   moved(pred, alt, n), o.dup_min == def.dup_min ? "  (default)" : "");
+        }
+        printf(
+            "  ablation: near_min (dup_min %.2f); conflicting found = gold conflicting judged so\n",
+            def.dup_min);
+        printf("    %-8s %9s %7s %6s %17s\n", "near_min", "precision", "recall", "moved",
+               "conflicting found");
+        for (int k = 0; k <= 8; k++) {
+            mn_neardup_opts o = def;
+            o.near_min = 0.10 + 0.05 * k;
+            judge_all(alt, ps, &o);
+            score sa = score_of(alt, ps);
+            printf("    %-8.2f %9.3f %7.3f %6zu %17zu%s\n", o.near_min, precision(&sa), recall(&sa),
+                   moved(pred, alt, n), sa.cm[L_CONFLICT][L_CONFLICT],
+                   o.near_min == def.near_min ? "  (default)" : "");
+        }
+        static const struct {
+            unsigned bit;
+            const char *name;
+        } sig[] = {{MN_NEARDUP_SIG_REVERT, "revert"},
+                   {MN_NEARDUP_SIG_NEGATION, "negation"},
+                   {MN_NEARDUP_SIG_ALTERNATIVE, "alternative"},
+                   {MN_NEARDUP_SIG_NUMBER, "number"},
+                   {MN_NEARDUP_SIG_UNIT, "unit"},
+                   {MN_NEARDUP_SIG_SUBJECT, "subject"}};
+        printf("  ablation: one signal off\n");
+        printf("    %-12s %9s %7s %6s %17s\n", "signal off", "precision", "recall", "moved",
+               "conflicting found");
+        for (size_t k = 0; k < MN_ARRAY_SIZE(sig); k++) {
+            mn_neardup_opts o = def;
+            o.signals &= ~sig[k].bit;
+            judge_all(alt, ps, &o);
+            score sa = score_of(alt, ps);
+            printf("    %-12s %9.3f %7.3f %6zu %17zu\n", sig[k].name, precision(&sa), recall(&sa),
+                   moved(pred, alt, n), sa.cm[L_CONFLICT][L_CONFLICT]);
+        }
+    }
+    mn_vec_release(&sources);
+    free(pred);
+    free(alt);
+}
+
+/* ---- cost ---- */
+
+static void cost_on_set(const pair_vec *ps)
+{
+    size_t n = ps->len;
+    if (!n)
+        return;
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        bytes += strlen(ps->items[i].a) + strlen(ps->items[i].b);
+    /* fingerprints: rounds over every text until 0.5 s passed */
+    uint64_t sink = 0, t0 = mn_time_mono_ns();
+    size_t fps = 0;
+    while (ms_since(t0) < 500) {
+        for (size_t i = 0; i < n; i++) {
+            mn_fingerprint f;
+            mn_fingerprint_compute(&f, ps->items[i].a, strlen(ps->items[i].a));
+            sink += f.simhash;
+            mn_fingerprint_compute(&f, ps->items[i].b, strlen(ps->items[i].b));
+            sink += f.simhash;
+            fps += 2;
+        }
+    }
+    double fp_s = (double)fps / (ms_since(t0) / 1000.0);
+    t0 = mn_time_mono_ns();
+    size_t hashes = 0;
+    while (ms_since(t0) < 200) {
+        for (size_t i = 0; i < n; i++) {
+            sink += XXH3_64bits(ps->items[i].a, strlen(ps->items[i].a));
+            sink += XXH3_64bits(ps->items[i].b, strlen(ps->items[i].b));
+            hashes += 2;
+        }
+    }
+    double hash_s = (double)hashes / (ms_since(t0) / 1000.0);
+    double *v = mn_malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        mn_neardup_verdict vd;
+        uint64_t t = mn_time_mono_ns();
+        mn_neardup_judge(&vd, ps->items[i].a, strlen(ps->items[i].a), ps->items[i].b,
+                         strlen(ps->items[i].b), NULL);
+        v[i] = (double)(mn_time_mono_ns() - t) / 1e3;
+        sink += vd.kind;
+    }
+    double mean = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += v[i];
+    mean /= (double)n;
+    printf("\n== cost on the set's texts (mean %.0f bytes)\n", (double)bytes / (double)(2 * n));
+    printf("  fingerprints: %.0f per second (%.1f us each); xxh3 of the raw text: %.0f per second; "
+           "ratio %.0fx\n",
+           fp_s, 1e6 / fp_s, hash_s, hash_s / fp_s);
+    printf("  verdict of a pair: mean %.1f us, p50 %.1f us, p95 %.1f us (sink %llu)\n", mean,
+           pct(v, n, 0.5), pct(v, n, 0.95), (unsigned long long)(sink & 1));
+    free(v);
+}
+
+static void memory_text_join(mn_buf *out, const memory_text *m)
+{
+    mn_buf_clear(out);
+    mn_buf_printf(out, "%s\n%s\n%s\n%s", m->title.ptr, m->body.ptr, m->situation.ptr,
+                  m->solution.ptr);
+}
+
+/* A lightly edited copy: one sentence of the body dropped, a word changed in case, a note added. */
+static void edit_copy(mn_buf *out, const memory_text *m, uint64_t *s)
+{
+    mn_buf_clear(out);
+    mn_buf_printf(out, "%s\n", m->title.ptr);
+    const char *body = m->body.ptr, *cut = strstr(body, ". ");
+    size_t skip_from = SIZE_MAX, skip_to = 0;
+    if (cut && gen_pick(s, 2)) {
+        skip_from = 0;
+        skip_to = (size_t)(cut - body) + 2;
+    }
+    for (size_t i = 0; body[i]; i++)
+        if (i < skip_from || i >= skip_to)
+            mn_buf_putc(out, body[i]);
+    mn_buf_printf(out, "\n%s\n%s Seen again this week.", m->situation.ptr, m->solution.ptr);
+}
+
+static int cost_at_scale(size_t n, size_t queries)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *ins = NULL, *sel = NULL;
+    int rc = 2;
+    mn_fingerprint *fps = mn_malloc(n * sizeof(*fps));
+    memory_text m;
+    memset(&m, 0, sizeof(m));
+    mn_buf text = MN_BUF_INIT, other = MN_BUF_INIT;
+    double *lookup_ms = mn_malloc(queries * sizeof(double)),
+           *step_ms = mn_malloc(queries * sizeof(double));
+    double *cand_new = mn_malloc(queries * sizeof(double)),
+           *cand_dup = mn_malloc(queries * sizeof(double));
+    size_t n_new = 0, n_dup = 0, found = 0, merged = 0;
+
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
+        sqlite3_exec(db,
+                     "CREATE TABLE bands(key INTEGER NOT NULL, mem INTEGER NOT NULL, "
+                     "PRIMARY KEY(key, mem)) WITHOUT ROWID",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO bands VALUES (?, ?)", -1, &ins, NULL) !=
+            SQLITE_OK) {
+        fprintf(stderr, "bench_neardup: sqlite: %s\n", sqlite3_errmsg(db));
+        goto out;
+    }
+    mn_buf sql = MN_BUF_INIT;
+    mn_buf_puts(&sql, "SELECT DISTINCT mem FROM bands WHERE key IN (");
+    for (size_t i = 0; i < MN_LSH_BANDS; i++)
+        mn_buf_puts(&sql, i ? ",?" : "?");
+    mn_buf_puts(&sql, ")");
+    int prc = sqlite3_prepare_v2(db, sql.ptr, -1, &sel, NULL);
+    mn_buf_release(&sql);
+    if (prc != SQLITE_OK) {
+        fprintf(stderr, "bench_neardup: sqlite: %s\n", sqlite3_errmsg(db));
+        goto out;
+    }
+
+    printf("\n== %zu synthetic memories (bench/eval/gen_memory.c), band keys in SQLite\n", n);
+    uint64_t t0 = mn_time_mono_ns();
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        memory_text_make(&m, i);
+        memory_text_join(&text, &m);
+        bytes += text.len;
+        mn_fingerprint_compute(&fps[i], text.ptr, text.len);
+    }
+    double fp_ms = ms_since(t0);
+    printf("  fingerprinted in %.1f s (%.0f per second, mean text %.0f bytes)\n", fp_ms / 1000,
+           (double)n / (fp_ms / 1000), (double)bytes / (double)n);
+    t0 = mn_time_mono_ns();
+    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t keys[MN_LSH_BANDS];
+        mn_fingerprint_bands(keys, &fps[i]);
+        for (size_t b = 0; b < MN_LSH_BANDS; b++) {
+            sqlite3_bind_int64(ins, 1, (sqlite3_int64)keys[b]);
+            sqlite3_bind_int64(ins, 2, (sqlite3_int64)i);
+            sqlite3_step(ins);
+            sqlite3_reset(ins);
+        }
+    }
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    printf("  %zu band rows inserted in %.1f s\n", n * MN_LSH_BANDS, ms_since(t0) / 1000);
+
+    uint64_t s = 0x6e6561726475702dULL;
+    for (size_t q = 0; q < queries; q++) {
+        bool dup = q % 2 == 1;
+        size_t orig = gen_pick(&s, n);
+        if (dup) {
+            memory_text_make(&m, orig);
+            edit_copy(&text, &m, &s);
+        } else {
+            memory_text_make(&m, n + q);
+            memory_text_join(&text, &m);
+        }
+        uint64_t t_step = mn_time_mono_ns();
+        mn_fingerprint f;
+        mn_fingerprint_compute(&f, text.ptr, text.len);
+        uint64_t keys[MN_LSH_BANDS];
+        mn_fingerprint_bands(keys, &f);
+        uint64_t t_look = mn_time_mono_ns();
+        for (size_t b = 0; b < MN_LSH_BANDS; b++)
+            sqlite3_bind_int64(sel, (int)b + 1, (sqlite3_int64)keys[b]);
+        /* keep the best MAX_CANDIDATES by estimated Jaccard */
+        size_t best[MAX_CANDIDATES];
+        double best_j[MAX_CANDIDATES];
+        size_t nbest = 0, ncand = 0;
+        bool has_orig = false;
+        while (sqlite3_step(sel) == SQLITE_ROW) {
+            size_t id = (size_t)sqlite3_column_int64(sel, 0);
+            ncand++;
+            has_orig |= dup && id == orig;
+            double j = mn_fingerprint_jaccard(&f, &fps[id]);
+            size_t at = nbest < MAX_CANDIDATES ? nbest++ : MAX_CANDIDATES - 1;
+            if (at == MAX_CANDIDATES - 1 && nbest == MAX_CANDIDATES && best_j[at] >= j)
+                continue;
+            best[at] = id;
+            best_j[at] = j;
+            for (size_t k = at; k > 0 && best_j[k - 1] < best_j[k]; k--) {
+                double tj = best_j[k];
+                best_j[k] = best_j[k - 1];
+                best_j[k - 1] = tj;
+                size_t ti = best[k];
+                best[k] = best[k - 1];
+                best[k - 1] = ti;
+            }
+        }
+        sqlite3_reset(sel);
+        lookup_ms[q] = ms_since(t_look);
+        /* the verdicts: the stored texts are regenerated outside the timed part */
+        double judge_ms = 0;
+        bool merged_orig = false;
+        for (size_t k = 0; k < nbest; k++) {
+            memory_text_make(&m, best[k]);
+            memory_text_join(&other, &m);
+            mn_neardup_verdict v;
+            uint64_t tj = mn_time_mono_ns();
+            mn_neardup_judge(&v, text.ptr, text.len, other.ptr, other.len, NULL);
+            judge_ms += ms_since(tj);
+            merged_orig |= dup && best[k] == orig && v.kind == MN_NEARDUP_DUPLICATE;
+        }
+        step_ms[q] = (double)(t_look - t_step) / 1e6 + lookup_ms[q] + judge_ms;
+        if (dup) {
+            cand_dup[n_dup++] = (double)ncand;
+            found += has_orig;
+            merged += merged_orig;
+        } else {
+            cand_new[n_new++] = (double)ncand;
+        }
+    }
+    double mean_new = 0, mean_dup = 0;
+    for (size_t i = 0; i < n_new; i++)
+        mean_new += cand_new[i];
+    for (size_t i = 0; i < n_dup; i++)
+        mean_dup += cand_dup[i];
+    printf("  candidates per query, new memory:    mean %.2f  p95 %.0f  max %.0f  (%zu queries)\n",
+           n_new ? mean_new / (double)n_new : 0, pct(cand_new, n_new, 0.95),
+           pct(cand_new, n_new, 1.0), n_new);
+    printf("  candidates per query, edited copy:   mean %.2f  p95 %.0f  max %.0f  (%zu queries)\n",
+           n_dup ? mean_dup / (double)n_dup : 0, pct(cand_dup, n_dup, 0.95),
+           pct(cand_dup, n_dup, 1.0), n_dup);
+    printf("  edited copies whose original is a candidate: %zu/%zu; judged duplicate: %zu/%zu\n",
+           found, n_dup, merged, n_dup);
+    double l50 = pct(lookup_ms, queries, 0.5), l95 = pct(lookup_ms, queries, 0.95);
+    double s50 = pct(step_ms, queries, 0.5), s95 = pct(step_ms, queries, 0.95);
+    printf("  band lookup (one SELECT ... IN of %d keys): p50 %.3f ms  p95 %.3f ms\n", MN_LSH_BANDS,
+           l50, l95);
+    printf("  whole step (fingerprint + lookup + <= %d verdicts): p50 %.3f ms  p95 %.3f ms  "
+           "target p95 <= %.1f ms: %s\n",
+           MAX_CANDIDATES, s50, s95, TARGET_SAVE_MS, s95 <= TARGET_SAVE_MS ? "PASS" : "FAIL");
+    rc = 0;
+out:
+    sqlite3_finalize(ins);
+    sqlite3_finalize(sel);
+    sqlite3_close(db);
+    memory_text_release(&m);
+    mn_buf_release(&text);
+    mn_buf_release(&other);
+    free(fps);
+    free(lookup_ms);
+    free(step_ms);
+    free(cand_new);
+    free(cand_dup);
+    return rc;
+}
+
+static const char usage[] =
+    "usage: bench_neardup [PAIRS_JSONL] [options]   (default tests/data/neardup/pairs.jsonl)\n"
+    "  --extra JSONL   also score this pairs file on its own (repeatable)\n"
+    "  -n N            synthetic memories for the cost at scale (default 100000; 0 skips)\n"
+    "  --queries Q     queries against them (default 1000)\n"
+    "  --ablate        threshold sweeps and signals turned off\n"
+    "  --verbose       print every pair judged wrongly\n"
+    "  --strict        exit 1 when precision < 0.95 or recall < 0.8 on the main set\n";
+
+int main(int argc, char **argv)
+{
+    const char *path = MN_SOURCE_DIR "/tests/data/neardup/pairs.jsonl";
+    const char *extra[16];
+    size_t nextra = 0, n = 100000, queries = 1000;
+    bool verbose = false, ablate = false, strict = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int64_t v;
+        if (strcmp(a, "--extra") == 0 && i + 1 < argc && nextra < MN_ARRAY_SIZE(extra)) {
+            extra[nextra++] = argv[++i];
+        } else if (strcmp(a, "-n") == 0 && i + 1 < argc &&
+                   mn_parse_int64(&v, argv[++i], 0, 10000000, "-n") == 0) {
+            n = (size_t)v;
+        } else if (strcmp(a, "--queries") == 0 && i + 1 < argc &&
+                   mn_parse_int64(&v, argv[++i], 1, 1000000, "--queries") == 0) {
+            queries = (size_t)v;
+        } else if (strcmp(a, "--verbose") == 0) {
+            verbose = true;
+        } else if (strcmp(a, "--ablate") == 0) {
+            ablate = true;
+        } else if (strcmp(a, "--strict") == 0) {
+            strict = true;
+        } else if (a[0] != '-') {
+            path = a;
+        } else {
+            fputs(usage, stderr);
+            return 2;
+        }
+    }
+    pair_vec ps = MN_VEC_INIT;
+    if (load_pairs(&ps, path) != 0)
+        return 2;
+    printf("bench_neardup: fingerprint version %d, minhash %d x %d-grams, LSH %d bands x %d rows\n",
+           MN_FINGERPRINT_VERSION, MN_MINHASH_N, MN_SHINGLE_K, MN_LSH_BANDS, MN_LSH_ROWS);
+    score main_score;
+    report_set(path, &ps, verbose, ablate, &main_score);
+    for (size_t k = 0; k < nextra; k++) {
+        pair_vec ex = MN_VEC_INIT;
+        score sx;
+        if (load_pairs(&ex, extra[k]) != 0) {
+            free_pairs(&ps);
+            return 2;
+        }
+        report_set(extra[k], &ex, verbose, false, &sx);
+        free_pairs(&ex);
+    }
+    cost_on_set(&ps);
+    int rc = n ? cost_at_scale(n, queries) : 0;
+    free_pairs(&ps);
+    if (rc)
+        return rc;
+    bool pass = precision(&main_score) >= TARGET_PRECISION && recall(&main_score) >= TARGET_RECALL;
+    return strict && !pass ? 1 : 0;
+}
