@@ -15,12 +15,15 @@
  *    features have bit i set than clear (ties clear). Bigrams make the order
  *    count a little; unigrams keep short texts (a title of four words) from
  *    having almost no features.
- *  - minhash: for each distinct shingle x (64-bit hash) and each j < N,
- *    h_j(x) = (a_j * x + c_j) >> 32 (mod 2^64 arithmetic; a_j odd), a_j and
- *    c_j drawn from splitmix64 seeded with SEED_MINHASH; minhash[j] is the
- *    least h_j over the shingles. This multiply-add-shift family is the
- *    classic universal one: one multiply and one add per hash, so 128 hashes
- *    over a 1,000-shingle text cost about 128k multiply-adds.
+ *  - minhash: one permutation hashing with optimal densification (Li, Owen
+ *    and Zhang 2012; Shrivastava 2017): a shingle's 64-bit hash x goes to
+ *    bin (x >> 32) mod N with value x mod 2^32, and minhash[j] is the least
+ *    value of bin j. A bin no shingle reached takes the value of the first
+ *    non-empty bin on its own fixed probe sequence (splitmix64 of j and the
+ *    attempt, seeded with SEED_MINHASH), so that two texts still agree on
+ *    bin j with probability J, their Jaccard similarity. One hash per
+ *    shingle instead of N: a 700-byte text costs a few thousand operations
+ *    here instead of N x 400 multiply-adds.
  *  - band keys: band i's rows written as 4-byte little-endian words, hashed
  *    with xxh3 seeded with SEED_BAND + i (the same bytes on every platform).
  *
@@ -29,6 +32,7 @@
  * of any output must bump MN_FINGERPRINT_VERSION (tests pin a sample).
  */
 #include <math.h>
+#include <pthread.h>
 #include <utf8proc.h>
 #include <xxhash.h>
 
@@ -57,18 +61,36 @@ static uint64_t splitmix64(uint64_t *s)
 
 /* ---- content terms and shingles (shared with the verdict) ---- */
 
+/* A commit id or other hash: 7+ hex characters with both letters and digits. */
+static bool is_hex_id(const char *s, size_t n)
+{
+    if (n < 7)
+        return false;
+    bool digit = false, letter = false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] >= '0' && s[i] <= '9')
+            digit = true;
+        else if (s[i] >= 'a' && s[i] <= 'f')
+            letter = true;
+        else
+            return false;
+    }
+    return digit && letter;
+}
+
 static int on_term(void *payload, const char *tok, size_t len, size_t start, size_t end,
                    int colocated)
 {
-    MN_UNUSED(start);
-    MN_UNUSED(end);
     mn_neardup_terms *t = payload;
-    if (colocated != MN_TOK_COLOC_NONE)
+    if (colocated != MN_TOK_COLOC_NONE || is_hex_id(tok, len))
         return 0;
     if (t->n_terms == t->cap_terms) {
         t->cap_terms = t->cap_terms ? t->cap_terms * 2 : 64;
         t->terms = mn_realloc(t->terms, t->cap_terms * sizeof(*t->terms));
+        t->spans = mn_realloc(t->spans, 2 * t->cap_terms * sizeof(*t->spans));
     }
+    t->spans[2 * t->n_terms] = start;
+    t->spans[2 * t->n_terms + 1] = end;
     t->terms[t->n_terms++] = XXH3_64bits_withSeed(tok, len, SEED_TERM);
     if (t->stream.len)
         mn_buf_putc(&t->stream, ' ');
@@ -94,7 +116,7 @@ size_t mn_neardup__sort_unique(uint64_t *v, size_t n)
     return w;
 }
 
-void mn_neardup__terms_read(mn_neardup_terms *t, const char *text, size_t len)
+void mn_neardup__terms_read(mn_neardup_terms *t, const char *text, size_t len, bool unique)
 {
     mn_neardup__terms_release(t);
     mn_tokenize(text, len, MN_LANG_UNKNOWN, 0, on_term, t);
@@ -118,13 +140,14 @@ void mn_neardup__terms_read(mn_neardup_terms *t, const char *text, size_t len)
         size_t from = starts[i], to = starts[i + MN_SHINGLE_K < ncp ? i + MN_SHINGLE_K : ncp];
         t->shingles[i] = XXH3_64bits_withSeed(s + from, to - from, SEED_SHINGLE);
     }
-    t->n_shingles = mn_neardup__sort_unique(t->shingles, count);
+    t->n_shingles = unique ? mn_neardup__sort_unique(t->shingles, count) : count;
     free(starts);
 }
 
 void mn_neardup__terms_release(mn_neardup_terms *t)
 {
     free(t->terms);
+    free(t->spans);
     free(t->shingles);
     mn_buf_release(&t->stream);
     memset(t, 0, sizeof(*t));
@@ -156,18 +179,44 @@ static uint64_t bigram(uint64_t h1, uint64_t h2)
     return splitmix64(&s);
 }
 
+/* bit_table[v][b]: bit b of the byte v, so that a feature's 64 bits are
+ * counted 8 at a time (vector adds) instead of one shift and test each. */
+static uint8_t bit_table[256][8];
+static pthread_once_t bit_table_once = PTHREAD_ONCE_INIT;
+
+static void bit_table_build(void)
+{
+    for (int v = 0; v < 256; v++)
+        for (int b = 0; b < 8; b++)
+            bit_table[v][b] = (uint8_t)((v >> b) & 1);
+}
+
+static void count_bits(uint32_t ones[64], uint64_t f)
+{
+    for (int k = 0; k < 8; k++) {
+        const uint8_t *t = bit_table[(f >> (8 * k)) & 0xff];
+        uint32_t *o = ones + 8 * k;
+        for (int b = 0; b < 8; b++)
+            o[b] += t[b];
+    }
+}
+
 uint64_t mn_neardup__simhash(const uint64_t *terms, size_t n)
 {
-    int32_t votes[64] = {0};
+    pthread_once(&bit_table_once, bit_table_build);
+    uint32_t ones[64] = {0};
+    uint64_t features = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t f[2] = {terms[i], i + 1 < n ? bigram(terms[i], terms[i + 1]) : 0};
-        for (int k = 0; k < (i + 1 < n ? 2 : 1); k++)
-            for (int bit = 0; bit < 64; bit++)
-                votes[bit] += (f[k] >> bit) & 1 ? 1 : -1;
+        count_bits(ones, terms[i]);
+        features++;
+        if (i + 1 < n) {
+            count_bits(ones, bigram(terms[i], terms[i + 1]));
+            features++;
+        }
     }
     uint64_t h = 0;
     for (int bit = 0; bit < 64; bit++)
-        if (votes[bit] > 0)
+        if (2 * (uint64_t)ones[bit] > features) /* more features set than clear; ties clear */
             h |= 1ULL << bit;
     return h;
 }
@@ -188,6 +237,17 @@ uint64_t mn_neardup__exact_hash(const char *text, size_t len)
     bool space = false;
     size_t i = 0;
     while (i < len) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch < 0x80 && ch != '\t' && ch != '\n' && ch != '\v' && ch != '\f' && ch != '\r' &&
+            ch != ' ') {
+            /* ASCII: decomposition is the identity, case folding is lower-casing */
+            if (space && norm.len)
+                mn_buf_putc(&norm, ' ');
+            space = false;
+            mn_buf_putc(&norm, (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch));
+            i++;
+            continue;
+        }
         utf8proc_int32_t cp;
         utf8proc_ssize_t n =
             utf8proc_iterate((const utf8proc_uint8_t *)text + i, (utf8proc_ssize_t)(len - i), &cp);
@@ -227,14 +287,20 @@ uint64_t mn_neardup__exact_hash(const char *text, size_t len)
     return h;
 }
 
-/* The minhash family: a_j odd, c_j, from a fixed splitmix64 stream. */
-static void minhash_params(uint64_t a[MN_MINHASH_N], uint64_t c[MN_MINHASH_N])
+/* Bin j's stand-in when it got no shingle: the first non-empty bin on j's own
+ * probe sequence (optimal densification). */
+static uint32_t densified(const uint32_t *sig, const bool *filled, size_t j)
 {
-    uint64_t s = SEED_MINHASH;
-    for (size_t j = 0; j < MN_MINHASH_N; j++) {
-        a[j] = splitmix64(&s) | 1;
-        c[j] = splitmix64(&s);
+    for (uint64_t attempt = 1; attempt <= 4 * MN_MINHASH_N; attempt++) {
+        uint64_t s = SEED_MINHASH ^ ((uint64_t)j << 32) ^ attempt;
+        size_t k = (size_t)(splitmix64(&s) % MN_MINHASH_N);
+        if (filled[k])
+            return sig[k];
     }
+    for (size_t k = 0; k < MN_MINHASH_N; k++) /* not met in practice: P < (1 - 1/N)^(4N) */
+        if (filled[(j + k) % MN_MINHASH_N])
+            return sig[(j + k) % MN_MINHASH_N];
+    return UINT32_MAX;
 }
 
 int mn_fingerprint_compute(mn_fingerprint *out, const char *text, size_t len)
@@ -249,21 +315,27 @@ int mn_fingerprint_compute(mn_fingerprint *out, const char *text, size_t len)
     mn_neardup_terms t;
     memset(&t, 0, sizeof(t));
     mn_buf_init(&t.stream);
-    mn_neardup__terms_read(&t, text ? text : "", text ? len : 0);
+    /* repeats change no minimum: the shingles are left unsorted */
+    mn_neardup__terms_read(&t, text ? text : "", text ? len : 0, false);
     out->n_terms = t.n_terms > UINT32_MAX ? UINT32_MAX : (uint32_t)t.n_terms;
     out->n_shingles = t.n_shingles > UINT32_MAX ? UINT32_MAX : (uint32_t)t.n_shingles;
     if (t.n_terms) {
         out->simhash = mn_neardup__simhash(t.terms, t.n_terms);
-        uint64_t a[MN_MINHASH_N], c[MN_MINHASH_N];
-        minhash_params(a, c);
+        /* one permutation: the top bits of a shingle's hash pick its bin, the
+         * low 32 bits are its value there */
+        uint32_t sig[MN_MINHASH_N];
+        bool filled[MN_MINHASH_N] = {false};
+        for (size_t j = 0; j < MN_MINHASH_N; j++)
+            sig[j] = UINT32_MAX;
         for (size_t i = 0; i < t.n_shingles; i++) {
             uint64_t x = t.shingles[i];
-            for (size_t j = 0; j < MN_MINHASH_N; j++) {
-                uint32_t v = (uint32_t)((a[j] * x + c[j]) >> 32);
-                if (v < out->minhash[j])
-                    out->minhash[j] = v;
-            }
+            size_t bin = (size_t)(x >> 32) % MN_MINHASH_N;
+            uint32_t v = (uint32_t)x;
+            filled[bin] = true;
+            sig[bin] = v < sig[bin] ? v : sig[bin];
         }
+        for (size_t j = 0; j < MN_MINHASH_N; j++)
+            out->minhash[j] = filled[j] ? sig[j] : densified(sig, filled, j);
     }
     mn_neardup__terms_release(&t);
     return 0;

@@ -5,14 +5,18 @@
  *
  * Content terms are mn_tokenize's terms that take a position (wholes of
  * identifiers and English alternatives of other languages' words are left
- * out, so a text is one sequence), stop words dropped, stemmed. The stream is
+ * out, so a text is one sequence), stop words dropped, stemmed; hex strings
+ * of 7 or more characters with letters and digits (commit ids, hashes) are
+ * left out too: they name a revision, not what the text says. The stream is
  * those terms joined by single spaces; its shingles are the xxh3 hashes of
  * every run of MN_SHINGLE_K code points (or of the whole stream when it is
- * shorter), sorted and unique.
+ * shorter), sorted and unique when asked (the verdict's exact Jaccard needs
+ * sets; a MinHash does not mind repeats).
  */
 #ifndef MN_TEXT_NEARDUP_TERMS_H
 #define MN_TEXT_NEARDUP_TERMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,14 +24,15 @@
 
 typedef struct {
     uint64_t *terms; /* xxh3 of each content term, in text order */
+    size_t *spans;   /* [2 * i, 2 * i + 1]: the byte span of term i's surface form */
     size_t n_terms, cap_terms;
     mn_buf stream;      /* the terms joined by ' ' */
-    uint64_t *shingles; /* sorted, unique */
+    uint64_t *shingles; /* sorted and unique when read with unique */
     size_t n_shingles;
 } mn_neardup_terms;
 
 /** Read [text, text+len) into *t (zeroed, or released before). Never fails. */
-void mn_neardup__terms_read(mn_neardup_terms *t, const char *text, size_t len);
+void mn_neardup__terms_read(mn_neardup_terms *t, const char *text, size_t len, bool unique);
 void mn_neardup__terms_release(mn_neardup_terms *t);
 
 /** |A ∩ B| / |A ∪ B| of two sorted unique arrays; 0 when both are empty. */

@@ -56,11 +56,16 @@
 #include "text/tokenize.h"
 #include "util/buf.h"
 
-/* Blocks swapped count only between texts whose term sets are this close. */
-#define ORDER_MIN_JW 0.8
+/* Blocks swapped count only between texts whose term sets are this close,
+ * and only blocks of at most SWAP_MAX_BLOCK terms (an alternative is a word
+ * or a short phrase; a clause moved whole is a rewording). */
+#define ORDER_MIN_JW   0.8
+#define SWAP_MAX_BLOCK 4
 /* A substitution: at most this many terms replaced on each side, term sets this close. */
 #define SUBST_MAX_TERMS 3
 #define SUBST_MIN_JW    0.5
+/* Containment: the smaller text has at least this many terms (shorter ones say too little). */
+#define CONTAIN_MIN_TERMS 4
 
 /* ---- surface words ---- */
 
@@ -668,16 +673,48 @@ static const char *ident_only_in(const swords *a, const swords *b, char buf[MN_T
     return NULL;
 }
 
-/* The first content word of a that b lacks (surface forms), or "?". */
-static const char *word_only_in(const swords *a, const swords *b)
+/*
+ * Words of general English that a rewording swaps freely ("made" /
+ * "created", "now", "each" / "every"): a substitution between such words is
+ * not another subject. Verbs are stems matched with an inflection
+ * (stem_match), irregular forms are listed. A general list of the language
+ * of technical prose, not read off the labelled set.
+ */
+static const char *const common_words[] = {
+    /* verbs */
+    "make", "made", "creat", "build", "built", "use", "using", "giv", "give", "gave", "given",
+    "get", "got", "put", "tak", "take", "took", "taken", "report", "run", "ran", "call", "stay",
+    "remain", "fall", "fell", "fallen", "return", "need", "want", "let", "help", "try", "tried",
+    "see", "saw", "seen", "look", "find", "found", "know", "known", "say", "said", "tell", "told",
+    "mean", "meant", "seem", "appear", "become", "became", "happen", "occur", "cause", "caus",
+    "provid", "provide", "produc", "produce", "generat", "generate", "emit", "print", "display",
+    "list", "contain", "hold", "held", "have", "has", "had", "go", "goes", "went", "gone", "come",
+    "came", "begin", "began", "end", "finish", "continu", "continue", "mak", "done", "did", "does",
+    "do", "work", "handl", "handle", "treat", "consider", "regard", "describ", "describe",
+    "explain", "document", "mention", "note", "ensur", "ensure", "allow", "support", "accept",
+    "require", "requir", "expect", "leav", "leave", "left", "bring", "brought", "place", "set",
+    "pass", "check", "verify", "test", "fix", "correct", "improv", "improve", "chang", "change",
+    "updat", "update", "modif", "adjust", "clean", "tidy", "clarif", "clarify",
+    /* adverbs, adjectives, others */
+    "now", "then", "also", "again", "still", "already", "just", "only", "even", "yet", "ever",
+    "always", "often", "usually", "sometimes", "anymore", "longer", "together", "along", "each",
+    "every", "all", "any", "some", "several", "many", "much", "most", "per", "such", "like", "same",
+    "other", "another", "both", "either", "whole", "entire", "full", "fully", "new", "old",
+    "current", "currently", "clear", "clearer", "clearly", "proper", "properly", "correctly",
+    "right", "wrong", "good", "better", "best", "bad", "worse", "simple", "simply", "easy",
+    "easily", "possible", "possibly", "actually", "really", "instead", "rather", "twice", "once",
+    "second", "third", "first", "last", "next", "previous", "previously", "before", "after",
+    "during", "while", "since", "until", "via", "through", "across", "within", "without", "against",
+    "among", "between", "around", "about", "upon", "onto", "towards", "thing", "things", "way",
+    "ways", "case", "cases", "time", "times", "part", "kind", "sort", "type", "lot", "bit", "fact",
+    "point", "example", "e", "g", "i", "etc", "eg", "ie", "ok", NULL};
+
+static bool is_common(const char *w)
 {
-    for (size_t i = 0; i < a->n; i++) {
-        const char *w = wtext(a, i);
-        if (is_stop(w, a->w[i].len) || has_word(b, w))
-            continue;
-        return w;
-    }
-    return "?";
+    for (size_t i = 0; common_words[i]; i++)
+        if (stem_match(w, common_words[i]))
+            return true;
+    return false;
 }
 
 /* ---- term order ---- */
@@ -732,14 +769,63 @@ static bool blocks_swapped(const mn_neardup_terms *ta, const mn_neardup_terms *t
         r++;
     size_t m = nx - p - r;
     const uint64_t *xm = x + p, *ym = y + p;
-    for (size_t la = 1; la + 2 <= m; la++) {
+    for (size_t la = 1; la + 2 <= m && la <= SWAP_MAX_BLOCK; la++) {
         if (!seq_eq(xm, ym + m - la, la))
             continue;
-        for (size_t lb = 1; la + lb + 1 <= m; lb++)
-            if (seq_eq(xm + m - lb, ym, lb) && seq_eq(xm + la, ym + lb, m - la - lb))
+        for (size_t lb = 1; la + lb + 1 <= m && lb <= SWAP_MAX_BLOCK; lb++) {
+            if (!seq_eq(xm + m - lb, ym, lb) || !seq_eq(xm + la, ym + lb, m - la - lb))
+                continue;
+            /* the pivot's terms must be met once: a repeated word is no pivot */
+            bool once = true;
+            for (size_t q = la; q < m - lb && once; q++) {
+                size_t seen = 0;
+                for (size_t k = 0; k < nx; k++)
+                    seen += x[k] == xm[q];
+                once = seen == 1;
+            }
+            if (once)
                 return true;
+        }
     }
     return false;
+}
+
+/*
+ * The content terms of t that the other text's term set lacks and that may
+ * name a subject: their surface (folded to ASCII lower case) is not a stop
+ * word, a common word, a number, nor shorter than 3 characters. The first
+ * one's surface goes to *first (in buf). Returns how many there are.
+ */
+static size_t subject_terms(const mn_neardup_terms *t, const char *text, const uint64_t *other,
+                            size_t n_other, const char **first, char buf[MN_TOK_MAX_BYTES + 1])
+{
+    size_t count = 0;
+    *first = "?";
+    for (size_t i = 0; i < t->n_terms; i++) {
+        if (in_sorted(other, n_other, t->terms[i]))
+            continue;
+        size_t from = t->spans[2 * i], to = t->spans[2 * i + 1], n = 0;
+        char w[MN_TOK_MAX_BYTES + 1];
+        bool digits = true;
+        for (size_t k = from; k < to && n < MN_TOK_MAX_BYTES; k++) {
+            char c = text[k];
+            w[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+            digits &= c >= '0' && c <= '9';
+        }
+        w[n] = '\0';
+        if (n < 3 || digits || is_stop(w, n) || is_common(w))
+            continue;
+        bool repeat = false; /* the same term met earlier in t counts once */
+        for (size_t k = 0; k < i && !repeat; k++)
+            repeat = t->terms[k] == t->terms[i];
+        if (repeat)
+            continue;
+        if (count++ == 0) {
+            memcpy(buf, w, n + 1);
+            *first = buf;
+        }
+    }
+    return count;
 }
 
 /* ---- the verdict ---- */
@@ -895,8 +981,8 @@ int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const 
     mn_buf_init(&sb.folded);
     uint64_t *wa = NULL, *wb = NULL;
 
-    mn_neardup__terms_read(&ta, a, alen);
-    mn_neardup__terms_read(&tb, b, blen);
+    mn_neardup__terms_read(&ta, a, alen, true);
+    mn_neardup__terms_read(&tb, b, blen, true);
     out->simhash_distance = mn_simhash_distance(mn_neardup__simhash(ta.terms, ta.n_terms),
                                                 mn_neardup__simhash(tb.terms, tb.n_terms));
     if (mn_neardup__exact_hash(a, alen) == mn_neardup__exact_hash(b, blen)) {
@@ -937,24 +1023,37 @@ int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const 
         goto out;
     }
     char ka[MN_TOK_MAX_BYTES + 1], kb[MN_TOK_MAX_BYTES + 1];
+    char sub_buf_a[MN_TOK_MAX_BYTES + 1], sub_buf_b[MN_TOK_MAX_BYTES + 1];
     const char *ia = ident_only_in(&sa, &sb, ka), *ib = ident_only_in(&sb, &sa, kb);
     if ((opts->signals & MN_NEARDUP_SIG_SUBJECT) && ia && ib) {
         out->kind = MN_NEARDUP_DISTINCT;
         reason(out, "different subject: %.30s / %.30s", ia, ib);
         goto out;
     }
-    /* One to SUBST_MAX_TERMS terms of each side replaced, the rest the same:
-     * another subject said in the same words ("during collection" / "during
-     * teardown"), not the same thing said again. */
+    /* One to SUBST_MAX_TERMS content terms of each side replaced, the rest the
+     * same: another subject said in the same words ("during collection" /
+     * "during teardown"), not the same thing said again. Terms whose surface
+     * is a common word, a number or too short to be a subject do not count
+     * (they are what a rewording changes). */
+    if ((opts->signals & MN_NEARDUP_SIG_SUBJECT) && out->jaccard_words >= SUBST_MIN_JW) {
+        const char *sub_a = NULL, *sub_b = NULL;
+        size_t ua = subject_terms(&ta, a, wb, nwb, &sub_a, sub_buf_a);
+        size_t ub = subject_terms(&tb, b, wa, nwa, &sub_b, sub_buf_b);
+        if (ua >= 1 && ub >= 1 && ua <= SUBST_MAX_TERMS && ub <= SUBST_MAX_TERMS) {
+            out->kind = MN_NEARDUP_DISTINCT;
+            reason(out, "different subject: %.30s / %.30s", sub_a, sub_b);
+            goto out;
+        }
+    }
+    /* The smaller text said again inside the larger one (a backport's or a
+     * cherry-pick's additions, a detail added): merging keeps the larger. */
     size_t shared = 0;
     for (size_t i = 0; i < nwa; i++)
         shared += in_sorted(wb, nwb, wa[i]);
-    size_t ua = nwa - shared, ub = nwb - shared;
-    if ((opts->signals & MN_NEARDUP_SIG_SUBJECT) && ua >= 1 && ub >= 1 && ua <= SUBST_MAX_TERMS &&
-        ub <= SUBST_MAX_TERMS && out->jaccard_words >= SUBST_MIN_JW) {
-        out->kind = MN_NEARDUP_DISTINCT;
-        reason(out, "different subject: %.30s / %.30s", word_only_in(&sa, &sb),
-               word_only_in(&sb, &sa));
+    size_t smaller = nwa < nwb ? nwa : nwb;
+    if (smaller >= CONTAIN_MIN_TERMS && (double)shared >= opts->contain_min * (double)smaller) {
+        out->kind = MN_NEARDUP_DUPLICATE;
+        reason(out, "contained (%zu of %zu terms)", shared, smaller);
         goto out;
     }
     if (out->similarity >= opts->dup_min) {
