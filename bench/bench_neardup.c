@@ -35,8 +35,13 @@
  * is small (about 180 words), so random memories share more shingles than
  * real ones do: candidate counts here are an upper estimate.
  *
+ * With --corpus FILE (texts separated by NUL bytes, e.g. `git log
+ * --format=%B%x00` of a repository) the memories are the file's distinct
+ * texts instead (at most N, a tenth held out as the new memories), and the
+ * candidate counts are also scaled to 100k.
+ *
  * Usage: bench_neardup [PAIRS_JSONL] [--extra JSONL]... [-n N] [--queries Q]
- *                      [--ablate] [--verbose] [--strict]
+ *                      [--corpus FILE] [--ablate] [--verbose] [--strict]
  * --extra scores more pairs files of the same format (e.g. the pools
  * tests/data/neardup/mine.py writes from a fetched repository) on their own.
  * Exit status: 0; 1 with --strict when precision < 0.95 or recall < 0.8;
@@ -59,6 +64,10 @@
 #define TARGET_RECALL    0.80
 #define TARGET_SAVE_MS   2.0
 #define MAX_CANDIDATES   8
+/* Candidates judged: at most MAX_CANDIDATES, each with an estimated Jaccard
+ * of at least MIN_CANDIDATE_J (a pair below shares too little to reach
+ * near_min; see docs/internals/neardup.md). */
+#define MIN_CANDIDATE_J 0.10
 
 #ifndef MN_SOURCE_DIR
 #define MN_SOURCE_DIR "."
@@ -470,8 +479,11 @@ static void report_set(const char *name, const pair_vec *ps, bool verbose, bool 
                    {MN_NEARDUP_SIG_ALTERNATIVE, "alternative"},
                    {MN_NEARDUP_SIG_NUMBER, "number"},
                    {MN_NEARDUP_SIG_UNIT, "unit"},
-                   {MN_NEARDUP_SIG_SUBJECT, "subject"}};
-        printf("  ablation: one signal off\n");
+                   {MN_NEARDUP_SIG_SUBJECT, "subject"},
+                   {MN_NEARDUP_SIG_OPPOSITE, "opposite"},
+                   {MN_NEARDUP_SIG_ORDER, "order"},
+                   {MN_NEARDUP_SIG_ALL, "all"}};
+        printf("  ablation: one signal off (all = every signal off)\n");
         printf("    %-12s %9s %7s %6s %17s\n", "signal off", "precision", "recall", "moved",
                "conflicting found");
         for (size_t k = 0; k < MN_ARRAY_SIZE(sig); k++) {
@@ -544,41 +556,106 @@ static void cost_on_set(const pair_vec *ps)
     free(v);
 }
 
-static void memory_text_join(mn_buf *out, const memory_text *m)
-{
-    mn_buf_clear(out);
-    mn_buf_printf(out, "%s\n%s\n%s\n%s", m->title.ptr, m->body.ptr, m->situation.ptr,
-                  m->solution.ptr);
-}
+/* Where the memories of the cost at scale come from: the generator, or the
+ * records of a corpus file (NUL-separated texts, e.g. commit messages). */
+typedef struct {
+    char **recs; /* corpus records, exact repeats dropped; NULL: the generator */
+    size_t n_recs;
+    memory_text m;
+} text_source;
 
-/* A lightly edited copy: one sentence of the body dropped, a word changed in case, a note added. */
-static void edit_copy(mn_buf *out, const memory_text *m, uint64_t *s)
+/* Text number i into out: memory i of the generator, or record i of the corpus. */
+static void source_text(text_source *src, size_t i, mn_buf *out)
 {
     mn_buf_clear(out);
-    mn_buf_printf(out, "%s\n", m->title.ptr);
-    const char *body = m->body.ptr, *cut = strstr(body, ". ");
-    size_t skip_from = SIZE_MAX, skip_to = 0;
-    if (cut && gen_pick(s, 2)) {
-        skip_from = 0;
-        skip_to = (size_t)(cut - body) + 2;
+    if (src->recs) {
+        mn_buf_puts(out, src->recs[i % src->n_recs]);
+        return;
     }
-    for (size_t i = 0; body[i]; i++)
-        if (i < skip_from || i >= skip_to)
-            mn_buf_putc(out, body[i]);
-    mn_buf_printf(out, "\n%s\n%s Seen again this week.", m->situation.ptr, m->solution.ptr);
+    memory_text_make(&src->m, i);
+    mn_buf_printf(out, "%s\n%s\n%s\n%s", src->m.title.ptr, src->m.body.ptr, src->m.situation.ptr,
+                  src->m.solution.ptr);
 }
 
-static int cost_at_scale(size_t n, size_t queries)
+/* A lightly edited copy of text: its first sentence dropped (when it has
+ * another), a note added at the end. */
+static void edit_copy(mn_buf *out, const mn_buf *text, uint64_t *s)
+{
+    mn_buf_clear(out);
+    const char *cut = strstr(text->ptr, ". ");
+    size_t from = cut && gen_pick(s, 2) ? (size_t)(cut - text->ptr) + 2 : 0;
+    mn_buf_put(out, text->ptr + from, text->len - from);
+    mn_buf_puts(out, " Seen again this week.");
+}
+
+static int load_corpus(text_source *src, const char *path)
+{
+    mn_buf all = MN_BUF_INIT;
+    if (mn_fs_read(&all, path, (size_t)1 << 30) != 0) {
+        fprintf(stderr, "bench_neardup: cannot read corpus '%s': %s\n", path, mn_error_last());
+        return -1;
+    }
+    MN_VEC(char *) recs = MN_VEC_INIT;
+    MN_VEC(uint64_t) seen = MN_VEC_INIT;
+    for (size_t i = 0; i < all.len;) {
+        size_t n = strnlen(all.ptr + i, all.len - i);
+        const char *r = all.ptr + i;
+        while (n && (*r == '\n' || *r == ' ')) {
+            r++;
+            n--;
+        }
+        if (n) {
+            uint64_t h = XXH3_64bits(r, n);
+            mn_vec_push(&seen, h);
+            mn_vec_push(&recs, mn_strndup(r, n));
+        }
+        i += (size_t)(r - (all.ptr + i)) + n + 1;
+    }
+    mn_buf_release(&all);
+    /* exact repeats (the same message on several branches) out: a corpus of
+     * distinct texts, kept in file order */
+    uint64_t *sorted = mn_malloc((seen.len + 1) * sizeof(*sorted));
+    memcpy(sorted, seen.items, seen.len * sizeof(*sorted));
+    qsort(sorted, seen.len, sizeof(*sorted), cmp_u64);
+    bool *taken = mn_calloc(seen.len + 1, sizeof(*taken));
+    size_t w = 0;
+    for (size_t i = 0; i < recs.len; i++) {
+        uint64_t *at = bsearch(&seen.items[i], sorted, seen.len, sizeof(*sorted), cmp_u64);
+        while (at > sorted && at[-1] == seen.items[i])
+            at--;
+        size_t slot = (size_t)(at - sorted);
+        if (taken[slot]) {
+            free(recs.items[i]);
+        } else {
+            taken[slot] = true;
+            recs.items[w++] = recs.items[i];
+        }
+    }
+    free(sorted);
+    free(taken);
+    src->recs = recs.items;
+    src->n_recs = w;
+    mn_vec_release(&seen);
+    return 0;
+}
+
+static int cost_at_scale(text_source *src, size_t n, size_t queries)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *ins = NULL, *sel = NULL;
     int rc = 2;
     mn_fingerprint *fps = mn_malloc(n * sizeof(*fps));
-    memory_text m;
-    memset(&m, 0, sizeof(m));
-    mn_buf text = MN_BUF_INIT, other = MN_BUF_INIT;
+    mn_buf text = MN_BUF_INIT, other = MN_BUF_INIT, orig_text = MN_BUF_INIT;
+    size_t held_out = 0; /* corpus records kept out of the store, for "new memory" queries */
+    if (src->recs) {
+        held_out = queries / 2 < src->n_recs / 10 ? queries / 2 : src->n_recs / 10;
+        if (n > src->n_recs - held_out)
+            n = src->n_recs - held_out;
+    }
     double *lookup_ms = mn_malloc(queries * sizeof(double)),
-           *step_ms = mn_malloc(queries * sizeof(double));
+           *step_ms = mn_malloc(queries * sizeof(double)),
+           *fp_ms_q = mn_malloc(queries * sizeof(double)),
+           *judge_ms_q = mn_malloc(queries * sizeof(double));
     double *cand_new = mn_malloc(queries * sizeof(double)),
            *cand_dup = mn_malloc(queries * sizeof(double));
     size_t n_new = 0, n_dup = 0, found = 0, merged = 0;
@@ -605,12 +682,17 @@ static int cost_at_scale(size_t n, size_t queries)
         goto out;
     }
 
-    printf("\n== %zu synthetic memories (bench/eval/gen_memory.c), band keys in SQLite\n", n);
+    if (src->recs)
+        printf(
+            "\n== %zu memories from the corpus (its first distinct records; %zu more held out as "
+            "new memories), band keys in SQLite\n",
+            n, held_out);
+    else
+        printf("\n== %zu synthetic memories (bench/eval/gen_memory.c), band keys in SQLite\n", n);
     uint64_t t0 = mn_time_mono_ns();
     size_t bytes = 0;
     for (size_t i = 0; i < n; i++) {
-        memory_text_make(&m, i);
-        memory_text_join(&text, &m);
+        source_text(src, i, &text);
         bytes += text.len;
         mn_fingerprint_compute(&fps[i], text.ptr, text.len);
     }
@@ -637,11 +719,10 @@ static int cost_at_scale(size_t n, size_t queries)
         bool dup = q % 2 == 1;
         size_t orig = gen_pick(&s, n);
         if (dup) {
-            memory_text_make(&m, orig);
-            edit_copy(&text, &m, &s);
+            source_text(src, orig, &orig_text);
+            edit_copy(&text, &orig_text, &s);
         } else {
-            memory_text_make(&m, n + q);
-            memory_text_join(&text, &m);
+            source_text(src, src->recs ? n + (q / 2) % (held_out ? held_out : 1) : n + q, &text);
         }
         uint64_t t_step = mn_time_mono_ns();
         mn_fingerprint f;
@@ -661,6 +742,8 @@ static int cost_at_scale(size_t n, size_t queries)
             ncand++;
             has_orig |= dup && id == orig;
             double j = mn_fingerprint_jaccard(&f, &fps[id]);
+            if (j < MIN_CANDIDATE_J)
+                continue;
             size_t at = nbest < MAX_CANDIDATES ? nbest++ : MAX_CANDIDATES - 1;
             if (at == MAX_CANDIDATES - 1 && nbest == MAX_CANDIDATES && best_j[at] >= j)
                 continue;
@@ -681,15 +764,16 @@ static int cost_at_scale(size_t n, size_t queries)
         double judge_ms = 0;
         bool merged_orig = false;
         for (size_t k = 0; k < nbest; k++) {
-            memory_text_make(&m, best[k]);
-            memory_text_join(&other, &m);
+            source_text(src, best[k], &other);
             mn_neardup_verdict v;
             uint64_t tj = mn_time_mono_ns();
             mn_neardup_judge(&v, text.ptr, text.len, other.ptr, other.len, NULL);
             judge_ms += ms_since(tj);
             merged_orig |= dup && best[k] == orig && v.kind == MN_NEARDUP_DUPLICATE;
         }
-        step_ms[q] = (double)(t_look - t_step) / 1e6 + lookup_ms[q] + judge_ms;
+        fp_ms_q[q] = (double)(t_look - t_step) / 1e6;
+        judge_ms_q[q] = judge_ms;
+        step_ms[q] = fp_ms_q[q] + lookup_ms[q] + judge_ms;
         if (dup) {
             cand_dup[n_dup++] = (double)ncand;
             found += has_orig;
@@ -709,12 +793,21 @@ static int cost_at_scale(size_t n, size_t queries)
     printf("  candidates per query, edited copy:   mean %.2f  p95 %.0f  max %.0f  (%zu queries)\n",
            n_dup ? mean_dup / (double)n_dup : 0, pct(cand_dup, n_dup, 0.95),
            pct(cand_dup, n_dup, 1.0), n_dup);
+    if (n < 100000 && n > 0)
+        printf("  scaled to 100k memories (candidates grow with the store): new memory mean %.1f\n",
+               n_new ? mean_new / (double)n_new * 100000.0 / (double)n : 0);
     printf("  edited copies whose original is a candidate: %zu/%zu; judged duplicate: %zu/%zu\n",
            found, n_dup, merged, n_dup);
     double l50 = pct(lookup_ms, queries, 0.5), l95 = pct(lookup_ms, queries, 0.95);
     double s50 = pct(step_ms, queries, 0.5), s95 = pct(step_ms, queries, 0.95);
+    printf("  fingerprint of the new text: p50 %.3f ms  p95 %.3f ms\n", pct(fp_ms_q, queries, 0.5),
+           pct(fp_ms_q, queries, 0.95));
     printf("  band lookup (one SELECT ... IN of %d keys): p50 %.3f ms  p95 %.3f ms\n", MN_LSH_BANDS,
            l50, l95);
+    printf("  verdicts (<= %d best candidates by estimated Jaccard >= %.2f): p50 %.3f ms  p95 %.3f "
+           "ms\n",
+           MAX_CANDIDATES, MIN_CANDIDATE_J, pct(judge_ms_q, queries, 0.5),
+           pct(judge_ms_q, queries, 0.95));
     printf("  whole step (fingerprint + lookup + <= %d verdicts): p50 %.3f ms  p95 %.3f ms  "
            "target p95 <= %.1f ms: %s\n",
            MAX_CANDIDATES, s50, s95, TARGET_SAVE_MS, s95 <= TARGET_SAVE_MS ? "PASS" : "FAIL");
@@ -723,12 +816,14 @@ out:
     sqlite3_finalize(ins);
     sqlite3_finalize(sel);
     sqlite3_close(db);
-    memory_text_release(&m);
     mn_buf_release(&text);
     mn_buf_release(&other);
+    mn_buf_release(&orig_text);
     free(fps);
     free(lookup_ms);
     free(step_ms);
+    free(fp_ms_q);
+    free(judge_ms_q);
     free(cand_new);
     free(cand_dup);
     return rc;
@@ -739,6 +834,8 @@ static const char usage[] =
     "  --extra JSONL   also score this pairs file on its own (repeatable)\n"
     "  -n N            synthetic memories for the cost at scale (default 100000; 0 skips)\n"
     "  --queries Q     queries against them (default 1000)\n"
+    "  --corpus FILE   memories from FILE's NUL-separated texts (distinct ones, up to N)\n"
+    "                  instead of the generator\n"
     "  --ablate        threshold sweeps and signals turned off\n"
     "  --verbose       print every pair judged wrongly\n"
     "  --strict        exit 1 when precision < 0.95 or recall < 0.8 on the main set\n";
@@ -746,7 +843,7 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
     const char *path = MN_SOURCE_DIR "/tests/data/neardup/pairs.jsonl";
-    const char *extra[16];
+    const char *extra[16], *corpus = NULL;
     size_t nextra = 0, n = 100000, queries = 1000;
     bool verbose = false, ablate = false, strict = false;
     for (int i = 1; i < argc; i++) {
@@ -760,6 +857,8 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--queries") == 0 && i + 1 < argc &&
                    mn_parse_int64(&v, argv[++i], 1, 1000000, "--queries") == 0) {
             queries = (size_t)v;
+        } else if (strcmp(a, "--corpus") == 0 && i + 1 < argc) {
+            corpus = argv[++i];
         } else if (strcmp(a, "--verbose") == 0) {
             verbose = true;
         } else if (strcmp(a, "--ablate") == 0) {
@@ -791,7 +890,17 @@ int main(int argc, char **argv)
         free_pairs(&ex);
     }
     cost_on_set(&ps);
-    int rc = n ? cost_at_scale(n, queries) : 0;
+    text_source src;
+    memset(&src, 0, sizeof(src));
+    int rc = 0;
+    if (corpus && load_corpus(&src, corpus) != 0)
+        rc = 2;
+    if (!rc && n)
+        rc = cost_at_scale(&src, n, queries);
+    for (size_t i = 0; i < src.n_recs; i++)
+        free(src.recs[i]);
+    free(src.recs);
+    memory_text_release(&src.m);
     free_pairs(&ps);
     if (rc)
         return rc;

@@ -98,17 +98,47 @@ static int on_term(void *payload, const char *tok, size_t len, size_t start, siz
     return 0;
 }
 
-static int cmp_u64(const void *x, const void *y)
+/* Below this many values insertion sort wins; above it an LSD radix sort
+ * (8 passes of a byte) beats qsort's comparator calls several times over. */
+#define RADIX_MIN 64
+
+static void radix_sort(uint64_t *v, size_t n)
 {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
+    uint64_t *tmp = mn_malloc(n * sizeof(*tmp)), *from = v, *to = tmp;
+    for (int pass = 0; pass < 8; pass++) {
+        size_t count[257] = {0};
+        int shift = 8 * pass;
+        for (size_t i = 0; i < n; i++)
+            count[((from[i] >> shift) & 0xff) + 1]++;
+        if (count[((from[0] >> shift) & 0xff) + 1] == n)
+            continue; /* every value has the same byte here: nothing moves */
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i] >> shift) & 0xff]++] = from[i];
+        uint64_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v)
+        memcpy(v, from, n * sizeof(*v));
+    free(tmp);
 }
 
 size_t mn_neardup__sort_unique(uint64_t *v, size_t n)
 {
     if (n < 2)
         return n;
-    qsort(v, n, sizeof(*v), cmp_u64);
+    if (n >= RADIX_MIN) {
+        radix_sort(v, n);
+    } else {
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+                uint64_t t = v[j];
+                v[j] = v[j - 1];
+                v[j - 1] = t;
+            }
+    }
     size_t w = 1;
     for (size_t i = 1; i < n; i++)
         if (v[i] != v[w - 1])

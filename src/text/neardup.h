@@ -145,18 +145,12 @@ typedef struct {
     double near_min;
     /** MN_NEARDUP_SIG_* looked for (all by default; fewer only to measure what each does). */
     unsigned signals;
-    /**
-     * Share of the smaller text's terms found in the larger at or above which
-     * the pair is a duplicate whatever its similarity (the larger text says it
-     * all again, plus more: a merge keeps the larger).
-     */
-    double contain_min;
 } mn_neardup_opts;
 
 #define MN_NEARDUP_OPTS_VERSION 1
-#define MN_NEARDUP_OPTS_INIT                                          \
-    {                                                                 \
-        MN_NEARDUP_OPTS_VERSION, 0.50, 0.30, MN_NEARDUP_SIG_ALL, 0.90 \
+#define MN_NEARDUP_OPTS_INIT                                    \
+    {                                                           \
+        MN_NEARDUP_OPTS_VERSION, 0.50, 0.30, MN_NEARDUP_SIG_ALL \
     }
 
 /**

@@ -64,8 +64,6 @@
 /* A substitution: at most this many terms replaced on each side, term sets this close. */
 #define SUBST_MAX_TERMS 3
 #define SUBST_MIN_JW    0.5
-/* Containment: the smaller text has at least this many terms (shorter ones say too little). */
-#define CONTAIN_MIN_TERMS 4
 
 /* ---- surface words ---- */
 
@@ -557,15 +555,20 @@ typedef struct {
 #define MAX_NUMBERS 64
 
 static const char *const units[] = {
-    "ms",       "millisecond", "milliseconds", "s",       "sec",     "secs",  "second",
-    "seconds",  "min",         "mins",         "minute",  "minutes", "h",     "hr",
-    "hrs",      "hour",        "hours",        "d",       "day",     "days",  "week",
-    "weeks",    "month",       "months",       "year",    "years",   "b",     "kb",
-    "kib",      "mb",          "mib",          "gb",      "gib",     "tb",    "byte",
-    "bytes",    "bit",         "bits",         "percent", "px",      "em",    "rem",
-    "times",    "retries",     "attempts",     "threads", "workers", "cores", "connections",
-    "секунд",   "секунды",     "минут",        "минуты",  "часа",    "часов", "дней",
-    "secondes", "heures",      "jours",        "mo",      "ko",      "go",    NULL};
+    /* English */
+    "ms", "millisecond", "milliseconds", "s", "sec", "secs", "second", "seconds", "min", "mins",
+    "minute", "minutes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days", "week", "weeks",
+    "month", "months", "year", "years", "b", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "byte",
+    "bytes", "bit", "bits", "percent", "px", "em", "rem", "times", "retries", "attempts", "threads",
+    "workers", "cores", "connections", "lines", "items", "runs", "sessions",
+    /* Russian */
+    "мс", "секунда", "секунды", "секунд", "минута", "минуты", "минут", "час", "часа", "часов",
+    "день", "дня", "дней", "неделя", "недели", "недель", "месяц", "месяца", "месяцев", "год",
+    "года", "лет", "байт", "байта", "байтов", "раз", "раза", "повтор", "повтора", "повторов",
+    /* French */
+    "seconde", "secondes", "heure", "heures", "jour", "jours", "semaine", "semaines", "mois", "an",
+    "ans", "annee", "annees", "octet", "octets", "ko", "mo", "go", "fois", "sessions", "executions",
+    NULL};
 
 /* The number a word stands for, in out (empty when it is none). */
 static void number_of(const swords *sw, size_t i, char out[40])
@@ -1044,17 +1047,6 @@ int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const 
             reason(out, "different subject: %.30s / %.30s", sub_a, sub_b);
             goto out;
         }
-    }
-    /* The smaller text said again inside the larger one (a backport's or a
-     * cherry-pick's additions, a detail added): merging keeps the larger. */
-    size_t shared = 0;
-    for (size_t i = 0; i < nwa; i++)
-        shared += in_sorted(wb, nwb, wa[i]);
-    size_t smaller = nwa < nwb ? nwa : nwb;
-    if (smaller >= CONTAIN_MIN_TERMS && (double)shared >= opts->contain_min * (double)smaller) {
-        out->kind = MN_NEARDUP_DUPLICATE;
-        reason(out, "contained (%zu of %zu terms)", shared, smaller);
-        goto out;
     }
     if (out->similarity >= opts->dup_min) {
         out->kind = MN_NEARDUP_DUPLICATE;

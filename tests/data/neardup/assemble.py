@@ -91,10 +91,12 @@ def main():
             add(f"{blk['D']}\n\n(cherry picked from commit {sha})", blk["D"], "duplicate",
                 "pattern-backport", "cherry-pick form; " + prov)
 
-    english = {b["id"]: b for b in read_blocks(os.path.join(d, "hand.txt")) if b["lang"] == "en"}
+    by_key = {(b["id"], b["lang"]): b for b in read_blocks(os.path.join(d, "hand.txt"))}
+    english = {k[0]: b for k, b in by_key.items() if k[1] == "en"}
     for blk in read_blocks(os.path.join(d, "light.txt")):
         url, extra = sources[blk["id"]]
-        add(english[blk["id"]]["A"], blk["L"], "duplicate", "hand-reword",
+        tag = "" if blk["lang"] == "en" else "-" + blk["lang"]
+        add(by_key[(blk["id"], blk["lang"])]["A"], blk["L"], "duplicate", "hand-reword" + tag,
             f"light rewording; about {url} ({extra})")
     for x, y, topic in read_tsv(os.path.join(d, "topics.tsv")):
         add(english[x]["A"], english[y]["A"], "distinct", "hand-same-topic",
