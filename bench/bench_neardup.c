@@ -320,8 +320,9 @@ static void report_set(const char *name, const pair_vec *ps, bool verbose, bool 
     judge_all(pred, ps, &def);
     score s = score_of(pred, ps);
     *out_main = s;
-    printf("  mnemo (dup_min %.2f, near_min %.2f): precision %.3f  recall %.3f  %s\n", def.dup_min,
-           def.near_min, precision(&s), recall(&s),
+    printf("  mnemo (dup_min %.2f, near_min %.2f, contain_min %.2f): precision %.3f  recall %.3f  "
+           "%s\n",
+           def.dup_min, def.near_min, def.contain_min, precision(&s), recall(&s),
            precision(&s) >= TARGET_PRECISION && recall(&s) >= TARGET_RECALL ? "PASS" : "FAIL");
     print_matrix(&s);
 
@@ -483,6 +484,19 @@ static void report_set(const char *name, const pair_vec *ps, bool verbose, bool 
                    {MN_NEARDUP_SIG_OPPOSITE, "opposite"},
                    {MN_NEARDUP_SIG_ORDER, "order"},
                    {MN_NEARDUP_SIG_ALL, "all"}};
+        printf("  ablation: contain_min (off = no containment path)\n");
+        printf("    %-11s %9s %7s %6s\n", "contain_min", "precision", "recall", "moved");
+        static const double cm[] = {0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0};
+        for (size_t k = 0; k < MN_ARRAY_SIZE(cm); k++) {
+            mn_neardup_opts o = def;
+            o.contain_min = cm[k];
+            judge_all(alt, ps, &o);
+            score sa = score_of(alt, ps);
+            char label[16];
+            snprintf(label, sizeof(label), cm[k] > 1 ? "off" : "%.2f", cm[k]);
+            printf("    %-11s %9.3f %7.3f %6zu%s\n", label, precision(&sa), recall(&sa),
+                   moved(pred, alt, n), cm[k] == def.contain_min ? "  (default)" : "");
+        }
         printf("  ablation: one signal off (all = every signal off)\n");
         printf("    %-12s %9s %7s %6s %17s\n", "signal off", "precision", "recall", "moved",
                "conflicting found");

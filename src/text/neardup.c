@@ -82,7 +82,14 @@ static int on_term(void *payload, const char *tok, size_t len, size_t start, siz
                    int colocated)
 {
     mn_neardup_terms *t = payload;
-    if (colocated != MN_TOK_COLOC_NONE || is_hex_id(tok, len))
+    if (colocated != MN_TOK_COLOC_NONE || is_hex_id(tok, len) || len == 0 ||
+        (start > 0 && t->text[start - 1] == '#'))
+        return 0;
+    size_t cps = 0;
+    for (size_t i = 0; i < len && cps < 2; i++)
+        cps += ((unsigned char)tok[i] & 0xC0) != 0x80;
+    if (cps <
+        2) /* "x" of "8.2.x", "2" of "v2": too little to compare on (numbers have their signal) */
         return 0;
     if (t->n_terms == t->cap_terms) {
         t->cap_terms = t->cap_terms ? t->cap_terms * 2 : 64;
@@ -149,6 +156,7 @@ size_t mn_neardup__sort_unique(uint64_t *v, size_t n)
 void mn_neardup__terms_read(mn_neardup_terms *t, const char *text, size_t len, bool unique)
 {
     mn_neardup__terms_release(t);
+    t->text = text;
     mn_tokenize(text, len, MN_LANG_UNKNOWN, 0, on_term, t);
 
     /* Code point starts of the stream (terms are valid UTF-8: the tokenizer

@@ -145,12 +145,20 @@ typedef struct {
     double near_min;
     /** MN_NEARDUP_SIG_* looked for (all by default; fewer only to measure what each does). */
     unsigned signals;
+    /**
+     * Share of the smaller text's terms (at least 4) found in the larger at or
+     * above which the pair is compared, and merged when no signal objects,
+     * whatever its similarity: the larger text says it all again, plus more
+     * (a backport carrying the pull request's description), and a merge keeps
+     * the larger. Above 1: never.
+     */
+    double contain_min;
 } mn_neardup_opts;
 
 #define MN_NEARDUP_OPTS_VERSION 1
-#define MN_NEARDUP_OPTS_INIT                                    \
-    {                                                           \
-        MN_NEARDUP_OPTS_VERSION, 0.50, 0.30, MN_NEARDUP_SIG_ALL \
+#define MN_NEARDUP_OPTS_INIT                                          \
+    {                                                                 \
+        MN_NEARDUP_OPTS_VERSION, 0.50, 0.30, MN_NEARDUP_SIG_ALL, 0.90 \
     }
 
 /**

@@ -5,9 +5,12 @@
  *
  * Content terms are mn_tokenize's terms that take a position (wholes of
  * identifiers and English alternatives of other languages' words are left
- * out, so a text is one sequence), stop words dropped, stemmed; hex strings
- * of 7 or more characters with letters and digits (commit ids, hashes) are
- * left out too: they name a revision, not what the text says. The stream is
+ * out, so a text is one sequence), stop words dropped, stemmed. Left out too:
+ * hex strings of 7 or more characters with letters and digits (commit ids,
+ * hashes) and numbers right after '#' (issue and pull request references):
+ * they name a revision or a thread, not what the text says; and terms of one
+ * code point ("x" of "8.2.x", "2" of "v2"), too small to compare on (numbers
+ * are compared by the verdict's own signal). The stream is
  * those terms joined by single spaces; its shingles are the xxh3 hashes of
  * every run of MN_SHINGLE_K code points (or of the whole stream when it is
  * shorter), sorted and unique when asked (the verdict's exact Jaccard needs
@@ -23,8 +26,9 @@
 #include "util/buf.h"
 
 typedef struct {
-    uint64_t *terms; /* xxh3 of each content term, in text order */
-    size_t *spans;   /* [2 * i, 2 * i + 1]: the byte span of term i's surface form */
+    const char *text; /* the text read (not owned; for the terms' surroundings) */
+    uint64_t *terms;  /* xxh3 of each content term, in text order */
+    size_t *spans;    /* [2 * i, 2 * i + 1]: the byte span of term i's surface form */
     size_t n_terms, cap_terms;
     mn_buf stream;      /* the terms joined by ' ' */
     uint64_t *shingles; /* sorted and unique when read with unique */

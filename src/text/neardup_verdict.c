@@ -64,6 +64,8 @@
 /* A substitution: at most this many terms replaced on each side, term sets this close. */
 #define SUBST_MAX_TERMS 3
 #define SUBST_MIN_JW    0.5
+/* Containment: the smaller text has at least this many terms (shorter ones say too little). */
+#define CONTAIN_MIN_TERMS 4
 
 /* ---- surface words ---- */
 
@@ -79,6 +81,8 @@ typedef struct {
     size_t off, len; /* folded form in the words' buffer */
     unsigned flags;
     bool arrow_before; /* "->", "=>" or "→" between the previous word and this one */
+    unsigned sentence; /* number of the sentence or line the word is in, from 0 */
+    size_t start, end; /* byte span in the text */
 } sword;
 
 typedef struct {
@@ -86,6 +90,7 @@ typedef struct {
     sword *w;
     size_t n, cap;
     uint64_t *hashes; /* xxh3 of every folded word, sorted (has_word) */
+    bool view;        /* folded belongs to another swords (swords_view) */
 } swords;
 
 static bool word_cp(utf8proc_int32_t cp)
@@ -172,15 +177,22 @@ static void swords_read(swords *sw, const char *text, size_t len)
 {
     size_t i = 0;
     bool arrow = false;
+    unsigned sentence = 0;
+    bool sentence_end = false;
     while (i < len) {
         size_t n;
         utf8proc_int32_t cp = cp_at(text, len, i, &n);
         if (cp < 0 || !word_cp(cp)) {
             if (cp == 0x2192 || ((cp == '-' || cp == '=') && i + 1 < len && text[i + 1] == '>'))
                 arrow = true;
+            if (cp == '.' || cp == '!' || cp == '?' || cp == '\n' || cp == ';')
+                sentence_end = true;
             i += n;
             continue;
         }
+        if (sentence_end && sw->n)
+            sentence++;
+        sentence_end = false;
         if (sw->n == sw->cap) {
             sw->cap = sw->cap ? sw->cap * 2 : 64;
             sw->w = mn_realloc(sw->w, sw->cap * sizeof(*sw->w));
@@ -188,6 +200,8 @@ static void swords_read(swords *sw, const char *text, size_t len)
         sword *w = &sw->w[sw->n++];
         memset(w, 0, sizeof(*w));
         w->arrow_before = arrow;
+        w->sentence = sentence;
+        w->start = i;
         arrow = false;
         w->off = sw->folded.len;
         if (i > 0 && text[i - 1] == '#')
@@ -230,6 +244,7 @@ static void swords_read(swords *sw, const char *text, size_t len)
             i += n;
         }
         w->len = sw->folded.len - w->off;
+        w->end = i;
         mn_buf_putc(&sw->folded, '\0');
         const char *f = sw->folded.ptr + w->off;
         if (letters_then_digit || (w->flags & W_OPTION))
@@ -245,7 +260,8 @@ static void swords_read(swords *sw, const char *text, size_t len)
 
 static void swords_release(swords *sw)
 {
-    mn_buf_release(&sw->folded);
+    if (!sw->view)
+        mn_buf_release(&sw->folded);
     free(sw->w);
     free(sw->hashes);
     memset(sw, 0, sizeof(*sw));
@@ -254,6 +270,46 @@ static void swords_release(swords *sw)
 static const char *wtext(const swords *sw, size_t i)
 {
     return sw->folded.ptr + sw->w[i].off;
+}
+
+static bool in_sorted(const uint64_t *v, size_t n, uint64_t x);
+
+/*
+ * The sentences of big that say what small says: those at least half of
+ * whose content terms (big_terms, read from the same text) are in small's
+ * term set. When a short text is contained in a long one (a commit's
+ * subject, and the same subject with the pull request's description), the
+ * signals compare the short text with these sentences only: a "not" in a
+ * paragraph the short text does not have is no negation of what it says.
+ */
+static void swords_view(swords *out, const swords *big, const mn_neardup_terms *big_terms,
+                        const uint64_t *small_set, size_t n_small)
+{
+    memset(out, 0, sizeof(*out));
+    out->view = true;
+    out->folded = big->folded;
+    out->w = mn_malloc((big->n + 1) * sizeof(*out->w));
+    size_t t = 0; /* big's terms are in text order, as its words are */
+    for (size_t i = 0; i < big->n;) {
+        size_t end = i, content = 0, shared = 0;
+        while (end < big->n && big->w[end].sentence == big->w[i].sentence)
+            end++;
+        size_t from = big->w[i].start, to = big->w[end - 1].end;
+        while (t < big_terms->n_terms && big_terms->spans[2 * t] < from)
+            t++;
+        for (; t < big_terms->n_terms && big_terms->spans[2 * t] < to; t++) {
+            content++;
+            shared += in_sorted(small_set, n_small, big_terms->terms[t]);
+        }
+        if (content && 2 * shared >= content)
+            for (size_t k = i; k < end; k++)
+                out->w[out->n++] = big->w[k];
+        i = end;
+    }
+    out->hashes = mn_malloc((out->n + 1) * sizeof(*out->hashes));
+    for (size_t k = 0; k < out->n; k++)
+        out->hashes[k] = XXH3_64bits(out->folded.ptr + out->w[k].off, out->w[k].len);
+    mn_neardup__sort_unique(out->hashes, out->n);
 }
 
 static bool weq(const swords *sw, size_t i, const char *s)
@@ -469,7 +525,8 @@ static ssize_t content_word(const swords *sw, ssize_t i, int dir)
 {
     for (int steps = 0; steps < 4 && i >= 0 && (size_t)i < sw->n; steps++, i += dir) {
         const char *w = wtext(sw, (size_t)i);
-        if (!is_stop(w, sw->w[i].len) && !is_cue(w) && !in_list(w, negations))
+        if (!is_stop(w, sw->w[i].len) && !is_cue(w) && !in_list(w, negations) &&
+            !(sw->w[i].flags & W_HASHREF))
             return i;
     }
     return -1;
@@ -528,7 +585,7 @@ static size_t find_pivots(const swords *sw, pivot *out)
             x = content_word(sw, (ssize_t)i, +1);
             kind = PIV_CHANGE;
         }
-        if (x >= 0 && y >= 0 && x != y) {
+        if (x >= 0 && y >= 0 && strcmp(wtext(sw, (size_t)x), wtext(sw, (size_t)y)) != 0) {
             out[n].kind = kind;
             out[n].x = wtext(sw, (size_t)x);
             out[n].y = wtext(sw, (size_t)y);
@@ -537,8 +594,6 @@ static size_t find_pivots(const swords *sw, pivot *out)
     }
     return n;
 }
-
-static bool in_sorted(const uint64_t *v, size_t n, uint64_t x);
 
 static bool has_word(const swords *sw, const char *w)
 {
@@ -1005,14 +1060,39 @@ int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const 
         mn_neardup__jaccard_sorted(ta.shingles, ta.n_shingles, tb.shingles, tb.n_shingles);
     out->similarity = (out->jaccard_words + out->jaccard_chars) / 2;
 
-    if (out->similarity < opts->near_min) {
+    /* Contained: the smaller text's terms (at least CONTAIN_MIN_TERMS of
+     * them) are nearly all in the larger one, whatever the larger adds (a
+     * backport's copy of the pull request's description, a detail): near
+     * enough to compare, and a duplicate unless a signal says otherwise,
+     * since the merge keeps the larger text. */
+    size_t shared = 0;
+    for (size_t i = 0; i < nwa; i++)
+        shared += in_sorted(wb, nwb, wa[i]);
+    size_t smaller = nwa < nwb ? nwa : nwb;
+    bool contained = smaller >= CONTAIN_MIN_TERMS && nwa != nwb &&
+                     (double)shared >= opts->contain_min * (double)smaller;
+    if (out->similarity < opts->near_min && !contained) {
         out->kind = MN_NEARDUP_DISTINCT;
         reason(out, "not similar (%.2f)", out->similarity);
         goto out;
     }
     swords_read(&sa, a, alen);
     swords_read(&sb, b, blen);
-    bool conflict = find_conflict(out, &sa, &sb, opts->signals);
+    bool conflict;
+    if (contained && out->similarity < opts->dup_min) {
+        /* compare the smaller text with the larger one's sentences that say the same */
+        bool a_small = nwa < nwb;
+        swords view;
+        if (a_small)
+            swords_view(&view, &sb, &tb, wa, nwa);
+        else
+            swords_view(&view, &sa, &ta, wb, nwb);
+        conflict = a_small ? find_conflict(out, &sa, &view, opts->signals)
+                           : find_conflict(out, &view, &sb, opts->signals);
+        swords_release(&view);
+    } else {
+        conflict = find_conflict(out, &sa, &sb, opts->signals);
+    }
     /* Nearly the same words, two blocks swapped around a pivot. */
     if ((opts->signals & MN_NEARDUP_SIG_ORDER) && out->jaccard_words >= ORDER_MIN_JW &&
         blocks_swapped(&ta, &tb, wa, nwa, wb, nwb)) {
@@ -1048,7 +1128,10 @@ int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const 
             goto out;
         }
     }
-    if (out->similarity >= opts->dup_min) {
+    if (contained && out->similarity < opts->dup_min) {
+        out->kind = MN_NEARDUP_DUPLICATE;
+        reason(out, "contained (%zu of %zu terms)", shared, smaller);
+    } else if (out->similarity >= opts->dup_min) {
         out->kind = MN_NEARDUP_DUPLICATE;
         reason(out, "similar (%.2f)", out->similarity);
     } else {
