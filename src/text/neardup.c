@@ -26,6 +26,10 @@
  *    here instead of N x 400 multiply-adds.
  *  - band keys: band i's rows written as 4-byte little-endian words, hashed
  *    with xxh3 seeded with SEED_BAND + i (the same bytes on every platform).
+ *  - lead: the first MN_LEAD_TERMS term hashes (little-endian), xxh3 seeded
+ *    with SEED_LEAD, when the text has at least MN_LEAD_MIN_TERMS terms
+ *    (else the exact hash: a two-word text's lead is shared by too many);
+ *    its key is its 8 bytes hashed with SEED_BAND + MN_LSH_BANDS.
  *
  * Invariant: everything here is a pure function of the text and the
  * constants below, MN_TOK_VERSION and the utf8proc/Snowball data; a change
@@ -45,6 +49,7 @@
 #define SEED_SHINGLE 0x7368696e676c65ULL /* "shingle" */
 #define SEED_MINHASH 0x6d696e68617368ULL /* "minhash" */
 #define SEED_BAND    0x62616e64000000ULL /* "band" */
+#define SEED_LEAD    0x6c656164000000ULL /* "lead" */
 #define SEED_BIGRAM  0x9e3779b97f4a7c15ULL
 
 /* Loose bands of the clustering: 64 bands of 2 rows, P(J=0.3) = 1 - (1 - 0.09)^64 = 0.998. */
@@ -357,6 +362,16 @@ int mn_fingerprint_compute(mn_fingerprint *out, const char *text, size_t len)
     mn_neardup__terms_read(&t, text ? text : "", text ? len : 0, false);
     out->n_terms = t.n_terms > UINT32_MAX ? UINT32_MAX : (uint32_t)t.n_terms;
     out->n_shingles = t.n_shingles > UINT32_MAX ? UINT32_MAX : (uint32_t)t.n_shingles;
+    if (t.n_terms >= MN_LEAD_MIN_TERMS) {
+        unsigned char bytes[8 * MN_LEAD_TERMS];
+        size_t n = t.n_terms < MN_LEAD_TERMS ? t.n_terms : MN_LEAD_TERMS;
+        for (size_t i = 0; i < n; i++)
+            for (int k = 0; k < 8; k++)
+                bytes[8 * i + (size_t)k] = (unsigned char)(t.terms[i] >> (8 * k));
+        out->lead = XXH3_64bits_withSeed(bytes, 8 * n, SEED_LEAD);
+    } else {
+        out->lead = out->exact; /* "Fix typo" leads too many texts to be a key */
+    }
     if (t.n_terms) {
         out->simhash = mn_neardup__simhash(t.terms, t.n_terms);
         /* one permutation: the top bits of a shingle's hash pick its bin, the
@@ -393,10 +408,15 @@ static uint64_t band_key(const mn_fingerprint *fp, size_t band, size_t rows)
     return XXH3_64bits_withSeed(bytes, n, SEED_BAND + band);
 }
 
-void mn_fingerprint_bands(uint64_t out[MN_LSH_BANDS], const mn_fingerprint *fp)
+void mn_fingerprint_bands(uint64_t out[MN_LSH_KEYS], const mn_fingerprint *fp)
 {
     for (size_t i = 0; i < MN_LSH_BANDS; i++)
         out[i] = band_key(fp, i, MN_LSH_ROWS);
+    unsigned char bytes[9];
+    for (int k = 0; k < 8; k++)
+        bytes[k] = (unsigned char)(fp->lead >> (8 * k));
+    bytes[8] = fp->n_terms == 0 ? 0xee : 0;
+    out[MN_LSH_BANDS] = XXH3_64bits_withSeed(bytes, 9, SEED_BAND + MN_LSH_BANDS);
 }
 
 double mn_fingerprint_jaccard(const mn_fingerprint *a, const mn_fingerprint *b)

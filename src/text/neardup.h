@@ -6,24 +6,31 @@
  * fields) into one text; this module knows nothing of memories. Three
  * fingerprints come out of a text (mn_fingerprint_compute):
  *
- *  - exact: xxh3 of the text NFKC-normalised, case-folded, white space
+ *  - exact: xxh3 of the text NFKD-decomposed, case-folded, white space
  *    collapsed and trimmed (a re-spacing or re-casing of the same text);
  *  - simhash: 64 bits over the word unigrams and bigrams of the content terms
- *    mn_tokenize emits (stemmed, case-folded, identifiers split, stop words
- *    dropped), so "Sessions expire" and "session expiring" agree;
- *  - minhash: MN_MINHASH_N minimum hashes of the character MN_SHINGLE_K-grams
- *    (code points) of those same terms joined by single spaces, cut into
- *    MN_LSH_BANDS bands of MN_LSH_ROWS rows. Two texts whose shingle sets have
- *    Jaccard similarity J share at least one band key with probability
+ *    mn_tokenize emits (stemmed, case-folded, identifiers split, stop words,
+ *    commit ids, '#123' references and one-letter terms dropped), so
+ *    "Sessions expire" and "session expiring" agree;
+ *  - minhash: a MN_MINHASH_N-value signature of the character
+ *    MN_SHINGLE_K-grams (code points) of those same terms joined by single
+ *    spaces (one permutation hashing with optimal densification: one hash
+ *    per shingle), cut into MN_LSH_BANDS bands of MN_LSH_ROWS rows. Two
+ *    texts whose shingle sets have Jaccard similarity J agree on each value
+ *    with probability J, and share at least one band key with probability
  *
  *        P(J) = 1 - (1 - J^r)^b          (b = 32 bands, r = 4 rows)
  *
- *        J     0.2    0.3    0.4    0.5    0.6    0.7    0.8
- *        P     0.05   0.23   0.56   0.87   0.98   1.00   1.00
+ *        J     0.1    0.2    0.3    0.4    0.5    0.6    0.7
+ *        P     0.003  0.05   0.23   0.56   0.87   0.99   1.00
  *
- *    (the steep part near (1/b)^(1/r) = 0.42). Duplicates in the labelled
- *    set have a median J of about 0.6, look-alikes differ in one or two
- *    words; see docs/internals/neardup.md for why these numbers.
+ *    (the steep part near (1/b)^(1/r) = 0.42). Why 4-grams and 32 x 4: of
+ *    the labelled pairs the verdict merges, all but one share a band key,
+ *    while texts of a real project that have nothing to do with each other
+ *    do so about 2 times in 10,000 (20 candidates per new memory at 100k);
+ *    wider bands (42 x 3, 64 x 2) find more paraphrases the verdict would
+ *    not merge anyway and 3 to 20 times the candidates. The measurements
+ *    and the other shapes are in docs/internals/neardup.md.
  *
  * The store keeps the band keys (mn_fingerprint_bands) of every memory and
  * looks up the memories sharing one with a new text; mn_neardup_judge then
@@ -59,14 +66,21 @@
 #define MN_LSH_BANDS 32
 #define MN_LSH_ROWS  4
 #endif
+/** Keys a fingerprint is looked up by: its bands, then its lead key. */
+#define MN_LSH_KEYS (MN_LSH_BANDS + 1)
+/** Terms of the lead key, and the fewest a text needs for one of its own. */
+#define MN_LEAD_TERMS     6
+#define MN_LEAD_MIN_TERMS 4
 
 /** The fingerprints of one text; a plain value, safe to copy and to store byte for byte. */
 typedef struct {
     uint64_t exact;                 /* normalised exact hash */
     uint64_t simhash;               /* 64-bit SimHash over word shingles */
     uint32_t minhash[MN_MINHASH_N]; /* MinHash over character shingles */
-    uint32_t n_terms;               /* content terms seen (0: nothing to compare) */
-    uint32_t n_shingles;            /* character shingles (with repeats) */
+    uint64_t
+        lead; /* its first MN_LEAD_TERMS content terms (the exact hash when it has fewer than 4) */
+    uint32_t n_terms;    /* content terms seen (0: nothing to compare) */
+    uint32_t n_shingles; /* character shingles (with repeats) */
 } mn_fingerprint;
 
 /**
@@ -78,12 +92,17 @@ typedef struct {
 int mn_fingerprint_compute(mn_fingerprint *out, const char *text, size_t len);
 
 /**
- * The LSH band keys of a signature: out[i] is a 64-bit hash of band i's
- * MN_LSH_ROWS rows and of i itself (so keys of different bands never meet).
- * Two fingerprints are candidate neighbours when out[i] is equal for some i.
- * A fingerprint with n_terms == 0 gets keys that no text with terms has.
+ * The keys to look a fingerprint up by: out[i] for i < MN_LSH_BANDS is a
+ * 64-bit hash of band i's MN_LSH_ROWS values and of i itself (so keys of
+ * different bands never meet); out[MN_LSH_BANDS] is the lead key, a hash of
+ * the text's first MN_LEAD_TERMS content terms. Two fingerprints are
+ * candidate neighbours when out[i] is equal for some i. The lead key finds
+ * what bands miss: a short text inside a long one (a commit's subject, and
+ * the same subject followed by a description) has a low Jaccard but the
+ * same first terms. A fingerprint with n_terms == 0 gets keys that no text
+ * with terms has.
  */
-void mn_fingerprint_bands(uint64_t out[MN_LSH_BANDS], const mn_fingerprint *fp);
+void mn_fingerprint_bands(uint64_t out[MN_LSH_KEYS], const mn_fingerprint *fp);
 
 /** The Jaccard similarity of the two shingle sets, estimated from the signatures (0..1). */
 double mn_fingerprint_jaccard(const mn_fingerprint *a, const mn_fingerprint *b);

@@ -13,8 +13,9 @@
 #include "test.h"
 #include "text/neardup.h"
 
-/* exact simhash minhash[0] minhash[127] band[0] n_terms n_shingles */
-#define PINNED "4eb409f0cdba0cc2 4fa8572fd6c5158c 1bad05b3 43ccdac1 bde9680a54a9064c 13 69"
+/* exact simhash minhash[0] minhash[127] band[0] lead key n_terms n_shingles */
+#define PINNED \
+    "4eb409f0cdba0cc2 4fa8572fd6c5158c 1bad05b3 43ccdac1 bde9680a54a9064c bdb3396eb8e48f38 13 69"
 
 static mn_fingerprint fp_of(const char *s)
 {
@@ -89,12 +90,13 @@ static void test_fingerprints_pinned_to_version(void)
     CHECK(MN_FINGERPRINT_VERSION == 1);
     mn_fingerprint fp = fp_of("The cache key must include the locale, or users see pages in "
                               "another language (see CartService.render).");
-    uint64_t bands[MN_LSH_BANDS];
+    uint64_t bands[MN_LSH_KEYS];
     mn_fingerprint_bands(bands, &fp);
     char got[256];
-    snprintf(got, sizeof(got), "%016llx %016llx %08x %08x %016llx %u %u",
+    snprintf(got, sizeof(got), "%016llx %016llx %08x %08x %016llx %016llx %u %u",
              (unsigned long long)fp.exact, (unsigned long long)fp.simhash, fp.minhash[0],
-             fp.minhash[MN_MINHASH_N - 1], (unsigned long long)bands[0], fp.n_terms, fp.n_shingles);
+             fp.minhash[MN_MINHASH_N - 1], (unsigned long long)bands[0],
+             (unsigned long long)bands[MN_LSH_BANDS], fp.n_terms, fp.n_shingles);
     fprintf(stderr, "pinned: %s\n", got);
     CHECK_STR(got, PINNED);
 }
@@ -194,6 +196,44 @@ static void test_other_languages(void)
         print_verdict("ru", &v);
 }
 
+/*
+ * A short text inside a long one (a backport's subject, and the original
+ * commit's subject with its description) shares few shingles, but its lead
+ * key finds it, and the verdict merges it; a "not" in the description does
+ * not make it a conflict.
+ */
+static void test_contained_text_found_by_lead_key(void)
+{
+    const char *small = "[8.2.x] unittest: fix assertion errors on unittest reruns (#12438)";
+    const char *big = "unittest: fix assertion errors on unittest reruns\n\n"
+                      "Plugins that rerun failed tests hit an AttributeError because the cached "
+                      "instance property was set to None instead of being deleted, so it was "
+                      "not initialized again. Deleting it is the correct way to clear it.\n\n"
+                      "Regressed in 8.2.2.";
+    mn_fingerprint fs = fp_of(small), fb = fp_of(big);
+    uint64_t ks[MN_LSH_KEYS], kb[MN_LSH_KEYS];
+    mn_fingerprint_bands(ks, &fs);
+    mn_fingerprint_bands(kb, &fb);
+    CHECK(ks[MN_LSH_BANDS] == kb[MN_LSH_BANDS]);
+    CHECK(mn_fingerprint_jaccard(&fs, &fb) < 0.3);
+    mn_neardup_verdict v = judge(small, big);
+    if (v.kind != MN_NEARDUP_DUPLICATE)
+        print_verdict("contained", &v);
+    CHECK(v.kind == MN_NEARDUP_DUPLICATE);
+    CHECK(has_reason(&v, "contained"));
+    /* a revert of it is not contained: the revert word is in the sentence that says the same */
+    v = judge("Revert \"unittest: fix assertion errors on unittest reruns\"\n\nThis reverts commit "
+              "de47b73520fd9b7e41272701d7fd4663357af046. It broke the rerun of skipped tests on "
+              "Python 3.8 and needs another approach.",
+              "unittest: fix assertion errors on unittest reruns");
+    CHECK(v.kind == MN_NEARDUP_CONFLICTING);
+    CHECK(v.newer == MN_NEWER_A);
+    /* two-word texts do not share a lead key with every text starting with the same words */
+    mn_fingerprint t1 = fp_of("Fix typo"),
+                   t2 = fp_of("Fix typo in the contributing guide of the docs");
+    CHECK(t1.lead != t2.lead);
+}
+
 /* Unrelated texts are distinct, and nothing breaks on empty or odd input. */
 static void test_distinct_and_edges(void)
 {
@@ -205,10 +245,10 @@ static void test_distinct_and_edges(void)
     CHECK(s.n_terms == 0);
     mn_fingerprint t = fp_of("cache");
     CHECK(mn_fingerprint_jaccard(&e, &t) == 0.0);
-    uint64_t be[MN_LSH_BANDS], bs[MN_LSH_BANDS];
+    uint64_t be[MN_LSH_KEYS], bs[MN_LSH_KEYS];
     mn_fingerprint_bands(be, &e);
     mn_fingerprint_bands(bs, &t);
-    for (size_t i = 0; i < MN_LSH_BANDS; i++)
+    for (size_t i = 0; i < MN_LSH_KEYS; i++)
         CHECK(be[i] != bs[i]);
     mn_fingerprint bad = fp_of("caf\xc3 \xff\xfe cache");
     CHECK(bad.n_terms >= 1);
@@ -290,7 +330,7 @@ static void test_bands_consistent_with_jaccard(void)
         abs_err += err;
         if (err > max_err)
             max_err = err;
-        uint64_t ka[MN_LSH_BANDS], kb[MN_LSH_BANDS];
+        uint64_t ka[MN_LSH_KEYS], kb[MN_LSH_KEYS];
         mn_fingerprint_bands(ka, &fa);
         mn_fingerprint_bands(kb, &fb);
         bool share = false, rows_equal = false;
@@ -457,4 +497,5 @@ MN_TEST_MAIN(MN_TEST(test_exact_folds_case_and_space), MN_TEST(test_terms_are_st
              MN_TEST(test_other_languages), MN_TEST(test_distinct_and_edges),
              MN_TEST(test_bands_consistent_with_jaccard),
              MN_TEST(test_cluster_groups_similar_episodes),
-             MN_TEST(test_labelled_set_meets_targets))
+             MN_TEST(test_labelled_set_meets_targets),
+             MN_TEST(test_contained_text_found_by_lead_key))
