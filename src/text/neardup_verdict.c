@@ -13,10 +13,15 @@
  *
  * The verdict, in this order:
  *  1. the same exact fingerprint: duplicate;
- *  2. similarity < near_min: distinct;
- *  3. a conflict: conflicting. The signals, each cheap and language-light:
+ *  2. contained = the smaller text has >= CONTAIN_MIN_TERMS terms and
+ *     >= contain_min of them are in the larger; similarity < near_min and
+ *     not contained: distinct;
+ *  3. a conflict: conflicting. The signals, each cheap and language-light
+ *     (for a pair near only by containment, the smaller text is compared with
+ *     the larger one's sentences that say the same, swords_view):
  *     - revert: the parity of "revert"/"undo"/"roll back"/"back out" words
- *       differs ('Revert "X"' against X; 'Revert "Revert "X""' is X again);
+ *       differs ('Revert "X"' against X; 'Revert "Revert "X""' is X again;
+ *       "reverts commit <sha>" restates the subject and does not count);
  *     - negation: the count of negation words differs (not, no, never, nor,
  *       cannot, *n't; не, нет, ни, никогда, нельзя; ne, n'*, pas, jamais,
  *       aucun, rien; nicht, kein, nie). "No longer" counts here too;
@@ -32,17 +37,25 @@
  *       ("2.31.0", "2024-01-15"), a leading "v" dropped, a unit suffix
  *       dropped ("30ms" -> 30), a name ending in digits kept whole
  *       ("python3"); "#123" references and hex hashes are not numbers;
- *     - units: a number both sides share followed by two different units
- *       ("30 seconds" / "30 minutes").
+ *     - units: a number both sides share, with a unit only one side gives it
+ *       and another only the other gives it ("30 seconds" / "30 minutes");
+ *     - opposites: a word only in one text whose opposite is only in the
+ *       other ("pass" / "fail"; the list `opposites`);
+ *     - order: nearly the same terms (jw >= ORDER_MIN_JW) with two blocks
+ *       swapped around a pivot ("by value, not by index" / "by index, not by
+ *       value"; blocks_swapped).
  *     The newer side is the one with more change words ("no longer", "now",
  *     "instead", "switched", "replaced", "migrated", "deprecated",
  *     "anymore", "теперь", "вместо", "désormais", "maintenant"...), a revert
  *     counting for its side; none when they tie.
- *  4. another subject: an identifier (a word with '_', '.', '/', a digit
- *     after letters or an inner capital; paths compared by their last part)
- *     only in a and another only in b: distinct ("fix typo in foo.py" and
- *     "fix typo in bar.py");
- *  5. similarity >= dup_min: duplicate; otherwise distinct.
+ *  4. another subject, distinct: an identifier (a word with '_', '.', '/',
+ *     a digit after letters, an inner capital, or an option after '-' or
+ *     '--'; paths compared by their last part) only in a and another only in
+ *     b ("fix typo in foo.py" / "fix typo in bar.py"); or 1 to
+ *     SUBST_MAX_TERMS terms replaced on each side (jw >= SUBST_MIN_JW) whose
+ *     words may name a subject (not stop words, numbers or common words:
+ *     "during collection" / "during teardown");
+ *  5. similarity >= dup_min, or contained: duplicate; otherwise distinct.
  * Thresholds: MN_NEARDUP_OPTS_INIT, chosen by the ablation in
  * docs/internals/neardup.md. Nothing here is language-specific beyond the
  * short word lists above.
@@ -719,23 +732,32 @@ static void ident_key(const swords *sw, size_t i, char out[MN_TOK_MAX_BYTES + 1]
     out[n] = '\0';
 }
 
-/* The first identifier of a that b has in no spelling, or NULL (key in buf). */
+/* The first identifier of a that b has in no spelling, or NULL (key in buf).
+ * b's words' keys are hashed and sorted once: linear in the words, not
+ * quadratic, for long texts. */
 static const char *ident_only_in(const swords *a, const swords *b, char buf[MN_TOK_MAX_BYTES + 1])
 {
-    char kb[MN_TOK_MAX_BYTES + 1];
-    for (size_t i = 0; i < a->n; i++) {
+    uint64_t *keys = NULL;
+    size_t nkeys = 0;
+    const char *found_key = NULL;
+    for (size_t i = 0; i < a->n && !found_key; i++) {
         if (!(a->w[i].flags & W_IDENT))
             continue;
-        ident_key(a, i, buf);
-        bool found = false;
-        for (size_t j = 0; j < b->n && !found; j++) {
-            ident_key(b, j, kb);
-            found = strcmp(kb, buf) == 0;
+        if (!keys) {
+            char kb[MN_TOK_MAX_BYTES + 1];
+            keys = mn_malloc((b->n + 1) * sizeof(*keys));
+            for (size_t j = 0; j < b->n; j++) {
+                ident_key(b, j, kb);
+                keys[j] = XXH3_64bits(kb, strlen(kb));
+            }
+            nkeys = mn_neardup__sort_unique(keys, b->n);
         }
-        if (!found)
-            return buf;
+        ident_key(a, i, buf);
+        if (!in_sorted(keys, nkeys, XXH3_64bits(buf, strlen(buf))))
+            found_key = buf;
     }
-    return NULL;
+    free(keys);
+    return found_key;
 }
 
 /*
@@ -880,6 +902,8 @@ static size_t subject_terms(const mn_neardup_terms *t, const char *text, const u
             memcpy(buf, w, n + 1);
             *first = buf;
         }
+        if (count > SUBST_MAX_TERMS)
+            break; /* more than a substitution: how many more does not matter */
     }
     return count;
 }
