@@ -9,7 +9,10 @@
  * with TP a gold duplicate judged duplicate, FP a gold conflicting or
  * distinct pair judged duplicate (a wrong merge), FN a gold duplicate judged
  * otherwise. Printed: the set's size and composition, the confusion matrix
- * over the three labels, per-source figures, and the baselines:
+ * over the three labels, recall on the near-duplicates (light rewordings,
+ * backport and cherry-pick forms: the scope of the 0.8 target) and on the
+ * free paraphrases apart, per-source figures, wrong merges, and the
+ * baselines:
  *  - exact: the normalised exact hash only (what mnemo merges today);
  *  - words>=0.5: Jaccard of the lower-cased word sets (runs of letters and
  *    digits) >= 0.5, no stemming, no signals;
@@ -31,7 +34,8 @@
  * (one SELECT ... IN), and judge the best 8 candidates by estimated
  * Jaccard. Reported: candidates per query, the share of edited copies whose
  * original is found, and the time of the lookup and of the whole step
- * (p50/p95) against the save budget of 2 ms p95. The generator's vocabulary
+ * (p50/p95, this thread's CPU time: a shared machine's load inflates wall
+ * time, which is printed too) against the save budget of 2 ms p95. The generator's vocabulary
  * is small (about 180 words), so random memories share more shingles than
  * real ones do: candidate counts here are an upper estimate.
  *
@@ -44,7 +48,9 @@
  *                      [--corpus FILE] [--ablate] [--verbose] [--strict]
  * --extra scores more pairs files of the same format (e.g. the pools
  * tests/data/neardup/mine.py writes from a fetched repository) on their own.
- * Exit status: 0; 1 with --strict when precision < 0.95 or recall < 0.8;
+ * Exit status: 0; 1 with --strict when precision < 0.95 on the set or recall
+ * < 0.8 on its near-duplicates (the light rewordings and backport forms: the
+ * free paraphrases are reported, not held to the target);
  * 2 on usage or setup errors.
  */
 #include <ctype.h>
@@ -311,7 +317,7 @@ static double cpu_ms_since(uint64_t t0)
 /* ---- the report on one set ---- */
 
 static void report_set(const char *name, const pair_vec *ps, bool verbose, bool ablate,
-                       score *out_main)
+                       score *out_main, bool *out_near_pass)
 {
     size_t n = ps->len;
     int *pred = mn_calloc(n ? n : 1, sizeof(int)), *alt = mn_calloc(n ? n : 1, sizeof(int));
@@ -335,10 +341,10 @@ static void report_set(const char *name, const pair_vec *ps, bool verbose, bool 
     judge_all(pred, ps, &def);
     score s = score_of(pred, ps);
     *out_main = s;
-    printf("  mnemo (dup_min %.2f, near_min %.2f, contain_min %.2f): precision %.3f  recall %.3f  "
-           "%s\n",
-           def.dup_min, def.near_min, def.contain_min, precision(&s), recall(&s),
-           precision(&s) >= TARGET_PRECISION && recall(&s) >= TARGET_RECALL ? "PASS" : "FAIL");
+    printf("  mnemo (dup_min %.2f, near_min %.2f, contain_min %.2f): precision %.3f (>= %.2f: %s)  "
+           "recall %.3f\n",
+           def.dup_min, def.near_min, def.contain_min, precision(&s), TARGET_PRECISION,
+           precision(&s) >= TARGET_PRECISION ? "PASS" : "FAIL", recall(&s));
     print_matrix(&s);
     /* near-duplicates (light rewordings, backport and cherry-pick forms) and free paraphrases */
     size_t near_gold = 0, near_tp = 0, free_gold = 0, free_tp = 0;
@@ -354,10 +360,10 @@ static void report_set(const char *name, const pair_vec *ps, bool verbose, bool 
         free_gold += para;
         free_tp += para && pred[i] == L_DUP;
     }
+    *out_near_pass = near_gold && (double)near_tp >= TARGET_RECALL * (double)near_gold;
     if (near_gold || free_gold)
-        printf("  recall on near-duplicates (hand-reword*, pattern-backport): %.3f of %zu  %s; on "
-               "free "
-               "paraphrases (hand-paraphrase*): %.3f of %zu\n",
+        printf("  recall on near-duplicates (hand-reword*, pattern-backport): %.3f of %zu (>= 0.8: "
+               "%s); on free paraphrases (hand-paraphrase*): %.3f of %zu\n",
                near_gold ? (double)near_tp / (double)near_gold : 0, near_gold,
                near_gold && (double)near_tp >= TARGET_RECALL * (double)near_gold ? "PASS" : "FAIL",
                free_gold ? (double)free_tp / (double)free_gold : 0, free_gold);
@@ -924,7 +930,8 @@ static const char usage[] =
     "                  instead of the generator\n"
     "  --ablate        threshold sweeps and signals turned off\n"
     "  --verbose       print every pair judged wrongly\n"
-    "  --strict        exit 1 when precision < 0.95 or recall < 0.8 on the main set\n";
+    "  --strict        exit 1 when precision < 0.95 on the main set or recall < 0.8 on its\n"
+    "                  near-duplicates\n";
 
 int main(int argc, char **argv)
 {
@@ -964,7 +971,8 @@ int main(int argc, char **argv)
     printf("bench_neardup: fingerprint version %d, minhash %d x %d-grams, LSH %d bands x %d rows\n",
            MN_FINGERPRINT_VERSION, MN_MINHASH_N, MN_SHINGLE_K, MN_LSH_BANDS, MN_LSH_ROWS);
     score main_score;
-    report_set(path, &ps, verbose, ablate, &main_score);
+    bool near_pass = false, extra_pass;
+    report_set(path, &ps, verbose, ablate, &main_score, &near_pass);
     for (size_t k = 0; k < nextra; k++) {
         pair_vec ex = MN_VEC_INIT;
         score sx;
@@ -972,7 +980,7 @@ int main(int argc, char **argv)
             free_pairs(&ps);
             return 2;
         }
-        report_set(extra[k], &ex, verbose, false, &sx);
+        report_set(extra[k], &ex, verbose, false, &sx, &extra_pass);
         free_pairs(&ex);
     }
     cost_on_set(&ps);
@@ -990,6 +998,7 @@ int main(int argc, char **argv)
     free_pairs(&ps);
     if (rc)
         return rc;
-    bool pass = precision(&main_score) >= TARGET_PRECISION && recall(&main_score) >= TARGET_RECALL;
+    /* the targets the CI test checks: precision over the set, recall over its near-duplicates */
+    bool pass = precision(&main_score) >= TARGET_PRECISION && near_pass;
     return strict && !pass ? 1 : 0;
 }
