@@ -3,7 +3,7 @@
  * verdict for a pair of texts, and loose clusters for consolidation.
  *
  * The caller concatenates what identifies a memory (title, body, key context
- * fields) into one text; this module knows nothing of memories. Three
+ * fields) into one text; this module knows nothing of memories. These
  * fingerprints come out of a text (mn_fingerprint_compute):
  *
  *  - exact: xxh3 of the text NFKD-decomposed, case-folded, white space
@@ -26,17 +26,21 @@
  *
  *    (the steep part near (1/b)^(1/r) = 0.42). Why 4-grams and 32 x 4: of
  *    the labelled pairs the verdict merges, all but one share a band key,
- *    while texts of a real project that have nothing to do with each other
- *    do so about 2 times in 10,000 (20 candidates per new memory at 100k);
- *    wider bands (42 x 3, 64 x 2) find more paraphrases the verdict would
- *    not merge anyway and 3 to 20 times the candidates. The measurements
- *    and the other shapes are in docs/internals/neardup.md.
+ *    while real commit messages of three projects that have nothing to do
+ *    with each other do so about 2.4 times in 10,000 (about 24 candidates
+ *    per new memory at 100k); wider bands (42 x 3, 64 x 2) find more
+ *    paraphrases the verdict would not merge anyway and 2.5 and 19 times the
+ *    unrelated candidates. The measurements and the other shapes are in
+ *    docs/internals/neardup.md;
+ *  - lead: a hash of the first MN_LEAD_TERMS content terms, a key beside the
+ *    bands for a short text inside a long one (same first words, few shared
+ *    shingles).
  *
- * The store keeps the band keys (mn_fingerprint_bands) of every memory and
- * looks up the memories sharing one with a new text; mn_neardup_judge then
+ * The store keeps the keys (mn_fingerprint_bands: 32 bands and the lead) of
+ * every memory and looks up the memories sharing one with a new text; mn_neardup_judge then
  * reads both texts and says duplicate (merge), conflicting (a near-duplicate
  * whose conclusion differs: a changed number or version, a negation, a
- * revert, a swapped alternative) or distinct, with short reasons and, when
+ * revert, a swapped alternative, an opposite word) or distinct, with short reasons and, when
  * the text says so ("no longer", "now", "instead of", "switched to",
  * "revert"), which side is the newer one.
  *

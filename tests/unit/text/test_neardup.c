@@ -191,10 +191,16 @@ static void test_other_languages(void)
                "Le cache est vidé après le déploiement", MN_NEARDUP_CONFLICTING);
     CHECK_KIND("Le délai d'expiration est de 30 secondes",
                "Le délai d'expiration est de 60 secondes", MN_NEARDUP_CONFLICTING);
-    mn_neardup_verdict v = judge("Теперь мы используем PostgreSQL вместо MySQL",
+    /* "now we use PostgreSQL instead of MySQL" supersedes "we use MySQL" */
+    mn_neardup_verdict v = judge("Теперь мы используем PostgreSQL вместо MySQL для хранения данных",
                                  "Мы используем MySQL для хранения данных");
-    if (v.kind != MN_NEARDUP_CONFLICTING)
-        print_verdict("ru", &v);
+    CHECK(v.kind == MN_NEARDUP_CONFLICTING);
+    CHECK(v.newer == MN_NEWER_A);
+    /* "ne ... plus" (no longer): b is the newer */
+    v = judge("Le cache est vidé après le déploiement",
+              "Le cache n'est plus vidé après le déploiement");
+    CHECK(v.kind == MN_NEARDUP_CONFLICTING);
+    CHECK(v.newer == MN_NEWER_B);
 }
 
 /*
