@@ -790,7 +790,7 @@ static int bind_field(mn_store *s, sqlite3_stmt *st, int *idx, const mn_field *f
     }
     case MN_F_OBJECT:
         if (json_is_object(v)) {
-            char *txt = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_SORT_KEYS);
+            char *txt = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII);
             sqlite3_bind_text(st, i, txt, -1, free);
         } else {
             sqlite3_bind_null(st, i);
