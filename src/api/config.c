@@ -76,8 +76,13 @@ static const struct config_key {
     {"mcp.tools", KEY_TEXT, "default", 2000,
      "Operations offered as MCP tools: default (context, recall, save, search, search_code, "
      "feedback, forget), all, or op names separated by commas. Command line only."},
+    {"memory.body_cap", KEY_INT, "2000", 1000000,
+     "Characters a memory's body may have (0: no cap). Over it a person's or an agent's save is "
+     "refused; an automatic capture is cut at a sentence with a note. Episodes and document "
+     "parts are not capped."},
     {"memory.dedup", KEY_BOOL, "true", 0,
-     "Merge a save into the live memory with the same kind, title and body."},
+     "Merge a save into the live memory that says the same: the same kind, title and body, or a "
+     "near-duplicate by the verdict of docs/internals/neardup.md."},
     {"memory.excerpt_cap", KEY_INT, "32768", 1048576,
      "Bytes kept of a conversation excerpt (stored zlib-compressed)."},
     {"memory.review_threshold", KEY_RATIO, "0.5", 0,
@@ -415,6 +420,10 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
         if ((rc = effective(ctx, &v, find_key("memory.dedup"), NULL)) != 0)
             return rc;
         ctx->settings.dedup = strcmp(v, "true") == 0;
+        free(v);
+        if ((rc = effective(ctx, &v, find_key("memory.body_cap"), NULL)) != 0)
+            return rc;
+        ctx->settings.body_cap = (size_t)strtoull(v, NULL, 10);
         free(v);
         if ((rc = effective(ctx, &v, find_key("user.name"), NULL)) != 0)
             return rc;

@@ -52,8 +52,9 @@ static const mn_op ops[] = {
      "context.error_messages verbatim, context.solution), a decision made and why (kind "
      "decision: the reason in body), a convention the code follows (pattern or rule), a fact "
      "about the project (fact). Do not save what the code or git history already says plainly. "
-     "Give context.trigger_keywords, 3-8 words or identifiers a future question would use "
-     "(required when an agent saves a fact, gotcha, fewshot or pattern). "
+     "An agent saving a fact, gotcha, fewshot or pattern must give context.situation (when it "
+     "applies), context.solution (what to do) and context.trigger_keywords (3-8 words or "
+     "identifiers a future question would use). "
      "Scope it with scope.paths (files or directories it is about). Example: "
      "{\"kind\":\"gotcha\",\"title\":\"Cart sessions expire at once when delay is None\","
      "\"body\":\"Session.refresh() treats delay=None as 0, so idle carts log out on the next "
@@ -63,8 +64,11 @@ static const mn_op ops[] = {
      "\"error_messages\":[\"SessionExpired: delay=None\"],\"solution\":\"default delay to "
      "30s in cart/session.py (Session.__init__)\",\"files_modified\":[\"cart/session.py\"],"
      "\"trigger_keywords\":[\"cart\",\"session\",\"delay\",\"401\",\"SessionExpired\"]},"
-     "\"scope\":{\"paths\":[\"cart/session.py\"]}}. An exact duplicate is merged into the "
-     "existing memory. Low confidence saves wait in the review queue (status pending).",
+     "\"scope\":{\"paths\":[\"cart/session.py\"]}}. A duplicate (the same words, or a "
+     "rewording: the answer's merged_into) is merged into the existing memory; one that says "
+     "the opposite (a changed number, a negation, \"instead of\") is saved pending and linked "
+     "(conflicts_with). A judge scores novelty, specificity and evidence (judgement); low "
+     "confidence saves wait in the review queue (status pending).",
      mn_schema_save, mn_schema_out_save, MN_OP_MCP_DEFAULT, "body", mn_op_save},
     {"get", "Show one memory with every field, its links and what links to it.",
      "Read a memory by id or unique id prefix.", mn_schema_get, mn_schema_out_get,

@@ -149,7 +149,7 @@ js "recall: nothing, confidence 0" "d.confidence === 0 && d.facts.length === 0" 
 
 # a long fact is clipped to 300 characters and "…", whitespace runs counted as the one space
 # they become (they once were not, and clipped prose came out ~340 characters long)
-long=$(for i in $(seq 1 120); do printf 'zebrafish  \n\t  ledger%d ' "$i"; done)
+long=$(for i in $(seq 1 85); do printf 'zebrafish  \n\t  ledger%d ' "$i"; done)
 "$MNEMO" save --kind fact --title "Zebrafish ledger notes" --keyword zebrafish --keyword ledger -- "$long" >/dev/null
 "$MNEMO" recall --json "zebrafish ledger notes" >"$tmp/rl.json"
 js "a long fact is clipped to 301 characters" "d.facts.some(f => /^Zebrafish|zebrafish/.test(f.text) && [...f.text].length <= 301 && f.text.endsWith('…') && [...f.text].length >= 290)" <"$tmp/rl.json"

@@ -46,6 +46,10 @@ int mn_sqlite__file_hits(mn_store *s, sqlite3_stmt *st, const char *match, size_
                          int (*cb)(void *payload, const mn_file_hit *h), void *payload,
                          const char *what);
 int mn_sqlite__exec(mn_store *s, const char *sql);
+/* neardup_store.c: a memory's fingerprint and LSH keys, written with its row */
+int mn_sqlite__fingerprint_put(mn_store *s, int64_t rowid, const json_t *mem);
+/* neardup_store.c: recompute every fingerprint when they were made by another version */
+int mn_sqlite__fingerprints_check(mn_store *s);
 /*
  * Migrate forward; application_id is what the file held when opened. Sets
  * PRAGMA application_id to MN_STORE_APPLICATION_ID with the first

@@ -788,6 +788,14 @@ static int bind_field(mn_store *s, sqlite3_stmt *st, int *idx, const mn_field *f
         sqlite3_bind_int64(st, j, (sqlite3_int64)len);
         break;
     }
+    case MN_F_OBJECT:
+        if (json_is_object(v)) {
+            char *txt = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII);
+            sqlite3_bind_text(st, i, txt, -1, free);
+        } else {
+            sqlite3_bind_null(st, i);
+        }
+        break;
     }
     MN_UNUSED(s);
     return 0;
@@ -857,6 +865,9 @@ static int64_t memory_rowid(mn_store *s, const char *id)
 /* Side tables that mirror list fields: tags, scope paths, citations. */
 static int write_side_tables(mn_store *s, int64_t rowid, const json_t *mem)
 {
+    int fprc = mn_sqlite__fingerprint_put(s, rowid, mem);
+    if (fprc)
+        return fprc;
     static const char *const del[] = {
         "DELETE FROM memory_tags WHERE memory_id = ?1",
         "DELETE FROM memory_paths WHERE memory_id = ?1",
@@ -1031,6 +1042,19 @@ static json_t *column_json(mn_store *s, sqlite3_stmt *st, int *col, const mn_fie
             mn_error_set(MN_ECORRUPT, "database '%s': a conversation excerpt is damaged", s->path);
         free(raw);
         return v;
+    }
+    case MN_F_OBJECT: {
+        if (type == SQLITE_NULL)
+            return NULL;
+        json_t *o = json_loadb((const char *)sqlite3_column_text(st, i),
+                               (size_t)sqlite3_column_bytes(st, i), 0, NULL);
+        if (!json_is_object(o)) {
+            json_decref(o);
+            mn_error_set(MN_ECORRUPT, "database '%s': column %s is not a JSON object", s->path,
+                         f->column);
+            return NULL;
+        }
+        return o;
     }
     }
     return NULL;
