@@ -35,6 +35,8 @@ static const struct config_key {
     int64_t max; /* KEY_INT upper bound; KEY_TEXT max length */
     const char *description;
 } keys[] = {
+    {"context.tokenizer", KEY_TEXT, "o200k_base", 40,
+     "The encoding context budgets are counted in: o200k_base or cl100k_base."},
     {"discovery.max_age", KEY_DURATION, "7d", 0,
      "Refresh the discovery facts at the next index when they are older than this "
      "(90m, 12h, 7d, 2w; 0: never by age)."},
@@ -74,8 +76,13 @@ static const struct config_key {
     {"mcp.tools", KEY_TEXT, "default", 2000,
      "Operations offered as MCP tools: default (context, recall, save, search, search_code, "
      "feedback, forget), all, or op names separated by commas. Command line only."},
+    {"memory.body_cap", KEY_INT, "2000", 1000000,
+     "Characters a memory's body may have (0: no cap). Over it a person's or an agent's save is "
+     "refused; an automatic capture is cut at a sentence with a note. Episodes and document "
+     "parts are not capped."},
     {"memory.dedup", KEY_BOOL, "true", 0,
-     "Merge a save into the live memory with the same kind, title and body."},
+     "Merge a save into the live memory that says the same: the same kind, title and body, or a "
+     "near-duplicate by the verdict of docs/internals/neardup.md."},
     {"memory.excerpt_cap", KEY_INT, "32768", 1048576,
      "Bytes kept of a conversation excerpt (stored zlib-compressed)."},
     {"memory.gc.superseded_after", KEY_DURATION, "90d", 0,
@@ -85,23 +92,23 @@ static const struct config_key {
      "Saves with a confidence below this wait in the review queue (status pending)."},
     /* memory.ttl.<kind>: lifecycle.c, docs/internals/memory.md "Life cycle" */
     {"memory.ttl.decision", KEY_DURATION, "0", 0,
-     "A decision not changed or served for this long expires: no longer served, archived by "
+     "A decision not saved, changed or served for this long expires: no longer served, archived by "
      "`mnemo gc` (90d, 52w; 0: never). A memory's own ttl (save --ttl) applies too."},
     {"memory.ttl.doc_link", KEY_DURATION, "0", 0,
-     "Time to live of doc_link memories since last changed or served (0: never)."},
+     "Time to live of doc_link memories since last saved, changed or served (0: never)."},
     {"memory.ttl.episode", KEY_DURATION, "180d", 0,
      "Time to live of episodes (a session's turns) since last saved, changed or served: then "
      "they are no longer served and `mnemo gc` archives them (0: never)."},
     {"memory.ttl.fact", KEY_DURATION, "0", 0,
-     "Time to live of facts since last changed or served (0: never, the default)."},
+     "Time to live of facts since last saved, changed or served (0: never, the default)."},
     {"memory.ttl.fewshot", KEY_DURATION, "0", 0,
-     "Time to live of fewshot examples since last changed or served (0: never)."},
+     "Time to live of fewshot examples since last saved, changed or served (0: never)."},
     {"memory.ttl.gotcha", KEY_DURATION, "0", 0,
-     "Time to live of gotchas since last changed or served (0: never)."},
+     "Time to live of gotchas since last saved, changed or served (0: never)."},
     {"memory.ttl.pattern", KEY_DURATION, "0", 0,
-     "Time to live of patterns since last changed or served (0: never)."},
+     "Time to live of patterns since last saved, changed or served (0: never)."},
     {"memory.ttl.rule", KEY_DURATION, "0", 0,
-     "Time to live of rules since last changed or served (0: never)."},
+     "Time to live of rules since last saved, changed or served (0: never)."},
     {"scan.pii", KEY_TEXT, "redact", 16,
      "Personal data (e-mail, phone, card, IBAN, national ids) in what is saved or indexed: "
      "redact (replaced by [REDACTED:<rule>]), quarantine (kept, the memory waits for review "
@@ -435,6 +442,10 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
         if ((rc = effective(ctx, &v, find_key("memory.dedup"), NULL)) != 0)
             return rc;
         ctx->settings.dedup = strcmp(v, "true") == 0;
+        free(v);
+        if ((rc = effective(ctx, &v, find_key("memory.body_cap"), NULL)) != 0)
+            return rc;
+        ctx->settings.body_cap = (size_t)strtoull(v, NULL, 10);
         free(v);
         if ((rc = effective(ctx, &v, find_key("user.name"), NULL)) != 0)
             return rc;

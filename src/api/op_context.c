@@ -5,12 +5,22 @@
  * feedback on it can reach the memories' usefulness counters. Recording is
  * best effort (op_search.c: mn_api__record_served): a store that cannot be
  * written answers all the same, and its notes say what was not recorded.
+ *
+ * Tokens are counted in the encoding `tokenizer` names, else config
+ * context.tokenizer (default o200k_base); without its table, the estimate,
+ * and the notes say so. An agent session (`session`, which the hooks pass)
+ * gets the project overview with its first answer; later answers in it
+ * carry only the overview lines that hold the question's words, and are
+ * recorded with the session for implicit feedback. An answer outside a
+ * session ends with a line naming its served id for feedback.
  */
 #include "common.h"
 
 #include "api/api_internal.h"
 #include "retrieve/pack.h"
+#include "retrieve/tokens.h"
 #include "store/store_search.h"
+#include "util/util.h"
 #include "util/vec.h"
 
 /* Strings of a JSON array into a malloc'd vector (borrowed strings). */
@@ -65,6 +75,21 @@ static int record_served(mn_ctx *ctx, const char *op, const char *query, json_t 
     return rc;
 }
 
+/*
+ * Once the answer is recorded: the session it was served in (the answer
+ * stands without it: a failure is logged), and the line naming its id.
+ */
+static void after_served(mn_ctx *ctx, json_t *out, const char *session,
+                         const mn_token_counter *counter)
+{
+    int64_t served = (int64_t)json_integer_value(json_object_get(out, "served"));
+    if (session && served > 0 && mn_store_served_set_session(ctx->store, served, session) != 0) {
+        mn_log(MN_LOG_WARN, "context: the answer's session was not recorded: %s", mn_error_last());
+        mn_error_clear();
+    }
+    mn_context_footer(out, served, counter);
+}
+
 static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
 {
     mn_context_request req;
@@ -92,6 +117,35 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
         return mn_error_last_code();
     }
     json_t *notes = json_array();
+    const char *session = recall ? NULL : json_string_value(json_object_get(args, "session"));
+    mn_token_counter counter;
+    char *tok_note = NULL, *tok_config = NULL;
+    const char *tok = json_string_value(json_object_get(args, "tokenizer"));
+    if (!tok && mn_store_config_get(ctx->store, &tok_config, "context.tokenizer") == 0)
+        tok = tok_config;
+    mn_error_clear();
+    if (mn_tokens_counter(&counter, tok, &tok_note) != 0) {
+        int code = mn_error_set(MN_EINVAL,
+                                "unknown tokenizer '%.40s' (config context.tokenizer or "
+                                "tokenizer: cl100k_base or o200k_base)",
+                                tok ? tok : "");
+        free(tok_config);
+        free(files);
+        free(symbols);
+        json_decref(notes);
+        return code;
+    }
+    if (tok_note)
+        json_array_append_new(notes, json_string(tok_note));
+    free(tok_note);
+    req.counter = &counter;
+    req.footer = !recall && !session;
+    if (session) {
+        bool seen = false;
+        if (mn_store_served_session_seen(ctx->store, session, "context", &seen) != 0)
+            mn_error_clear(); /* then the overview again: never an error for it */
+        req.overview = seen ? MN_OVERVIEW_MATCHING : MN_OVERVIEW_RANKED;
+    }
     json_t *fresh_args = json_object();
     const json_t *path = json_object_get(args, recall ? "repo_path" : "path");
     if (path)
@@ -139,6 +193,8 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
         }
         rc = record_served(ctx, recall ? "recall" : "context", req.query, *out, items, notes);
         json_decref(all);
+        if (rc == 0 && !recall)
+            after_served(ctx, *out, session, &counter);
         json_array_extend(json_object_get(*out, "notes"), notes);
         if (rc) {
             json_decref(*out);
@@ -146,6 +202,7 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
         }
     }
     json_decref(notes);
+    free(tok_config);
     free(files);
     free(symbols);
     return rc;

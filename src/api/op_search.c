@@ -1,7 +1,7 @@
 /*
- * op_search.c - the search and feedback operations: JSON in, the retrieval
- * engine (src/retrieve/), JSON out; what search serves is recorded so that
- * feedback can name it.
+ * op_search.c - the search operation: JSON in, the retrieval engine
+ * (src/retrieve/), JSON out; what search serves is recorded so that
+ * feedback (op_feedback.c) can name it.
  *
  * The semantic signal uses the configured embedder (embed.* keys) over the
  * vectors already stored: search neither trains the built-in model nor
@@ -33,7 +33,6 @@
 #include "retrieve/retrieve.h"
 
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
-int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out);
 /* config.c (the embed.* keys) */
 
 static const char *const type_names[] = {"memory", "code", "file"};
@@ -248,100 +247,4 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
     mn_search_result_release(&res);
     free(semantic_note);
     return 0;
-}
-
-/* The type of an item: from the served answer, else from the shape of its id. */
-static int item_type(mn_ctx *ctx, const json_t *served, const char *id, const char **type,
-                     char full[MN_ID_LEN + 1])
-{
-    full[0] = '\0';
-    if (served) {
-        size_t i;
-        json_t *it;
-        json_array_foreach(json_object_get(served, "items"), i, it)
-        {
-            if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0) {
-                *type = json_string_value(json_object_get(it, "kind"));
-                if (strcmp(*type, "memory") == 0)
-                    snprintf(full, MN_ID_LEN + 1, "%s", id);
-                return 0;
-            }
-        }
-        return mn_error_set(MN_EINVAL, "item '%.80s' is not in served answer %" PRId64, id,
-                            (int64_t)json_integer_value(json_object_get(served, "id")));
-    }
-    if (strncmp(id, "chunk:", 6) == 0) {
-        *type = "code";
-        return 0;
-    }
-    if (strlen(id) >= 8 && mn_id_is_prefix(id)) {
-        int rc = mn_store_memory_resolve(ctx->store, full, id);
-        if (rc == 0) {
-            *type = "memory";
-            return 0;
-        }
-        if (rc != MN_ENOTFOUND)
-            return rc;
-        mn_error_clear();
-    }
-    *type = "file";
-    return 0;
-}
-
-static int on_counters(void *payload, const mn_memory_hit *h)
-{
-    json_array_append_new(payload,
-                          json_pack("{s:s,s:I,s:I}", "id", h->uid, "used", (json_int_t)h->used,
-                                    "ignored", (json_int_t)h->ignored));
-    return 0;
-}
-
-int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out)
-{
-    const char *signal = json_string_value(json_object_get(args, "signal"));
-    const char *note = json_string_value(json_object_get(args, "note"));
-    const json_t *items = json_object_get(args, "items");
-    json_t *sv = json_object_get(args, "served"), *served = NULL;
-    int64_t served_id = sv ? (int64_t)json_integer_value(sv) : 0;
-    size_t n = json_array_size(items), nmem = 0, i;
-    const char **uids = mn_calloc(n ? n : 1, sizeof(char *));
-    char(*full)[MN_ID_LEN + 1] = mn_calloc(n ? n : 1, sizeof(*full));
-    json_t *v;
-    int rc = 0;
-    if (served_id && (rc = mn_store_served_get(ctx->store, &served, served_id)) != 0)
-        goto out;
-    if ((rc = mn_store_begin(ctx->store)) != 0)
-        goto out;
-    json_array_foreach(items, i, v)
-    {
-        const char *id = json_string_value(v), *type = NULL;
-        if ((rc = item_type(ctx, served, id, &type, full[i])) != 0)
-            break;
-        const char *item_id = full[i][0] ? full[i] : id;
-        if ((rc = mn_store_feedback_add(ctx->store, served_id, ctx->actor, type, item_id, signal,
-                                        note)) != 0)
-            break;
-        if (strcmp(type, "memory") == 0)
-            uids[nmem++] = full[i];
-    }
-    if (rc == 0)
-        rc = mn_store_audit(ctx->store, ctx->actor, "feedback", NULL, args);
-    if (rc) {
-        mn_store_rollback(ctx->store);
-        goto out;
-    }
-    if ((rc = mn_store_commit(ctx->store)) != 0)
-        goto out;
-    json_t *mems = json_array();
-    rc = mn_store_memories_by_uid(ctx->store, uids, nmem, on_counters, mems);
-    if (rc) {
-        json_decref(mems);
-        goto out;
-    }
-    *out = json_pack("{s:I,s:o}", "recorded", (json_int_t)n, "memories", mems);
-out:
-    json_decref(served);
-    free(uids);
-    free(full);
-    return rc;
 }

@@ -54,8 +54,9 @@ static const mn_op ops[] = {
      "context.error_messages verbatim, context.solution), a decision made and why (kind "
      "decision: the reason in body), a convention the code follows (pattern or rule), a fact "
      "about the project (fact). Do not save what the code or git history already says plainly. "
-     "Give context.trigger_keywords, 3-8 words or identifiers a future question would use "
-     "(required when an agent saves a fact, gotcha, fewshot or pattern). "
+     "An agent saving a fact, gotcha, fewshot or pattern must give context.situation (when it "
+     "applies), context.solution (what to do) and context.trigger_keywords (3-8 words or "
+     "identifiers a future question would use). "
      "Scope it with scope.paths (files or directories it is about). Example: "
      "{\"kind\":\"gotcha\",\"title\":\"Cart sessions expire at once when delay is None\","
      "\"body\":\"Session.refresh() treats delay=None as 0, so idle carts log out on the next "
@@ -65,8 +66,11 @@ static const mn_op ops[] = {
      "\"error_messages\":[\"SessionExpired: delay=None\"],\"solution\":\"default delay to "
      "30s in cart/session.py (Session.__init__)\",\"files_modified\":[\"cart/session.py\"],"
      "\"trigger_keywords\":[\"cart\",\"session\",\"delay\",\"401\",\"SessionExpired\"]},"
-     "\"scope\":{\"paths\":[\"cart/session.py\"]}}. An exact duplicate is merged into the "
-     "existing memory. Low confidence saves wait in the review queue (status pending).",
+     "\"scope\":{\"paths\":[\"cart/session.py\"]}}. A duplicate (the same words, or a "
+     "rewording: the answer's merged_into) is merged into the existing memory; one that says "
+     "the opposite (a changed number, a negation, \"instead of\") is saved pending and linked "
+     "(conflicts_with). A judge scores novelty, specificity and evidence (judgement); low "
+     "confidence saves wait in the review queue (status pending).",
      mn_schema_save, mn_schema_out_save, MN_OP_MCP_DEFAULT, "body", mn_op_save},
     {"get", "Show one memory with every field, its links and what links to it.",
      "Read a memory by id or unique id prefix.", mn_schema_get, mn_schema_out_get,
@@ -159,16 +163,20 @@ static const mn_op ops[] = {
      mn_schema_search_code, mn_schema_out_search_code, MN_OP_READONLY | MN_OP_MCP_DEFAULT, "query",
      op_search_code},
     {"feedback", "Tell whether served items helped: used, ignored, or the query was refined.",
-     "Rate items a search returned: give their ids (memory ids, chunk:<n>, file paths), the "
-     "signal, and the answer's `served` id when you have it. used and ignored move the "
-     "usefulness counters of memories, which later searches rank by.",
+     "Rate items an answer served (context, search, recall): give their ids as it printed them "
+     "(a memory's id or its first 12 characters, code as path:line, a file's path), the "
+     "signal, and the answer's `served` number; an id no answer served is refused. used and "
+     "ignored move the usefulness counters of memories, which later searches rank by; refined "
+     "takes the question that replaced the answer's (query). The Claude Code hooks give it by "
+     "themselves (session): the files the agent opens mark what was served at them used.",
      mn_schema_feedback, mn_schema_out_feedback, MN_OP_MCP_DEFAULT, "signal", mn_op_feedback},
     {"context", "The one call before a task: what the project's memory says about it, in Markdown.",
      "Call this first, with the task or question as `query`. Returns one Markdown text to read "
-     "before working, never longer than max_tokens (default 3000): the project overview (L0: "
-     "languages, commands, layout), the facts, gotchas and patterns that match, decisions with "
-     "their reasons and the decisions they replaced, and the files and symbols to look at with "
-     "a line of evidence each. items lists every entry with its score and why it is there. "
+     "before working, never longer than max_tokens (default 3000, counted exactly) and filling "
+     "it when there is enough: the project overview (L0: languages, commands, layout), the "
+     "facts, gotchas and patterns that match, whole or shortened on a sentence with the id of "
+     "the rest, decisions with their reasons and the decisions they replaced, and the code to "
+     "look at with its lines; each item says why it is there. "
      "When nothing matches well, it says there is no relevant project memory rather than "
      "padding. The repository is indexed (and discovered) first when it never was or the index "
      "is older than config index.refresh_age. Pass `files` you are working on to bring what is "

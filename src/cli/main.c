@@ -54,7 +54,7 @@ static const cli_command commands[] = {
      NULL},
     {"search", "search", "QUERY [--kinds memory,code,file] [--k N] [options]", NULL,
      cli_run_generic, cli_print_search, NULL, NULL},
-    {"feedback", "feedback", "used|ignored|refined --items ID,... [--served N]", NULL,
+    {"feedback", "feedback", "used|ignored|refined --item ID,... [--served N] [--query TEXT]", NULL,
      cli_run_generic, cli_print_saved_feedback, NULL, NULL},
     {"context", "context", "[QUESTION] [--max-tokens N] [--mode auto|route|discovery]", NULL,
      cli_run_generic, cli_print_context, NULL, NULL},

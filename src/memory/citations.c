@@ -28,7 +28,7 @@
  * span as the new truth.
  *
  * Cost: the check runs after an index run and looks only at the citations
- * the index marked dirty (schema v9 triggers on the cited file); each is a
+ * the index marked dirty (schema v10 triggers on the cited file); each is a
  * few index lookups (symbols by name, a file's chunks), a rename a scan of
  * the symbols of the files indexed since (bounded by RENAME_CANDIDATES).
  * Nothing reads a file of the repository. Search reads one flag per

@@ -13,7 +13,7 @@
  *                         names that the index knows (title, body,
  *                         context, scope), drop duplicates. Reads only.
  *   mn_citations_check    after an index run: each citation whose file
- *                         changed (schema v9 marks it dirty) is fresh,
+ *                         changed (schema v10 marks it dirty) is fresh,
  *                         follows its code (moved lines, another file, a
  *                         renamed symbol with the same body) or goes
  *                         stale (changed, gone). Hash comparisons and the

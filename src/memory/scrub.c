@@ -2,9 +2,9 @@
  * scrub.c - redact secrets and personal data in every string of a JSON
  * value; see scrub.h.
  *
- * Two passes. The first scans every string (mn_scan_any decides in one pass
- * that most hold nothing; only a string with a hit is rewritten) and keeps
- * the text of each hit. The second, only when the first found something,
+ * Two passes. The first scans every string once (mn_scan_find_redact: the
+ * hits and the redacted text from one scan; only a string with a hit is
+ * rewritten) and keeps the text of each hit. The second, only when the first found something,
  * replaces every other occurrence of those texts anywhere in the value: a
  * password is recognised in "password = hunter22" but not when the same
  * memory repeats it bare as a tag or a keyword, and an answer that quotes a
@@ -61,19 +61,14 @@ static int scrub_string(json_t *v, scrub_state *st)
     size_t len = json_string_length(v);
     if (st->rep)
         st->rep->bytes += len;
-    if (!len || !mn_scan_any(st->sc, text, len, st->classes))
+    if (!len)
         return 0;
     mn_scan_hit *hits = NULL;
     size_t n = 0;
-    int rc = mn_scan_find(&hits, &n, st->sc, text, len, st->classes);
-    if (rc || n == 0) {
-        free(hits);
-        return rc;
-    }
     mn_buf out = MN_BUF_INIT;
     mn_scan_summary sum;
-    rc = mn_scan_redact(&out, st->sc, text, len, st->classes, &sum);
-    if (rc == 0) {
+    int rc = mn_scan_find_redact(&hits, &n, &out, st->sc, text, len, st->classes, &sum);
+    if (rc == 0 && n) {
         for (size_t i = 0; i < n; i++) {
             keep_echo(st, text + hits[i].start, hits[i].end - hits[i].start, hits[i].rule);
             if (st->rep)

@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "text/neardup.h"
+#include "util/buf.h"
 #include "util/util.h"
 
 typedef struct mn_store mn_store;
@@ -121,6 +123,29 @@ int mn_store_memory_get(mn_store *s, json_t **out, const char *id);
 int mn_store_memory_resolve(mn_store *s, char out[MN_ID_LEN + 1], const char *prefix);
 /** A live (not deleted) memory with this content hash, if any (MN_ENOTFOUND). */
 int mn_store_memory_find_hash(mn_store *s, char out[MN_ID_LEN + 1], const char *hash);
+
+/* ---- near-duplicates (schema v9; text/neardup.h, docs/internals/memory.md) ---- */
+
+/** The text a memory's fingerprint is made of: its title, body, situation, solution, what failed. */
+void mn_memory_fingerprint_text(mn_buf *out, const json_t *mem);
+
+/* A memory sharing an LSH key with a text; strings live until the callback returns. */
+typedef struct {
+    const char *uid, *kind, *status;
+    const char *title, *body, *situation, *solution, *what_failed;
+    bool deleted;   /* forgotten */
+    double jaccard; /* estimated from the two signatures */
+} mn_memory_neighbour;
+
+/**
+ * The memories of this project that share an LSH key with fp (the store
+ * keeps every memory's keys, written with it), best estimated Jaccard first,
+ * at most limit of them; cb for each (a non-zero return stops and is
+ * returned). Forgotten and archived ones are included: the caller decides.
+ */
+int mn_store_memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t limit,
+                               int (*cb)(void *payload, const mn_memory_neighbour *n),
+                               void *payload);
 /**
  * Call cb for each matching memory, in id order (creation order: exports are
  * stable) or newest first (f->newest_first); a non-zero return stops and is

@@ -1,5 +1,5 @@
 /*
- * store_life.h - the life cycle part of the store interface (schema v9):
+ * store_life.h - the life cycle part of the store interface (schema v10):
  * citations checked against the code index, statuses set on their own,
  * and the memories gc looks at.
  *
@@ -7,7 +7,7 @@
  * about: a file, a symbol in it, or lines of it, with the hash of the span
  * and its text when cited. The index marks a citation `dirty` when the
  * file at its path is replaced with other content, removed or added
- * (triggers of schema v9); memory/citations.c checks the dirty ones after
+ * (triggers of schema v10); memory/citations.c checks the dirty ones after
  * each index run and writes the outcome back here (mn_store_cite_set):
  * fresh, moved (the row follows the code), or stale (the memory is served
  * apart, docs/internals/memory.md). Search reads only the `stale` flag.

@@ -308,17 +308,45 @@ int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *q
  */
 int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
                           int64_t added);
-/** A served answer as {id, op, query, ts, items} (new reference): MN_ENOTFOUND when unknown. */
+/**
+ * A served answer as {id, op, query, ts, items, session?} (new reference):
+ * MN_ENOTFOUND when unknown.
+ */
 int mn_store_served_get(mn_store *s, json_t **out, int64_t id);
+
+/* served_store.c (schema v8): answers of an agent session */
+
+/** Name the agent session an answer was served in (served.session). */
+int mn_store_served_set_session(mn_store *s, int64_t id, const char *session);
+/** Whether session had an answer of op served already. */
+int mn_store_served_session_seen(mn_store *s, const char *session, const char *op, bool *out);
+/**
+ * The answers served in session and not settled yet, oldest first, each
+ * to cb as mn_store_served_get gives it (borrowed); a non-zero return
+ * stops and is returned.
+ */
+int mn_store_served_open(mn_store *s, const char *session, int (*cb)(void *payload, json_t *a),
+                         void *payload);
+/** The newest answers of this project, newest first, at most limit, as mn_store_served_open. */
+int mn_store_served_recent(mn_store *s, size_t limit, int (*cb)(void *payload, json_t *a),
+                           void *payload);
+/** Mark an answer settled (its session's Stop counted it). Needs a transaction. */
+int mn_store_served_settle(mn_store *s, int64_t id, int64_t now_ms);
+/** Whether feedback on this item of this answer was recorded already (any signal). */
+int mn_store_feedback_has(mn_store *s, int64_t served_id, const char *item_kind,
+                          const char *item_id, bool *out);
 
 /**
  * Record feedback on one item of a served answer (served_id 0: none) and,
  * for a memory, move its counters: used -> used_count + 1, ignored ->
- * ignored_count + 1, refined -> neither (the query was rephrased). Needs a
- * transaction. MN_ENOTFOUND when a memory item does not exist.
+ * ignored_count + 1, refined -> neither (the query was rephrased). session:
+ * the agent session of implicit feedback (NULL: explicit); query: the new
+ * query of refined (NULL: none). Needs a transaction. MN_ENOTFOUND when a
+ * memory item does not exist.
  */
 int mn_store_feedback_add(mn_store *s, int64_t served_id, const char *actor, const char *item_kind,
-                          const char *item_id, const char *signal, const char *note);
+                          const char *item_id, const char *signal, const char *note,
+                          const char *session, const char *query);
 
 /** hit_count + 1 and accessed_at = now for these memories (served). Needs a transaction. */
 int mn_store_memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms);

@@ -19,8 +19,11 @@
  * hit's rule, so that no byte of either survives redaction.
  *
  * Rules without a trigger (possible in a project's file) run over the
- * whole text. A scanner is immutable but for each rule's JIT code, made on
- * the rule's first use under a lock (scan_rules.c): each call has its own
+ * whole text. The built-in scanner is generated data (mn_scan__builtin_data:
+ * the rules file read at build time, its automaton built), so a process
+ * starts it for nothing. A scanner is immutable but for each rule's
+ * compiled code, made on the rule's first use under a lock
+ * (scan_rules.c, mn_scan__code): each call has its own
  * match data and its own copy of the match context (which carries the
  * offset limit and the callout). PCRE2's match limit bounds the work of one
  * call, and a call tries at most SLICE start positions, so no text, however
@@ -41,14 +44,10 @@
 #define RULES_FILE_MAX  ((size_t)1 << 20)
 #define SLICE           4096 /* start positions per pcre2_match call (run_window) */
 
-extern const char mn_text_scan_rules[];
-
 /* ---- the scanners ---- */
 
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 static mn_scanner *builtin;
-static int builtin_rc;
-static char builtin_err[512];
 
 static pcre2_match_context *limits_context(void)
 {
@@ -60,31 +59,36 @@ static pcre2_match_context *limits_context(void)
     return m;
 }
 
+/* The rules, ids and automaton are data (checked when mnemo was built);
+ * the patterns compile on their first use. What is left is the match
+ * context. */
 static void builtin_init(void)
 {
-    mn_scanner *s = mn_calloc(1, sizeof(*s));
-    s->builtin = true;
-    s->mctx = limits_context();
-    builtin_rc =
-        mn_scan__load(s, mn_text_scan_rules, strlen(mn_text_scan_rules), "built-in", false);
-    if (!builtin_rc)
-        builtin_rc = mn_scan__finish(s);
-    if (builtin_rc) {
-        snprintf(builtin_err, sizeof(builtin_err), "%s", mn_error_last());
-        mn_scan__release(s);
-        free(s);
-        return;
-    }
-    builtin = s;
+    mn_scan__builtin_data.mctx = limits_context();
+    builtin = &mn_scan__builtin_data;
 }
 
 int mn_scanner_builtin(const mn_scanner **out)
 {
     pthread_once(&builtin_once, builtin_init);
     *out = builtin;
-    if (!builtin)
-        return mn_error_set(builtin_rc ? builtin_rc : MN_EINTERNAL, "%s", builtin_err);
     return 0;
+}
+
+int mn_scan__from_yaml(mn_scanner **out, const char *yaml, size_t len, const char *origin)
+{
+    mn_scanner *s = mn_calloc(1, sizeof(*s));
+    s->mctx = limits_context();
+    int rc = mn_scan__load(s, yaml, len, origin, false);
+    if (rc == 0)
+        rc = mn_scan__finish(s, NULL);
+    if (rc) {
+        mn_scan__release(s);
+        free(s);
+        s = NULL;
+    }
+    *out = s;
+    return rc;
 }
 
 int mn_scanner_new(mn_scanner **out, const char *rules_path)
@@ -109,10 +113,12 @@ int mn_scanner_new(mn_scanner **out, const char *rules_path)
         goto out;
     s = mn_calloc(1, sizeof(*s));
     s->mctx = limits_context();
-    /* The built-in rules are compiled once per process: the project's
-     * scanner borrows them (the built-in scanner lives until exit). */
+    /* The project's scanner borrows the built-in rules (the built-in
+     * scanner lives until exit) with their compiled code, and its automaton
+     * when the file adds no keyword. */
     mn_scan__borrow(s, base);
-    if ((rc = mn_scan__load(s, text.ptr, text.len, rules_path, true)) || (rc = mn_scan__finish(s)))
+    if ((rc = mn_scan__load(s, text.ptr, text.len, rules_path, true)) ||
+        (rc = mn_scan__finish(s, base)))
         goto out;
     *out = s;
     s = NULL;
@@ -135,7 +141,7 @@ void mn_scanner_free(mn_scanner *s)
 
 const char *const *mn_scanner_rules(const mn_scanner *s, size_t *n)
 {
-    *n = s->nrules;
+    *n = s->nids;
     return s->ids;
 }
 
@@ -266,8 +272,9 @@ static bool accept(scan_ctx *c, const mn_scan__rule *r, size_t ms, size_t me, si
         if ((!r->context_if_bare || bare) && !context_near(r, t, c->len, ms, me))
             return false;
     }
+    /* compiled with the rule's code, which this thread has loaded (mn_scan__lazy) */
     for (size_t i = 0; i < r->nallow; i++)
-        if (regex_in(r->allow[i], c->md2, sec, n))
+        if (regex_in(r->lazy->allow[i], c->md2, sec, n))
             return false;
     const mn_scanner *s = c->s;
     for (size_t i = 0; i < s->nallow_values; i++) {
@@ -318,13 +325,11 @@ static int on_candidate(pcre2_callout_block *cb, void *data)
     return se > ss && accept(st->c, r, ms, me, ss, se) ? 0 : 1;
 }
 
-/* Run rule ri over the matches that start in [from, limit). Returns 0, or
- * MN_ENOMEM when the regex engine ran out of memory. */
-static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
+/* Run rule ri's code over the matches that start in [from, limit). */
+static int match_window(scan_ctx *c, uint32_t ri, const pcre2_code *code, size_t from, size_t limit)
 {
     const mn_scan__rule *r = &c->s->rules[ri];
     callout_state st = {c, r};
-    const pcre2_code *code = mn_scan__code(r);
     pcre2_set_callout(c->mctx, on_candidate, &st);
     size_t off = from;
     while (off <= limit && off <= c->len) {
@@ -361,6 +366,26 @@ static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
         off = me > ms ? me : ms + 1;
     }
     return 0;
+}
+
+/* Run rule ri over the matches that start in [from, limit). Returns 0, or
+ * MN_ENOMEM when the regex engine ran out of memory. */
+static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
+{
+    const mn_scan__rule *r = &c->s->rules[ri];
+    bool timed = false;
+    const pcre2_code *code = mn_scan__code(r, limit - from, &timed);
+    if (!code)
+        return mn_error_last_code();
+    /* The time the interpreter takes decides when the rule's JIT copy is
+     * made (mn_scan__lazy). Monotonic time (~20 ns a reading) rather than
+     * the thread's CPU time (a system call, ~0.5 us here): a window during
+     * which the thread was preempted only brings the JIT copy earlier. */
+    uint64_t t0 = timed ? mn_time_mono_ns() : 0;
+    int rc = match_window(c, ri, code, from, limit);
+    if (timed)
+        mn_scan__spent(r, mn_time_mono_ns() - t0);
+    return rc;
 }
 
 static int cmp_anchor(const void *a, const void *b)
@@ -428,7 +453,7 @@ static int scan(scan_ctx *c)
         c->text = copy;
     bool always = false;
     for (size_t i = 0; i < s->nrules; i++)
-        always |= s->rules[i].always && (s->rules[i].cls & c->classes);
+        always |= s->rules[i].always && !s->rules[i].disabled && (s->rules[i].cls & c->classes);
     if (!anchors.len && !always)
         goto out;
     sort_anchors(&anchors, s->nrules);
@@ -442,7 +467,7 @@ static int scan(scan_ctx *c)
     size_t a = 0;
     for (uint32_t ri = 0; ri < s->nrules && !(c->any && c->found); ri++) {
         const mn_scan__rule *r = &s->rules[ri];
-        bool wanted = (r->cls & c->classes) != 0;
+        bool wanted = (r->cls & c->classes) != 0 && !r->disabled;
         if (r->always) {
             if (wanted && (rc = run_window(c, ri, 0, c->len)))
                 goto out;
@@ -541,6 +566,46 @@ static int scan_text(scan_ctx *c, const mn_scanner *s, const char *text, size_t 
     return rc;
 }
 
+/* The hits of c as the interface gives them (malloc'd), or NULL for none. */
+static mn_scan_hit *public_hits(const mn_scanner *s, const scan_ctx *c)
+{
+    if (!c->nhits)
+        return NULL;
+    mn_scan_hit *h = mn_malloc(c->nhits * sizeof(*h));
+    for (size_t i = 0; i < c->nhits; i++) {
+        h[i].rule = s->rules[c->hits[i].rule].id;
+        h[i].cls = s->rules[c->hits[i].rule].cls;
+        h[i].start = c->hits[i].start;
+        h[i].end = c->hits[i].end;
+    }
+    return h;
+}
+
+/* text with c's hits replaced by markers, appended to out; sum (may be NULL) filled. */
+static void put_redacted(mn_buf *out, const mn_scanner *s, const scan_ctx *c, const char *text,
+                         size_t len, mn_scan_summary *sum)
+{
+    size_t pos = 0;
+    for (size_t i = 0; i < c->nhits; i++) {
+        const mn_scan__rule *r = &s->rules[c->hits[i].rule];
+        mn_buf_put(out, text + pos, c->hits[i].start - pos);
+        mn_buf_puts(out, MARKER_OPEN);
+        mn_buf_puts(out, r->id);
+        mn_buf_putc(out, ']');
+        pos = c->hits[i].end;
+        if (sum) {
+            if (r->cls == MN_SCAN_SECRET)
+                sum->secrets++;
+            else
+                sum->pii++;
+            sum->bytes += c->hits[i].end - c->hits[i].start;
+            if (!sum->rule)
+                sum->rule = r->id;
+        }
+    }
+    mn_buf_put(out, text + pos, len - pos);
+}
+
 int mn_scan_find(mn_scan_hit **out, size_t *n, const mn_scanner *s, const char *text, size_t len,
                  unsigned classes)
 {
@@ -548,18 +613,10 @@ int mn_scan_find(mn_scan_hit **out, size_t *n, const mn_scanner *s, const char *
     *n = 0;
     scan_ctx c;
     int rc = scan_text(&c, s, text, len, classes, false);
-    if (rc || !c.nhits)
-        goto out;
-    mn_scan_hit *h = mn_malloc(c.nhits * sizeof(*h));
-    for (size_t i = 0; i < c.nhits; i++) {
-        h[i].rule = s->rules[c.hits[i].rule].id;
-        h[i].cls = s->rules[c.hits[i].rule].cls;
-        h[i].start = c.hits[i].start;
-        h[i].end = c.hits[i].end;
+    if (rc == 0) {
+        *out = public_hits(s, &c);
+        *n = c.nhits;
     }
-    *out = h;
-    *n = c.nhits;
-out:
     free(c.hits);
     return rc;
 }
@@ -581,28 +638,28 @@ int mn_scan_redact(mn_buf *out, const mn_scanner *s, const char *text, size_t le
         memset(sum, 0, sizeof(*sum));
     scan_ctx c;
     int rc = scan_text(&c, s, text, len, classes, false);
-    if (rc)
-        goto out;
-    size_t pos = 0;
-    for (size_t i = 0; i < c.nhits; i++) {
-        const mn_scan__rule *r = &s->rules[c.hits[i].rule];
-        mn_buf_put(out, text + pos, c.hits[i].start - pos);
-        mn_buf_puts(out, MARKER_OPEN);
-        mn_buf_puts(out, r->id);
-        mn_buf_putc(out, ']');
-        pos = c.hits[i].end;
-        if (sum) {
-            if (r->cls == MN_SCAN_SECRET)
-                sum->secrets++;
-            else
-                sum->pii++;
-            sum->bytes += c.hits[i].end - c.hits[i].start;
-            if (!sum->rule)
-                sum->rule = r->id;
-        }
+    if (rc == 0)
+        put_redacted(out, s, &c, text, len, sum);
+    free(c.hits);
+    return rc;
+}
+
+int mn_scan_find_redact(mn_scan_hit **hits, size_t *n, mn_buf *out, const mn_scanner *s,
+                        const char *text, size_t len, unsigned classes, mn_scan_summary *sum)
+{
+    if (hits)
+        *hits = NULL;
+    *n = 0;
+    if (sum)
+        memset(sum, 0, sizeof(*sum));
+    scan_ctx c;
+    int rc = scan_text(&c, s, text, len, classes, false);
+    if (rc == 0 && c.nhits) {
+        if (hits)
+            *hits = public_hits(s, &c);
+        *n = c.nhits;
+        put_redacted(out, s, &c, text, len, sum);
     }
-    mn_buf_put(out, text + pos, len - pos);
-out:
     free(c.hits);
     return rc;
 }

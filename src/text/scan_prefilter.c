@@ -21,43 +21,22 @@
 
 #include "text/scan_internal.h"
 
-typedef struct {
-    int32_t *go; /* nclasses per node; -1: none */
-    uint32_t *fail;
-    uint32_t *nout; /* outputs per node, own and inherited */
-    uint32_t **out;
-    size_t n, cap;
-    uint32_t nc;
-} trie;
-
 static uint8_t fold(uint8_t c)
 {
     return (c >= 'A' && c <= 'Z') ? (uint8_t)(c - 'A' + 'a') : c;
 }
 
-static uint32_t trie_node(trie *t)
-{
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 64;
-        t->go = mn_realloc(t->go, t->cap * t->nc * sizeof(*t->go));
-        t->fail = mn_realloc(t->fail, t->cap * sizeof(*t->fail));
-        t->nout = mn_realloc(t->nout, t->cap * sizeof(*t->nout));
-        t->out = mn_realloc(t->out, t->cap * sizeof(*t->out));
-    }
-    for (uint32_t c = 0; c < t->nc; c++)
-        t->go[t->n * t->nc + c] = -1;
-    t->fail[t->n] = 0;
-    t->nout[t->n] = 0;
-    t->out[t->n] = NULL;
-    return (uint32_t)t->n++;
-}
-
-static void add_out(trie *t, uint32_t node, uint32_t kw)
-{
-    t->out[node] = mn_realloc(t->out[node], (t->nout[node] + 1) * sizeof(uint32_t));
-    t->out[node][t->nout[node]++] = kw;
-}
-
+/*
+ * Building the automaton (once per process when a project's file adds
+ * keywords: the built-in one is generated data) costs about one pass over
+ * the states x classes table: the trie's nodes are allocated at once (at
+ * most one per keyword byte), each node keeps its children as a list, the
+ * states are renumbered before the table is written, and in breadth-first
+ * order a state's row is its fail state's row (one copy) with its own
+ * children written over it. A state's outputs are its own keywords, then
+ * those of its fail state (a suffix link to the nearest state with
+ * keywords of its own).
+ */
 int mn_scan__ac_build(mn_scan__ac *ac, mn_scan__keyword *kw, size_t nkw)
 {
     memset(ac, 0, sizeof(*ac));
@@ -65,9 +44,11 @@ int mn_scan__ac_build(mn_scan__ac *ac, mn_scan__keyword *kw, size_t nkw)
     ac->nkw = nkw;
     /* Symbol classes: one per folded byte some keyword holds, 0 for the rest. */
     uint32_t nc = 1;
+    size_t maxnodes = 1;
     for (size_t i = 0; i < nkw; i++) {
         if (kw[i].len > ac->maxlen)
             ac->maxlen = (uint32_t)kw[i].len;
+        maxnodes += kw[i].len;
         for (size_t k = 0; k < kw[i].len; k++) {
             uint8_t c = fold((uint8_t)kw[i].text[k]);
             if (!ac->cls[c]) {
@@ -80,118 +61,164 @@ int mn_scan__ac_build(mn_scan__ac *ac, mn_scan__keyword *kw, size_t nkw)
         ac->cls[c] = ac->cls[c - 'A' + 'a'];
     ac->nclasses = nc;
 
-    trie t = {0};
-    t.nc = nc;
-    trie_node(&t);
+    /* The trie: children as lists (first child, next sibling, symbol). */
+    uint32_t *child = mn_calloc(maxnodes, sizeof(uint32_t)); /* 0: none (the root is no child) */
+    uint32_t *sibling = mn_calloc(maxnodes, sizeof(uint32_t));
+    uint8_t *sym = mn_calloc(maxnodes, 1);
+    uint32_t *own = mn_calloc(maxnodes, sizeof(uint32_t)); /* first own keyword + 1; 0: none */
+    uint32_t *next_own =
+        mn_calloc(nkw ? nkw : 1, sizeof(uint32_t)); /* next keyword + 1 of a node */
+    size_t n = 1;
     for (size_t i = 0; i < nkw; i++) {
         uint32_t node = 0;
         for (size_t k = 0; k < kw[i].len; k++) {
-            uint32_t c = ac->cls[(uint8_t)kw[i].text[k]];
-            int32_t next = t.go[node * nc + c];
-            if (next < 0) {
-                next = (int32_t)trie_node(&t);
-                t.go[node * nc + c] = next;
+            uint8_t c = ac->cls[(uint8_t)kw[i].text[k]];
+            uint32_t x = child[node];
+            while (x && sym[x] != c)
+                x = sibling[x];
+            if (!x) {
+                x = (uint32_t)n++;
+                sym[x] = c;
+                sibling[x] = child[node];
+                child[node] = x;
             }
-            node = (uint32_t)next;
+            node = x;
         }
-        add_out(&t, node, (uint32_t)i);
+        /* keywords in index order: append */
+        uint32_t *at = &own[node];
+        while (*at)
+            at = &next_own[*at - 1];
+        *at = (uint32_t)i + 1;
     }
-    /* Breadth first: fail links, inherited outputs, and the full DFA (a
-     * missing edge goes where the fail state's edge goes). */
-    size_t n = t.n;
+    /* Breadth first: fail links (the longest proper suffix that is a trie
+     * node: up the parent's fail chain to a node with the same child),
+     * suffix links to the nearest such state with keywords of its own, and
+     * the count of each state's outputs. */
     uint32_t *queue = mn_malloc(n * sizeof(*queue));
-    uint32_t *delta = mn_malloc(n * nc * sizeof(*delta));
-    size_t qh = 0, qt = 0;
-    for (uint32_t c = 0; c < nc; c++) {
-        int32_t next = t.go[c];
-        delta[c] = next < 0 ? 0 : (uint32_t)next;
-        if (next > 0) {
-            t.fail[next] = 0;
-            queue[qt++] = (uint32_t)next;
-        }
+    uint32_t *fail = mn_calloc(n, sizeof(*fail));
+    uint32_t *dict =
+        mn_calloc(n, sizeof(*dict)); /* nearest proper suffix state with own keywords + 1 */
+    uint32_t *nout = mn_calloc(n, sizeof(*nout));
+    uint32_t *root = mn_calloc(nc, sizeof(*root));
+    size_t qh = 0, qt = 0, total_out = 0;
+    for (uint32_t x = child[0]; x; x = sibling[x]) {
+        root[sym[x]] = x;
+        queue[qt++] = x;
     }
     while (qh < qt) {
         uint32_t u = queue[qh++];
-        for (uint32_t k = 0; k < t.nout[t.fail[u]]; k++)
-            add_out(&t, u, t.out[t.fail[u]][k]);
-        for (uint32_t c = 0; c < nc; c++) {
-            int32_t next = t.go[u * nc + c];
-            if (next < 0) {
-                delta[u * nc + c] = delta[t.fail[u] * nc + c];
-            } else {
-                t.fail[next] = delta[t.fail[u] * nc + c];
-                delta[u * nc + c] = (uint32_t)next;
-                queue[qt++] = (uint32_t)next;
+        uint32_t f = fail[u];
+        dict[u] = own[f] ? f + 1 : dict[f];
+        for (uint32_t k = own[u]; k; k = next_own[k - 1])
+            nout[u]++;
+        nout[u] += nout[f];
+        total_out += nout[u];
+        for (uint32_t x = child[u]; x; x = sibling[x]) {
+            uint32_t g = f, y = 0;
+            for (; g; g = fail[g]) {
+                for (y = child[g]; y && sym[y] != sym[x]; y = sibling[y])
+                    ;
+                if (y)
+                    break;
             }
+            fail[x] = g ? y : root[sym[x]]; /* most chains end at the root: its children by class */
+            queue[qt++] = x;
         }
     }
     /* Renumber: states without output first (the root stays 0), then the rest. */
     uint32_t *renum = mn_malloc(n * sizeof(*renum));
     uint32_t next_id = 0;
     for (size_t i = 0; i < n; i++)
-        if (!t.nout[i])
+        if (!nout[i])
             renum[i] = next_id++;
     ac->first_out = next_id;
-    size_t total_out = 0;
     for (size_t i = 0; i < n; i++)
-        if (t.nout[i]) {
+        if (nout[i])
             renum[i] = next_id++;
-            total_out += t.nout[i];
-        }
     ac->nstates = (uint32_t)n;
-    ac->delta = mn_malloc(n * nc * sizeof(*ac->delta));
-    for (size_t i = 0; i < n; i++)
-        for (uint32_t c = 0; c < nc; c++)
-            ac->delta[(size_t)renum[i] * nc + c] = renum[delta[i * nc + c]] * nc;
-    /* 16-bit state numbers, rows padded to a power of two: next = d[(st << shift) + class] */
+    /* The full DFA in the new numbering, breadth first: a state's row is its
+     * fail state's row (complete: the fail state is shallower) with its own
+     * children written over it; a missing edge of the root goes to the root.
+     * 16-bit state numbers in rows padded to a power of two (next =
+     * d[(st << shift) + class]) when they fit, else 32-bit entries that hold
+     * the next state times the class count. */
     if (n <= 65535) {
         ac->shift16 = 6; /* at least 64 entries a row: ac_scan's constant shifts */
         while ((1u << ac->shift16) < nc)
             ac->shift16++;
         size_t stride = (size_t)1 << ac->shift16;
-        ac->delta16 = mn_calloc(n * stride, sizeof(*ac->delta16));
-        for (size_t i = 0; i < n; i++)
-            for (uint32_t c = 0; c < nc; c++)
-                ac->delta16[i * stride + c] = (uint16_t)(ac->delta[i * nc + c] / nc);
+        uint16_t *d16 = mn_calloc(n * stride, sizeof(*d16));
+        for (uint32_t x = child[0]; x; x = sibling[x])
+            d16[sym[x]] = (uint16_t)renum[x];
+        for (size_t q = 0; q < qt; q++) {
+            uint32_t u = queue[q];
+            uint16_t *row = &d16[(size_t)renum[u] * stride];
+            memcpy(row, &d16[(size_t)renum[fail[u]] * stride], nc * sizeof(*row));
+            for (uint32_t x = child[u]; x; x = sibling[x])
+                row[sym[x]] = (uint16_t)renum[x];
+        }
+        ac->delta16 = d16;
+    } else {
+        uint32_t *d32 = mn_calloc(n * nc, sizeof(*d32));
+        for (uint32_t x = child[0]; x; x = sibling[x])
+            d32[sym[x]] = renum[x] * nc;
+        for (size_t q = 0; q < qt; q++) {
+            uint32_t u = queue[q];
+            uint32_t *row = &d32[(size_t)renum[u] * nc];
+            memcpy(row, &d32[(size_t)renum[fail[u]] * nc], nc * sizeof(*row));
+            for (uint32_t x = child[u]; x; x = sibling[x])
+                row[sym[x]] = renum[x] * nc;
+        }
+        ac->delta = d32;
     }
+    /* Each output state's keywords: its own in index order, then its suffix chain's. */
     size_t nout_states = n - ac->first_out;
-    ac->out_start = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
-    ac->out_count = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
-    ac->out_kw = mn_calloc(total_out ? total_out : 1, sizeof(uint32_t));
+    uint32_t *out_start = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
+    uint32_t *out_count = mn_calloc(nout_states ? nout_states : 1, sizeof(uint32_t));
+    uint32_t *out_kw = mn_calloc(total_out ? total_out : 1, sizeof(uint32_t));
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!t.nout[i])
+        if (!nout[i])
             continue;
         uint32_t r = renum[i] - ac->first_out;
-        ac->out_start[r] = (uint32_t)pos;
-        ac->out_count[r] = t.nout[i];
-        memcpy(&ac->out_kw[pos], t.out[i], t.nout[i] * sizeof(uint32_t));
-        pos += t.nout[i];
+        out_start[r] = (uint32_t)pos;
+        out_count[r] = nout[i];
+        for (uint32_t st = (uint32_t)i + 1; st; st = dict[st - 1])
+            for (uint32_t k = own[st - 1]; k; k = next_own[k - 1])
+                out_kw[pos++] = k - 1;
     }
-    for (size_t i = 0; i < n; i++)
-        free(t.out[i]);
-    free(t.out);
-    free(t.nout);
-    free(t.fail);
-    free(t.go);
+    ac->out_start = out_start;
+    ac->out_count = out_count;
+    ac->out_kw = out_kw;
+    free(child);
+    free(sibling);
+    free(sym);
+    free(own);
+    free(next_own);
     free(queue);
-    free(delta);
+    free(fail);
+    free(dict);
+    free(nout);
+    free(root);
     free(renum);
     return 0;
 }
 
 void mn_scan__ac_release(mn_scan__ac *ac)
 {
-    for (size_t i = 0; i < ac->nkw; i++) {
-        free(ac->kw[i].text);
-        free(ac->kw[i].rules);
+    if (!ac->shared) {
+        /* built by mn_scan__ac_build: every table is malloc'd */
+        for (size_t i = 0; i < ac->nkw; i++) {
+            free((void *)ac->kw[i].text);
+            free((void *)ac->kw[i].rules);
+        }
+        free((void *)ac->kw);
+        free((void *)ac->delta);
+        free((void *)ac->delta16);
+        free((void *)ac->out_start);
+        free((void *)ac->out_count);
+        free((void *)ac->out_kw);
     }
-    free(ac->kw);
-    free(ac->delta);
-    free(ac->delta16);
-    free(ac->out_start);
-    free(ac->out_count);
-    free(ac->out_kw);
     memset(ac, 0, sizeof(*ac));
 }
 
@@ -207,6 +234,8 @@ typedef struct {
 static void emit(emit_state *e, uint32_t rule, size_t start, size_t end)
 {
     const mn_scan__rule *r = &e->s->rules[rule];
+    if (r->disabled)
+        return; /* a project's file disabled it; the shared automaton still names it */
     size_t li = e->last[rule];
     if (li) {
         mn_scan__anchor *a = &e->out->items[li - 1];
@@ -441,7 +470,7 @@ void mn_scan__prefilter(mn_scan__anchors *out, const mn_scanner *s, const char *
         if (s->nrules > MN_ARRAY_SIZE(dr_small))
             dr = mn_malloc(s->nrules * sizeof(*dr));
         for (size_t r = 0; r < s->nrules; r++)
-            if (s->rules[r].digits)
+            if (s->rules[r].digits && !s->rules[r].disabled)
                 dr[ndr++] = (uint32_t)r;
         const uint8_t *p = (const uint8_t *)text;
         size_t i = 0;

@@ -355,6 +355,8 @@ static json_t *make_memory(char ids[][MN_ID_LEN + 1], size_t n, size_t i)
     json_object_set_new(prov, "task", line_str(2));
     json_object_set_new(prov, "dialog", line_str(2));
     json_object_set_new(prov, "session", line_str(2));
+    static const char *const methods[] = {"manual", "agent", "auto", "hybrid"};
+    json_object_set_new(prov, "extraction_method", json_string(methods[below(4)]));
     json_object_set_new(m, "provenance", prov);
 
     json_object_set_new(m, "status", json_string(statuses[i % MN_ARRAY_SIZE(statuses)]));
@@ -363,6 +365,13 @@ static json_t *make_memory(char ids[][MN_ID_LEN + 1], size_t n, size_t i)
                         : i == 4 ? json_real(1.0)
                                  : ratio());
     json_object_set_new(m, "quality", i == 0 ? json_real(1.0) : ratio());
+    json_t *reasons = json_array();
+    for (size_t k = below(4); k > 0; k--)
+        json_array_append_new(reasons, line_str(4));
+    json_object_set_new(m, "judgement",
+                        json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "score", ratio(), "novelty", ratio(),
+                                  "specificity", ratio(), "evidence", ratio(), "length", ratio(),
+                                  "reasons", reasons));
 
     int64_t created = some_time();
     static const int64_t edges[] = {

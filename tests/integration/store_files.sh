@@ -186,7 +186,7 @@ id=$(node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).items
 for i in $(seq 1 6); do "$MNEMO" search "more questions $i" >/dev/null 2>&1; done
 [ "$(sql .mnemo/mnemo.db "SELECT count(*) FROM feedback WHERE served_id IS NULL")" = 1 ] ||
     fail "feedback stays when its answer is forgotten"
-refused "feedback on a forgotten answer" "served answer $old not found" feedback used --items "$id" --served "$old"
+refused "feedback on a forgotten answer" "answer $old was not served here" feedback used --items "$id" --served "$old"
 # by age: a day later, with served.max_age 1d, only the newest question stays
 "$MNEMO" config set served.max_age 1d >/dev/null || fail "config set served.max_age 1d"
 MNEMO_NOW_MS=$(($(date +%s) * 1000 + 2 * 86400000)) "$MNEMO" search "two days later" >/dev/null 2>&1

@@ -47,7 +47,8 @@ const noLeak = (what, text) => {
 const FIELDS = ["body", "situation", "solution", "what_failed", "error", "excerpt", "keyword", "tag", "title"];
 function memoryOf(item, i) {
   const m = { kind: "gotcha", title: `Note ${i} about ${item.kind}`, body: `Seen while working on ticket ${i}.`,
-    context: { trigger_keywords: ["credentials", `item${i}`, "config"] } };
+    context: { situation: `configuring the service for ticket ${i}`, solution: "keep it in the vault",
+      trigger_keywords: ["credentials", `item${i}`, "config"] } };
   let field = FIELDS[i % FIELDS.length];
   if ((field === "keyword" || field === "tag") && (item.value.length > 64 || /\s/.test(item.value))) field = "body";
   if (field === "title" && item.text.length > 200) field = "body"; // whole, as it was written

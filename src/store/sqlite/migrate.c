@@ -118,7 +118,9 @@ int mn_sqlite__migrate(mn_store *s, int application_id)
             mn_log(MN_LOG_DEBUG, "cannot mark '%s' as a mnemo store: %s", s->path, mn_error_last());
             mn_error_clear();
         }
-        return check_tokenizer(s);
+        if ((rc = check_tokenizer(s)) != 0)
+            return rc;
+        return mn_sqlite__fingerprints_check(s);
     }
     if (s->read_only)
         return mn_error_set(MN_EVERSION,
@@ -157,7 +159,9 @@ int mn_sqlite__migrate(mn_store *s, int application_id)
     if ((rc = mn_store_commit(s)) != 0)
         return rc;
     s->schema_version = latest;
-    return check_tokenizer(s);
+    if ((rc = check_tokenizer(s)) != 0)
+        return rc;
+    return mn_sqlite__fingerprints_check(s);
 fail:
     mn_store_rollback(s);
     return rc;

@@ -27,6 +27,8 @@ static const struct {
     {"history_commits", "subject"},
     {"history_docs", "subjects"},
     {"served", "query"},
+    {"feedback", "note"},
+    {"feedback", "query"},
     {"audit", "detail"},
     {"links", "note"},
     {"tasks", "title"},

@@ -1306,7 +1306,7 @@ int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64
 int mn_store_served_get(mn_store *s, json_t **out, int64_t id)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "SELECT op, query, ts, items FROM served WHERE id = ?1 AND project_id = ?2");
+        s, "SELECT op, query, ts, items, session FROM served WHERE id = ?1 AND project_id = ?2");
     *out = NULL;
     if (!st)
         return mn_error_last_code();
@@ -1322,9 +1322,10 @@ int mn_store_served_get(mn_store *s, json_t **out, int64_t id)
         } else {
             char t[32];
             mn_time_format(t, sqlite3_column_int64(st, 2));
-            *out = json_pack("{s:I,s:s,s:s?,s:s,s:o}", "id", (json_int_t)id, "op",
+            *out = json_pack("{s:I,s:s,s:s?,s:s,s:o,s:s?}", "id", (json_int_t)id, "op",
                              (const char *)sqlite3_column_text(st, 0), "query",
-                             (const char *)sqlite3_column_text(st, 1), "ts", t, "items", items);
+                             (const char *)sqlite3_column_text(st, 1), "ts", t, "items", items,
+                             "session", (const char *)sqlite3_column_text(st, 4));
         }
     } else if (step == SQLITE_DONE) {
         rc = mn_error_set(MN_ENOTFOUND, "served answer %lld not found", (long long)id);
@@ -1336,7 +1337,8 @@ int mn_store_served_get(mn_store *s, json_t **out, int64_t id)
 }
 
 int mn_store_feedback_add(mn_store *s, int64_t served_id, const char *actor, const char *item_kind,
-                          const char *item_id, const char *signal, const char *note)
+                          const char *item_id, const char *signal, const char *note,
+                          const char *session, const char *query)
 {
     MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
     int rc = 0;
@@ -1359,8 +1361,8 @@ int mn_store_feedback_add(mn_store *s, int64_t served_id, const char *actor, con
             return mn_error_set(MN_ENOTFOUND, "memory '%s' not found", item_id);
     }
     sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "INSERT INTO feedback(served_id, ts, actor, item_kind, item_id, signal, note) VALUES "
-           "(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        s, "INSERT INTO feedback(served_id, ts, actor, item_kind, item_id, signal, note, session, "
+           "query) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     if (!st)
         return mn_error_last_code();
     if (served_id > 0)
@@ -1373,6 +1375,10 @@ int mn_store_feedback_add(mn_store *s, int64_t served_id, const char *actor, con
     sqlite3_bind_text(st, 6, signal, -1, SQLITE_STATIC);
     if (note)
         sqlite3_bind_text(st, 7, note, -1, SQLITE_STATIC);
+    if (session)
+        sqlite3_bind_text(st, 8, session, -1, SQLITE_STATIC);
+    if (query)
+        sqlite3_bind_text(st, 9, query, -1, SQLITE_STATIC);
     int step = sqlite3_step(st);
     sqlite3_reset(st);
     if (step != SQLITE_DONE)

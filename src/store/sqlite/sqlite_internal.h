@@ -55,6 +55,10 @@ int mn_sqlite__exec(mn_store *s, const char *sql);
  */
 void mn_sqlite__expired_sql(mn_buf *b, const char *p, const mn_expiry *e, int *next);
 void mn_sqlite__expired_bind(sqlite3_stmt *st, const mn_expiry *e, int *next);
+/* neardup_store.c: a memory's fingerprint and LSH keys, written with its row */
+int mn_sqlite__fingerprint_put(mn_store *s, int64_t rowid, const json_t *mem);
+/* neardup_store.c: recompute every fingerprint when they were made by another version */
+int mn_sqlite__fingerprints_check(mn_store *s);
 /*
  * Migrate forward; application_id is what the file held when opened. Sets
  * PRAGMA application_id to MN_STORE_APPLICATION_ID with the first

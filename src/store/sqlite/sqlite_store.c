@@ -788,6 +788,14 @@ static int bind_field(mn_store *s, sqlite3_stmt *st, int *idx, const mn_field *f
         sqlite3_bind_int64(st, j, (sqlite3_int64)len);
         break;
     }
+    case MN_F_OBJECT:
+        if (json_is_object(v)) {
+            char *txt = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII);
+            sqlite3_bind_text(st, i, txt, -1, free);
+        } else {
+            sqlite3_bind_null(st, i);
+        }
+        break;
     }
     MN_UNUSED(s);
     return 0;
@@ -816,7 +824,7 @@ static void build_sql(mn_store *s)
         }
     }
     mn_buf ins = MN_BUF_INIT, rep = MN_BUF_INIT, get = MN_BUF_INIT;
-    /* saved_at (schema v9): when this store took the memory in, the clock of its kind's
+    /* saved_at (schema v10): when this store took the memory in, the clock of its kind's
      * time to live; the store's own, never exported */
     mn_buf_printf(&ins,
                   "INSERT INTO memories (%suid, project_id, content_hash, saved_at) "
@@ -859,6 +867,9 @@ static int64_t memory_rowid(mn_store *s, const char *id)
 /* Side tables that mirror list fields: tags, scope paths, citations. */
 static int write_side_tables(mn_store *s, int64_t rowid, const json_t *mem)
 {
+    int fprc = mn_sqlite__fingerprint_put(s, rowid, mem);
+    if (fprc)
+        return fprc;
     static const char *const del[] = {
         "DELETE FROM memory_tags WHERE memory_id = ?1",
         "DELETE FROM memory_paths WHERE memory_id = ?1",
@@ -898,7 +909,7 @@ static int write_side_tables(mn_store *s, int64_t rowid, const json_t *mem)
     json_t *c;
     json_array_foreach(json_object_get(mem, "citations"), i, c)
     {
-        /* text, stale and checked_at come back as they were read (schema v9); a citation
+        /* text, stale and checked_at come back as they were read (schema v10); a citation
          * whose file was indexed again since it was checked (or never checked) waits for
          * the next check: a rewrite never loses a mark the index left */
         sqlite3_stmt *st = mn_sqlite__stmt(
@@ -1051,6 +1062,19 @@ static json_t *column_json(mn_store *s, sqlite3_stmt *st, int *col, const mn_fie
             mn_error_set(MN_ECORRUPT, "database '%s': a conversation excerpt is damaged", s->path);
         free(raw);
         return v;
+    }
+    case MN_F_OBJECT: {
+        if (type == SQLITE_NULL)
+            return NULL;
+        json_t *o = json_loadb((const char *)sqlite3_column_text(st, i),
+                               (size_t)sqlite3_column_bytes(st, i), 0, NULL);
+        if (!json_is_object(o)) {
+            json_decref(o);
+            mn_error_set(MN_ECORRUPT, "database '%s': column %s is not a JSON object", s->path,
+                         f->column);
+            return NULL;
+        }
+        return o;
     }
     }
     return NULL;

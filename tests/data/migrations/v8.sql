@@ -1,11 +1,10 @@
--- A mnemo store at schema v8, made by the build of the life cycle branch
--- (wave2-life, schema_v9.sql applied as the eighth migration): the v7
--- fixture's store opened once by that build with MNEMO_NOW_MS=1795507200000
--- (`mnemo --db mnemo.db list --level L1`), which migrated it (citations
--- gain text and dirty, memories saved_at: the migration's own clock, which
--- MNEMO_NOW_MS does not reach); then dumped with `sqlite3 mnemo.db .dump`,
--- PRAGMA user_version appended by hand. When merged after another v8, this
--- file is made again as the next version by the merged build.
+-- A mnemo store at schema v8, made by mnemo 0.1.0 (schema v8): the v7
+-- fixture's store (same three memories, links, config, two files of code,
+-- vectors and built-in model rows) opened once by the schema-v8 build with
+-- MNEMO_NOW_MS=1795507200000 (`mnemo --db mnemo.db list --level L1`), which
+-- migrated it (v8 adds the session columns of served and feedback, empty:
+-- nothing was served); then dumped with `sqlite3 mnemo.db .dump`. `.dump`
+-- does not write PRAGMA user_version, so it is appended at the end by hand.
 -- Never edit this file: see README.md in this directory.
 PRAGMA foreign_keys=OFF;
 BEGIN TRANSACTION;
@@ -138,10 +137,10 @@ CREATE TABLE memories (
   ignored_count    INTEGER NOT NULL DEFAULT 0,
   content_hash     TEXT NOT NULL,   -- xxh3 of kind + normalized title and body: exact dedup
   simhash          INTEGER          -- near-duplicate detection (text/)
-, saved_at INTEGER) STRICT;
-INSERT INTO memories VALUES(1,'01JD3Q7Y8Z00000000000000A1',1,'gotcha',3,'Cart sessions expire when delay is nil é€',replace('Line one\nLine ''two''','\n',char(10)),'checkout returned 401 after idle','default delay to 30s','["cart","session","401"]','raising the timeout','["SessionExpired: delay=None"]','["cart/session.py"]',X'789c2b2d4e2db25228cfa854303130b4e74a4c4fcd2bb1524849cd49ac54c82c56f0cbcf4b0500ce050b94',35,'["cart/session.py","cart"]','["Session.refresh"]','["auth","cart"]','main','agent','ada','0123abcd','PROJ-12','dlg-7','sess-9','active',0.75,0.5,1798761600000,1795239445123,1795240800000,1795305600001,NULL,3,2,1,'fa20257a166fa299',NULL,1795822456370);
-INSERT INTO memories VALUES(2,'01JD3Q7Y8Z00000000000000B2',1,'decision',1,'Use Postgres for the team server','Because of row-level locks.',NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,'manual','bob',NULL,NULL,NULL,NULL,'active',0.9000000000000000222,NULL,NULL,1795244400000,1795244400000,NULL,NULL,0,0,0,'b189b6d594fa59a1',NULL,1795822456370);
-INSERT INTO memories VALUES(3,'01JD3Q7Y8Z00000000000000C3',1,'fact',2,'SQLite was the team server store','',NULL,NULL,NULL,NULL,NULL,NULL,X'789c95d1b90dc2401040d19c2aa602e4b938dc8d8dd6608100d96b21328aa0422a2125e417f0a2b7cc656a65aee52e4d2343375e66f9bcded21dcbb5b632953a3de531d693f4dde17c1b86f56af921ca8971e29c0427c9c986932d273b4ef69828df57beaf7c5ff9bef27de5fbcaf795ef2bdf57be6f7cdff8bef17de3fbc6f78def1bdf37be6f7cdff8bef37de7fbcef79def3bdf77beef7cdff9bef37de7fbc1f783ef07df0fbe1f7c3ff87ef0fde0fbc1f783ef27df4fbe9f7c3ff97ef2fde4fbc9f793ef27dfcf3ff7bf64df4ebd',3060,'["server"]',NULL,'["db"]',NULL,'git',NULL,'feedbeef',NULL,NULL,NULL,'superseded',0.59999999999999997779,NULL,NULL,1795132800000,1795244403000,NULL,1795248000000,0,0,5,'3befacd040f901ec',NULL,1795822456370);
+) STRICT;
+INSERT INTO memories VALUES(1,'01JD3Q7Y8Z00000000000000A1',1,'gotcha',3,'Cart sessions expire when delay is nil é€',replace('Line one\nLine ''two''','\n',char(10)),'checkout returned 401 after idle','default delay to 30s','["cart","session","401"]','raising the timeout','["SessionExpired: delay=None"]','["cart/session.py"]',X'789c2b2d4e2db25228cfa854303130b4e74a4c4fcd2bb1524849cd49ac54c82c56f0cbcf4b0500ce050b94',35,'["cart/session.py","cart"]','["Session.refresh"]','["auth","cart"]','main','agent','ada','0123abcd','PROJ-12','dlg-7','sess-9','active',0.75,0.5,1798761600000,1795239445123,1795240800000,1795305600001,NULL,3,2,1,'fa20257a166fa299',NULL);
+INSERT INTO memories VALUES(2,'01JD3Q7Y8Z00000000000000B2',1,'decision',1,'Use Postgres for the team server','Because of row-level locks.',NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,'manual','bob',NULL,NULL,NULL,NULL,'active',0.9000000000000000222,NULL,NULL,1795244400000,1795244400000,NULL,NULL,0,0,0,'b189b6d594fa59a1',NULL);
+INSERT INTO memories VALUES(3,'01JD3Q7Y8Z00000000000000C3',1,'fact',2,'SQLite was the team server store','',NULL,NULL,NULL,NULL,NULL,NULL,X'789c95d1b90dc2401040d19c2aa602e4b938dc8d8dd6608100d96b21328aa0422a2125e417f0a2b7cc656a65aee52e4d2343375e66f9bcded21dcbb5b632953a3de531d693f4dde17c1b86f56af921ca8971e29c0427c9c986932d273b4ef69828df57beaf7c5ff9bef27de5fbcaf795ef2bdf57be6f7cdff8bef17de3fbc6f78def1bdf37be6f7cdff8bef37de7fbcef79def3bdf77beef7cdff9bef37de7fbc1f783ef07df0fbe1f7c3ff87ef0fde0fbc1f783ef27df4fbe9f7c3ff97ef2fde4fbc9f793ef27dfcf3ff7bf64df4ebd',3060,'["server"]',NULL,'["db"]',NULL,'git',NULL,'feedbeef',NULL,NULL,NULL,'superseded',0.59999999999999997779,NULL,NULL,1795132800000,1795244403000,NULL,1795248000000,0,0,5,'3befacd040f901ec',NULL);
 CREATE TABLE memory_tags (
   tag       TEXT NOT NULL,
   memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
@@ -168,11 +167,11 @@ CREATE TABLE citations (
   end_line     INTEGER,
   content_hash TEXT,
   stale        INTEGER NOT NULL DEFAULT 0,
-  checked_at   INTEGER, text TEXT, dirty INTEGER NOT NULL DEFAULT 0,
+  checked_at   INTEGER,
   UNIQUE (memory_id, seq)
 ) STRICT;
-INSERT INTO citations VALUES(1,1,0,'cart/session.py','Session.refresh',10,20,'abc123',0,NULL,NULL,1);
-INSERT INTO citations VALUES(2,1,1,'cart/tests.py',NULL,NULL,NULL,NULL,0,NULL,NULL,0);
+INSERT INTO citations VALUES(1,1,0,'cart/session.py','Session.refresh',10,20,'abc123',0,NULL);
+INSERT INTO citations VALUES(2,1,1,'cart/tests.py',NULL,NULL,NULL,NULL,0,NULL);
 CREATE TABLE links (
   id            INTEGER PRIMARY KEY,
   src_id        INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
@@ -255,7 +254,7 @@ CREATE TABLE served (
   op         TEXT NOT NULL,
   query      TEXT,
   items      TEXT NOT NULL          -- JSON array of {kind, id, score, signals}
-) STRICT;
+, session TEXT, settled_at INTEGER) STRICT;
 CREATE TABLE feedback (
   id         INTEGER PRIMARY KEY,
   served_id  INTEGER REFERENCES served(id) ON DELETE SET NULL,
@@ -265,7 +264,7 @@ CREATE TABLE feedback (
   item_id    TEXT NOT NULL,
   signal     TEXT NOT NULL CHECK (signal IN ('used','ignored','refined')),
   note       TEXT
-) STRICT;
+, session TEXT, query TEXT) STRICT;
 CREATE TABLE weights (
   project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   name       TEXT NOT NULL,
@@ -618,19 +617,7 @@ END;
 CREATE TRIGGER history_fts_delete AFTER DELETE ON history_docs BEGIN
   INSERT INTO history_fts(history_fts, rowid, subjects) VALUES ('delete', old.id, old.subjects);
 END;
-CREATE INDEX citations_path ON citations(path);
-CREATE INDEX citations_dirty ON citations(memory_id) WHERE dirty <> 0;
-CREATE INDEX citations_stale ON citations(memory_id) WHERE stale <> 0;
-CREATE TRIGGER citations_file_changed AFTER UPDATE OF content_hash ON files
-WHEN old.content_hash IS NOT new.content_hash BEGIN
-  UPDATE citations SET dirty = 1 WHERE path = old.path AND dirty = 0;
-END;
-CREATE TRIGGER citations_file_removed AFTER DELETE ON files BEGIN
-  UPDATE citations SET dirty = 1 WHERE path = old.path AND dirty = 0;
-END;
-CREATE TRIGGER citations_file_added AFTER INSERT ON files BEGIN
-  UPDATE citations SET dirty = 1 WHERE path = new.path AND dirty = 0;
-END;
+CREATE INDEX served_session ON served(project_id, session) WHERE session IS NOT NULL;
 PRAGMA writable_schema=OFF;
 COMMIT;
 PRAGMA user_version=8;

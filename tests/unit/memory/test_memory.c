@@ -20,7 +20,7 @@ static char db[128];
 static mn_memory_settings settings(void)
 {
     mn_memory_settings cfg = {32768, 0.5,         true,  "author-x", "actor-y",
-                              NULL,  MN_SCAN_ALL, false, false};
+                              NULL,  MN_SCAN_ALL, false, false, 0};
     CHECK(mn_scanner_builtin(&cfg.scanner) == 0);
     return cfg;
 }
@@ -322,7 +322,8 @@ static void test_agent_rules_need_evidence(void)
     json_decref(out);
     in = J("{'kind':'pattern','title':'Handlers return Result, never raise',"
            "'body':'Every handler in api/ returns Result.','provenance':{'commit':"
-           "'3f2a9c0e1b7d4a6f8e2c5b9d0a1f3e7c6b8d2a4f'}}");
+           "'3f2a9c0e1b7d4a6f8e2c5b9d0a1f3e7c6b8d2a4f'},'context':{'situation':'writing a "
+           "handler','solution':'return Result','trigger_keywords':['handler','Result']}}");
     REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
     json_decref(in);
     CHECK_STR(json_string_value(json_object_get(out, "status")), "active");

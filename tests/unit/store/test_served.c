@@ -79,8 +79,8 @@ static void test_prune(void)
 
     /* feedback on the oldest answer and on the newest */
     REQUIRE_OK(mn_store_begin(s));
-    CHECK_OK(mn_store_feedback_add(s, ids[0], "test", "file", "a.py", "used", NULL));
-    CHECK_OK(mn_store_feedback_add(s, ids[29], "test", "file", "b.py", "used", NULL));
+    CHECK_OK(mn_store_feedback_add(s, ids[0], "test", "file", "a.py", "used", NULL, NULL, NULL));
+    CHECK_OK(mn_store_feedback_add(s, ids[29], "test", "file", "b.py", "used", NULL, NULL, NULL));
     REQUIRE_OK(mn_store_commit(s));
 
     /* no limits: nothing goes */
