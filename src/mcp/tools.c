@@ -101,12 +101,12 @@ static void agent_rules(const mn_op *op, json_t *schema)
 {
     if (strcmp(op->name, "save") != 0)
         return;
-    json_object_set_new(
-        schema, "anyOf",
-        json_pack("[{s:[s],s:{s:{s:[s,s,s,s]}}},{s:[s],s:{s:{s:[s,s,s]}}}]", "required", "kind",
-                  "properties", "kind", "enum", "decision", "rule", "episode", "doc_link",
-                  "required", "context", "properties", "context", "required", "situation",
-                  "solution", "trigger_keywords"));
+    json_object_set_new(schema, "anyOf",
+                        json_pack("[{s:[s],s:{s:{s:[s,s,s,s]}}},{s:[s],s:{s:{s:[s,s,s]}}}]",
+                                  "required", "kind", "properties", "kind", "enum", "decision",
+                                  "rule", "episode", "doc_link", "required", "context",
+                                  "properties", "context", "required", "situation", "solution",
+                                  "trigger_keywords"));
 }
 
 static json_t *definition(const mn_op *op, bool *structured)

@@ -78,8 +78,8 @@ static void redo(json_t *group, const char *key, bool single)
     const char *s = json_string_value(v);
     size_t len = json_string_length(v);
     /* leading blanks go, unless the text opens with indented code */
-    while (len && (s[0] == '\n' || s[0] == '\r' || (blank(s[0]) && strncmp(s, "    ", 4) != 0 &&
-                                                      s[0] != '\t')))
+    while (len && (s[0] == '\n' || s[0] == '\r' ||
+                   (blank(s[0]) && strncmp(s, "    ", 4) != 0 && s[0] != '\t')))
         s++, len--;
     json_t *n = single ? one_line(s, len) : lines(s, len);
     if (json_string_length(n))

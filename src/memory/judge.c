@@ -32,9 +32,9 @@ static const char *str(const json_t *obj, const char *key)
 static bool has_extension(const char *t, size_t n)
 {
     static const char *const exts[] = {
-        "py",  "c",    "h",    "cc",   "cpp", "hpp", "js",   "jsx",  "ts",  "tsx",  "go",
-        "rs",  "java", "kt",   "rb",   "php", "cs",  "swift", "m",   "md",  "rst",  "txt",
-        "yml", "yaml", "json", "toml", "ini", "cfg", "sh",   "sql",  "html", "css", "lock"};
+        "py",  "c",    "h",    "cc",   "cpp", "hpp", "js",    "jsx", "ts",   "tsx", "go",
+        "rs",  "java", "kt",   "rb",   "php", "cs",  "swift", "m",   "md",   "rst", "txt",
+        "yml", "yaml", "json", "toml", "ini", "cfg", "sh",    "sql", "html", "css", "lock"};
     const char *dot = NULL;
     for (size_t i = 0; i < n; i++)
         if (t[i] == '.')
@@ -176,7 +176,8 @@ json_t *mn_memory_judge(const json_t *mem, const json_t *links, double nearest)
         count_text(&a, str(c, *f));
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(c, "error_messages"), i, e) count_text(&a, json_string_value(e));
+    json_array_foreach(json_object_get(c, "error_messages"), i, e)
+        count_text(&a, json_string_value(e));
     if (json_array_size(json_object_get(c, "error_messages")))
         a.errors++;
     mn_map_release(&a.seen);
@@ -192,13 +193,13 @@ json_t *mn_memory_judge(const json_t *mem, const json_t *links, double nearest)
     int n = a.paths + a.names + (a.errors ? 2 : 0) + a.numbers;
     double specificity = n >= 4 ? 1 : n / 4.0;
     if (n)
-        json_array_append_new(
-            reasons, json_sprintf("specific: %d path%s, %d name%s, %s%d number%s", a.paths,
-                                  a.paths == 1 ? "" : "s", a.names, a.names == 1 ? "" : "s",
-                                  a.errors ? "an error, " : "", a.numbers, a.numbers == 1 ? "" : "s"));
-    else
         json_array_append_new(reasons,
-                              json_string("not specific: no path, name, error or number"));
+                              json_sprintf("specific: %d path%s, %d name%s, %s%d number%s", a.paths,
+                                           a.paths == 1 ? "" : "s", a.names,
+                                           a.names == 1 ? "" : "s", a.errors ? "an error, " : "",
+                                           a.numbers, a.numbers == 1 ? "" : "s"));
+    else
+        json_array_append_new(reasons, json_string("not specific: no path, name, error or number"));
 
     const char *why = NULL;
     double evidence = evidence_of(mem, links, &why);
@@ -215,9 +216,9 @@ json_t *mn_memory_judge(const json_t *mem, const json_t *links, double nearest)
 
     double score = 0.15 + 0.25 * novelty + 0.25 * specificity + 0.20 * evidence + 0.15 * length;
     /* two decimals: a judgement is read by people and compared in tests */
-#define R2(x) (double)(int)((x) * 100 + 0.5) / 100
+#define R2(x) (double)(int)((x)*100 + 0.5) / 100
     return json_pack("{s:f,s:f,s:f,s:f,s:f,s:o}", "score", R2(score), "novelty", R2(novelty),
-                     "specificity", R2(specificity), "evidence", R2(evidence), "length",
-                     R2(length), "reasons", reasons);
+                     "specificity", R2(specificity), "evidence", R2(evidence), "length", R2(length),
+                     "reasons", reasons);
 #undef R2
 }

@@ -595,8 +595,7 @@ static int keep_provenance(mn_store *s, const char *id, const json_t *old, const
             continue;
         mn_buf to = MN_BUF_INIT;
         mn_buf_printf(&to, "%s%s", refs[i].prefix, v);
-        int rc = mn_store_link_add(s, id, "relates_to", to.ptr, "provenance of a merged save",
-                                   now);
+        int rc = mn_store_link_add(s, id, "relates_to", to.ptr, "provenance of a merged save", now);
         mn_buf_release(&to);
         if (rc == MN_EEXISTS)
             mn_error_clear();
@@ -684,8 +683,8 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     if (!str(prov, "extraction_method"))
         json_object_set_new(prov, "extraction_method", json_string(extraction_of(source)));
     mn_memory_normalise(mem);
-    if ((rc = mn_memory_cap_body(mem, kind_capped(kind) ? cfg->body_cap : 0,
-                                 automatic(source))) != 0)
+    if ((rc = mn_memory_cap_body(mem, kind_capped(kind) ? cfg->body_cap : 0, automatic(source))) !=
+        0)
         goto out;
     if (!json_array_size(json_object_get(json_object_get(mem, "context"), "trigger_keywords")) &&
         (rc = add_keywords(s, mem)) != 0)

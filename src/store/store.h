@@ -126,7 +126,8 @@ int mn_store_memory_find_hash(mn_store *s, char out[MN_ID_LEN + 1], const char *
 
 /* ---- near-duplicates (schema v9; text/neardup.h, docs/internals/memory.md) ---- */
 
-/** The text a memory's fingerprint is made of: its title, body, situation, solution, what failed. */
+/** The text a memory's fingerprint is made of: its title, body, situation, solution, what failed.
+ */
 void mn_memory_fingerprint_text(mn_buf *out, const json_t *mem);
 
 /* A memory sharing an LSH key with a text; strings live until the callback returns. */

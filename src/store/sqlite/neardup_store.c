@@ -48,7 +48,8 @@ static void fingerprint_of(mn_fingerprint *fp, const json_t *mem)
 /* The fingerprint stored for a memory: 1 found (in *out), 0 none, < 0 error. */
 static int stored_fp(mn_store *s, int64_t rowid, mn_fingerprint *out)
 {
-    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT fp FROM memory_fingerprints WHERE memory_id = ?1");
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "SELECT fp FROM memory_fingerprints WHERE memory_id = ?1");
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_int64(st, 1, rowid);
@@ -180,16 +181,11 @@ int mn_store_memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t lim
         sqlite3_bind_int64(get, 2, s->project_id);
         step = sqlite3_step(get);
         if (step == SQLITE_ROW) {
-            mn_memory_neighbour n = {col_text(get, 0),
-                                     col_text(get, 1),
-                                     col_text(get, 2),
-                                     col_text(get, 4),
-                                     col_text(get, 5),
-                                     col_text(get, 6),
-                                     col_text(get, 7),
-                                     col_text(get, 8),
-                                     sqlite3_column_int(get, 3) != 0,
-                                     cands.items[i].jaccard};
+            mn_memory_neighbour n = {
+                col_text(get, 0),      col_text(get, 1), col_text(get, 2),
+                col_text(get, 4),      col_text(get, 5), col_text(get, 6),
+                col_text(get, 7),      col_text(get, 8), sqlite3_column_int(get, 3) != 0,
+                cands.items[i].jaccard};
             rc = cb(payload, &n);
             given++;
         } else if (step != SQLITE_DONE) {
@@ -242,9 +238,9 @@ int mn_sqlite__fingerprints_check(mn_store *s)
     sqlite3_finalize(all);
     if (rc == 0) {
         mn_buf sql = MN_BUF_INIT;
-        mn_buf_printf(&sql,
-                      "INSERT OR REPLACE INTO meta(key, value) VALUES ('fingerprint_version', '%s')",
-                      want);
+        mn_buf_printf(
+            &sql, "INSERT OR REPLACE INTO meta(key, value) VALUES ('fingerprint_version', '%s')",
+            want);
         rc = mn_sqlite__exec(s, sql.ptr);
         mn_buf_release(&sql);
     }

@@ -603,12 +603,13 @@ static void test_pipeline(void)
     mn_buf_release(&big);
 
     /* the judge: specific, with evidence, keeps the agent's prior 0.7 */
-    REQUIRE_OK(call(ctx, &out, "save",
-                    J("{'kind':'gotcha','title':'Session.refresh drops delay=None in cart/session.py',"
-                      "'context':{'situation':'checkout returned 401 after 30s idle','solution':"
-                      "'default delay to 30 in Session.__init__','error_messages':['SessionExpired: "
-                      "delay=None'],'trigger_keywords':['cart','session','delay']},"
-                      "'provenance':{'source':'agent','commit':'3f2a9c0e1b7d4a6f8e2c5b9d0a1f3e7c6b8d2a4f'}}")));
+    REQUIRE_OK(call(
+        ctx, &out, "save",
+        J("{'kind':'gotcha','title':'Session.refresh drops delay=None in cart/session.py',"
+          "'context':{'situation':'checkout returned 401 after 30s idle','solution':"
+          "'default delay to 30 in Session.__init__','error_messages':['SessionExpired: "
+          "delay=None'],'trigger_keywords':['cart','session','delay']},"
+          "'provenance':{'source':'agent','commit':'3f2a9c0e1b7d4a6f8e2c5b9d0a1f3e7c6b8d2a4f'}}")));
     m = get(ctx, sget(out, "id"));
     const json_t *j = json_object_get(m, "judgement");
     CHECK(json_number_value(json_object_get(j, "specificity")) == 1);
@@ -625,10 +626,11 @@ static void test_pipeline(void)
     snprintf(first, sizeof(first), "%s",
              save(ctx, J("{'title':'Migrations before workers','body':'The deploy script must run "
                          "the database migrations before restarting the web workers.'}")));
-    REQUIRE_OK(call(ctx, &out, "save",
-                    J("{'title':'Migrations before workers','body':'Run the database migrations "
-                      "before restarting the web workers in the deploy script.','scope':{'tags':"
-                      "['deploy']},'provenance':{'commit':'0123456789abcdef0123456789abcdef01234567'}}")));
+    REQUIRE_OK(
+        call(ctx, &out, "save",
+             J("{'title':'Migrations before workers','body':'Run the database migrations "
+               "before restarting the web workers in the deploy script.','scope':{'tags':"
+               "['deploy']},'provenance':{'commit':'0123456789abcdef0123456789abcdef01234567'}}")));
     CHECK_STR(sget(out, "action"), "merged");
     CHECK_STR(sget(out, "merged_into"), first);
     CHECK(json_number_value(json_object_get(out, "similarity")) >= 0.5);
@@ -1560,8 +1562,9 @@ static void test_cleanup(void)
 
 MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_table), MN_TEST(test_schemas_check),
              MN_TEST(test_schemas_share_memory), MN_TEST(test_save_defaults),
-             MN_TEST(test_save_agent_rule), MN_TEST(test_agent_instructions), MN_TEST(test_pipeline),
-             MN_TEST(test_save_dedup), MN_TEST(test_save_links_atomic), MN_TEST(test_get),
-             MN_TEST(test_list), MN_TEST(test_update), MN_TEST(test_forget), MN_TEST(test_link),
-             MN_TEST(test_export_import_round_trip), MN_TEST(test_import_all_or_nothing),
-             MN_TEST(test_config), MN_TEST(test_bad_input), MN_TEST(test_cleanup))
+             MN_TEST(test_save_agent_rule), MN_TEST(test_agent_instructions),
+             MN_TEST(test_pipeline), MN_TEST(test_save_dedup), MN_TEST(test_save_links_atomic),
+             MN_TEST(test_get), MN_TEST(test_list), MN_TEST(test_update), MN_TEST(test_forget),
+             MN_TEST(test_link), MN_TEST(test_export_import_round_trip),
+             MN_TEST(test_import_all_or_nothing), MN_TEST(test_config), MN_TEST(test_bad_input),
+             MN_TEST(test_cleanup))

@@ -38,7 +38,7 @@ typedef struct {
 } repo;
 
 static const mn_memory_settings settings = {32768, 0.5, true,  "tester", "test",
-                                            NULL,  0,   false, false, 0};
+                                            NULL,  0,   false, false,    0};
 
 static void mkdirs(const char *path)
 {

@@ -20,7 +20,7 @@ static char db[128];
 static mn_memory_settings settings(void)
 {
     mn_memory_settings cfg = {32768, 0.5,         true,  "author-x", "actor-y",
-                              NULL,  MN_SCAN_ALL, false, false, 0};
+                              NULL,  MN_SCAN_ALL, false, false,      0};
     CHECK(mn_scanner_builtin(&cfg.scanner) == 0);
     return cfg;
 }
