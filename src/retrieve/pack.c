@@ -817,9 +817,9 @@ int mn_context_build(mn_store *s, const mn_context_request *req, json_t **out)
     question qn;
     question_init(&qn, q);
     pk_words_init(&c, q);
-    int rc = add_overview(s, &v, &qn,
-                          mode == MN_CONTEXT_DISCOVERY ? MN_OVERVIEW_RANKED : req->overview,
-                          &req->expiry);
+    int rc =
+        add_overview(s, &v, &qn, mode == MN_CONTEXT_DISCOVERY ? MN_OVERVIEW_RANKED : req->overview,
+                     &req->expiry);
     if (rc == 0 && mode == MN_CONTEXT_ROUTE) {
         rc = add_found(&c, req, &qn, &v, notes, &res);
         searched = rc == 0;

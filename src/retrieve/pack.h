@@ -52,7 +52,7 @@ typedef struct {
     /* the semantic signal (retrieve.h): NULL, and the note saying why */
     struct mn_embedder *embedder;
     const char *semantic_note;
-    mn_expiry expiry; /* at > 0: expired memories are not served (store.h) */
+    mn_expiry expiry;                /* at > 0: expired memories are not served (store.h) */
     const mn_token_counter *counter; /* NULL: the estimate */
     mn_overview_mode overview;
     bool footer; /* keep room for mn_context_footer */
