@@ -635,6 +635,25 @@ static int link_conflict(mn_store *s, const mn_memory_settings *cfg, const char 
     return rc;
 }
 
+/*
+ * Whether the save itself says it supersedes the memory id (a `supersedes`
+ * link in its links): then a near-duplicate with another conclusion is what
+ * the caller meant to replace, not a conflict to review (the life cycle's
+ * supersession decides: memory/lifecycle.h).
+ */
+static bool says_supersedes(const json_t *in, const char *id)
+{
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(in, "links"), i, l)
+    {
+        if (!strcmp(str(l, "kind") ? str(l, "kind") : "", "supersedes") && str(l, "to") &&
+            !strcmp(str(l, "to"), id))
+            return true;
+    }
+    return false;
+}
+
 int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
 {
     json_t *mem = json_object(), *old = NULL;
@@ -779,6 +798,8 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
             json_object_set_new(*out, "similarity", json_real(near.similarity));
         goto done;
     }
+    if (near.kind == MN_NEARDUP_CONFLICTING && says_supersedes(in, near.id))
+        near.kind = MN_NEARDUP_DISTINCT; /* replaced on purpose: no conflict to review */
     if (near.kind == MN_NEARDUP_CONFLICTING) {
         /* the same subject, another conclusion: both wait for a person */
         json_object_set_new(mem, "status", json_string("pending"));

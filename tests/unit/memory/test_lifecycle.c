@@ -302,6 +302,8 @@ static void setup(void)
     o.db_path = db.ptr;
     o.actor = "test";
     o.progress = false;
+    /* a person's saves (an agent's need structured context; test_ops.c checks that) */
+    o.front_end = MN_FRONT_LOCAL_CLI;
     if (mn_ctx_open(&ctx, &o) != 0)
         abort();
     mn_buf_release(&db);
@@ -607,6 +609,12 @@ static void test_supersede(void)
                   old);
     nw = save(b.ptr);
     mn_buf_release(&b);
+    /* a near-duplicate with another conclusion, but the save says it replaces it: superseded,
+     * not a conflict sent to review (no contradicts link, the new one active) */
+    CHECK_STR(status_of(nw), "active");
+    json_t *nm = get(nw);
+    CHECK(json_array_size(json_object_get(nm, "links")) == 1);
+    json_decref(nm);
     CHECK_STR(status_of(old), "superseded");
     CHECK(audits("supersede", old) == 1);
     CHECK(!in_search(q, old) && in_search(q, nw));
@@ -651,9 +659,12 @@ static void test_supersede(void)
     json_decref(op_on("update", d2, "'status':'active'"));
     CHECK_STR(status_of(d1), "superseded");
 
-    /* the pipeline's call: mn_memory_supersede, in the caller's transaction */
-    char *f1 = save("{'kind':'fact','title':'The API is at v1','body':'Clients call /v1.'}");
-    char *f2 = save("{'kind':'fact','title':'The API is at v2','body':'Clients call /v2.'}");
+    /* the pipeline's call: mn_memory_supersede, in the caller's transaction (two texts the
+     * near-duplicate check leaves apart: "v1"/"v2" alone would be a conflict sent to review) */
+    char *f1 = save("{'kind':'fact','title':'Orders are exported as CSV',"
+                    "'body':'The nightly job writes orders.csv for accounting.'}");
+    char *f2 = save("{'kind':'fact','title':'Orders go to the warehouse API',"
+                    "'body':'A webhook posts each order to the warehouse service.'}");
     mn_store *s = ctx->store;
     REQUIRE_OK(mn_store_begin(s));
     CHECK(mn_memory_supersede(s, f2, f2, "same", "test") == MN_EINVAL);
@@ -723,7 +734,7 @@ static void test_expiry_and_gc(void)
     int64_t superseded =
         json_integer_value(json_object_get(json_object_get(out, "superseded"), "count"));
     CHECK(expired == 3);    /* the ttl, the two episodes */
-    CHECK(superseded == 3); /* Stripe, manual refunds, API v1: a year ago (90d) */
+    CHECK(superseded == 3); /* Stripe, manual refunds, CSV export: a year ago (90d) */
     json_decref(out);
     CHECK_STR(status_of(ttl), "active");
     out = call("gc", J("{'apply':true}"));
