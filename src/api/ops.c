@@ -209,7 +209,7 @@ static const mn_op ops[] = {
      "the code is now and a line diff from the text cited to today's. Revalidate one with "
      "revalidate, or correct it with update.",
      mn_schema_stale, mn_schema_out_stale, MN_OP_IDEMPOTENT, NULL, mn_op_stale},
-    {"revalidate", "Take today's code as what a stale memory cites: it is current again.",
+    {"revalidate", "Make a stale memory current again: it cites today's code.",
      "Each stale citation of the memory now cites today's span (its lines, hash and text); a "
      "citation of code that is gone is removed. Use it after checking that the memory still "
      "holds for the changed code (stale shows the diff).",

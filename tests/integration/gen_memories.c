@@ -413,6 +413,14 @@ static json_t *make_memory(char ids[][MN_ID_LEN + 1], size_t n, size_t i)
         json_object_set_new(c, "start_line", json_integer(start));
         json_object_set_new(c, "end_line", json_integer(end));
         json_object_set_new(c, "hash", json_string(h));
+        /* what mnemo keeps of a cited span (docs/memory-format.md, "Citations"): its text when
+         * cited, whether it is stale, when it was checked; import takes them as they are */
+        char text[128];
+        snprintf(text, sizeof(text), "int %s(void)\n{\n\treturn %zu; /* \"é\" */\n}\n", sym,
+                 below(1000));
+        json_object_set_new(c, "text", json_string(text));
+        json_object_set_new(c, "stale", json_string(below(2) ? "changed" : "gone"));
+        json_object_set_new(c, "checked_at", later(created, (int64_t)below(100000000)));
         json_array_append_new(cits, c);
     }
     json_object_set_new(m, "citations", cits);

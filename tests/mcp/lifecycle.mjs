@@ -119,7 +119,7 @@ check("linked again, superseded again", (await memory(client, fx.ids.rounding)).
 const short = await tool(client, "save", {
   kind: "fact", title: "The bank export is late this week", ttl: "1d",
   body: "Statements of the bank export arrive two days late this week.",
-  context: { trigger_keywords: ["bank", "export", "late"] },
+  context: { situation: "statements missing this week", solution: "wait for the bank export", trigger_keywords: ["bank", "export", "late"] },
 });
 const episode = await tool(client, "save", {
   kind: "episode", title: "Asked why the bank export is late",
