@@ -190,10 +190,14 @@ for (const l of fs.readFileSync(answersFile, "utf8").split("\n").filter(Boolean)
       // a line is the file's line; the chunk's first and last may be part of one (a symbol's
       // span), cut between two tokens, never inside a word
       const word = ch => ch !== undefined && /[\w$]/.test(ch);
+      // a secret in the file (scrub.c's own examples) is served as [REDACTED:rule]
+      const esc = x => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      const redactedOf = (f, t) => f !== undefined && t.includes("[REDACTED:") &&
+        new RegExp("^" + t.split(/\[REDACTED:[\w.-]+\]/).map(esc).join(".+?") + "$").test(f);
       body.forEach((x, k) => {
         checkedLines++;
         const f = src ? src[Number(code[2]) - 1 + k] : undefined, t = x.slice(2);
-        const ok = f === t ||
+        const ok = f === t || redactedOf(f, t) ||
           (f !== undefined && k === body.length - 1 && f.startsWith(t) && !(word(t.slice(-1)) && word(f[t.length]))) ||
           (f !== undefined && k === 0 && f.endsWith(t) && !(word(t[0]) && word(f[f.length - t.length - 1])));
         if (!ok) bad(`${code[1]}:${Number(code[2]) + k} ${JSON.stringify(x)} (file: ${JSON.stringify(f)})`);
