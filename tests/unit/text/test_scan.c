@@ -300,7 +300,8 @@ static void test_no_false_positives(void)
     expect_none(s, "mn_buf_puts(&sql, \"tokenize='unicode61')\");");
     expect_none(s, "tokenizer: \"cl100k_base\"");
     expect_none(s, "author = \"jdoe2024x\"");
-    expect_rule(s, "authorization_key = \"q8Zr2Lx9Vt4Pn7Wk\"", "generic-secret", "q8Zr2Lx9Vt4Pn7Wk");
+    expect_rule(s, "authorization_key = \"q8Zr2Lx9Vt4Pn7Wk\"", "generic-secret",
+                "q8Zr2Lx9Vt4Pn7Wk");
     expect_none(s, "API_KEY=${API_KEY}");
     expect_none(s, "api_key: <your-api-key>");
     expect_none(s, "password: changeme");
