@@ -10,12 +10,16 @@
  * text did not change (a status, a counter, tags) finds the same fingerprint
  * stored and writes nothing.
  *
- * Lookup: one SELECT of the distinct memories holding any of the text's
- * MN_LSH_KEYS keys (at most CANDIDATES_MAX, the first ones the key index
- * yields), then each one's fingerprint to estimate its Jaccard similarity,
- * then the text of the best `limit` only. On real commit messages a text has
- * ~8 candidates (p95 ~40, docs/internals/neardup.md); the cap bounds a store
- * of near-identical memories.
+ * Lookup: the memories holding each of the text's MN_LSH_KEYS keys, a key
+ * at a time; a key that more than KEY_POPULAR memories hold is left out
+ * (a band every memory of a template shares, a common opening: like a stop
+ * word, it says little, and a near-duplicate shares many other keys). The
+ * memories sharing the most keys come first (at most CANDIDATES_MAX), then
+ * each one's fingerprint estimates its Jaccard similarity, then the text of
+ * the best `limit` only. On real commit messages a text has ~8 candidates
+ * (p95 ~40, docs/internals/neardup.md). Without the popular keys left out,
+ * bench_store's generated memories (one vocabulary) drew 256 candidates a
+ * save at 100k memories, most through a key 1,000-7,000 memories hold.
  *
  * Fingerprints made by another MN_FINGERPRINT_VERSION (meta
  * 'fingerprint_version'; none before v9) are all recomputed when a writable
@@ -28,7 +32,8 @@
 #include "store/store.h"
 #include "util/vec.h"
 
-#define CANDIDATES_MAX 256
+#define CANDIDATES_MAX 64
+#define KEY_POPULAR    64
 
 static int fail(mn_store *s, const char *what)
 {
@@ -112,7 +117,22 @@ int mn_sqlite__fingerprint_put(mn_store *s, int64_t rowid, const json_t *mem)
 typedef struct {
     int64_t rowid;
     double jaccard;
+    int shared; /* keys shared with the text */
 } cand;
+
+static int by_rowid(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int by_shared(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->shared != y->shared)
+        return x->shared > y->shared ? -1 : 1;
+    return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
+}
 
 static int by_jaccard(const void *a, const void *b)
 {
@@ -137,26 +157,41 @@ int mn_store_memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t lim
     if (!fp->n_terms || !limit)
         return 0;
     mn_fingerprint_bands(keys, fp);
-    mn_buf sql = MN_BUF_INIT;
-    mn_buf_puts(&sql, "SELECT DISTINCT memory_id FROM memory_keys WHERE key IN (");
-    for (size_t i = 0; i < MN_LSH_KEYS; i++)
-        mn_buf_printf(&sql, "%s?%zu", i ? ", " : "", i + 1);
-    mn_buf_printf(&sql, ") LIMIT %d", CANDIDATES_MAX);
-    sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
-    mn_buf_release(&sql);
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "SELECT memory_id FROM memory_keys WHERE key = ?1 LIMIT ?2");
     if (!st)
         return mn_error_last_code();
-    for (size_t i = 0; i < MN_LSH_KEYS; i++)
-        sqlite3_bind_int64(st, (int)i + 1, (sqlite3_int64)keys[i]);
+    MN_VEC(int64_t) ids = MN_VEC_INIT;
     int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        cand c = {sqlite3_column_int64(st, 0), 0};
-        mn_vec_push(&cands, c);
+    for (size_t i = 0; i < MN_LSH_KEYS && rc == 0; i++) {
+        size_t before = ids.len;
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)keys[i]);
+        sqlite3_bind_int(st, 2, KEY_POPULAR + 1);
+        while ((step = sqlite3_step(st)) == SQLITE_ROW)
+            mn_vec_push(&ids, sqlite3_column_int64(st, 0));
+        sqlite3_reset(st);
+        if (step != SQLITE_DONE)
+            rc = fail(s, "cannot look up near-duplicates");
+        else if (ids.len - before > KEY_POPULAR)
+            ids.len = before; /* a popular key */
     }
-    sqlite3_reset(st);
-    if (step != SQLITE_DONE) {
-        rc = fail(s, "cannot look up near-duplicates");
+    /* each memory once, with the number of keys it shares */
+    if (ids.len > 1)
+        qsort(ids.items, ids.len, sizeof(int64_t), by_rowid);
+    for (size_t i = 0; i < ids.len && rc == 0;) {
+        size_t j = i;
+        while (j < ids.len && ids.items[j] == ids.items[i])
+            j++;
+        cand c = {ids.items[i], 0, (int)(j - i)};
+        mn_vec_push(&cands, c);
+        i = j;
+    }
+    mn_vec_release(&ids);
+    if (rc)
         goto out;
+    if (cands.len > CANDIDATES_MAX) {
+        qsort(cands.items, cands.len, sizeof(cand), by_shared);
+        cands.len = CANDIDATES_MAX;
     }
     for (size_t i = 0; i < cands.len; i++) {
         mn_fingerprint other;
