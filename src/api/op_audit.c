@@ -29,10 +29,11 @@ int mn_op_audit(mn_ctx *ctx, const json_t *args, json_t **out)
     int64_t total = 0;
     int rc;
     if (since && (mn_time_parse(&f.since_ms, since) != 0 || f.since_ms <= 0))
-        return mn_error_set(MN_EINVAL,
-                            "since: '%s' is neither a date-time like 2026-11-21T15:47:00Z "
-                            "nor an age like 7d, 12h or 30m",
-                            since);
+        return mn_error_set(
+            MN_EINVAL,
+            "since: '%s' is neither a date-time after 1970 like 2026-11-21T15:47:00Z "
+            "nor an age like 7d, 12h or 30m",
+            since);
     f.action = json_string_value(json_object_get(args, "op"));
     f.actor = json_string_value(json_object_get(args, "actor"));
     f.limit = lim ? json_integer_value(lim) : 50;

@@ -135,14 +135,10 @@ int mn_op_export(mn_ctx *ctx, const json_t *args, json_t **out)
     int rc = mn_memory_filter_from_json(&f, args, "include");
     if (rc)
         return rc;
-    /* the audit log goes with a full backup; a filtered export (a part shared with
-     * someone) leaves it out unless asked */
-    const json_t *want = json_object_get(args, "audit");
-    bool filtered = false;
-    const char *filters[] = {"kind", "level", "status", "tag", "path", "source", "since"};
-    for (size_t i = 0; i < MN_ARRAY_SIZE(filters); i++)
-        filtered = filtered || json_object_get(args, filters[i]);
-    bool with_audit = want ? json_is_true(want) : !filtered;
+    /* the audit log only when asked: an export of memories is the same bytes for the same
+     * memories (an imported store exports what it imported), which a log that every read
+     * and every export itself adds to could never be */
+    bool with_audit = json_is_true(json_object_get(args, "audit"));
     mn_audit_filter af = {0};
     json_t *arr = json_array(), *audit = NULL;
     int64_t naudit = 0;

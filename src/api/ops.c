@@ -99,7 +99,8 @@ static const mn_op ops[] = {
      mn_schema_link, mn_schema_out_link, MN_OP_IDEMPOTENT, "from kind to", mn_op_link},
     {"export", "Export memories with every field (a full backup by default).",
      "Returns memories in the canonical shape that import takes; the CLI writes them as JSONL or "
-     "YAML.",
+     "YAML. With audit, the audit log follows them (records {\"audit\": row} in a file, which "
+     "import leaves out).",
      mn_schema_export, mn_schema_out_export, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL, mn_op_export},
     {"import", "Import memories exported by mnemo, keeping their ids and every field.",
      "All or nothing: one bad memory rejects the whole import and nothing is written.",
