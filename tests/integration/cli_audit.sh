@@ -11,7 +11,8 @@
 #   filters   --op, --actor, --since (an age, a time), --limit/--offset
 #             paging newest first; --json and the printed lines agree;
 #   secrets   a token saved in a memory and asked in a question, and the
-#             question's words, are in no byte of the audit table;
+#             words of a question (a search's, a refined feedback's), are in
+#             no byte of the audit table;
 #   bounds    read rows are pruned with served.max_age and served.max_rows,
 #             rows of changes are not;
 #   export    `export --audit` carries the log after the memories and
@@ -87,6 +88,9 @@ mn --json context "how long is the cart idle delay" >/dev/null
 rows context | js "context: a row with the ids served" "d.entries.length===1 && d.entries[0].detail.ids.includes('$a')"
 mn --json recall "cart session delay" >/dev/null
 rows recall | js "recall: a row with the ids served" "d.entries.length===1 && d.entries[0].detail.ids.includes('$a')"
+mn feedback refined --served "$served" --query "cart delay in seconds $QWORD" >/dev/null
+rows feedback | js "feedback: the answer and signal, not the new question" \
+    "d.entries.length===1 && d.entries[0].detail.served===$served && d.entries[0].detail.signal==='refined' && !('query' in d.entries[0].detail)"
 
 out=$(inspector --method resources/read --uri "mnemo://memory/$a") || fail "resources/read exited $?"
 js "resources/read answers" "d.contents[0].text.includes('$a')" <<<"$out"
@@ -99,7 +103,7 @@ mn --json audit --actor mcp | js "--actor mcp: the MCP reads only" \
 # ---- filters and paging --------------------------------------------------------
 mn --json audit --limit 1000 >"$tmp/all.json"
 total=$(node -pe 'JSON.parse(require("fs").readFileSync(process.argv[1])).total' "$tmp/all.json")
-[ "$total" -ge 17 ] || fail "expected every row above, got $total"
+[ "$total" -ge 18 ] || fail "expected every row above, got $total"
 js "newest first" "d.entries.every((e,i,a)=>i===0 || a[i-1].time>=e.time && a[i-1].id>e.id)" <"$tmp/all.json"
 mn --json audit --limit 3 --offset 2 | js "--limit/--offset page newest first" \
     "d.entries.length===3 && d.total===$total && d.entries[0].id===JSON.parse(require('fs').readFileSync('$tmp/all.json')).entries[2].id"
