@@ -101,12 +101,15 @@ void cli_print_audit(const json_t *r)
     const json_t *entries = json_object_get(r, "entries");
     json_array_foreach(entries, i, e)
     {
-        cli_printf("%s  %-10s %-12s %s", str(e, "time"), str(e, "actor"), str(e, "op"),
-                   str(e, "target"));
         const json_t *d = json_object_get(e, "detail");
         char *text = d ? json_dumps(d, JSON_COMPACT) : NULL;
+        cli_printf("%s  %-10s %s", str(e, "time"), str(e, "actor"), str(e, "op"));
+        if (*str(e, "target") || text) /* the columns line up; no space ends a line */
+            cli_printf("%*s", (int)(strlen(str(e, "op")) < 12 ? 12 - strlen(str(e, "op")) : 0), "");
+        if (*str(e, "target"))
+            cli_printf(" %s", str(e, "target"));
         if (text)
-            cli_printf("%s%s", *str(e, "target") ? " " : "", text);
+            cli_printf(" %s", text);
         free(text);
         cli_printf("\n");
     }
