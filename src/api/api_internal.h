@@ -59,6 +59,16 @@ int mn_api__served_limits(mn_ctx *ctx, int64_t *max_age_ms, int64_t *max_rows);
  */
 void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const json_t *items,
                            const int64_t *rows, size_t nrows, int64_t *id, json_t *notes);
+/** search under another op's name (search_code): served and audited as that op. */
+int mn_api__search(mn_ctx *ctx, const char *op, const json_t *args, json_t **out);
+/**
+ * One audit row for a read or an export that records no served answer, in
+ * its own transaction; a read row is pruned as served.* says. Best effort:
+ * skipped on a read-only store, logged when it fails; the read stands.
+ * op_audit.c.
+ */
+void mn_api__audit_read(mn_ctx *ctx, const char *op, const char *target, const json_t *detail);
+int mn_op_audit(mn_ctx *ctx, const json_t *args, json_t **out);
 /** A KEY_BOOL config key's effective value. */
 int mn_api__config_bool(mn_ctx *ctx, bool *out, const char *key);
 

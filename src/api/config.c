@@ -131,9 +131,11 @@ static const struct config_key {
     /* served.*: how long what was asked and answered is kept (op_search.c) */
     {"served.max_age", KEY_DURATION, "30d", 0,
      "Keep each question asked (context, recall, search, a hook's prompt) and what it was "
-     "answered with this long, for feedback (7d, 30d; 0: no age limit)."},
+     "answered with this long, for feedback, and the audit rows of reads (7d, 30d; 0: no age "
+     "limit)."},
     {"served.max_rows", KEY_INT, "10000", 100000000,
-     "Keep at most this many of the newest questions and their answers (0: no limit)."},
+     "Keep at most this many of the newest questions and their answers, and of the audit "
+     "rows of reads (0: no limit)."},
     {"user.name", KEY_TEXT, "", 200, "Author recorded on saves (default: $USER)."},
 };
 

@@ -536,8 +536,13 @@ int mn_op_feedback(mn_ctx *ctx, const json_t *in, json_t **out)
     int rc = scrubbed_args(ctx, in, &args);
     if (rc)
         return rc;
+    /* the audit row names the answer, items and signal; the free text (a refined
+     * question, a note) stays in the feedback row, never in the log (op_audit.c) */
+    json_t *audit = json_copy(args);
+    json_object_del(audit, "note");
+    json_object_del(audit, "query");
     rec r = {ctx,
-             args,
+             audit,
              jstr(args, "signal"),
              json_string_value(json_object_get(args, "note")),
              json_string_value(json_object_get(args, "session")),
@@ -589,6 +594,7 @@ int mn_op_feedback(mn_ctx *ctx, const json_t *in, json_t **out)
         free((char *)r.uids[i]);
     free(r.uids);
     json_decref(r.answers);
+    json_decref(audit);
     json_decref(args);
     return rc;
 }

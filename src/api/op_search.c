@@ -126,6 +126,32 @@ static json_t *item_json(const mn_search_item *it)
     return o;
 }
 
+/*
+ * The audit row of an answer: who read, with which op, the answer's served
+ * id and the ids of what it served - never the question (served keeps it,
+ * scrubbed) nor any text of the items. Read rows are pruned with the limits
+ * of served (audit_store.c), in this same transaction.
+ */
+static int audit_read(mn_ctx *ctx, const char *op, int64_t served, const json_t *items, int64_t now,
+                      int64_t max_age, int64_t max_rows)
+{
+    json_t *ids = json_array();
+    size_t i;
+    const json_t *it;
+    json_array_foreach(items, i, it)
+    {
+        const char *iid = json_string_value(json_object_get(it, "id"));
+        if (iid)
+            json_array_append_new(ids, json_string(iid));
+    }
+    json_t *detail = json_pack("{s:I,s:o}", "served", (json_int_t)served, "ids", ids);
+    int rc = mn_store_audit(ctx->store, ctx->actor, op, NULL, detail);
+    json_decref(detail);
+    if (rc == 0)
+        rc = mn_store_audit_prune_reads(ctx->store, now, max_age, max_rows, served);
+    return rc;
+}
+
 void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const json_t *items,
                            const int64_t *rows, size_t nrows, int64_t *id, json_t *notes)
 {
@@ -153,6 +179,8 @@ void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const
             rc = mn_store_memories_touch(ctx->store, rows, nrows, now);
         if (rc == 0)
             rc = mn_store_served_prune(ctx->store, now, max_age, max_rows, *id);
+        if (rc == 0)
+            rc = audit_read(ctx, op, *id, items, now, max_age, max_rows);
         if (rc)
             mn_store_rollback(ctx->store);
         else
@@ -185,6 +213,11 @@ static json_t *served_items(const mn_search_result *res, int64_t *rows, size_t *
 }
 
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    return mn_api__search(ctx, "search", args, out);
+}
+
+int mn_api__search(mn_ctx *ctx, const char *op, const json_t *args, json_t **out)
 {
     mn_search_request r = {0};
     mn_search_result res;
@@ -235,7 +268,7 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
     int64_t served = 0, *rows = mn_malloc((res.n ? res.n : 1) * sizeof(int64_t));
     size_t nrows;
     json_t *record = served_items(&res, rows, &nrows);
-    mn_api__record_served(ctx, "search", r.query, record, rows, nrows, &served, notes);
+    mn_api__record_served(ctx, op, r.query, record, rows, nrows, &served, notes);
     json_decref(record);
     free(rows);
     if (served)

@@ -25,6 +25,9 @@ extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema
     mn_schema_out_stale[], mn_schema_revalidate[], mn_schema_out_revalidate[], mn_schema_gc[],
     mn_schema_out_gc[];
 
+/* the audit log (op_audit.c) */
+extern const char mn_schema_audit[], mn_schema_out_audit[];
+
 /* Handlers in op_search.c (declared here: api_internal.h lists the older ones). */
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out);
@@ -42,7 +45,7 @@ static int op_search_code(mn_ctx *ctx, const json_t *args, json_t **out)
     int rc;
     if (!json_object_get(a, "kinds"))
         json_object_set_new(a, "kinds", json_pack("[s,s]", "code", "file"));
-    rc = mn_op_search(ctx, a, out);
+    rc = mn_api__search(ctx, "search_code", a, out); /* served and audited as such */
     json_decref(a);
     return rc;
 }
@@ -96,7 +99,8 @@ static const mn_op ops[] = {
      mn_schema_link, mn_schema_out_link, MN_OP_IDEMPOTENT, "from kind to", mn_op_link},
     {"export", "Export memories with every field (a full backup by default).",
      "Returns memories in the canonical shape that import takes; the CLI writes them as JSONL or "
-     "YAML.",
+     "YAML. With audit, the audit log follows them (records {\"audit\": row} in a file, which "
+     "import leaves out).",
      mn_schema_export, mn_schema_out_export, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL, mn_op_export},
     {"import", "Import memories exported by mnemo, keeping their ids and every field.",
      "All or nothing: one bad memory rejects the whole import and nothing is written.",
@@ -104,6 +108,14 @@ static const mn_op ops[] = {
     {"config", "Read or change this project's mnemo configuration.",
      "Actions: list, get KEY, set KEY VALUE, unset KEY. Unknown keys and bad values are refused.",
      mn_schema_config, mn_schema_out_config, 0, "action key value", mn_op_config},
+    {"audit", "Who changed or read what, when: the audit log, newest first.",
+     "One row per save, merge, update, forget, link, review decision, import, export and "
+     "config change, and per answer read (context, recall, search, search_code, an MCP "
+     "resource), with the actor (cli, mcp, http, hook...), the op, the ids it touched or "
+     "served and the time; never a question's text. Filter by since (an RFC 3339 time or an "
+     "age such as 7d), op and actor; page with limit and offset. Reads are kept as long as "
+     "served answers (config served.max_age, served.max_rows).",
+     mn_schema_audit, mn_schema_out_audit, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL, mn_op_audit},
     {"index", "Index the repository's code: files, symbols, imports and calls.",
      "Walks the repository (honouring .gitignore, .git/info/exclude and .mnemoignore), parses "
      "what changed since the last run with tree-sitter, resolves imports and calls, and ranks "

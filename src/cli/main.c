@@ -44,6 +44,8 @@ static const cli_command commands[] = {
      cli_cmd_import, NULL, "memories", FORMAT_HELP("from FILE's extension, else jsonl")},
     {"config", "config", "list | get KEY | set KEY VALUE | unset KEY", NULL, cli_run_generic,
      cli_print_config, NULL, NULL},
+    {"audit", "audit", "[--since AGE|TIME] [--op OP] [--actor ACTOR] [--limit N] [--offset N]",
+     NULL, cli_run_generic, cli_print_audit, NULL, NULL},
     {"index", "index", "[PATH] [--full]", NULL, cli_run_generic, cli_print_index, NULL, NULL},
     {"status", "status", "[PATH] [--files]", NULL, cli_run_generic, cli_print_status, NULL, NULL},
     {"files", "files", "[PATTERN] [options]", NULL, cli_run_generic, cli_print_files, NULL, NULL},

@@ -1,6 +1,6 @@
 /*
  * print_life.c - the life cycle's results printed for people (stale,
- * revalidate, gc); --json prints them as they are. Through out.c like
+ * revalidate, gc, the audit log); --json prints them as they are. Through out.c like
  * every printer: each value is escaped for the terminal, and a diff is
  * printed as text whose newlines stay.
  */
@@ -91,4 +91,32 @@ void cli_print_gc(const json_t *r)
     }
     if (dry)
         cli_printf("dry run: nothing changed (mnemo gc --apply to do it)\n");
+}
+
+/* One line a row: time, actor, op, target, then the detail as compact JSON (ids, counts). */
+void cli_print_audit(const json_t *r)
+{
+    size_t i;
+    const json_t *e;
+    const json_t *entries = json_object_get(r, "entries");
+    json_array_foreach(entries, i, e)
+    {
+        const json_t *d = json_object_get(e, "detail");
+        char *text = d ? json_dumps(d, JSON_COMPACT) : NULL;
+        cli_printf("%s  %-10s %s", str(e, "time"), str(e, "actor"), str(e, "op"));
+        if (*str(e, "target") || text) /* the columns line up; no space ends a line */
+            cli_printf("%*s", (int)(strlen(str(e, "op")) < 12 ? 12 - strlen(str(e, "op")) : 0), "");
+        if (*str(e, "target"))
+            cli_printf(" %s", str(e, "target"));
+        if (text)
+            cli_printf(" %s", text);
+        free(text);
+        cli_printf("\n");
+    }
+    long long total = num(r, "total"), shown = (long long)json_array_size(entries);
+    if (total == 0)
+        cli_printf("no audit rows\n");
+    else if (num(r, "offset") + shown < total)
+        cli_printf("%lld of %lld rows (--offset %lld for the next page)\n", shown, total,
+                   num(r, "offset") + shown);
 }

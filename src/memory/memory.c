@@ -969,6 +969,11 @@ int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
     if (json_array_size(changed)) {
         set_time(mem, "updated_at", now);
         json_t *detail = json_pack("{s:O}", "changed", changed);
+        size_t ci;
+        const json_t *cv;
+        json_array_foreach(changed, ci, cv) /* a review decision: the status it came to */
+            if (!strcmp(json_string_value(cv), "status"))
+                json_object_set_new(detail, "status", json_string(str(mem, "status")));
         rc = mn_citations_fill(s, mem, now); /* life cycle: new citations, new names */
         if (rc == 0)
             rc = mn_store_memory_replace(s, mem);

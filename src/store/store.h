@@ -180,8 +180,32 @@ int mn_store_config_set(mn_store *s, const char *key, const char *value); /* NUL
 /** {key: value} of every key set. */
 int mn_store_config_all(mn_store *s, json_t **out);
 
-/* ---- audit ---- */
+/* ---- audit (sqlite_store.c writes, audit_store.c reads and prunes) ---- */
+/** One row: who (actor) did what (action) to what (target, an id), with a JSON detail. */
 int mn_store_audit(mn_store *s, const char *actor, const char *action, const char *target,
                    const json_t *detail);
+
+typedef struct {
+    int64_t since_ms;   /* rows at or after this time; 0: all */
+    const char *action; /* this action only; NULL: all */
+    const char *actor;  /* this actor only; NULL: all */
+    int64_t limit;      /* a page of at most this many; <= 0: all */
+    int64_t offset;     /* skip this many of the newest first */
+} mn_audit_filter;
+
+/**
+ * The rows the filter matches, newest first, as a JSON array of {id, time
+ * (RFC 3339), actor, op, target?, detail?}; *total counts every match.
+ */
+int mn_store_audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total);
+/** Whether rows of this action record a read (context, recall, search...), pruned as served. */
+bool mn_store_audit_is_read(const char *action);
+/**
+ * Delete this project's read rows older than max_age_ms (0: no age limit)
+ * and, on one call in max_rows / 256 (added: the caller's served id), all
+ * but the newest max_rows of them (0: no cap). Needs a transaction.
+ */
+int mn_store_audit_prune_reads(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
+                               int64_t added);
 
 #endif
