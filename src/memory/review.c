@@ -93,11 +93,18 @@ static json_t *clean_note(const mn_memory_settings *cfg, const char *note)
     return v;
 }
 
+/* Who decided: the person (config user.name, else the login), else the front end. */
+static const char *reviewer(const mn_memory_settings *cfg)
+{
+    return cfg->author && *cfg->author ? cfg->author : cfg->actor ? cfg->actor : "unknown";
+}
+
 static void set_review(json_t *mem, const mn_memory_settings *cfg, const char *decision,
                        const char *note, const char *into, int64_t now)
 {
-    json_t *j = judgement_of(mem), *r = json_pack("{s:s,s:s}", "decision", decision, "by",
-                                                  cfg->actor ? cfg->actor : "unknown");
+    json_t *j = judgement_of(mem),
+           *r = json_pack("{s:s,s:s,s:s}", "decision", decision, "by", reviewer(cfg), "via",
+                          cfg->actor ? cfg->actor : "unknown");
     set_time(r, "at", now);
     json_t *n = clean_note(cfg, note);
     if (n)
@@ -320,7 +327,7 @@ int mn_review_decide(mn_store *s, const mn_memory_settings *cfg, mn_review_decis
         if ((rc = mn_store_memory_replace(s, mem)) == 0)
             rc = audit(
                 s, cfg, "approve", id,
-                json_pack("{s:s,s:O?}", "was", was, "note",
+                json_pack("{s:s,s:s,s:O?}", "was", was, "by", reviewer(cfg), "note",
                           json_object_get(json_object_get(judgement_of(mem), "review"), "note")));
         if (rc == 0)
             rc = approve_follows(s, cfg, mem, item);
@@ -341,7 +348,7 @@ int mn_review_decide(mn_store *s, const mn_memory_settings *cfg, mn_review_decis
         if ((rc = mn_store_memory_replace(s, mem)) == 0)
             rc = audit(
                 s, cfg, "reject", id,
-                json_pack("{s:s,s:O?}", "was", was, "note",
+                json_pack("{s:s,s:s,s:O?}", "was", was, "by", reviewer(cfg), "note",
                           json_object_get(json_object_get(judgement_of(mem), "review"), "note")));
         if (rc == 0)
             rc = release_held(s, cfg, mem, item);
@@ -377,8 +384,8 @@ int mn_review_decide(mn_store *s, const mn_memory_settings *cfg, mn_review_decis
         json_object_set_new(item, "into", json_string(into));
         if ((rc = mn_store_memory_replace(s, mem)) == 0)
             rc = audit(s, cfg, "merge", into,
-                       json_pack("{s:s,s:s,s:O?}", "from", id, "match", "review", "provenance",
-                                 json_object_get(mem, "provenance")));
+                       json_pack("{s:s,s:s,s:s,s:O?}", "from", id, "match", "review", "by",
+                                 reviewer(cfg), "provenance", json_object_get(mem, "provenance")));
         if (rc == 0)
             rc = release_held(s, cfg, mem, item);
         break;
