@@ -196,7 +196,7 @@ static void test_list_and_approve(void)
     const json_t *rv = json_object_get(json_object_get(m, "judgement"), "review");
     CHECK_STR(sget(rv, "decision"), "approved");
     CHECK(sget(rv, "by") && *sget(rv, "by")); /* the person: config user.name, else the login */
-    CHECK_STR(sget(rv, "via"), "reviewer");  /* the front end: the audit log's actor */
+    CHECK_STR(sget(rv, "via"), "reviewer");   /* the front end: the audit log's actor */
     CHECK_STR(sget(rv, "note"), "matches app/log.py");
     json_decref(m);
     CHECK(audits("approve", p) == 1);
