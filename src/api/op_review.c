@@ -84,8 +84,8 @@ static int targets(mn_store *s, const json_t *args, json_t *ids, bool *selection
     *selection = false;
     if (given != 1)
         return mn_error_set(MN_EINVAL,
-                            "%s what: give one memory id, ids, all_from SOURCE or all (with "
-                            "filters), one of them",
+                            "%s which memories? give one of: an id, ids, all_from SOURCE, or all "
+                            "(with kind, tag, path, since)",
                             action);
     if (one) {
         if ((rc = mn_store_memory_resolve(s, id, json_string_value(one))) == 0)

@@ -90,7 +90,7 @@ check("merge folds it into the memory named", r?.decided?.[0]?.into === fx.ids.g
 // bad requests: an isError result, nothing changed
 const p6 = await tool(client, "save", pattern("Reconcile per account", "reconcile_statement runs once per account, never across accounts."));
 let bad = await call(client, "review", { action: "approve" });
-check("a decision naming nothing is an error with a message", bad?.isError === true && /give one memory id/.test(bad.content?.[0]?.text), bad);
+check("a decision naming nothing is an error with a message", bad?.isError === true && /give one of: an id/.test(bad.content?.[0]?.text), bad);
 bad = await call(client, "review", { action: "reject", ids: [p6.id, p2.id] });
 check("a bulk decision with one memory not waiting is an error", bad?.isError === true && /not waiting for review/.test(bad.content?.[0]?.text), bad);
 check("and changes nothing", (await memory(client, p6.id)).status === "pending");

@@ -378,7 +378,7 @@ static void test_bulk(void)
     CHECK_STR(status_of(x), "pending");
     /* nothing named */
     CHECK(refused(MN_EINVAL, "review", J("{'action':'approve'}")));
-    CHECK(has_msg("give one memory id"));
+    CHECK(has_msg("give one of: an id"));
     /* all_from discovery takes the discovery fact only */
     json_t *out = call("review", J("{'action':'reject','all_from':'discovery'}"));
     CHECK(json_integer_value(json_object_get(out, "count")) == 1);
