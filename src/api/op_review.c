@@ -23,6 +23,7 @@
 #include "common.h"
 
 #include "api/api_internal.h"
+#include "memory/consolidate.h"
 #include "memory/review.h"
 
 #define MAX_BULK   10000 /* memories one bulk decision may take */
@@ -258,4 +259,31 @@ int mn_op_review(mn_ctx *ctx, const json_t *args, json_t **out)
     *out = json_pack("{s:s,s:I,s:o,s:o}", "action", action, "count",
                      (json_int_t)json_array_size(decided), "decided", decided, "skipped", skipped);
     return 0;
+}
+
+/* ---- consolidation: memory/consolidate.h ---- */
+
+int mn_op_consolidate(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    const json_t *kinds = json_object_get(args, "kinds");
+    const char *k[MN_MEMORY_KINDS];
+    mn_consolidate_options o;
+    const mn_memory_settings *cfg;
+    memset(&o, 0, sizeof(o));
+    size_t i, n = 0;
+    json_t *v;
+    json_array_foreach(kinds, i, v) if (n < MN_ARRAY_SIZE(k)) k[n++] = json_string_value(v);
+    if (n) {
+        o.kinds = k;
+        o.nkinds = n;
+    }
+    o.min_size = (size_t)json_integer_value(json_object_get(args, "min_size"));
+    o.limit = json_integer_value(json_object_get(args, "limit"));
+    o.apply = json_is_true(json_object_get(args, "apply"));
+    int rc = 0;
+    if (str(args, "since") && (rc = mn_time_parse(&o.since, str(args, "since"))) != 0)
+        return mn_error_prefix("field 'since'");
+    if ((rc = mn_api__settings(ctx, &cfg)) != 0)
+        return rc;
+    return mn_consolidate(out, ctx->store, cfg, &o);
 }

@@ -24,7 +24,8 @@ extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema
     mn_schema_out_search_code[], mn_schema_scan[], mn_schema_out_scan[], mn_schema_stale[],
     mn_schema_out_stale[], mn_schema_revalidate[], mn_schema_out_revalidate[], mn_schema_gc[],
     mn_schema_out_gc[];
-extern const char mn_schema_review[], mn_schema_out_review[];
+extern const char mn_schema_review[], mn_schema_out_review[], mn_schema_consolidate[],
+    mn_schema_out_consolidate[];
 
 /* Handlers in op_search.c (declared here: api_internal.h lists the older ones). */
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
@@ -33,6 +34,7 @@ int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_scan(mn_ctx *ctx, const json_t *args, json_t **out);
 /* op_review.c */
 int mn_op_review(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_consolidate(mn_ctx *ctx, const json_t *args, json_t **out);
 
 /*
  * search_code: search with kinds limited to code and files, for an agent
@@ -239,6 +241,14 @@ static const mn_op ops[] = {
      "or none; each decision is audited with who made it and note. Example: "
      "{\"action\":\"reject\",\"id\":\"3f2a9c\",\"note\":\"says what the README says\"}.",
      mn_schema_review, mn_schema_out_review, 0, "action id into", mn_op_review},
+    {"consolidate", "Propose one pattern per cluster of 3 or more similar episodes or gotchas.",
+     "Episodic memory made semantic, without a model: active episodes and gotchas (kinds) are "
+     "clustered by their near-duplicate fingerprints, looser than a duplicate; each cluster of "
+     "min_size or more gets a proposed pattern (generalize: title, the shared situation and "
+     "solution, the words most members share). A dry run by default; apply saves each through "
+     "the save pipeline, linked derived_from its sources, which stay unchanged. A cluster a "
+     "pattern already comes from is not proposed again (extend links the new members).",
+     mn_schema_consolidate, mn_schema_out_consolidate, 0, NULL, mn_op_consolidate},
 };
 
 const mn_op *mn_api_ops(size_t *count)

@@ -68,6 +68,8 @@ static const cli_command commands[] = {
      NULL, cli_run_generic, cli_print_gc, NULL, NULL},
     {"review", "review", "[list] [options] | approve|reject|edit|merge [ID [INTO]] [options]", NULL,
      cli_run_generic, cli_print_review, NULL, NULL},
+    {"consolidate", "consolidate", "[--apply] [--kinds episode,gotcha] [--min-size N]", NULL,
+     cli_run_generic, cli_print_consolidate, NULL, NULL},
     {"call", NULL, "OPERATION [JSON | -]",
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
      "'mnemo call' alone lists the operations.",

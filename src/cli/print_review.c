@@ -115,3 +115,37 @@ void cli_print_review(const json_t *r)
     print_ids(r, "skipped", "passed over (left the queue meanwhile)");
     cli_printf("%lld decided\n", num(r, "count"));
 }
+
+void cli_print_consolidate(const json_t *r)
+{
+    bool dry = json_is_true(json_object_get(r, "dry_run"));
+    size_t i, j;
+    const json_t *c, *m;
+    json_array_foreach(json_object_get(r, "clusters"), i, c)
+    {
+        const json_t *g = json_object_get(c, "generalize"), *res = json_object_get(c, "result");
+        const char *action = str(c, "action");
+        cli_printf("%s: %s\n",
+                   !strcmp(action, "create")   ? (dry ? "would create" : "created")
+                   : !strcmp(action, "extend") ? (dry ? "would extend" : "extended")
+                                               : "already consolidated",
+                   str(g, "title"));
+        if (*str(c, "pattern"))
+            cli_printf("  pattern %s", str(c, "pattern"));
+        if (res)
+            cli_printf("%s(%s, %s)", *str(c, "pattern") ? " " : "  ", str(res, "action"),
+                       *str(res, "status") ? str(res, "status") : "linked");
+        if (*str(c, "pattern") || res)
+            cli_printf("\n");
+        cli_printf("  when: %s\n  do:   %s\n", str(g, "situation"), str(g, "solution"));
+        json_array_foreach(json_object_get(c, "members"), j, m)
+            cli_printf("  from %s  %-8s %s\n", str(m, "id"), str(m, "kind"), str(m, "title"));
+    }
+    cli_printf("%lld examined, %zu cluster(s)", num(r, "examined"),
+               json_array_size(json_object_get(r, "clusters")));
+    if (dry)
+        cli_printf("; dry run: nothing saved (mnemo consolidate --apply to save them)\n");
+    else
+        cli_printf("; %lld pattern(s) created, %lld extended\n", num(r, "created"),
+                   num(r, "extended"));
+}

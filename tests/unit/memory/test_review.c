@@ -6,7 +6,11 @@
  * reworded, is not stored (and the memory it had sent back to review is
  * active again); edit changes fields then approves; merge folds it into
  * another memory; bulk decisions (ids, all_from, all with a kind) are all
- * or nothing; each decision writes its audit row with the actor. Every
+ * or nothing; each decision writes its audit row with the actor.
+ * Consolidation: a dry run proposes one pattern for three similar gotchas
+ * (not the unrelated one) and writes nothing; apply saves it linked
+ * derived_from each, the sources unchanged; a second run does nothing; a
+ * fourth similar gotcha extends the pattern. Every
  * answer is checked against the op's output schema.
  */
 #include "common.h"
@@ -404,6 +408,113 @@ static void test_bulk(void)
     free(done);
 }
 
+/* A gotcha of the deploy-migration kind, on a table. */
+static char *lock_gotcha(const char *table, const char *solution)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_printf(&b,
+                  "{'kind':'gotcha','title':'Migration failed: lock timeout on %s','body':'The "
+                  "deploy migration on %s failed with a lock timeout while the workers held "
+                  "locks.','context':{'situation':'running the deploy migration on the %s "
+                  "table','solution':'%s'},'scope':{'tags':['deploy']}}",
+                  table, table, table, solution);
+    char *id = save(J(b.ptr), "created", "active");
+    mn_buf_release(&b);
+    return id;
+}
+
+/* consolidate: a dry run proposes, apply saves a pattern derived from each, never twice */
+static void test_consolidate(void)
+{
+    char *g[4];
+    g[0] = lock_gotcha("orders", "run migrations with lock_timeout=5s off-peak");
+    g[1] = lock_gotcha("payments", "run migrations with lock_timeout=5s off-peak");
+    g[2] = lock_gotcha("invoices", "stop the workers first");
+    char *other = save(J("{'kind':'gotcha','title':'CSS build breaks on node 22','body':'The CSS "
+                         "build breaks on node 22 because of sass.','context':{'situation':'npm "
+                         "run build','solution':'pin node 20'}}"),
+                       "created", "active");
+    json_t *m0 = get(g[0]);
+    json_int_t before = count_memories();
+
+    json_t *out = call("consolidate", J("{}"));
+    REQUIRE(out);
+    CHECK(json_is_true(json_object_get(out, "dry_run")));
+    json_t *cls = json_object_get(out, "clusters");
+    REQUIRE(json_array_size(cls) == 1);
+    json_t *cl = json_array_get(cls, 0);
+    CHECK_STR(sget(cl, "action"), "create");
+    char *ms = json_dumps(json_object_get(cl, "members"), 0);
+    CHECK(ms && strstr(ms, g[0]) && strstr(ms, g[1]) && strstr(ms, g[2]) && !strstr(ms, other));
+    free(ms);
+    const json_t *gen = json_object_get(cl, "generalize");
+    CHECK_STR(sget(gen, "solution"), "run migrations with lock_timeout=5s off-peak");
+    char *terms = json_dumps(json_object_get(gen, "shared_terms"), 0);
+    CHECK(terms && strstr(terms, "\"migration\"") && strstr(terms, "\"lock\"") &&
+          !strstr(terms, "orders"));
+    free(terms);
+    CHECK_STR(json_string_value(json_array_get(json_object_get(gen, "tags"), 0)), "deploy");
+    json_decref(out);
+    CHECK(count_memories() == before); /* a dry run writes nothing */
+    /* min_size 4: no cluster of three */
+    out = call("consolidate", J("{'min_size':4}"));
+    CHECK(json_array_size(json_object_get(out, "clusters")) == 0);
+    json_decref(out);
+
+    out = call("consolidate", J("{'apply':true}"));
+    REQUIRE(out);
+    CHECK(json_integer_value(json_object_get(out, "created")) == 1);
+    cl = json_array_get(json_object_get(out, "clusters"), 0);
+    char *pattern = mn_strdup(sget(cl, "pattern") ? sget(cl, "pattern") : "?");
+    json_decref(out);
+    CHECK(count_memories() == before + 1);
+    json_t *p = get(pattern);
+    REQUIRE(p);
+    CHECK_STR(sget(p, "kind"), "pattern");
+    CHECK_STR(sget(json_object_get(p, "context"), "solution"),
+              "run migrations with lock_timeout=5s off-peak");
+    char *links = json_dumps(json_object_get(p, "links"), 0);
+    for (int i = 0; i < 3; i++)
+        CHECK(links && strstr(links, g[i]));
+    CHECK(links && strstr(links, "derived_from") && !strstr(links, other));
+    free(links);
+    json_decref(p);
+    /* the sources are unchanged */
+    json_t *m0after = get(g[0]);
+    CHECK(json_equal(json_object_get(m0, "context"), json_object_get(m0after, "context")));
+    CHECK_STR(sget(m0after, "updated_at"), sget(m0, "updated_at"));
+    CHECK_STR(sget(m0after, "status"), "active");
+    json_decref(m0);
+    json_decref(m0after);
+
+    /* again: nothing to do; a fourth member extends the pattern */
+    out = call("consolidate", J("{'apply':true}"));
+    CHECK_STR(sget(json_array_get(json_object_get(out, "clusters"), 0), "action"), "none");
+    CHECK(json_integer_value(json_object_get(out, "created")) == 0);
+    json_decref(out);
+    g[3] = lock_gotcha("refunds", "run migrations with lock_timeout=5s off-peak");
+    out = call("consolidate", J("{'apply':true}"));
+    cl = json_array_get(json_object_get(out, "clusters"), 0);
+    CHECK_STR(sget(cl, "action"), "extend");
+    CHECK_STR(sget(cl, "pattern"), pattern);
+    CHECK(json_integer_value(json_object_get(out, "extended")) == 1);
+    json_decref(out);
+    p = get(pattern);
+    links = json_dumps(json_object_get(p, "links"), 0);
+    CHECK(links && strstr(links, g[3]));
+    free(links);
+    json_decref(p);
+    CHECK(count_memories() == before + 2);
+    CHECK(audits("link", pattern) == 1);
+    /* bad input */
+    CHECK(refused(MN_EINVAL, "consolidate", J("{'min_size':2}")));
+    CHECK(refused(MN_EINVAL, "consolidate", J("{'kinds':['nonsense']}")));
+    for (int i = 0; i < 4; i++)
+        free(g[i]);
+    free(other);
+    free(pattern);
+}
+
 static void run_all(void)
 {
     setup();
@@ -413,6 +524,7 @@ static void run_all(void)
     test_edit();
     test_merge();
     test_bulk();
+    test_consolidate();
     teardown();
 }
 
