@@ -24,6 +24,8 @@ extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema
     mn_schema_out_search_code[], mn_schema_scan[], mn_schema_out_scan[], mn_schema_stale[],
     mn_schema_out_stale[], mn_schema_revalidate[], mn_schema_out_revalidate[], mn_schema_gc[],
     mn_schema_out_gc[];
+extern const char mn_schema_review[], mn_schema_out_review[], mn_schema_consolidate[],
+    mn_schema_out_consolidate[];
 
 /* the audit log (op_audit.c) */
 extern const char mn_schema_audit[], mn_schema_out_audit[];
@@ -33,6 +35,9 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out);
 /* op_scan.c */
 int mn_op_scan(mn_ctx *ctx, const json_t *args, json_t **out);
+/* op_review.c */
+int mn_op_review(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_consolidate(mn_ctx *ctx, const json_t *args, json_t **out);
 
 /*
  * search_code: search with kinds limited to code and files, for an agent
@@ -235,6 +240,27 @@ static const mn_op ops[] = {
      "purge_archived_older_than and purge_forgotten_older_than delete those for good. Without "
      "apply it only counts.",
      mn_schema_gc, mn_schema_out_gc, MN_OP_DESTRUCTIVE, NULL, mn_op_gc},
+    /* the review queue: op_review.c */
+    {"review", "List the memories waiting for review; approve, reject, edit or merge them.",
+     "Memories the save pipeline was not sure of wait with status pending (low confidence, an "
+     "agent's rule or pattern without evidence, a near-duplicate that says something else). "
+     "action list (default) shows each with the judge's scores and reasons, how it came and its "
+     "near neighbours with the verdict on each. approve makes it active (what it supersedes "
+     "turns superseded); reject archives it and the same text, or a near-duplicate of it, is "
+     "never proposed again; edit changes title, body, context or scope, then approves; merge "
+     "folds it into another memory (into) as a near-duplicate save does. Decide on one (id), "
+     "several (ids) or a selection (all_from a source, or all with kind, tag, path, since), all "
+     "or none; each decision is audited with who made it and note. Example: "
+     "{\"action\":\"reject\",\"id\":\"3f2a9c\",\"note\":\"says what the README says\"}.",
+     mn_schema_review, mn_schema_out_review, 0, "action id into", mn_op_review},
+    {"consolidate", "Propose one pattern per cluster of 3 or more similar episodes or gotchas.",
+     "Episodic memory made semantic, without a model: active episodes and gotchas (kinds) are "
+     "clustered by their near-duplicate fingerprints, looser than a duplicate; each cluster of "
+     "min_size or more gets a proposed pattern (generalize: title, the shared situation and "
+     "solution, the words most members share). A dry run by default; apply saves each through "
+     "the save pipeline, linked derived_from its sources, which stay unchanged. A cluster a "
+     "pattern already comes from is not proposed again (extend links the new members).",
+     mn_schema_consolidate, mn_schema_out_consolidate, 0, NULL, mn_op_consolidate},
 };
 
 const mn_op *mn_api_ops(size_t *count)

@@ -109,6 +109,8 @@ void cli_print_stale(const json_t *r);
 void cli_print_revalidate(const json_t *r);
 void cli_print_gc(const json_t *r);
 void cli_print_audit(const json_t *r);
+void cli_print_review(const json_t *r); /* print_review.c */
+void cli_print_consolidate(const json_t *r);
 
 /* commands with their own logic (cmd_*.c) */
 int cli_cmd_init(const cli_command *cmd, cli_global *g, int argc, char **argv);

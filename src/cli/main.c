@@ -68,6 +68,10 @@ static const cli_command commands[] = {
     {"revalidate", "revalidate", "ID", NULL, cli_run_generic, cli_print_revalidate, NULL, NULL},
     {"gc", "gc", "[--apply] [--purge-archived-older-than AGE] [--purge-forgotten-older-than AGE]",
      NULL, cli_run_generic, cli_print_gc, NULL, NULL},
+    {"review", "review", "[list] [options] | approve|reject|edit|merge [ID [INTO]] [options]", NULL,
+     cli_run_generic, cli_print_review, NULL, NULL},
+    {"consolidate", "consolidate", "[--apply] [--kinds episode,gotcha] [--min-size N]", NULL,
+     cli_run_generic, cli_print_consolidate, NULL, NULL},
     {"call", NULL, "OPERATION [JSON | -]",
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
      "'mnemo call' alone lists the operations.",

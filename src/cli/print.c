@@ -34,9 +34,11 @@ void cli_print_saved(const json_t *r)
     if (!strcmp(action, "forgotten"))
         cli_printf("(bring it back with: mnemo forget --undo %s)\n", str(r, "id"));
     if (!strcmp(str(r, "status"), "pending") && !strcmp(action, "created"))
-        cli_printf("(low confidence: it waits in the review queue; approve with: mnemo edit %s "
-                   "--status active)\n",
+        cli_printf("(low confidence: it waits in the review queue; approve with: mnemo review "
+                   "approve %s)\n",
                    str(r, "id"));
+    if (!strcmp(action, "skipped"))
+        cli_printf("(%s)\n", str(r, "note"));
 }
 
 void cli_print_memory(const json_t *r)

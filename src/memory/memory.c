@@ -265,7 +265,7 @@ static json_t *ensure_group(json_t *mem, const char *group)
  * fifth longer: a duplicate that says more replaces one that says less),
  * a hit counted and the time it was seen again made its recency.
  */
-static void merge_into(json_t *old, const json_t *mem, double threshold, int64_t now)
+void mn_memory__merge_into(json_t *old, const json_t *mem, double threshold, int64_t now)
 {
     static const char *const lists[][2] = {
         {"context", "trigger_keywords"},
@@ -582,8 +582,8 @@ static json_t *merge_detail(const json_t *mem, const mn_nearby *near)
  * commit and task of the save it absorbed become links (commit:SHA,
  * task:ID) when they differ from its own; the audit row keeps the rest.
  */
-static int keep_provenance(mn_store *s, const char *id, const json_t *old, const json_t *mem,
-                           int64_t now)
+int mn_memory__keep_provenance(mn_store *s, const char *id, const json_t *old, const json_t *mem,
+                               int64_t now)
 {
     static const struct {
         const char *key, *prefix;
@@ -623,6 +623,7 @@ static int link_conflict(mn_store *s, const mn_memory_settings *cfg, const char 
     if (rc == 0 && (rc = mn_store_memory_get(s, &old, near->id)) == 0 &&
         !strcmp(str(old, "status"), "active")) {
         json_object_set_new(old, "status", json_string("pending"));
+        mn_review__hold(old, id); /* back to active if the newcomer is rejected (review.c) */
         rc = mn_store_memory_replace(s, old);
     }
     if (rc == 0) {
@@ -732,7 +733,7 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     if ((cfg->agent || !strcmp(source, "agent")) && is_instruction(kind) &&
         !has_evidence(mem, in) && strcmp(status, "active") == 0) {
         status = "pending";
-        note = "an agent's rule or pattern waits for review (mnemo list --status pending) unless "
+        note = "an agent's rule or pattern waits for review (mnemo review) unless "
                "it cites evidence: a commit (provenance.commit), code (citations) or an issue "
                "(provenance.task)";
     }
@@ -768,13 +769,23 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     mn_store_content_hash(hash, mem);
     bool exact = cfg->dedup && mn_store_memory_find_hash(s, dup, hash) == 0;
     mn_error_clear();
+    /* what a reviewer rejected is not proposed again (review.c) */
+    if ((rc = mn_review__skip_rejected(out, s, cfg, mem, exact ? dup : NULL, &near)) != 0) {
+        if (rc < 0 || (rc = mn_store_commit(s)) != 0) {
+            json_decref(*out);
+            *out = NULL;
+            goto out;
+        }
+        in_tx = false;
+        goto done;
+    }
     if (exact || near.kind == MN_NEARDUP_DUPLICATE) {
         /* said before: merged into the memory that says it */
         if (!exact)
             snprintf(dup, sizeof(dup), "%s", near.id);
         if ((rc = mn_store_memory_get(s, &old, dup)) != 0)
             goto out;
-        merge_into(old, mem, cfg->review_threshold, now);
+        mn_memory__merge_into(old, mem, cfg->review_threshold, now);
         json_t *detail = merge_detail(mem, exact ? NULL : &near);
         rc = mn_citations_fill(s, old, now); /* life cycle: duplicates out */
         if (rc == 0)
@@ -784,7 +795,7 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
         if (rc == 0)
             rc = mn_lifecycle_apply(s, cfg->actor, dup); /* life cycle: supersedes */
         if (rc == 0)
-            rc = keep_provenance(s, dup, old, mem, now);
+            rc = mn_memory__keep_provenance(s, dup, old, mem, now);
         if (rc == 0)
             rc = mn_store_audit(s, cfg->actor, "merge", dup, detail);
         json_decref(detail);

@@ -421,7 +421,7 @@ js "the merge united the lists and kept the rest" "JSON.stringify(d.memory.scope
 mn save --confidence 0.3 --title "Unsure" "maybe"
 L=$(sed -E -n 's/^created ([0-9A-Z]{26}) \(fact, L1, pending\): Unsure$/\1/p' "$tmp/out")
 [ -n "$L" ] || { fail "a low-confidence save is not pending"; dump; }
-out_has "low-confidence save" "\(low confidence: it waits in the review queue; approve with: mnemo edit $L --status active\)"
+out_has "low-confidence save" "\(low confidence: it waits in the review queue; approve with: mnemo review approve $L\)"
 mn --json save --confidence 0.3 --title "Unsure about the cache" "perhaps the cache layer is slow"
 js "--json save" "d.action === 'created' && d.status === 'pending' && d.kind === 'fact' && d.title === 'Unsure about the cache' &&
     JSON.stringify(Object.keys(d)) === '[\"id\",\"action\",\"kind\",\"level\",\"status\",\"title\"]'"
