@@ -103,9 +103,11 @@ static int cite_rows(mn_store *s, sqlite3_stmt *st, mn_cite_cb cb, void *payload
 
 int mn_store_cite_dirty_any(mn_store *s, bool *out)
 {
-    /* citations_dirty holds the few dirty rows; each is checked for this project */
+    /* citations_dirty holds the few dirty rows; each is checked for this project. CROSS JOIN
+     * keeps that order: left to itself the planner walked every memory of the project and
+     * probed the index for each (100k memories: a third of a context call's time) */
     sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "SELECT 1 FROM citations c JOIN memories m ON m.id = c.memory_id "
+        s, "SELECT 1 FROM citations c CROSS JOIN memories m ON m.id = c.memory_id "
            "WHERE c.dirty <> 0 AND m.project_id = ?1 AND m.deleted_at IS NULL LIMIT 1");
     if (!st)
         return mn_error_last_code();
@@ -119,7 +121,7 @@ int mn_store_cite_dirty_any(mn_store *s, bool *out)
 int mn_store_cite_dirty_each(mn_store *s, size_t limit, mn_cite_cb cb, void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "SELECT " CITE_COLUMNS " FROM citations c JOIN memories m ON m.id = c.memory_id "
+        s, "SELECT " CITE_COLUMNS " FROM citations c CROSS JOIN memories m ON m.id = c.memory_id "
            "WHERE c.dirty <> 0 AND m.project_id = ?1 AND m.deleted_at IS NULL ORDER BY c.id "
            "LIMIT ?2");
     if (!st)
