@@ -131,32 +131,10 @@ int mn_store_audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, in
 int mn_store_audit_prune_reads(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
                                int64_t added)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
-    int step;
-    int64_t every = max_rows / 256 > 1 ? max_rows / 256 : 1;
-    if (max_age_ms > 0) {
-        sqlite3_stmt *st = mn_sqlite__stmt(s, "DELETE FROM audit WHERE project_id = ?1 AND "
-                                              "ts < ?2 AND action IN " READ_ACTIONS);
-        if (!st)
-            return mn_error_last_code();
-        sqlite3_bind_int64(st, 1, s->project_id);
-        sqlite3_bind_int64(st, 2, now_ms - max_age_ms);
-        step = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (step != SQLITE_DONE)
-            return fail(s, "cannot forget old reads of the audit log");
-    }
-    if (max_rows <= 0 || added % every != 0)
-        return 0;
-    sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "DELETE FROM audit WHERE project_id = ?1 AND action IN " READ_ACTIONS
-           " AND (ts, id) < (SELECT ts, id FROM audit WHERE project_id = ?1 AND action "
-           "IN " READ_ACTIONS " ORDER BY ts DESC, id DESC LIMIT 1 OFFSET ?2 - 1)");
-    if (!st)
-        return mn_error_last_code();
-    sqlite3_bind_int64(st, 1, s->project_id);
-    sqlite3_bind_int64(st, 2, max_rows);
-    step = sqlite3_step(st);
-    sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : fail(s, "cannot forget old reads of the audit log");
+    return mn_sqlite__prune(
+        s, "DELETE FROM audit WHERE project_id = ?1 AND ts < ?2 AND action IN " READ_ACTIONS,
+        "DELETE FROM audit WHERE project_id = ?1 AND action IN " READ_ACTIONS
+        " AND (ts, id) < (SELECT ts, id FROM audit WHERE project_id = ?1 AND action "
+        "IN " READ_ACTIONS " ORDER BY ts DESC, id DESC LIMIT 1 OFFSET ?2 - 1)",
+        now_ms, max_age_ms, max_rows, added, "cannot forget old reads of the audit log");
 }

@@ -1259,48 +1259,42 @@ int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *q
 }
 
 /*
- * Two deletes on the served_ts index (project_id, ts; the rowid breaks ties):
- * everything before the cutoff time, a range of the index; then everything
- * before the max_rows-th newest row, which is found by stepping max_rows
- * entries of the index (10,000 entries: 0.8 ms warm, measured with sqlite3's
- * .timer; docs/internals/store.md). That second one runs on one add in
- * max_rows / 256, so its cost per add stays that of ~256 entries and a
- * project keeps at most max_rows + max_rows / 256 rows.
+ * Two deletes (for served, on the served_ts index: project_id, ts; the rowid
+ * breaks ties; the audit's reads, audit_action): everything before the cutoff time, a range
+ * of the index; then everything before the max_rows-th newest row, which is found by stepping
+ * max_rows entries of the index (10,000 entries: 0.8 ms warm, measured with sqlite3's .timer;
+ * docs/internals/store.md). That second one runs on one add in max_rows / 256, so its cost per add
+ * stays that of ~256 entries and a project keeps at most max_rows + max_rows / 256 rows.
  */
+int mn_sqlite__prune(mn_store *s, const char *by_age, const char *by_count, int64_t now_ms,
+                     int64_t max_age_ms, int64_t max_rows, int64_t added, const char *what)
+{
+    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    int64_t every = max_rows / 256 > 1 ? max_rows / 256 : 1;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0 ? max_age_ms <= 0 : max_rows <= 0 || added % every != 0)
+            continue;
+        sqlite3_stmt *st = mn_sqlite__stmt(s, pass == 0 ? by_age : by_count);
+        if (!st)
+            return mn_error_last_code();
+        sqlite3_bind_int64(st, 1, s->project_id);
+        sqlite3_bind_int64(st, 2, pass == 0 ? now_ms - max_age_ms : max_rows);
+        int step = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (step != SQLITE_DONE)
+            return fail(s, what);
+    }
+    return 0;
+}
+
 int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
                           int64_t added)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
-    int step;
-    int64_t every = max_rows / 256 > 1 ? max_rows / 256 : 1;
-    if (max_age_ms > 0) {
-        sqlite3_stmt *st =
-            mn_sqlite__stmt(s, "DELETE FROM served WHERE project_id = ?1 AND ts < ?2");
-        if (!st)
-            return mn_error_last_code();
-        sqlite3_bind_int64(st, 1, s->project_id);
-        sqlite3_bind_int64(st, 2, now_ms - max_age_ms);
-        step = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (step != SQLITE_DONE)
-            return fail(s, "cannot forget old served answers");
-    }
-    if (max_rows > 0 && added % every != 0)
-        return 0;
-    if (max_rows > 0) {
-        sqlite3_stmt *st = mn_sqlite__stmt(
-            s, "DELETE FROM served WHERE project_id = ?1 AND (ts, id) < (SELECT ts, id FROM "
-               "served WHERE project_id = ?1 ORDER BY ts DESC, id DESC LIMIT 1 OFFSET ?2 - 1)");
-        if (!st)
-            return mn_error_last_code();
-        sqlite3_bind_int64(st, 1, s->project_id);
-        sqlite3_bind_int64(st, 2, max_rows);
-        step = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (step != SQLITE_DONE)
-            return fail(s, "cannot forget old served answers");
-    }
-    return 0;
+    return mn_sqlite__prune(
+        s, "DELETE FROM served WHERE project_id = ?1 AND ts < ?2",
+        "DELETE FROM served WHERE project_id = ?1 AND (ts, id) < (SELECT ts, id FROM "
+        "served WHERE project_id = ?1 ORDER BY ts DESC, id DESC LIMIT 1 OFFSET ?2 - 1)",
+        now_ms, max_age_ms, max_rows, added, "cannot forget old served answers");
 }
 
 int mn_store_served_get(mn_store *s, json_t **out, int64_t id)

@@ -38,6 +38,16 @@ struct mn_store {
 
 sqlite3_stmt *mn_sqlite__stmt(mn_store *s, const char *sql);
 /*
+ * Forget rows kept for a while (served answers, the audit's reads): by_age
+ * deletes the project's rows older than ?2 (now_ms - max_age_ms; skipped
+ * when max_age_ms is 0), by_count those before the ?2-th newest (max_rows;
+ * run on one add in max_rows / 256, so that its cost per add stays that of
+ * ~256 index entries; skipped when 0). ?1 is the project. Needs a
+ * transaction; `what` names a failure.
+ */
+int mn_sqlite__prune(mn_store *s, const char *by_age, const char *by_count, int64_t now_ms,
+                     int64_t max_age_ms, int64_t max_rows, int64_t added, const char *what);
+/*
  * Run st, a file search (?1 match, ?2 project, ?3 limit; columns id, path,
  * role, rank, score), reporting each row to cb; what: the error's words.
  * search_store.c (paths) and history_store.c (commit subjects) share it.
