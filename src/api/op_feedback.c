@@ -252,6 +252,19 @@ static int find_in(void *payload, json_t *a)
     return rc;
 }
 
+/* The end of a call's transaction: its audit row (when anything was recorded), then commit, or
+ * roll back on any failure. */
+static int finish(rec *r, int rc, bool audit)
+{
+    if (rc == 0 && audit)
+        rc = mn_store_audit(r->ctx->store, r->ctx->actor, "feedback", NULL, r->args);
+    if (rc)
+        mn_store_rollback(r->ctx->store);
+    else
+        rc = mn_store_commit(r->ctx->store);
+    return rc;
+}
+
 static int explicit_items(rec *r, const json_t *items, int64_t served_id)
 {
     json_t *answer = NULL;
@@ -322,12 +335,7 @@ static int explicit_items(rec *r, const json_t *items, int64_t served_id)
         for (i = 0; i < n && rc == 0; i++)
             rc = record(r, json_integer_value(json_object_get(from[i], "id")), kinds[i], ids[i],
                         r->signal);
-        if (rc == 0)
-            rc = mn_store_audit(r->ctx->store, r->ctx->actor, "feedback", NULL, r->args);
-        if (rc)
-            mn_store_rollback(r->ctx->store);
-        else
-            rc = mn_store_commit(r->ctx->store);
+        rc = finish(r, rc, true);
     }
     /* the ids point into the answers: the memories' ids are copied by record() */
     for (i = 0; i < n; i++)
@@ -359,13 +367,7 @@ static int refine_answer(rec *r, int64_t served_id)
     if ((rc = mn_store_begin(r->ctx->store)) != 0)
         return rc;
     rc = record(r, served_id, "answer", id, "refined");
-    if (rc == 0)
-        rc = mn_store_audit(r->ctx->store, r->ctx->actor, "feedback", NULL, r->args);
-    if (rc)
-        mn_store_rollback(r->ctx->store);
-    else
-        rc = mn_store_commit(r->ctx->store);
-    return rc;
+    return finish(r, rc, true);
 }
 
 /* ---- implicit: an agent session's files and its end ---- */
@@ -490,12 +492,7 @@ static int implicit(rec *r, const json_t *files)
             if ((rc = session_answer(&st, a)) != 0)
                 break;
         }
-        if (rc == 0 && r->recorded)
-            rc = mn_store_audit(r->ctx->store, r->ctx->actor, "feedback", NULL, r->args);
-        if (rc)
-            mn_store_rollback(r->ctx->store);
-        else
-            rc = mn_store_commit(r->ctx->store);
+        rc = finish(r, rc, r->recorded > 0);
     }
     json_decref(st.answers);
     return rc;

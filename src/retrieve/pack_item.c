@@ -225,36 +225,36 @@ static bool abbreviation(const char *start, const char *dot)
  * they are apostrophes of another kind and are ignored). Calls cb with
  * each sentence, trimmed.
  */
+/* The quotes open after s[i]: backticks, double quotes, and (with use_single) single quotes
+ * that are not an apostrophe between two letters. */
+static void quote_step(const char *s, size_t len, size_t i, int use_single, int *back, int *dbl,
+                       int *sgl)
+{
+    char ch = s[i];
+    if (ch == '`')
+        *back ^= 1;
+    else if (ch == '"' && !*back)
+        *dbl ^= 1;
+    else if (ch == '\'' && !*back && !*dbl && use_single &&
+             !(i > 0 && isalpha((unsigned char)s[i - 1]) && i + 1 < len &&
+               isalpha((unsigned char)s[i + 1])))
+        *sgl ^= 1;
+}
+
 static void sentences(const char *s, size_t len, void (*cb)(void *, const char *, size_t),
                       void *payload)
 {
     for (int use_single = 1; use_single >= 0; use_single--) {
         int back = 0, dbl = 0, sgl = 0;
-        for (size_t i = 0; i < len; i++) {
-            char ch = s[i];
-            if (ch == '`')
-                back ^= 1;
-            else if (ch == '"' && !back)
-                dbl ^= 1;
-            else if (ch == '\'' && !back && !dbl && use_single &&
-                     !(i > 0 && isalpha((unsigned char)s[i - 1]) && i + 1 < len &&
-                       isalpha((unsigned char)s[i + 1])))
-                sgl ^= 1;
-        }
+        for (size_t i = 0; i < len; i++)
+            quote_step(s, len, i, use_single, &back, &dbl, &sgl);
         if (use_single && sgl)
             continue; /* the single quotes do not pair: read them as apostrophes */
         const char *start = s;
         back = dbl = sgl = 0;
         for (size_t i = 0; i < len; i++) {
             char ch = s[i];
-            if (ch == '`')
-                back ^= 1;
-            else if (ch == '"' && !back)
-                dbl ^= 1;
-            else if (ch == '\'' && !back && !dbl && use_single &&
-                     !(i > 0 && isalpha((unsigned char)s[i - 1]) && i + 1 < len &&
-                       isalpha((unsigned char)s[i + 1])))
-                sgl ^= 1;
+            quote_step(s, len, i, use_single, &back, &dbl, &sgl);
             if (back || dbl || sgl || (ch != '.' && ch != '!' && ch != '?'))
                 continue;
             size_t j = i + 1;
