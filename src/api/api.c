@@ -4,7 +4,7 @@
  * mn_api_call() validates the input against the op's schema, then runs the
  * handler; a handler therefore sees only well-typed JSON and checks what a
  * schema cannot say (that an id exists, that a link target is sound).
- * Schemas are parsed once per process, on first use.
+ * An op's schemas are parsed once per process, on its first use.
  */
 #include "common.h"
 #include <pthread.h>
@@ -15,25 +15,32 @@
 #include "memory/scrub.h"
 #include "util/schema.h"
 
-static pthread_once_t schemas_once = PTHREAD_ONCE_INIT;
+/* Each op's schemas, parsed on its first use: a process answers one op or a
+ * few (a hook, a CLI command), and parsing all of them was 5% of a hook. */
+static pthread_mutex_t schemas_lock = PTHREAD_MUTEX_INITIALIZER;
 static json_t **input_schemas, **output_schemas;
 
-static void parse_schemas(void)
+static size_t parse_schemas(const mn_op *op)
 {
     size_t n;
     const mn_op *ops = mn_api_ops(&n);
-    input_schemas = mn_calloc(n, sizeof(json_t *));
-    output_schemas = mn_calloc(n, sizeof(json_t *));
-    for (size_t i = 0; i < n; i++) {
+    size_t i = (size_t)(op - ops);
+    pthread_mutex_lock(&schemas_lock);
+    if (!input_schemas) {
+        input_schemas = mn_calloc(n, sizeof(json_t *));
+        output_schemas = mn_calloc(n, sizeof(json_t *));
+    }
+    if (!input_schemas[i]) {
         json_error_t err;
-        input_schemas[i] = json_loads(ops[i].input_schema, 0, &err);
-        output_schemas[i] = ops[i].output_schema ? json_loads(ops[i].output_schema, 0, &err) : NULL;
+        input_schemas[i] = json_loads(op->input_schema, 0, &err);
         if (!input_schemas[i]) {
-            fprintf(stderr, "mnemo: bug: schema of '%s' does not parse: %s\n", ops[i].name,
-                    err.text);
+            fprintf(stderr, "mnemo: bug: schema of '%s' does not parse: %s\n", op->name, err.text);
             abort();
         }
+        output_schemas[i] = op->output_schema ? json_loads(op->output_schema, 0, &err) : NULL;
     }
+    pthread_mutex_unlock(&schemas_lock);
+    return i;
 }
 
 const mn_op *mn_api_find(const char *name)
@@ -48,18 +55,14 @@ const mn_op *mn_api_find(const char *name)
 
 const json_t *mn_api_input_schema(const mn_op *op)
 {
-    size_t n;
-    const mn_op *ops = mn_api_ops(&n);
-    pthread_once(&schemas_once, parse_schemas);
-    return input_schemas[op - ops];
+    size_t i = parse_schemas(op); /* before the array is read: it may be allocated by the call */
+    return input_schemas[i];
 }
 
 const json_t *mn_api_output_schema(const mn_op *op)
 {
-    size_t n;
-    const mn_op *ops = mn_api_ops(&n);
-    pthread_once(&schemas_once, parse_schemas);
-    return output_schemas[op - ops];
+    size_t i = parse_schemas(op);
+    return output_schemas[i];
 }
 
 /*

@@ -26,8 +26,9 @@
 typedef struct {
     mn_nearby *out;
     const char *kind;
-    const char *text;
+    const char *raw; /* the new memory's text */
     size_t len;
+    mn_neardup_text *text; /* raw, read once for every verdict, on the first */
     int rc;
     size_t archived_judged; /* at most MN_NEARBY_ARCHIVED verdicts on archived ones: the nearest */
 } near_state;
@@ -38,6 +39,18 @@ static void text_of(mn_buf *b, const mn_memory_neighbour *n)
     for (size_t i = 0; i < MN_ARRAY_SIZE(parts); i++)
         if (parts[i] && *parts[i])
             mn_buf_printf(b, "%s%s", b->len ? "\n" : "", parts[i]);
+}
+
+/* The verdict on the new memory against neighbour n. */
+static int judge(near_state *st, const mn_memory_neighbour *n, mn_neardup_verdict *v)
+{
+    int rc = st->text ? 0 : mn_neardup_text_new(&st->text, st->raw, st->len);
+    mn_buf other = MN_BUF_INIT;
+    text_of(&other, n);
+    if (rc == 0)
+        rc = mn_neardup_judge_text(v, st->text, other.ptr, other.len, NULL);
+    mn_buf_release(&other);
+    return rc;
 }
 
 /*
@@ -51,11 +64,8 @@ static int judge_archived(near_state *st, const mn_memory_neighbour *n)
     if (n->jaccard < JACCARD_MIN || st->archived_judged >= MN_NEARBY_ARCHIVED)
         return 0;
     st->archived_judged++;
-    mn_buf other = MN_BUF_INIT;
-    text_of(&other, n);
     mn_neardup_verdict v;
-    int rc = mn_neardup_judge(&v, st->text, st->len, other.ptr, other.len, NULL);
-    mn_buf_release(&other);
+    int rc = judge(st, n, &v);
     if (rc == 0 && v.kind == MN_NEARDUP_DUPLICATE)
         snprintf(o->archived[o->n_archived++], MN_ID_LEN + 1, "%s", n->uid);
     return rc;
@@ -74,11 +84,8 @@ static int judge_one(void *payload, const mn_memory_neighbour *n)
         st->out->nearest = n->jaccard;
     if (n->jaccard < JACCARD_MIN || st->out->kind != MN_NEARDUP_DISTINCT)
         return 0;
-    mn_buf other = MN_BUF_INIT;
-    text_of(&other, n);
     mn_neardup_verdict v;
-    int rc = mn_neardup_judge(&v, st->text, st->len, other.ptr, other.len, NULL);
-    mn_buf_release(&other);
+    int rc = judge(st, n, &v);
     if (rc)
         return rc;
     if (v.kind == MN_NEARDUP_DISTINCT)
@@ -102,10 +109,11 @@ int mn_memory__nearby(mn_nearby *out, mn_store *s, const json_t *mem)
     mn_buf text = MN_BUF_INIT;
     mn_memory_fingerprint_text(&text, mem);
     mn_fingerprint fp;
+    near_state st = {out, kind, text.ptr, text.len, NULL, 0, 0};
     int rc = mn_fingerprint_compute(&fp, text.ptr, text.len);
-    near_state st = {out, kind, text.ptr, text.len, 0, 0};
     if (rc == 0)
         rc = mn_store_memory_neighbours(s, &fp, NEIGHBOURS, judge_one, &st);
+    mn_neardup_text_free(st.text);
     mn_buf_release(&text);
     if (rc)
         mn_memory__nearby_release(out);

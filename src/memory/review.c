@@ -498,14 +498,17 @@ static int neighbours_of(mn_store *s, const json_t *mem, json_t *out)
     mn_memory_fingerprint_text(&text, mem);
     mn_fingerprint fp;
     neighbour_set set = {str(mem, "id"), {{{0}, NULL, NULL, NULL, NULL, 0}}, 0};
+    mn_neardup_text *self = NULL;
     int rc = mn_fingerprint_compute(&fp, text.ptr, text.len);
     if (rc == 0)
         rc = mn_store_memory_neighbours(s, &fp, NEIGHBOURS_LOOKED + 1, keep_neighbour, &set);
+    if (rc == 0 && set.n)
+        rc = mn_neardup_text_new(&self, text.ptr, text.len);
     for (size_t i = 0; i < set.n; i++) {
         neighbour *n = &set.items[i];
         if (rc == 0 && json_array_size(out) < NEIGHBOURS_SHOWN) {
             mn_neardup_verdict v;
-            rc = mn_neardup_judge(&v, text.ptr, text.len, n->text, strlen(n->text), NULL);
+            rc = mn_neardup_judge_text(&v, self, n->text, strlen(n->text), NULL);
             if (rc == 0) {
                 json_t *reasons = json_array();
                 for (size_t r = 0; r < v.n_reasons; r++)
@@ -522,6 +525,7 @@ static int neighbours_of(mn_store *s, const json_t *mem, json_t *out)
         free(n->title);
         free(n->text);
     }
+    mn_neardup_text_free(self);
     mn_buf_release(&text);
     return rc;
 }

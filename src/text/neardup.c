@@ -376,10 +376,42 @@ static uint32_t densified(const uint32_t *sig, const bool *filled, size_t j)
     return UINT32_MAX;
 }
 
+/*
+ * The last text fingerprinted by this thread, by its 128-bit xxh3 and
+ * length: a save fingerprints its memory's text to look up its neighbours,
+ * then the store again to keep it (neardup_store.c), and the second time
+ * is a copy. A wrong hit needs a 128-bit collision.
+ */
+static _Thread_local struct {
+    bool set;
+    size_t len;
+    XXH128_hash_t hash;
+    mn_fingerprint fp;
+} last;
+
+static int fingerprint_compute(mn_fingerprint *out, const char *text, size_t len);
+
 int mn_fingerprint_compute(mn_fingerprint *out, const char *text, size_t len)
 {
     if (!out || (!text && len))
         return mn_error_set(MN_EINVAL, "fingerprint: 'text' and 'out' must not be NULL");
+    XXH128_hash_t h = XXH3_128bits(text ? text : "", text ? len : 0);
+    if (last.set && last.len == len && XXH128_isEqual(last.hash, h)) {
+        *out = last.fp;
+        return 0;
+    }
+    int rc = fingerprint_compute(out, text, len);
+    if (rc == 0) {
+        last.set = true;
+        last.len = len;
+        last.hash = h;
+        last.fp = *out;
+    }
+    return rc;
+}
+
+static int fingerprint_compute(mn_fingerprint *out, const char *text, size_t len)
+{
     memset(out, 0, sizeof(*out));
     out->exact = mn_neardup__exact_hash(text ? text : "", text ? len : 0);
     for (size_t j = 0; j < MN_MINHASH_N; j++)
@@ -447,6 +479,20 @@ void mn_fingerprint_bands(uint64_t out[MN_LSH_KEYS], const mn_fingerprint *fp)
         bytes[k] = (unsigned char)(fp->lead >> (8 * k));
     bytes[8] = fp->n_terms == 0 ? 0xee : 0;
     out[MN_LSH_BANDS] = XXH3_64bits_withSeed(bytes, 9, SEED_BAND + MN_LSH_BANDS);
+}
+
+size_t mn_fingerprint_shared_keys(bool out[MN_LSH_KEYS], const mn_fingerprint *a,
+                                  const mn_fingerprint *b)
+{
+    size_t n = 0;
+    bool texts = a->n_terms && b->n_terms; /* keys of no text are their own (band_key) */
+    for (size_t i = 0; i < MN_LSH_BANDS; i++) {
+        const uint32_t *x = a->minhash + i * MN_LSH_ROWS, *y = b->minhash + i * MN_LSH_ROWS;
+        out[i] = texts && memcmp(x, y, MN_LSH_ROWS * sizeof(*x)) == 0;
+        n += out[i];
+    }
+    out[MN_LSH_BANDS] = texts && a->lead == b->lead;
+    return n + out[MN_LSH_BANDS];
 }
 
 double mn_fingerprint_jaccard(const mn_fingerprint *a, const mn_fingerprint *b)

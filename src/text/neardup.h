@@ -108,6 +108,14 @@ int mn_fingerprint_compute(mn_fingerprint *out, const char *text, size_t len);
  */
 void mn_fingerprint_bands(uint64_t out[MN_LSH_KEYS], const mn_fingerprint *fp);
 
+/**
+ * Which keys a and b share (out[i] as mn_fingerprint_bands(a)[i] ==
+ * mn_fingerprint_bands(b)[i], but from the values the keys hash, without
+ * hashing: the store compares the newest memories this way), and how many.
+ */
+size_t mn_fingerprint_shared_keys(bool out[MN_LSH_KEYS], const mn_fingerprint *a,
+                                  const mn_fingerprint *b);
+
 /** The Jaccard similarity of the two shingle sets, estimated from the signatures (0..1). */
 double mn_fingerprint_jaccard(const mn_fingerprint *a, const mn_fingerprint *b);
 
@@ -192,6 +200,19 @@ typedef struct {
  */
 int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const char *b,
                      size_t blen, const mn_neardup_opts *opts);
+
+/**
+ * A text read once to be judged against several others (the new memory
+ * against each of its neighbours): mn_neardup_judge_text(out, a, b, ...)
+ * gives the verdict mn_neardup_judge(out, a's text, b, ...) gives, without
+ * reading a again. a keeps a pointer to text, which must outlive it; a is
+ * not thread-safe (words are read into it on first need).
+ */
+typedef struct mn_neardup_text mn_neardup_text;
+int mn_neardup_text_new(mn_neardup_text **out, const char *text, size_t len);
+int mn_neardup_judge_text(mn_neardup_verdict *out, mn_neardup_text *a, const char *b, size_t blen,
+                          const mn_neardup_opts *opts);
+void mn_neardup_text_free(mn_neardup_text *t);
 
 /** "duplicate", "conflicting" or "distinct". Static string. */
 const char *mn_neardup_kind_name(mn_neardup_kind kind);

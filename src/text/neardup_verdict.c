@@ -1032,54 +1032,123 @@ static bool find_conflict(mn_neardup_verdict *v, const swords *a, const swords *
     return found;
 }
 
+/*
+ * One text of a pair, read once: the new memory is judged against each of
+ * its neighbours in turn (memory/nearby.c), and its terms, shingles and
+ * words are the same every time. Words (swords) are read only when a pair
+ * is near enough to need them.
+ */
+struct mn_neardup_text {
+    const char *text;
+    size_t len;
+    uint64_t exact;
+    mn_neardup_terms t;
+    uint64_t *set; /* t.terms sorted and unique */
+    size_t n_set;
+    swords sw;
+    bool sw_read;
+};
+
+static void side_read(mn_neardup_text *x, const char *text, size_t len)
+{
+    memset(x, 0, sizeof(*x));
+    mn_buf_init(&x->t.stream);
+    mn_buf_init(&x->sw.folded);
+    x->text = text;
+    x->len = len;
+    x->exact = mn_neardup__exact_hash(text, len);
+    mn_neardup__terms_read(&x->t, text, len, true);
+    x->set = mn_malloc((x->t.n_terms + 1) * sizeof(*x->set));
+    memcpy(x->set, x->t.terms, x->t.n_terms * sizeof(*x->set));
+    x->n_set = mn_neardup__sort_unique(x->set, x->t.n_terms);
+}
+
+static const swords *side_words(mn_neardup_text *x)
+{
+    if (!x->sw_read) {
+        swords_read(&x->sw, x->text, x->len);
+        x->sw_read = true;
+    }
+    return &x->sw;
+}
+
+static void side_release(mn_neardup_text *x)
+{
+    mn_neardup__terms_release(&x->t);
+    free(x->set);
+    swords_release(&x->sw);
+    memset(x, 0, sizeof(*x));
+}
+
+int mn_neardup_text_new(mn_neardup_text **out, const char *text, size_t len)
+{
+    if (!out || (!text && len))
+        return mn_error_set(MN_EINVAL, "neardup: 'out' and 'text' must not be NULL");
+    *out = mn_malloc(sizeof(**out));
+    side_read(*out, text ? text : "", text ? len : 0);
+    return 0;
+}
+
+void mn_neardup_text_free(mn_neardup_text *t)
+{
+    if (!t)
+        return;
+    side_release(t);
+    free(t);
+}
+
+static int judge_sides(mn_neardup_verdict *out, mn_neardup_text *pa, mn_neardup_text *pb,
+                       const mn_neardup_opts *opts);
+
 int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const char *b,
                      size_t blen, const mn_neardup_opts *opts)
 {
-    static const mn_neardup_opts defaults = MN_NEARDUP_OPTS_INIT;
     if (!out || (!a && alen) || (!b && blen))
+        return mn_error_set(MN_EINVAL, "neardup: 'out', 'a' and 'b' must not be NULL");
+    mn_neardup_text ta;
+    side_read(&ta, a ? a : "", a ? alen : 0);
+    int rc = mn_neardup_judge_text(out, &ta, b, blen, opts);
+    side_release(&ta);
+    return rc;
+}
+
+int mn_neardup_judge_text(mn_neardup_verdict *out, mn_neardup_text *a, const char *b, size_t blen,
+                          const mn_neardup_opts *opts)
+{
+    static const mn_neardup_opts defaults = MN_NEARDUP_OPTS_INIT;
+    if (!out || !a || (!b && blen))
         return mn_error_set(MN_EINVAL, "neardup: 'out', 'a' and 'b' must not be NULL");
     if (!opts)
         opts = &defaults;
     if (opts->version != MN_NEARDUP_OPTS_VERSION)
         return mn_error_set(MN_EINVAL, "neardup: options of version %u, expected %u", opts->version,
                             MN_NEARDUP_OPTS_VERSION);
-    if (!a)
-        a = "";
-    if (!b)
-        b = "";
+    mn_neardup_text tb;
+    side_read(&tb, b ? b : "", b ? blen : 0);
+    int rc = judge_sides(out, a, &tb, opts);
+    side_release(&tb);
+    return rc;
+}
+
+static int judge_sides(mn_neardup_verdict *out, mn_neardup_text *pa, mn_neardup_text *pb,
+                       const mn_neardup_opts *opts)
+{
     memset(out, 0, sizeof(*out));
-
-    mn_neardup_terms ta, tb;
-    swords sa, sb;
-    memset(&ta, 0, sizeof(ta));
-    memset(&tb, 0, sizeof(tb));
-    memset(&sa, 0, sizeof(sa));
-    memset(&sb, 0, sizeof(sb));
-    mn_buf_init(&ta.stream);
-    mn_buf_init(&tb.stream);
-    mn_buf_init(&sa.folded);
-    mn_buf_init(&sb.folded);
-    uint64_t *wa = NULL, *wb = NULL;
-
-    mn_neardup__terms_read(&ta, a, alen, true);
-    mn_neardup__terms_read(&tb, b, blen, true);
-    out->simhash_distance = mn_simhash_distance(mn_neardup__simhash(ta.terms, ta.n_terms),
-                                                mn_neardup__simhash(tb.terms, tb.n_terms));
-    if (mn_neardup__exact_hash(a, alen) == mn_neardup__exact_hash(b, blen)) {
+    const char *a = pa->text, *b = pb->text;
+    const mn_neardup_terms *ta = &pa->t, *tb = &pb->t;
+    const uint64_t *wa = pa->set, *wb = pb->set;
+    size_t nwa = pa->n_set, nwb = pb->n_set;
+    out->simhash_distance = mn_simhash_distance(mn_neardup__simhash(ta->terms, ta->n_terms),
+                                                mn_neardup__simhash(tb->terms, tb->n_terms));
+    if (pa->exact == pb->exact) {
         out->kind = MN_NEARDUP_DUPLICATE;
         out->similarity = out->jaccard_words = out->jaccard_chars = 1.0;
         reason(out, "same text");
-        goto out;
+        return 0;
     }
-    wa = mn_malloc((ta.n_terms + 1) * sizeof(*wa));
-    wb = mn_malloc((tb.n_terms + 1) * sizeof(*wb));
-    memcpy(wa, ta.terms, ta.n_terms * sizeof(*wa));
-    memcpy(wb, tb.terms, tb.n_terms * sizeof(*wb));
-    size_t nwa = mn_neardup__sort_unique(wa, ta.n_terms);
-    size_t nwb = mn_neardup__sort_unique(wb, tb.n_terms);
     out->jaccard_words = mn_neardup__jaccard_sorted(wa, nwa, wb, nwb);
     out->jaccard_chars =
-        mn_neardup__jaccard_sorted(ta.shingles, ta.n_shingles, tb.shingles, tb.n_shingles);
+        mn_neardup__jaccard_sorted(ta->shingles, ta->n_shingles, tb->shingles, tb->n_shingles);
     out->similarity = (out->jaccard_words + out->jaccard_chars) / 2;
 
     /* Contained: the smaller text's terms (at least CONTAIN_MIN_TERMS of
@@ -1096,44 +1165,43 @@ int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const 
     if (out->similarity < opts->near_min && !contained) {
         out->kind = MN_NEARDUP_DISTINCT;
         reason(out, "not similar (%.2f)", out->similarity);
-        goto out;
+        return 0;
     }
-    swords_read(&sa, a, alen);
-    swords_read(&sb, b, blen);
+    const swords *sa = side_words(pa), *sb = side_words(pb);
     bool conflict;
     if (contained && out->similarity < opts->dup_min) {
         /* compare the smaller text with the larger one's sentences that say the same */
         bool a_small = nwa < nwb;
         swords view;
         if (a_small)
-            swords_view(&view, &sb, &tb, wa, nwa);
+            swords_view(&view, sb, tb, wa, nwa);
         else
-            swords_view(&view, &sa, &ta, wb, nwb);
-        conflict = a_small ? find_conflict(out, &sa, &view, opts->signals)
-                           : find_conflict(out, &view, &sb, opts->signals);
+            swords_view(&view, sa, ta, wb, nwb);
+        conflict = a_small ? find_conflict(out, sa, &view, opts->signals)
+                           : find_conflict(out, &view, sb, opts->signals);
         swords_release(&view);
     } else {
-        conflict = find_conflict(out, &sa, &sb, opts->signals);
+        conflict = find_conflict(out, sa, sb, opts->signals);
     }
     /* Nearly the same words, two blocks swapped around a pivot. */
     if ((opts->signals & MN_NEARDUP_SIG_ORDER) && out->jaccard_words >= ORDER_MIN_JW &&
-        blocks_swapped(&ta, &tb, wa, nwa, wb, nwb)) {
+        blocks_swapped(ta, tb, wa, nwa, wb, nwb)) {
         reason(out, "words swapped");
         conflict = true;
     }
     if (conflict) {
         out->kind = MN_NEARDUP_CONFLICTING;
-        int ca = count_change_words(&sa), cb = count_change_words(&sb);
+        int ca = count_change_words(sa), cb = count_change_words(sb);
         out->newer = ca > cb ? MN_NEWER_A : cb > ca ? MN_NEWER_B : MN_NEWER_UNKNOWN;
-        goto out;
+        return 0;
     }
     char ka[MN_TOK_MAX_BYTES + 1], kb[MN_TOK_MAX_BYTES + 1];
     char sub_buf_a[MN_TOK_MAX_BYTES + 1], sub_buf_b[MN_TOK_MAX_BYTES + 1];
-    const char *ia = ident_only_in(&sa, &sb, ka), *ib = ident_only_in(&sb, &sa, kb);
+    const char *ia = ident_only_in(sa, sb, ka), *ib = ident_only_in(sb, sa, kb);
     if ((opts->signals & MN_NEARDUP_SIG_SUBJECT) && ia && ib) {
         out->kind = MN_NEARDUP_DISTINCT;
         reason(out, "different subject: %.30s / %.30s", ia, ib);
-        goto out;
+        return 0;
     }
     /* One to SUBST_MAX_TERMS content terms of each side replaced, the rest the
      * same: another subject said in the same words ("during collection" /
@@ -1142,12 +1210,12 @@ int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const 
      * (they are what a rewording changes). */
     if ((opts->signals & MN_NEARDUP_SIG_SUBJECT) && out->jaccard_words >= SUBST_MIN_JW) {
         const char *sub_a = NULL, *sub_b = NULL;
-        size_t ua = subject_terms(&ta, a, wb, nwb, &sub_a, sub_buf_a);
-        size_t ub = subject_terms(&tb, b, wa, nwa, &sub_b, sub_buf_b);
+        size_t ua = subject_terms(ta, a, wb, nwb, &sub_a, sub_buf_a);
+        size_t ub = subject_terms(tb, b, wa, nwa, &sub_b, sub_buf_b);
         if (ua >= 1 && ub >= 1 && ua <= SUBST_MAX_TERMS && ub <= SUBST_MAX_TERMS) {
             out->kind = MN_NEARDUP_DISTINCT;
             reason(out, "different subject: %.30s / %.30s", sub_a, sub_b);
-            goto out;
+            return 0;
         }
     }
     if (contained && out->similarity < opts->dup_min) {
@@ -1160,12 +1228,5 @@ int mn_neardup_judge(mn_neardup_verdict *out, const char *a, size_t alen, const 
         out->kind = MN_NEARDUP_DISTINCT;
         reason(out, "related, below the duplicate threshold (%.2f)", out->similarity);
     }
-out:
-    free(wa);
-    free(wb);
-    mn_neardup__terms_release(&ta);
-    mn_neardup__terms_release(&tb);
-    swords_release(&sa);
-    swords_release(&sb);
     return 0;
 }

@@ -10,10 +10,29 @@
  * text did not change (a status, a counter, tags) finds the same fingerprint
  * stored and writes nothing.
  *
+ * The newest memories' keys wait in their fingerprints. A key row goes to a
+ * random page of the key index, and a memory has 33: written at each save,
+ * they were 33 pages of the WAL per save, half of its time at 100k
+ * memories, and the checkpoints that follow. So the memories above meta
+ * 'fingerprint_keys_through' (at most RECENT_MAX of them) have their
+ * fingerprint row only, appended in id order; the lookup reads those rows
+ * (a range of the rowid, a few pages) and computes their keys. When more
+ * than RECENT_MAX wait, the save that finds them writes their keys in one
+ * go and moves the mark: the same rows written, in one transaction in
+ * RECENT_MAX, whose pages are written once. A memory at or below the mark
+ * (an update, an id reused after the last one was removed) gets its keys
+ * at once. A store without the meta row (written before) has every key
+ * written: the mark is the highest memory id that has keys.
+ *
  * Lookup: the memories holding each of the text's MN_LSH_KEYS keys, a key
  * at a time; a key that more than KEY_POPULAR memories hold is left out
  * (a band every memory of a template shares, a common opening: like a stop
- * word, it says little, and a near-duplicate shares many other keys). The
+ * word, it says little, and a near-duplicate shares many other keys). So a
+ * key is written for at most KEY_POPULAR + 1 memories: past that, a row
+ * would never be read, and each is a random page of the index written (a
+ * save's keys were half its time when every one was written). A key held
+ * by KEY_POPULAR + 1 stays popular until a holder is forgotten; it then
+ * serves the KEY_POPULAR left, not the later ones it did not keep. The
  * memories sharing the most keys come first (at most CANDIDATES_MAX), then
  * each one's fingerprint estimates its Jaccard similarity, then the text of
  * the best `limit` only. On real commit messages a text has ~8 candidates
@@ -34,6 +53,7 @@
 
 #define CANDIDATES_MAX 64
 #define KEY_POPULAR    64
+#define RECENT_MAX     256 /* memories whose keys wait in their fingerprint rows */
 
 static int fail(mn_store *s, const char *what)
 {
@@ -69,16 +89,102 @@ static int stored_fp(mn_store *s, int64_t rowid, mn_fingerprint *out)
     return found;
 }
 
-static int put(mn_store *s, int64_t rowid, const mn_fingerprint *fp)
+/* The mark: memories above it have no key rows yet (see the opening comment). */
+static int keys_through(mn_store *s, int64_t *out)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = "
+           "'fingerprint_keys_through'), (SELECT max(memory_id) FROM memory_keys), 0)");
+    if (!st)
+        return mn_error_last_code();
+    int step = sqlite3_step(st);
+    *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return step == SQLITE_ROW ? 0 : fail(s, "cannot read the fingerprint keys' mark");
+}
+
+static int set_keys_through(mn_store *s, int64_t through)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "INSERT OR REPLACE INTO meta(key, value) VALUES ('fingerprint_keys_through', ?1)");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, through);
+    int step = sqlite3_step(st);
+    sqlite3_reset(st);
+    return step == SQLITE_DONE ? 0 : fail(s, "cannot write the fingerprint keys' mark");
+}
+
+/* The key rows of one memory; a key already held by more than KEY_POPULAR is not written. */
+static int write_keys(mn_store *s, int64_t rowid, const mn_fingerprint *fp)
 {
     uint64_t keys[MN_LSH_KEYS];
     mn_fingerprint_bands(keys, fp);
+    sqlite3_stmt *key =
+        mn_sqlite__stmt(s, "INSERT OR IGNORE INTO memory_keys(key, memory_id) SELECT ?1, ?2 "
+                           "WHERE (SELECT count(*) FROM (SELECT 1 FROM memory_keys WHERE key = ?1 "
+                           "LIMIT ?3)) < ?3");
+    if (!key)
+        return mn_error_last_code();
+    for (size_t i = 0; i < MN_LSH_KEYS; i++) {
+        sqlite3_bind_int64(key, 1, (sqlite3_int64)keys[i]);
+        sqlite3_bind_int64(key, 2, rowid);
+        sqlite3_bind_int(key, 3, KEY_POPULAR + 1);
+        int step = sqlite3_step(key);
+        sqlite3_reset(key);
+        if (step != SQLITE_DONE)
+            return fail(s, "cannot store a fingerprint's keys");
+    }
+    return 0;
+}
+
+/* The keys of the memories above the mark, once more than RECENT_MAX wait; the mark moves. */
+static int flush_recent(mn_store *s, int64_t through)
+{
+    sqlite3_stmt *count = mn_sqlite__stmt(
+        s,
+        "SELECT count(*) FROM (SELECT 1 FROM memory_fingerprints WHERE memory_id > ?1 LIMIT ?2)");
+    if (!count)
+        return mn_error_last_code();
+    sqlite3_bind_int64(count, 1, through);
+    sqlite3_bind_int(count, 2, RECENT_MAX + 1);
+    int step = sqlite3_step(count);
+    int64_t waiting = step == SQLITE_ROW ? sqlite3_column_int64(count, 0) : 0;
+    sqlite3_reset(count);
+    if (step != SQLITE_ROW)
+        return fail(s, "cannot count the fingerprints waiting for keys");
+    if (waiting <= RECENT_MAX)
+        return 0;
+    sqlite3_stmt *st = NULL;
+    /* prepared apart: write_keys steps its own statements meanwhile */
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT memory_id, fp FROM memory_fingerprints WHERE memory_id > ?1 "
+                           "ORDER BY memory_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(s, "cannot read the fingerprints waiting for keys");
+    sqlite3_bind_int64(st, 1, through);
+    int rc = 0;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        mn_fingerprint fp;
+        through = sqlite3_column_int64(st, 0);
+        if (sqlite3_column_bytes(st, 1) != (int)sizeof(fp))
+            continue; /* not a fingerprint of this version: recomputed at the next open */
+        memcpy(&fp, sqlite3_column_blob(st, 1), sizeof(fp));
+        rc = write_keys(s, through, &fp);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail(s, "cannot read the fingerprints waiting for keys");
+    sqlite3_finalize(st);
+    return rc ? rc : set_keys_through(s, through);
+}
+
+/* Store rowid's fingerprint; its key rows now when keys_now, else they wait (flush_recent). */
+static int put(mn_store *s, int64_t rowid, const mn_fingerprint *fp, bool keys_now)
+{
     sqlite3_stmt *del = mn_sqlite__stmt(s, "DELETE FROM memory_keys WHERE memory_id = ?1");
     sqlite3_stmt *ins = mn_sqlite__stmt(
         s, "INSERT OR REPLACE INTO memory_fingerprints(memory_id, fp) VALUES (?1, ?2)");
-    sqlite3_stmt *key =
-        mn_sqlite__stmt(s, "INSERT OR IGNORE INTO memory_keys(key, memory_id) VALUES (?1, ?2)");
-    if (!del || !ins || !key)
+    if (!del || !ins)
         return mn_error_last_code();
     sqlite3_bind_int64(del, 1, rowid);
     int step = sqlite3_step(del);
@@ -91,15 +197,7 @@ static int put(mn_store *s, int64_t rowid, const mn_fingerprint *fp)
     sqlite3_reset(ins);
     if (step != SQLITE_DONE)
         return fail(s, "cannot store a fingerprint");
-    for (size_t i = 0; i < MN_LSH_KEYS; i++) {
-        sqlite3_bind_int64(key, 1, (sqlite3_int64)keys[i]);
-        sqlite3_bind_int64(key, 2, rowid);
-        step = sqlite3_step(key);
-        sqlite3_reset(key);
-        if (step != SQLITE_DONE)
-            return fail(s, "cannot store a fingerprint's keys");
-    }
-    return 0;
+    return keys_now ? write_keys(s, rowid, fp) : 0;
 }
 
 int mn_sqlite__fingerprint_put(mn_store *s, int64_t rowid, const json_t *mem)
@@ -111,7 +209,13 @@ int mn_sqlite__fingerprint_put(mn_store *s, int64_t rowid, const json_t *mem)
         return found;
     if (found && memcmp(&fp, &old, sizeof(fp)) == 0)
         return 0; /* the text did not change */
-    return put(s, rowid, &fp);
+    int64_t through = 0;
+    int rc = keys_through(s, &through);
+    if (rc == 0)
+        rc = put(s, rowid, &fp, rowid <= through);
+    if (rc == 0 && rowid > through)
+        rc = flush_recent(s, through);
+    return rc;
 }
 
 typedef struct {
@@ -147,6 +251,38 @@ static const char *col_text(sqlite3_stmt *st, int i)
     return (const char *)sqlite3_column_text(st, i);
 }
 
+typedef MN_VEC(int64_t) id_vec;
+
+/* The memories above the mark sharing keys with the text: each one once per key shared. */
+static int recent_matches(mn_store *s, const mn_fingerprint *fp, const bool popular[MN_LSH_KEYS],
+                          void *out)
+{
+    id_vec *ids = out;
+    int64_t through = 0;
+    int rc = keys_through(s, &through);
+    sqlite3_stmt *st = rc == 0 ? mn_sqlite__stmt(s, "SELECT memory_id, fp FROM memory_fingerprints "
+                                                    "WHERE memory_id > ?1")
+                               : NULL;
+    if (!st)
+        return rc ? rc : mn_error_last_code();
+    sqlite3_bind_int64(st, 1, through);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        mn_fingerprint other;
+        bool shared[MN_LSH_KEYS];
+        if (sqlite3_column_bytes(st, 1) != (int)sizeof(other))
+            continue;
+        memcpy(&other, sqlite3_column_blob(st, 1), sizeof(other));
+        if (!mn_fingerprint_shared_keys(shared, fp, &other))
+            continue;
+        for (size_t i = 0; i < MN_LSH_KEYS; i++)
+            if (shared[i] && !popular[i])
+                mn_vec_push(ids, sqlite3_column_int64(st, 0));
+    }
+    sqlite3_reset(st);
+    return step == SQLITE_DONE ? 0 : fail(s, "cannot look up near-duplicates");
+}
+
 int mn_store_memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t limit,
                                int (*cb)(void *payload, const mn_memory_neighbour *n),
                                void *payload)
@@ -161,7 +297,8 @@ int mn_store_memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t lim
         mn_sqlite__stmt(s, "SELECT memory_id FROM memory_keys WHERE key = ?1 LIMIT ?2");
     if (!st)
         return mn_error_last_code();
-    MN_VEC(int64_t) ids = MN_VEC_INIT;
+    id_vec ids = MN_VEC_INIT;
+    bool popular[MN_LSH_KEYS] = {false};
     int step;
     for (size_t i = 0; i < MN_LSH_KEYS && rc == 0; i++) {
         size_t before = ids.len;
@@ -173,8 +310,10 @@ int mn_store_memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t lim
         if (step != SQLITE_DONE)
             rc = fail(s, "cannot look up near-duplicates");
         else if (ids.len - before > KEY_POPULAR)
-            ids.len = before; /* a popular key */
+            ids.len = before, popular[i] = true;
     }
+    if (rc == 0)
+        rc = recent_matches(s, fp, popular, &ids);
     /* each memory once, with the number of keys it shares */
     if (ids.len > 1)
         qsort(ids.items, ids.len, sizeof(int64_t), by_rowid);
@@ -266,11 +405,14 @@ int mn_sqlite__fingerprints_check(mn_store *s)
         mn_fingerprint fp;
         fingerprint_of(&fp, mem);
         json_decref(mem);
-        rc = put(s, sqlite3_column_int64(all, 0), &fp);
+        rc = put(s, sqlite3_column_int64(all, 0), &fp, true);
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = fail(s, "cannot recompute fingerprints");
     sqlite3_finalize(all);
+    if (rc == 0) /* every memory has its keys now */
+        rc = mn_sqlite__exec(s, "INSERT OR REPLACE INTO meta(key, value) SELECT "
+                                "'fingerprint_keys_through', coalesce(max(id), 0) FROM memories");
     if (rc == 0) {
         mn_buf sql = MN_BUF_INIT;
         mn_buf_printf(

@@ -396,16 +396,16 @@ static void test_unreachable(void)
     mn_buf_release(&want);
     mn_embedder_free(e);
 
-    /* a server that answers too late: the timeout, no retry */
+    /* a server that answers too late (1.5 s): the timeout, no retry. The server's
+     * answer would be a good one, so the error shows the client did not wait for it
+     * (no wall-clock bound: the machine's load is not what is tested). */
     mn_embed_options slow = options();
     slow.timeout_ms = 300;
     slow.retries = 0;
     e = open_http(&slow);
     REQUIRE(e);
     script("slow", NULL);
-    uint64_t t0 = mn_time_mono_ns();
     CHECK(mn_embedder_embed(e, &v, texts, 1, 0) == MN_EIO);
-    CHECK(mn_time_mono_ns() - t0 < 1400000000ULL);
     CHECK(strstr(mn_error_last(), "unreachable: ") && strstr(mn_error_last(), "timed out"));
     mn_embedder_free(e);
 }

@@ -347,6 +347,13 @@ static void test_bands_consistent_with_jaccard(void)
                                  MN_LSH_ROWS * sizeof(uint32_t)) == 0;
         }
         CHECK(share == rows_equal);
+        bool shared[MN_LSH_KEYS]; /* the store's way of comparing, without the hashes */
+        size_t n_shared = mn_fingerprint_shared_keys(shared, &fa, &fb), n_equal = 0;
+        for (size_t k = 0; k < MN_LSH_KEYS; k++) {
+            CHECK(shared[k] == (ka[k] == kb[k]));
+            n_equal += ka[k] == kb[k];
+        }
+        CHECK(n_shared == n_equal);
         if (v.kind != MN_NEARDUP_DUPLICATE || exact < 1.0) { /* exact 1.0 only when texts agree */
             if (exact >= 0.3 && exact < 0.6) {
                 expect_mid += mn_lsh_probability(exact);
@@ -523,11 +530,63 @@ static void test_labelled_set_meets_targets(void)
     CHECK(conf_gold > 0 && (double)conf_found >= 0.7 * (double)conf_gold);
 }
 
+static bool same_verdict(const mn_neardup_verdict *x, const mn_neardup_verdict *y)
+{
+    bool same = x->kind == y->kind && x->newer == y->newer && x->similarity == y->similarity &&
+                x->simhash_distance == y->simhash_distance && x->n_reasons == y->n_reasons;
+    for (size_t i = 0; same && i < x->n_reasons; i++)
+        same = strcmp(x->reasons[i], y->reasons[i]) == 0;
+    return same;
+}
+
+/* A text read once and judged against several others gives each pair's own verdict. */
+static void test_text_read_once(void)
+{
+    const char *dir = getenv("MNEMO_TEST_DATA");
+    REQUIRE(dir != NULL);
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/neardup/pairs.jsonl", dir);
+    FILE *f = fopen(path, "r");
+    REQUIRE(f != NULL);
+    char *line = NULL, *prev_b = mn_strdup("");
+    size_t cap = 0, n = 0, kinds[3] = {0};
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        json_t *o = json_loadb(line, (size_t)len, 0, NULL);
+        const char *a = json_string_value(json_object_get(o, "a"));
+        const char *b = json_string_value(json_object_get(o, "b"));
+        if (a && b) {
+            mn_neardup_text *t = NULL;
+            REQUIRE_OK(mn_neardup_text_new(&t, a, strlen(a)));
+            mn_neardup_verdict once, fresh;
+            /* the previous pair's b first, so that the reuse is what is compared */
+            CHECK_OK(mn_neardup_judge_text(&once, t, prev_b, strlen(prev_b), NULL));
+            fresh = judge(a, prev_b);
+            CHECK(same_verdict(&once, &fresh));
+            CHECK_OK(mn_neardup_judge_text(&once, t, b, strlen(b), NULL));
+            fresh = judge(a, b);
+            CHECK(same_verdict(&once, &fresh));
+            kinds[once.kind]++;
+            mn_neardup_text_free(t);
+            free(prev_b);
+            prev_b = mn_strdup(b);
+            n++;
+        }
+        json_decref(o);
+    }
+    free(line);
+    free(prev_b);
+    fclose(f);
+    CHECK(n >= 400);
+    CHECK(kinds[MN_NEARDUP_DUPLICATE] && kinds[MN_NEARDUP_CONFLICTING] &&
+          kinds[MN_NEARDUP_DISTINCT]);
+}
+
 MN_TEST_MAIN(MN_TEST(test_exact_folds_case_and_space), MN_TEST(test_terms_are_stemmed_and_split),
              MN_TEST(test_fingerprints_pinned_to_version), MN_TEST(test_reworded_duplicates),
              MN_TEST(test_lookalikes_not_merged), MN_TEST(test_newer_side),
              MN_TEST(test_other_languages), MN_TEST(test_distinct_and_edges),
              MN_TEST(test_bands_consistent_with_jaccard),
              MN_TEST(test_cluster_groups_similar_episodes),
-             MN_TEST(test_labelled_set_meets_targets),
+             MN_TEST(test_labelled_set_meets_targets), MN_TEST(test_text_read_once),
              MN_TEST(test_contained_text_found_by_lead_key), MN_TEST(test_long_texts))
