@@ -240,10 +240,13 @@ static json_t *pattern_input(const json_t *g, json_t *members)
     mn_buf body = MN_BUF_INIT;
     mn_buf_printf(&body, "Seen %zu times. When: %s\nWhat to do: %s", json_array_size(members),
                   str(g, "situation"), str(g, "solution"));
-    json_t *in = json_pack("{s:s,s:O,s:s,s:{s:O,s:O,s:o},s:o}", "kind", "pattern", "title",
+    /* hybrid: the words were drawn from the members by mnemo, the choice to keep them made
+     * by whoever applied it (its source stays theirs) */
+    json_t *in = json_pack("{s:s,s:O,s:s,s:{s:O,s:O,s:o},s:o,s:{s:s}}", "kind", "pattern", "title",
                            json_object_get(g, "title"), "body", body.ptr, "context", "situation",
                            json_object_get(g, "situation"), "solution",
-                           json_object_get(g, "solution"), "trigger_keywords", kw, "links", links);
+                           json_object_get(g, "solution"), "trigger_keywords", kw, "links", links,
+                           "provenance", "extraction_method", "hybrid");
     mn_buf_release(&body);
     json_t *scope = json_object();
     if (json_array_size(json_object_get(g, "paths")))

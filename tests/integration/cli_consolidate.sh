@@ -54,7 +54,7 @@ grep -q "1 pattern(s) created" "$tmp/out" || fail "apply counts it"
 [ "$(total)" = $((before + 1)) ] || fail "one memory more"
 p=$(m --json list --kind pattern | node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).memories[0].id)")
 m --json show "$p" | js "the pattern is derived from each source" \
-    '["'"$g1"'","'"$g2"'","'"$g3"'"].every(s=>d.memory.links.some(l=>l.kind==="derived_from" && l.to===s)) && !d.memory.links.some(l=>l.to==="'"$css"'") && d.memory.context.solution==="run migrations with lock_timeout=5s off-peak" && d.memory.scope.tags.includes("deploy")'
+    '["'"$g1"'","'"$g2"'","'"$g3"'"].every(s=>d.memory.links.some(l=>l.kind==="derived_from" && l.to===s)) && !d.memory.links.some(l=>l.to==="'"$css"'") && d.memory.context.solution==="run migrations with lock_timeout=5s off-peak" && d.memory.scope.tags.includes("deploy") && d.memory.provenance.extraction_method==="hybrid"'
 m --json show "$g1" | node -e "console.log(JSON.stringify(JSON.parse(require('fs').readFileSync(0,'utf8')).memory))" |
     cmp -s - "$tmp/g1.before" || fail "the sources are unchanged"
 m --json search "deploy migration lock timeout" --kinds memory | js "search serves the pattern" \
