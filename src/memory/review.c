@@ -300,6 +300,28 @@ static int not_waiting(const json_t *mem, const char *what)
                         id, st, what, id, id);
 }
 
+/*
+ * An approval or a rejection: the new status, the decision kept in
+ * judgement.review, the row replaced and the audit row ("approve" or
+ * "reject": what it was, who, the redacted note). *item says what was decided.
+ */
+static int settle(mn_store *s, const mn_memory_settings *cfg, json_t *mem, const char *status,
+                  const char *decision, const char *note, int64_t now, json_t **item)
+{
+    char *was = mn_strdup(str(mem, "status"));
+    json_object_set_new(mem, "status", json_string(status));
+    set_review(mem, cfg, decision, note, NULL, now);
+    *item = decided_item(mem, was);
+    int rc = mn_store_memory_replace(s, mem);
+    if (rc == 0)
+        rc =
+            audit(s, cfg, !strcmp(decision, "approved") ? "approve" : "reject", str(mem, "id"),
+                  json_pack("{s:s,s:s,s:O?}", "was", was, "by", reviewer(cfg), "note",
+                            json_object_get(json_object_get(judgement_of(mem), "review"), "note")));
+    free(was);
+    return rc;
+}
+
 int mn_review_decide(mn_store *s, const mn_memory_settings *cfg, mn_review_decision d,
                      const char *id, const char *into, const char *note, json_t *decided)
 {
@@ -321,14 +343,7 @@ int mn_review_decide(mn_store *s, const mn_memory_settings *cfg, mn_review_decis
             rc = not_waiting(mem, "approve");
             break;
         }
-        json_object_set_new(mem, "status", json_string("active"));
-        set_review(mem, cfg, "approved", note, NULL, now);
-        item = decided_item(mem, was);
-        if ((rc = mn_store_memory_replace(s, mem)) == 0)
-            rc = audit(
-                s, cfg, "approve", id,
-                json_pack("{s:s,s:s,s:O?}", "was", was, "by", reviewer(cfg), "note",
-                          json_object_get(json_object_get(judgement_of(mem), "review"), "note")));
+        rc = settle(s, cfg, mem, "active", "approved", note, now, &item);
         if (rc == 0)
             rc = approve_follows(s, cfg, mem, item);
         break;
@@ -342,14 +357,7 @@ int mn_review_decide(mn_store *s, const mn_memory_settings *cfg, mn_review_decis
             rc = not_waiting(mem, "reject");
             break;
         }
-        json_object_set_new(mem, "status", json_string("archived"));
-        set_review(mem, cfg, "rejected", note, NULL, now);
-        item = decided_item(mem, was);
-        if ((rc = mn_store_memory_replace(s, mem)) == 0)
-            rc = audit(
-                s, cfg, "reject", id,
-                json_pack("{s:s,s:s,s:O?}", "was", was, "by", reviewer(cfg), "note",
-                          json_object_get(json_object_get(judgement_of(mem), "review"), "note")));
+        rc = settle(s, cfg, mem, "archived", "rejected", note, now, &item);
         if (rc == 0)
             rc = release_held(s, cfg, mem, item);
         break;
