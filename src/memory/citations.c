@@ -53,6 +53,7 @@
 #include "util/map.h"
 #include "util/util.h"
 #include "util/vec.h"
+#include "text/tokenize.h"
 
 #define RENAME_CANDIDATES 4000 /* symbols compared for one renamed citation, at most */
 #define AUTO_NAMES_MAX    48   /* code-shaped tokens of a memory looked up, at most */
@@ -243,18 +244,6 @@ static const sym *nearest(const sym_vec *v, int64_t line)
     return best;
 }
 
-static const char *last_part(const char *name)
-{
-    const char *p = name;
-    for (const char *q = name; *q; q++) {
-        if (*q == '.' && q[1])
-            p = q + 1;
-        else if (q[0] == ':' && q[1] == ':' && q[2])
-            p = q + 2;
-    }
-    return p;
-}
-
 /* ---- one citation, as the check sees it ---- */
 
 typedef struct {
@@ -310,7 +299,7 @@ static int find_renamed(mn_store *s, const cite *c, sym_vec *cands, const sym **
                                          RENAME_CANDIDATES, collect_sym, cands);
     if (rc)
         return rc;
-    const char *old_name = last_part(c->symbol);
+    const char *old_name = mn_ident_last_part(c->symbol);
     uint64_t want = blank_hash(c->text, old_name);
     for (size_t i = 0; i < cands->len && !*out && rc == 0; i++) {
         const sym *y = &cands->items[i];
@@ -348,8 +337,8 @@ static int check_symbol(mn_store *s, cite *c, outcome *o)
             goto out;
         }
     /* the same code under the same name in another file (or place) */
-    if ((rc = mn_store_cite_symbols(s, last_part(c->symbol), NULL, c->hash, collect_sym, &moved)) !=
-        0)
+    if ((rc = mn_store_cite_symbols(s, mn_ident_last_part(c->symbol), NULL, c->hash, collect_sym,
+                                    &moved)) != 0)
         goto out;
     if (moved.len) {
         const sym *best = &moved.items[0];

@@ -654,3 +654,15 @@ int mn_tokenize(const char *text, size_t len, mn_lang lang, unsigned flags, mn_t
     }
     return mn_tokenizer_run(t, text, len, lang, flags, cb, payload);
 }
+
+const char *mn_ident_last_part(const char *name)
+{
+    const char *p = name;
+    for (const char *q = name; *q; q++) {
+        if (*q == '.' && q[1])
+            p = q + 1;
+        else if (q[0] == ':' && q[1] == ':' && q[2])
+            p = q + 2;
+    }
+    return p;
+}

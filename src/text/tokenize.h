@@ -121,4 +121,11 @@ mn_lang mn_lang_from_code(const char *code);
  */
 int mn_lang_is_stopword(mn_lang lang, const char *word, size_t len);
 
+/**
+ * A symbol's own name in a qualified one: what follows the last '.' or
+ * "::" ("Session.refresh" -> "refresh", "a::b::C" -> "C"); the name itself
+ * when it has neither. Points into name.
+ */
+const char *mn_ident_last_part(const char *name);
+
 #endif

@@ -18,6 +18,7 @@
 #include "store/sqlite/sqlite_internal.h"
 #include "util/util.h"
 #include "util/vec.h"
+#include "text/tokenize.h"
 
 static int fail(mn_store *s, const char *what)
 {
@@ -254,19 +255,6 @@ static int symbol_rows(mn_store *s, sqlite3_stmt *st, const char *whole, mn_cite
     return rc;
 }
 
-/* The symbol's own name in a qualified one: after the last '.' or "::". */
-static const char *last_part(const char *name)
-{
-    const char *p = name;
-    for (const char *q = name; *q; q++) {
-        if (*q == '.' && q[1])
-            p = q + 1;
-        else if (q[0] == ':' && q[1] == ':' && q[2])
-            p = q + 2;
-    }
-    return p;
-}
-
 int mn_store_cite_symbols(mn_store *s, const char *name, const char *path, const char *hash,
                           mn_cite_symbol_cb cb, void *payload)
 {
@@ -276,7 +264,7 @@ int mn_store_cite_symbols(mn_store *s, const char *name, const char *path, const
            "AND (?4 IS NULL OR y.content_hash = ?4) ORDER BY f.path, y.start_line");
     if (!st)
         return mn_error_last_code();
-    sqlite3_bind_text(st, 1, last_part(name), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 1, mn_ident_last_part(name), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, s->project_id);
     text_or_null(st, 3, path);
     text_or_null(st, 4, hash);

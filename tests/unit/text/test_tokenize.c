@@ -335,7 +335,19 @@ static void test_rules_pinned_to_version(void)
     CHECK(h == expected);
 }
 
-MN_TEST_MAIN(MN_TEST(test_identifiers), MN_TEST(test_digits_and_paths),
-             MN_TEST(test_stems_and_stopwords), MN_TEST(test_unicode), MN_TEST(test_spans_and_caps),
-             MN_TEST(test_invalid_input), MN_TEST(test_callback_control), MN_TEST(test_threads),
+static void test_ident_last_part(void)
+{
+    CHECK_STR(mn_ident_last_part("Session.refresh"), "refresh");
+    CHECK_STR(mn_ident_last_part("a::b::Cart"), "Cart");
+    CHECK_STR(mn_ident_last_part("pkg.mod::Type.method"), "method");
+    CHECK_STR(mn_ident_last_part("plain"), "plain");
+    CHECK_STR(mn_ident_last_part("trailing."), "trailing.");
+    CHECK_STR(mn_ident_last_part("a::"), "a::");
+    CHECK_STR(mn_ident_last_part(""), "");
+}
+
+MN_TEST_MAIN(MN_TEST(test_identifiers), MN_TEST(test_ident_last_part),
+             MN_TEST(test_digits_and_paths), MN_TEST(test_stems_and_stopwords),
+             MN_TEST(test_unicode), MN_TEST(test_spans_and_caps), MN_TEST(test_invalid_input),
+             MN_TEST(test_callback_control), MN_TEST(test_threads),
              MN_TEST(test_rules_pinned_to_version))
