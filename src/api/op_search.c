@@ -25,6 +25,7 @@
 #include <inttypes.h>
 
 #include "api/api_internal.h"
+#include "retrieve/branch.h"
 #include "retrieve/embed.h"
 #include "retrieve/retrieve.h"
 
@@ -182,8 +183,11 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
     rc = mn_api__embedder(ctx, true, &e, &semantic_note);
     r.semantic_note = semantic_note;
     r.embedder = e;
+    /* branches: memories of another branch, not merged, are left out (or marked) */
+    r.branch = mn_branch_view_new(ctx->root, json_is_true(json_object_get(args, "all_branches")));
     if (rc == 0)
         rc = mn_search_run(ctx->store, &r, &res);
+    mn_branch_view_free(r.branch, ctx->store);
     mn_embedder_free(e);
     if (rc) {
         free(semantic_note);

@@ -452,6 +452,7 @@ static int add_found(mn_store *s, const mn_context_request *req, const question 
     sr.embedder = req->embedder;
     sr.semantic_note = req->semantic_note;
     sr.file_rows = CONTEXT_FILE_ROWS;
+    sr.branch = req->branch;
     int rc = mn_search_run(s, &sr, &res);
     if (rc)
         return rc;
@@ -712,6 +713,7 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
     sr.now_ms = req->now_ms;
     sr.embedder = req->embedder;
     sr.semantic_note = req->semantic_note;
+    sr.branch = req->branch;
     if (req->max_tokens < MIN_TOKENS)
         return mn_error_set(MN_EINVAL, "limit_tokens must be at least %d", MIN_TOKENS);
     int rc = mn_search_run(s, &sr, &res);

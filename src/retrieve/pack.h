@@ -40,6 +40,7 @@ typedef struct {
     /* the semantic signal (retrieve.h): NULL, and the note saying why */
     struct mn_embedder *embedder;
     const char *semantic_note;
+    struct mn_branch_view *branch; /* branches (retrieve/branch.h); NULL: no filter */
 } mn_context_request;
 
 /**
