@@ -35,6 +35,10 @@ static const struct config_key {
     int64_t max; /* KEY_INT upper bound; KEY_TEXT max length */
     const char *description;
 } keys[] = {
+    {"capture.auto_approve", KEY_RATIO, "0.85", 0,
+     "What the git, conversation and issue ingests find (ingest git, the post-commit hook, "
+     "capture) is saved active at or above this confidence; below, it waits in the review queue "
+     "(status pending). docs/internals/ingest.md says how candidates are scored."},
     {"discovery.max_age", KEY_DURATION, "7d", 0,
      "Refresh the discovery facts at the next index when they are older than this "
      "(90m, 12h, 7d, 2w; 0: never by age)."},

@@ -4,6 +4,10 @@
  * HEAD when the caller gives neither, so that retrieval can serve it on
  * its branch and elsewhere once merged (retrieve/branch.h).
  *
+ * Only a store inside the repository's work tree (.mnemo/) is placed: one
+ * named by --db or MNEMO_DB elsewhere may serve several repositories, in
+ * which a branch's name means nothing.
+ *
  * Only what a person or an agent learns while working is placed so: a
  * save whose provenance names another source (git, document, issue,
  * discovery, import) says where it comes from itself. Outside a git work
@@ -39,13 +43,25 @@ static bool commit_would_be_evidence(mn_ctx *ctx, const json_t *args)
     return agent && kind && (!strcmp(kind, "rule") || !strcmp(kind, "pattern"));
 }
 
+/*
+ * A branch and a commit name something in one repository: only a store that
+ * belongs to the repository (its .mnemo/ inside the work tree) is placed so.
+ * A store named by --db or MNEMO_DB elsewhere may serve several.
+ */
+static bool repository_store(mn_ctx *ctx)
+{
+    const char *db = mn_ctx_db_path(ctx);
+    size_t n = ctx->root ? strlen(ctx->root) : 0;
+    return n && db && !strncmp(db, ctx->root, n) && db[n] == '/';
+}
+
 int mn_op_save_here(mn_ctx *ctx, const json_t *args, json_t **out)
 {
     const json_t *scope = json_object_get(args, "scope");
     const json_t *prov = json_object_get(args, "provenance");
     bool need_branch = !json_object_get(scope, "branch");
     bool need_commit = !json_object_get(prov, "commit") && !commit_would_be_evidence(ctx, args);
-    if (!ctx->root || !learnt_here(args) || (!need_branch && !need_commit))
+    if (!repository_store(ctx) || !learnt_here(args) || (!need_branch && !need_commit))
         return mn_op_save(ctx, args, out);
     char sha[41], *branch = NULL;
     if (mn_branch_head(ctx->root, sha, &branch) != 0 || !sha[0]) {

@@ -37,6 +37,9 @@ int mn_api__ingest_env(mn_ctx *ctx, mn_ingest_env *env, char **root_out)
     if (ctx->root) {
         *root_out = realpath(ctx->root, NULL);
         env->root = *root_out;
+        const char *db = mn_ctx_db_path(ctx);
+        size_t n = strlen(ctx->root);
+        env->store_in_root = db && !strncmp(db, ctx->root, n) && db[n] == '/';
     }
     return 0;
 }

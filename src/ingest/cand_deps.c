@@ -38,6 +38,7 @@
 
 typedef struct {
     char *eco, *dir, *section, *name, *spec;
+    char *shown; /* the name as the manifest writes it (name is folded for pip) */
 } dep;
 
 typedef MN_VEC(dep) dep_vec;
@@ -66,6 +67,8 @@ static void dep_add(manifest *m, const char *eco, const char *dir, const char *s
     d.dir = mn_strdup(dir);
     d.section = mn_strdup(section);
     d.name = mn_strndup(name, nlen);
+    d.shown = mn_strndup(name, nlen);
+    mn_ingest_utf8_fix(d.shown, strlen(d.shown));
     if (!strcmp(eco, "pip")) /* PEP 503: case and -_. runs fold */
         for (char *p = d.name; *p; p++)
             *p = *p == '_' || *p == '.' ? '-' : (char)tolower((unsigned char)*p);
@@ -96,6 +99,7 @@ static void manifest_release(manifest *m)
         free(d->dir);
         free(d->section);
         free(d->name);
+        free(d->shown);
         free(d->spec);
     }
     mn_vec_release(&m->deps);
@@ -429,19 +433,6 @@ static void toml_dep(void *payload, const char *table, const char *key, const ch
         else if (table_is(table, "requires") && !strcmp(key, "python_version"))
             runtime_set(c->m, "python", spec, strlen(spec));
         free(spec);
-    } else if (!strcmp(f, "setup.cfg")) {
-        if (!table_is(table, "options") && strncmp(table, "options.extras_require", 22) != 0)
-            return;
-        if (table_is(table, "options") && !strcmp(key, "python_requires")) {
-            runtime_set(c->m, "python", v, n);
-            return;
-        }
-        const char *section = table_is(table, "options") && !strcmp(key, "install_requires")
-                                  ? "runtime"
-                              : table_is(table, "options") && !strcmp(key, "tests_require") ? "dev"
-                              : strncmp(table, "options.extras_require", 22) == 0 ? "optional"
-                                                                                  : NULL;
-        (void)section; /* INI values run over indented lines: read by read_setup_cfg */
     }
 }
 
@@ -1003,7 +994,7 @@ static void compare(mn_commit_view *c, dir_group *g, mn_candidate_vec *out)
         mn_buf_puts(&k->body, "\n");
         for (size_t i = 0; i < ch.len && i < 60; i++) {
             const change *x = &ch.items[i];
-            mn_buf_printf(&k->body, "\n- %s %s %s%s%s%s", x->what, x->d->name, x->old ? x->old : "",
+            mn_buf_printf(&k->body, "\n- %s %s %s%s%s%s", x->what, x->d->shown, x->old ? x->old : "",
                           x->old && x->new ? " -> " : "", x->new ? x->new : "",
                           strcmp(x->section, "runtime") ? " (" : "");
             if (strcmp(x->section, "runtime"))
@@ -1022,7 +1013,6 @@ static void compare(mn_commit_view *c, dir_group *g, mn_candidate_vec *out)
             !strcmp(x->what, "changed") ? (x->major ? 0.86 : 0.60) : section_confidence(x->section);
         mn_candidate *k = mn_candidate_add(out, "dependency", "fact", conf);
         mn_candidate_key(k, "dep:%s:%s:%s:%s", d->eco, d->dir, d->name, x->what);
-        mn_candidate_key(k, "dep:%s:%s:%s:%s", d->eco, d->dir, d->name, x->what);
         free(k->state_key);
         mn_buf st = MN_BUF_INIT;
         mn_buf_printf(&st, "dep:%s:%s:%s", d->eco, d->dir, d->name);
@@ -1038,17 +1028,19 @@ static void compare(mn_commit_view *c, dir_group *g, mn_candidate_vec *out)
             }
         }
         const char *words = section_words(x->section);
+        /* pip and gem write the spec right after the name (requests>=2); others apart */
+        bool glued = (!strcmp(d->eco, "pip")) && *d->spec && strchr("<>=!~[", d->spec[0]);
         if (!strcmp(x->what, "added"))
-            mn_candidate_title(k, "Added %s %s%s%s (%s)", words, d->name, *d->spec ? " " : "",
-                               d->spec, where);
+            mn_candidate_title(k, "Added %s %s%s%s (%s)", words, d->shown,
+                               *d->spec && !glued ? " " : "", d->spec, where);
         else if (!strcmp(x->what, "removed"))
-            mn_candidate_title(k, "Dropped %s %s (%s)", words, d->name, where);
+            mn_candidate_title(k, "Dropped %s %s (%s)", words, d->shown, where);
         else
-            mn_candidate_title(k, "%s %s now %s (was %s) (%s)", words, d->name,
+            mn_candidate_title(k, "%s %s now %s (was %s) (%s)", words, d->shown,
                                *x->new ? x->new : "unpinned", *x->old ? x->old : "unpinned", where);
         k->title[0] = (char)toupper((unsigned char)k->title[0]);
         intro(k, c);
-        mn_buf_printf(&k->body, "\n%s %s %s", where, x->what, d->name);
+        mn_buf_printf(&k->body, "\n%s %s %s", where, x->what, d->shown);
         if (x->old && x->new)
             mn_buf_printf(&k->body, ": %s -> %s", *x->old ? x->old : "(any)",
                           *x->new ? x->new : "(any)");

@@ -62,19 +62,43 @@ static bool diff_agrees(const mn_candidate_vec *out, const char *text, const mn_
     return false;
 }
 
+/*
+ * The state a decision's chosen (or replaced) thing names: normalised, a
+ * leading verb of adoption dropped ("Use charset_normalizer" ->
+ * "charset-normalizer"), '_' and '.' folded to '-' as package names are, so
+ * "switched from charset_normalizer" finds what "use charset-normalizer" chose.
+ */
 static char *state_of(const char *prefix, const char *text, mn_text_span s)
 {
+    static const char *const verbs[] = {"use ",       "using ",     "uses ",     "adopt ",
+                                        "prefer ",    "switch to ", "move to ",  "migrate to ",
+                                        "go with ",   "choose ",    "pick ",     "rely on ",
+                                        "keep ",      "stick with ", "start using ", "we use "};
     if (s.end <= s.start)
         return NULL;
     char *n = mn_ingest_norm(text + s.start, s.end - s.start);
-    if (!*n || strlen(n) > STATE_MAX) {
-        free(n);
-        return NULL;
+    char *p = n;
+    for (bool again = true; again;) {
+        again = false;
+        for (size_t i = 0; i < MN_ARRAY_SIZE(verbs); i++)
+            if (!strncmp(p, verbs[i], strlen(verbs[i]))) {
+                p += strlen(verbs[i]);
+                again = true;
+            }
     }
-    mn_buf b = MN_BUF_INIT;
-    mn_buf_printf(&b, "%s%s", prefix, n);
+    while (*p == ' ')
+        p++;
+    for (char *q = p; *q; q++)
+        if (*q == '_' || *q == '.')
+            *q = '-';
+    char *out = NULL;
+    if (*p && strlen(p) <= STATE_MAX) {
+        mn_buf b = MN_BUF_INIT;
+        mn_buf_printf(&b, "%s%s", prefix, p);
+        out = mn_buf_detach(&b);
+    }
     free(n);
-    return mn_buf_detach(&b);
+    return out;
 }
 
 static void intro(mn_candidate *k, mn_commit_view *c)

@@ -65,7 +65,7 @@ int mn_decision_record(mn_store *s, const mn_ingest_env *env, const json_t *args
     json_t *scope = json_object_get(args, "scope") ? json_deep_copy(json_object_get(args, "scope"))
                                                    : json_object();
     json_t *prov = json_pack("{s:s}", "source", env->settings->agent ? "agent" : "manual");
-    if (env->root) {
+    if (env->root && env->store_in_root) {
         char sha[41], *branch = NULL;
         if (mn_branch_head(env->root, sha, &branch) == 0 && sha[0]) {
             if (!json_object_get(scope, "branch") && branch)

@@ -703,7 +703,8 @@ int mn_ingest_git(mn_store *s, const mn_ingest_env *env, const mn_git_ingest_opt
         mn_error_clear();
         goto report; /* an unborn HEAD: no history yet */
     }
-    r.branch = head_branch(git, r.repo);
+    if (env->store_in_root)
+        r.branch = head_branch(git, r.repo);
     if ((rc = mn_store_git_commits_done_each(s, mark_done, &r.done)) != 0 ||
         (rc = collect(&r, &head, &todo)) != 0)
         goto out;

@@ -4,18 +4,22 @@
  * The hook, for NAME in post-commit, post-merge, post-checkout:
  *
  *   #!/bin/sh
- *   # mnemo-hook v1: NAME (...)
- *   d=<the hook's directory, ${0%%/...}>; rc=0
- *   if [ -x "$d/NAME.mnemo-chained" ]; then "$d/NAME.mnemo-chained" "$@"; rc=$?; fi
- *   m='/abs/mnemo'; [ -x "$m" ] || m=$(command -v mnemo) || m=
- *   [ -n "$m" ] && ("$m" hooks run NAME "$@" </dev/null >/dev/null 2>&1 &)
- *   exit $rc
+ *   # mnemo-hook v1 ...
+ *   m='/abs/mnemo'
+ *   if [ -x "$m" ] || { m=mnemo; command -v mnemo >/dev/null 2>&1; }; then
+ *     "$m" hooks run NAME "$@" </dev/null >/dev/null 2>&1 &
+ *   fi
+ *   c="<its directory>/NAME.mnemo-chained"
+ *   [ -x "$c" ] && exec "$c" "$@"
+ *   exit 0
  *
- * Only shell built-ins and two forks stand between git and its next step;
- * mnemo itself runs detached (`hooks run` makes itself a session leader
- * and ignores SIGHUP), so git, and a program reading git's output, wait
- * for nothing of it. The exit status is the chained hook's: post-checkout's
- * becomes `git checkout`'s, and mnemo must never change it.
+ * What it costs git: one sh (built-ins only) and one fork. mnemo runs in
+ * the background, its input and output on /dev/null (`hooks run` then makes
+ * itself a session leader and ignores SIGHUP), so git, and a program reading
+ * git's output, wait for nothing of it; the hook that was there before is
+ * exec'd in the hook's own process, so its exit status is the hook's:
+ * post-checkout's becomes `git checkout`'s, and mnemo never changes it. A
+ * missing mnemo is looked for on PATH, then left out.
  *
  * Files are written atomically (a temporary file, then rename) with mode
  * 0755; a chained hook is renamed, never copied, so it keeps its bytes,
@@ -150,24 +154,19 @@ static char *script(const char *name, const char *exe)
                   "#!/bin/sh\n" MN_HOOK_MARKER "\n"
                   "# %s: mnemo learns from git in the background (`mnemo hooks status`).\n"
                   "# `mnemo hooks uninstall` removes this file and puts back the hook that\n"
-                  "# was here (%s.mnemo-chained), which this one runs first.\n"
-                  "d=${0%%/*}\n"
-                  "rc=0\n"
-                  "if [ -x \"$d/%s.mnemo-chained\" ]; then\n"
-                  "  \"$d/%s.mnemo-chained\" \"$@\"\n"
-                  "  rc=$?\n"
-                  "fi\n"
+                  "# was here (%s.mnemo-chained), which this one runs.\n"
                   "m=",
-                  name, name, name, name);
+                  name, name);
     sh_quote(&b, exe);
     mn_buf_printf(&b,
                   "\n"
-                  "[ -x \"$m\" ] || m=$(command -v mnemo 2>/dev/null) || m=\n"
-                  "if [ -n \"$m\" ]; then\n"
-                  "  (\"$m\" hooks run %s \"$@\" </dev/null >/dev/null 2>&1 &)\n"
+                  "if [ -x \"$m\" ] || { m=mnemo; command -v mnemo >/dev/null 2>&1; }; then\n"
+                  "  \"$m\" hooks run %s \"$@\" </dev/null >/dev/null 2>&1 &\n"
                   "fi\n"
-                  "exit $rc\n",
-                  name);
+                  "c=\"${0%%/*}/%s.mnemo-chained\"\n"
+                  "[ -x \"$c\" ] && exec \"$c\" \"$@\"\n"
+                  "exit 0\n",
+                  name, name);
     return mn_buf_detach(&b);
 }
 

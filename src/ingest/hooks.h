@@ -5,10 +5,10 @@
  * the background).
  *
  * Safety, the point of the design: a hook is a few lines of sh that start
- * `mnemo hooks run NAME` detached (its input and output on /dev/null, so
- * git waits for nothing) and exit with the status of the hook that was
- * there before, which it runs first. A missing, failing or hanging mnemo
- * costs git a fork. Existing hooks (a hand-written script, husky's,
+ * `mnemo hooks run NAME` in the background (its input and output on
+ * /dev/null, so git waits for nothing) and then exec the hook that was
+ * there before, whose exit status is thus the hook's. A missing, failing or
+ * hanging mnemo costs git a fork. Existing hooks (a hand-written script, husky's,
  * pre-commit's, a core.hooksPath directory's) are never overwritten: each
  * is renamed NAME.mnemo-chained, run by mnemo's hook with the same
  * arguments, and renamed back by uninstall, so it is restored byte for

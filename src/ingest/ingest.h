@@ -39,6 +39,9 @@ typedef struct {
     const mn_memory_settings *settings; /* the project's save settings */
     double auto_approve;                /* config capture.auto_approve: at or above, saved active */
     bool progress;                      /* a progress line on stderr */
+    /* the store is the repository's (.mnemo/ inside root): what is learnt is placed on
+     * HEAD's branch (retrieve/branch.h) */
+    bool store_in_root;
 } mn_ingest_env;
 
 /*
