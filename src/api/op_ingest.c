@@ -63,6 +63,10 @@ int mn_op_ingest_git(mn_ctx *ctx, const json_t *args, json_t **out)
         /* the symbols a commit touched, and whether an API removed then is back, come from the
          * index: make sure there is a fresh one */
         json_t *notes = json_array(), *fresh = json_object();
+        /* the hook's run answers from the index as it is (indexed only when it never was):
+         * it must not hold the next commit's candidates back for a walk of the tree */
+        if (o.incremental)
+            json_object_set_new(fresh, "refresh", json_false());
         rc = mn_api__ensure_fresh(ctx, fresh, notes);
         json_decref(fresh);
         if (rc == 0)

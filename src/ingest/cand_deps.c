@@ -994,9 +994,9 @@ static void compare(mn_commit_view *c, dir_group *g, mn_candidate_vec *out)
         mn_buf_puts(&k->body, "\n");
         for (size_t i = 0; i < ch.len && i < 60; i++) {
             const change *x = &ch.items[i];
-            mn_buf_printf(&k->body, "\n- %s %s %s%s%s%s", x->what, x->d->shown, x->old ? x->old : "",
-                          x->old && x->new ? " -> " : "", x->new ? x->new : "",
-                          strcmp(x->section, "runtime") ? " (" : "");
+            mn_buf_printf(&k->body, "\n- %s %s %s%s%s%s", x->what, x->d->shown,
+                          x->old ? x->old : "", x->old && x->new ? " -> " : "",
+                          x->new ? x->new : "", strcmp(x->section, "runtime") ? " (" : "");
             if (strcmp(x->section, "runtime"))
                 mn_buf_printf(&k->body, "%s)", x->section);
         }

@@ -70,10 +70,10 @@ static bool diff_agrees(const mn_candidate_vec *out, const char *text, const mn_
  */
 static char *state_of(const char *prefix, const char *text, mn_text_span s)
 {
-    static const char *const verbs[] = {"use ",       "using ",     "uses ",     "adopt ",
-                                        "prefer ",    "switch to ", "move to ",  "migrate to ",
-                                        "go with ",   "choose ",    "pick ",     "rely on ",
-                                        "keep ",      "stick with ", "start using ", "we use "};
+    static const char *const verbs[] = {"use ",     "using ",      "uses ",        "adopt ",
+                                        "prefer ",  "switch to ",  "move to ",     "migrate to ",
+                                        "go with ", "choose ",     "pick ",        "rely on ",
+                                        "keep ",    "stick with ", "start using ", "we use "};
     if (s.end <= s.start)
         return NULL;
     char *n = mn_ingest_norm(text + s.start, s.end - s.start);
@@ -124,44 +124,52 @@ static void decisions(mn_commit_view *c, mn_candidate_vec *out)
         if (agrees)
             conf = conf + 0.10 > 0.97 ? 0.97 : conf + 0.10;
         mn_candidate *k = mn_candidate_add(out, "decision", "decision", conf);
-        char *statement = span(text, d[i].statement);
+        char *statement = mn_ingest_decision_title(text, &d[i]);
         char hash[17];
         mn_ingest_hash(hash, statement, strlen(statement));
         mn_candidate_key(k, "decision:%s", hash);
         mn_candidate_title(k, "%s", statement);
-        mn_buf_printf(&k->body, "%s", statement);
-        if (d[i].chosen.end > d[i].chosen.start) {
-            char *x = span(text, d[i].chosen);
-            mn_buf_printf(&k->body, "\nChosen: %s", x);
-            free(x);
-        }
+        /* the body says what the title does not: what was set aside or replaced, and where
+         * it was said (the reasons are context.situation, which answers show as "Because:") */
         for (size_t j = 0; j < d[i].n_alternatives; j++) {
-            char *x = span(text, d[i].alternatives[j]);
-            mn_buf_printf(&k->body, "%s%s", j ? ", " : "\nInstead of: ", x);
+            char *x = span(text, mn_ingest_cut_reason(text, d[i].alternatives[j], &d[i]));
+            mn_buf_printf(&k->body, "%s%s", j ? ", " : "Instead of: ", x);
             free(x);
         }
+        if (d[i].n_alternatives)
+            mn_buf_puts(&k->body, ".\n");
         for (size_t j = 0; j < d[i].n_supersedes; j++) {
             char *x = span(text, d[i].supersedes[j]);
-            mn_buf_printf(&k->body, "%s%s", j ? ", " : "\nReplaces: ", x);
+            mn_buf_printf(&k->body, "%s%s", j ? ", " : "Replaces: ", x);
             free(x);
         }
+        if (d[i].n_supersedes)
+            mn_buf_puts(&k->body, ".\n");
         mn_buf reasons = MN_BUF_INIT;
         for (size_t j = 0; j < d[i].n_reasons; j++) {
             char *x = span(text, d[i].reasons[j]);
             mn_buf_printf(&reasons, "%s%s", j ? "; " : "", x);
             free(x);
         }
-        if (reasons.len) {
+        if (reasons.len)
             k->reasons = mn_buf_detach(&reasons);
-            mn_buf_printf(&k->body, "\nBecause: %s", k->reasons);
-        }
         mn_buf_release(&reasons);
+        /* the commit, and its subject when the decision is not the subject itself */
+        mn_buf_printf(&k->body, "From commit %s (%s, %s)", c->short_sha, c->date, c->author);
+        if (!strstr(c->subject, statement))
+            mn_buf_printf(&k->body, ": %s", c->subject);
+        else
+            mn_buf_puts(&k->body, ".");
+        /* how sure the detector was, for the person reviewing it: the report's evidence */
         mn_buf why = MN_BUF_INIT;
         mn_decision_why_format(&why, d[i].why);
-        mn_buf_printf(&k->body, "\n\n");
-        intro(k, c);
-        mn_buf_printf(&k->body, "\n(decision detector: %s, %.2f%s)", why.ptr ? why.ptr : "",
-                      d[i].confidence, agrees ? "; the diff agrees" : "");
+        mn_buf ev = MN_BUF_INIT;
+        char *msg = mn_ingest_one_line(text, strlen(text));
+        mn_buf_printf(&ev, "decision detector: %s, %.2f%s; message: %s", why.ptr ? why.ptr : "",
+                      d[i].confidence, agrees ? "; the diff agrees" : "", msg);
+        free(msg);
+        free(k->hunk);
+        k->hunk = mn_buf_detach(&ev);
         mn_buf_release(&why);
         k->state_key = state_of("chosen:", text, d[i].chosen);
         for (size_t j = 0; j < d[i].n_supersedes; j++) {
@@ -180,9 +188,6 @@ static void decisions(mn_commit_view *c, mn_candidate_vec *out)
                 mn_strv_add(k->paths, c->deltas[j].path);
         free(k->file);
         k->file = mn_strdup("");
-        free(k->hunk);
-        k->hunk = mn_ingest_one_line(
-            text, strlen(text) > 600 ? mn_utf8_floor(text, strlen(text), 600) : strlen(text));
         free(statement);
     }
     mn_decisions_free(d);
@@ -205,12 +210,8 @@ static void gotchas(mn_commit_view *c, mn_candidate_vec *out)
         mn_ingest_hash(hash, statement, strlen(statement));
         mn_candidate_key(k, "gotcha:%s", hash);
         mn_candidate_title(k, "%s", statement);
-        mn_buf_printf(&k->body, "%s", statement);
-        if (g[i].reason.end > g[i].reason.start) {
+        if (g[i].reason.end > g[i].reason.start)
             k->reasons = span(text, g[i].reason);
-            mn_buf_printf(&k->body, "\nBecause: %s", k->reasons);
-        }
-        mn_buf_puts(&k->body, "\n\n");
         intro(k, c);
         mn_strv_add(k->tags, "gotcha");
         for (size_t j = 0; j < c->ndeltas && c->ndeltas <= 5; j++)

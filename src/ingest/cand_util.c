@@ -585,3 +585,74 @@ out:
     mn_buf_release(&seen);
     return ok;
 }
+
+/* ---- decisions ---- */
+
+/* Words that open a reason, dropped from the end of a title cut where its reason starts. */
+static const char *const reason_openers[] = {
+    "because",    "since",   "as",   "so that", "so",        "for", "to avoid", "to",   "due to",
+    "потому что", "так как", "т.к.", "чтобы",   "parce que", "car", "afin de",  "pour", "puisque"};
+
+static size_t trim_reason_opener(const char *s, size_t n)
+{
+    for (bool again = true; again;) {
+        again = false;
+        while (n && (isspace((unsigned char)s[n - 1]) || strchr(",;:-(", s[n - 1])))
+            n--;
+        for (size_t i = 0; i < MN_ARRAY_SIZE(reason_openers); i++) {
+            size_t m = strlen(reason_openers[i]);
+            if (n > m && !strncasecmp(s + n - m, reason_openers[i], m) &&
+                (isspace((unsigned char)s[n - m - 1]) || s[n - m - 1] == ',')) {
+                n -= m;
+                again = true;
+                break;
+            }
+        }
+    }
+    return n;
+}
+
+mn_text_span mn_ingest_cut_reason(const char *text, mn_text_span span, const mn_decision *d)
+{
+    for (size_t i = 0; i < d->n_reasons; i++) {
+        size_t r = d->reasons[i].start;
+        if (r > span.start && r < span.end)
+            span.end = span.start + trim_reason_opener(text + span.start, r - span.start);
+    }
+    return span;
+}
+
+char *mn_ingest_decision_title(const char *text, const mn_decision *d)
+{
+    size_t len = strlen(text), a = d->statement.start, b = d->statement.end;
+    /* the sentence around the statement: back to a sentence's end, forward to the next */
+    while (a > 0) {
+        char p = text[a - 1];
+        if (p == '\n' && (a < 2 || text[a - 2] == '\n'))
+            break;
+        if ((p == ' ' || p == '\n') && a >= 2 && strchr(".!?", text[a - 2]))
+            break;
+        if (p == '\n' && a >= 2 && (text[a - 2] == ':' || a - 1 == 0))
+            break;
+        a--;
+    }
+    while (b < len) {
+        if (text[b] == '\n' && (b + 1 >= len || text[b + 1] == '\n'))
+            break;
+        if (strchr(".!?", text[b]) && (b + 1 >= len || text[b + 1] == ' ' || text[b + 1] == '\n'))
+            break;
+        b++;
+    }
+    mn_text_span s = {a, b};
+    s = mn_ingest_cut_reason(text, s, d);
+    char *line = mn_ingest_one_line(text + s.start, s.end - s.start);
+    if (mn_utf8_len(line, strlen(line)) > 200 || !*line) {
+        /* too long a sentence: the detector's statement */
+        free(line);
+        mn_text_span st = mn_ingest_cut_reason(text, d->statement, d);
+        line = mn_ingest_one_line(text + st.start, st.end - st.start);
+    }
+    char *out = mn_ingest_clip(line, 200);
+    free(line);
+    return out;
+}

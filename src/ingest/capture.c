@@ -65,6 +65,8 @@ typedef struct {
     json_t *files; /* edited in the session (relative to the root when inside it) */
     json_t *edits; /* per turn: array of files edited in it */
     char *session;
+    char *cwd;     /* the session's working directory (its records' cwd) */
+    json_t *calls; /* tool_use id -> the turn of the call */
     json_t *kinds;
     json_t *items;
     bool dry_run;
@@ -88,15 +90,20 @@ static void push_turn(capture_run *r, mn_buf *b, bool words, const char *role, j
     mn_buf_clear(b);
 }
 
+/* A file the session edited, relative to its working directory (else the project's root). */
 static char *rel_path(capture_run *r, const char *p)
 {
-    size_t n = r->env->root ? strlen(r->env->root) : 0;
-    if (n && !strncmp(p, r->env->root, n) && p[n] == '/')
-        return mn_strdup(p + n + 1);
+    const char *bases[] = {r->cwd, r->env->root};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(bases); i++) {
+        size_t n = bases[i] ? strlen(bases[i]) : 0;
+        if (n && !strncmp(p, bases[i], n) && p[n] == '/')
+            return mn_strdup(p + n + 1);
+    }
     return mn_strdup(p);
 }
 
-static void tool_use(capture_run *r, mn_buf *b, const json_t *blk, json_t *edited)
+/* A tool call as a turn of its own: Name(file or command); its result joins it later. */
+static void tool_use(capture_run *r, const json_t *blk, const char *role)
 {
     const char *name = jstr(blk, "name");
     const json_t *in = json_object_get(blk, "input");
@@ -104,14 +111,16 @@ static void tool_use(capture_run *r, mn_buf *b, const json_t *blk, json_t *edite
     const char *cmd = jstr(in, "command");
     if (!name)
         return;
-    mn_buf_printf(b, "%s%s(", b->len ? "\n" : "", name);
+    mn_buf b = MN_BUF_INIT;
+    json_t *edited = json_array();
+    mn_buf_printf(&b, "%s(", name);
     if (file)
-        mn_buf_puts(b, file);
+        mn_buf_puts(&b, file);
     else if (cmd) {
         size_t n = strlen(cmd);
-        mn_buf_put(b, cmd, n > 300 ? mn_utf8_floor(cmd, n, 300) : n);
+        mn_buf_put(&b, cmd, n > 300 ? mn_utf8_floor(cmd, n, 300) : n);
     }
-    mn_buf_puts(b, ")");
+    mn_buf_puts(&b, ")");
     if (file && (!strcmp(name, "Edit") || !strcmp(name, "Write") || !strcmp(name, "MultiEdit") ||
                  !strcmp(name, "NotebookEdit"))) {
         char *rel = rel_path(r, file);
@@ -122,6 +131,11 @@ static void tool_use(capture_run *r, mn_buf *b, const json_t *blk, json_t *edite
         }
         free(rel);
     }
+    const char *id = jstr(blk, "id");
+    if (id && json_object_size(r->calls) < 10000)
+        json_object_set_new(r->calls, id, json_integer((json_int_t)r->turns.len));
+    push_turn(r, &b, false, role, edited);
+    mn_buf_release(&b);
 }
 
 static void content_text(mn_buf *b, const json_t *content)
@@ -140,7 +154,63 @@ static void content_text(mn_buf *b, const json_t *content)
     }
 }
 
-/* One record of a transcript into turns: the words, then the tool calls and results. */
+typedef struct {
+    bool error;
+} line_scan;
+
+static int error_line_cb(void *payload, const char *line, size_t n)
+{
+    line_scan *ls = payload;
+    if (mn_errfix_line_kind(line, n) == MN_LINE_ERROR) {
+        ls->error = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * A tool's result joins the turn of its call ("Bash(pytest -q)" then its
+ * output), so that the error-fix finder sees the same tool fail and pass. A
+ * result the tool marked as an error without an error line of its own gets
+ * one ("error: <its first line>").
+ */
+static void tool_result(capture_run *r, const json_t *blk)
+{
+    mn_buf out = MN_BUF_INIT;
+    content_text(&out, json_object_get(blk, "content"));
+    if (!out.len) {
+        mn_buf_release(&out);
+        return;
+    }
+    if (json_is_true(json_object_get(blk, "is_error"))) {
+        line_scan ls = {false};
+        mn_lines_each(out.ptr, out.len, error_line_cb, &ls);
+        if (!ls.error) {
+            mn_buf e = MN_BUF_INIT;
+            mn_buf_printf(&e, "error: %s", out.ptr);
+            mn_buf_release(&out);
+            out = e;
+        }
+    }
+    json_t *at =
+        json_object_get(r->calls, jstr(blk, "tool_use_id") ? jstr(blk, "tool_use_id") : "");
+    if (json_is_integer(at) && (size_t)json_integer_value(at) < r->turns.len) {
+        turn *t = &r->turns.items[json_integer_value(at)];
+        mn_buf joined = MN_BUF_INIT;
+        mn_buf_printf(&joined, "%s\n", t->text);
+        size_t room = TURN_MAX > joined.len ? TURN_MAX - joined.len : 0;
+        mn_buf_put(&joined, out.ptr,
+                   out.len > room ? mn_utf8_floor(out.ptr, out.len, room) : out.len);
+        free(t->text);
+        t->text = mn_ingest_text_dup(joined.ptr, joined.len);
+        mn_buf_release(&joined);
+    } else {
+        push_turn(r, &out, false, "Tool", NULL);
+    }
+    mn_buf_release(&out);
+}
+
+/* One record of a transcript into turns: the words, then each tool call with its result. */
 static void record(capture_run *r, const json_t *rec)
 {
     const char *type = jstr(rec, "type");
@@ -150,13 +220,15 @@ static void record(capture_run *r, const json_t *rec)
         return;
     if (!r->session && jstr(rec, "sessionId") && strlen(jstr(rec, "sessionId")) <= 200)
         r->session = mn_strdup(jstr(rec, "sessionId"));
+    if (!r->cwd && jstr(rec, "cwd") && *jstr(rec, "cwd"))
+        r->cwd = mn_strdup(jstr(rec, "cwd"));
     const json_t *msg = json_object_get(rec, "message");
     const json_t *content = json_object_get(msg, "content");
     const char *role = !strcmp(type, "user") ? "User" : "Assistant";
-    mn_buf words = MN_BUF_INIT, tools = MN_BUF_INIT, results = MN_BUF_INIT;
-    json_t *edited = json_array();
+    mn_buf words = MN_BUF_INIT;
     if (json_is_string(content)) {
         mn_buf_puts(&words, json_string_value(content));
+        push_turn(r, &words, true, role, NULL);
     } else {
         size_t i;
         json_t *blk;
@@ -165,24 +237,19 @@ static void record(capture_run *r, const json_t *rec)
             const char *bt = jstr(blk, "type");
             if (!bt)
                 continue;
-            if (!strcmp(bt, "text") && jstr(blk, "text"))
+            if (!strcmp(bt, "text") && jstr(blk, "text")) {
                 mn_buf_printf(&words, "%s%s", words.len ? "\n" : "", jstr(blk, "text"));
-            else if (!strcmp(bt, "tool_use"))
-                tool_use(r, &tools, blk, edited);
-            else if (!strcmp(bt, "tool_result")) {
-                if (json_is_true(json_object_get(blk, "is_error")))
-                    mn_buf_printf(&results, "%sError: ", results.len ? "\n" : "");
-                content_text(&results, json_object_get(blk, "content"));
+            } else if (!strcmp(bt, "tool_use")) {
+                push_turn(r, &words, true, role, NULL);
+                tool_use(r, blk, role);
+            } else if (!strcmp(bt, "tool_result")) {
+                push_turn(r, &words, true, role, NULL);
+                tool_result(r, blk);
             }
         }
+        push_turn(r, &words, true, role, NULL);
     }
-    push_turn(r, &words, true, role, NULL);
-    push_turn(r, &tools, false, role, json_incref(edited));
-    push_turn(r, &results, false, "Tool", NULL);
-    json_decref(edited);
     mn_buf_release(&words);
-    mn_buf_release(&tools);
-    mn_buf_release(&results);
 }
 
 static int read_transcript(capture_run *r, const char *path)
@@ -313,8 +380,7 @@ static int words_candidates(capture_run *r)
         if (mn_decisions_find(&d, &n, t->text, strlen(t->text), &opts) != 0)
             mn_error_clear();
         for (size_t k = 0; k < n && rc == 0; k++) {
-            char *st = mn_ingest_one_line(t->text + d[k].statement.start,
-                                          d[k].statement.end - d[k].statement.start);
+            char *st = mn_ingest_decision_title(t->text, &d[k]);
             char *title = mn_ingest_clip(st, 200);
             mn_buf reasons = MN_BUF_INIT;
             for (size_t j = 0; j < d[k].n_reasons; j++) {
@@ -384,21 +450,15 @@ static int fix_candidates(capture_run *r)
         const char *et = r->turns.items[e[k].error_turn].text;
         char *err = mn_ingest_one_line(et + e[k].error.start, e[k].error.end - e[k].error.start);
         char *err_clip = mn_ingest_clip(err, 400);
-        const char *ft = r->turns.items[e[k].fix_turn].text;
+        /* the fix in words: the assistant's words before the change (a tool call), else the
+         * change's own turn; the files it edited are named apart */
+        size_t ftn = e[k].fix_turn;
+        if (!r->turns.items[ftn].words && ftn > e[k].error_turn + 1 &&
+            r->turns.items[ftn - 1].words)
+            ftn--;
+        const char *ft = r->turns.items[ftn].text;
         char *fix_one = mn_ingest_one_line(ft, strlen(ft));
         char *fix = mn_ingest_clip(fix_one, 1000);
-        /* the words around the fix, when the change itself is a tool call */
-        if (!r->turns.items[e[k].fix_turn].words && e[k].fix_turn > 0 &&
-            r->turns.items[e[k].fix_turn - 1].words) {
-            const char *w = r->turns.items[e[k].fix_turn - 1].text;
-            char *wl = mn_ingest_one_line(w, strlen(w));
-            mn_buf b = MN_BUF_INIT;
-            mn_buf_printf(&b, "%s %s", wl, fix);
-            free(fix);
-            fix = mn_ingest_clip(b.ptr, 1000);
-            mn_buf_release(&b);
-            free(wl);
-        }
         json_t *files = json_array();
         for (size_t t = e[k].error_turn; t <= e[k].pass_turn && t < r->turns.len; t++) {
             size_t j;
@@ -419,6 +479,12 @@ static int fix_candidates(capture_run *r)
             json_object_set(ctx, "files_modified", files);
         mn_buf body = MN_BUF_INIT;
         mn_buf_printf(&body, "The error \"%s\" was fixed: %s", err_clip, fix);
+        size_t fi;
+        json_t *fv;
+        json_array_foreach(files, fi, fv)
+            mn_buf_printf(&body, "%s%s", fi ? ", " : " (edited: ", json_string_value(fv));
+        if (json_array_size(files))
+            mn_buf_puts(&body, ")");
         json_t *mem = json_pack("{s:s,s:s,s:o}", "title", t, "body", body.ptr, "context", ctx);
         if (json_array_size(files))
             json_object_set_new(mem, "scope", json_pack("{s:O}", "paths", files));
@@ -469,6 +535,7 @@ int mn_capture(mn_store *s, const mn_ingest_env *env, const json_t *args, json_t
     mn_ingest_settings(&r.cfg, env);
     r.files = json_array();
     r.edits = json_array();
+    r.calls = json_object();
     r.kinds = json_object();
     r.items = json_array();
     r.dry_run = json_is_true(json_object_get(args, "dry_run"));
@@ -503,8 +570,10 @@ int mn_capture(mn_store *s, const mn_ingest_env *env, const json_t *args, json_t
     mn_vec_release(&r.turns);
     json_decref(r.files);
     json_decref(r.edits);
+    json_decref(r.calls);
     json_decref(r.kinds);
     json_decref(r.items);
     free(r.session);
+    free(r.cwd);
     return rc;
 }

@@ -187,10 +187,28 @@ static json_t *strings_of(const json_t *v, size_t max, size_t maxlen)
     return out;
 }
 
-/* The front matter's date as RFC 3339, not in the future; NULL when none. */
-static char *front_date(const json_t *front)
+/*
+ * The document's date as RFC 3339, not in the future; NULL when none: the
+ * front matter's, else a "Date: 2023-01-10" line (adr-tools writes one).
+ */
+static char *doc_date(const json_t *front, const char *text)
 {
     const char *d = json_string_value(json_object_get(front, "date"));
+    char line[32];
+    if (!d && text) {
+        const char *p = strstr(text, "\nDate: ");
+        if (!p && !strncmp(text, "Date: ", 6))
+            p = text - 1;
+        if (p) {
+            p += 7;
+            size_t n = strcspn(p, " \r\n");
+            if (n < sizeof(line)) {
+                memcpy(line, p, n);
+                line[n] = '\0';
+                d = line;
+            }
+        }
+    }
     int64_t ms;
     if (!d || mn_time_parse(&ms, d) != 0 || ms > mn_time_now_ms() || ms <= 0) {
         mn_error_clear();
@@ -290,7 +308,7 @@ static void doc_links(docs_run *r, json_t *links, const char *rel, const char *t
 }
 
 static json_t *base_memory(docs_run *r, const mn_md_doc *d, const char *rel, const char *kind,
-                           const char *title, const char *body)
+                           const char *title, const char *body, const char *doc_text)
 {
     json_t *mem = json_pack("{s:s,s:s}", "kind", kind, "title", title);
     size_t blen = strlen(body);
@@ -307,7 +325,7 @@ static json_t *base_memory(docs_run *r, const mn_md_doc *d, const char *rel, con
     json_decref(paths);
     json_object_set_new(mem, "scope", scope);
     json_object_set_new(mem, "provenance", json_pack("{s:s}", "source", "document"));
-    char *date = front_date(d->front);
+    char *date = doc_date(d->front, doc_text);
     if (date)
         json_object_set_new(mem, "created_at", json_string(date));
     free(date);
@@ -345,7 +363,7 @@ static int ingest_adr(docs_run *r, const mn_md_doc *d, const char *rel, const ch
     if (options)
         mn_buf_printf(&body, "\n\nConsidered options:\n%s", options);
     char *title = mn_ingest_clip(d->title, 200);
-    json_t *mem = base_memory(r, d, rel, "decision", title, body.ptr ? body.ptr : "");
+    json_t *mem = base_memory(r, d, rel, "decision", title, body.ptr ? body.ptr : "", text);
     if (context && *context) {
         char *sit = mn_ingest_clip(context, 4000);
         json_object_set_new(mem, "context", json_pack("{s:s}", "situation", sit));
@@ -509,7 +527,7 @@ static int ingest_file(docs_run *r, const char *rel)
             else
                 mn_buf_puts(&title, d.title);
             char *t = mn_ingest_clip(title.ptr, 200);
-            json_t *mem = base_memory(r, &d, rel, "doc_link", t, sec->text);
+            json_t *mem = base_memory(r, &d, rel, "doc_link", t, sec->text, text);
             doc_links(r, json_object_get(mem, "links"), rel, sec->text);
             char key[1200], shash[17];
             snprintf(key, sizeof(key), "doc:%s#%s", rel, sec->anchor);

@@ -13,6 +13,7 @@
 
 #include "ingest/candidate.h"
 #include "ingest/ingest.h"
+#include "text/decision.h"
 #include "util/libs.h"
 
 /* ---- text (cand_util.c) ---- */
@@ -42,6 +43,18 @@ void mn_ingest_hash(char out[17], const char *s, size_t len);
  */
 bool mn_def_line(const char *language, const char *line, size_t n, char *name, size_t cap,
                  bool *public_api, const char **kind, const char **tail);
+
+/* ---- decisions (cand_util.c) ---- */
+
+/*
+ * A decision's title: the sentence that states it (text/decision.h gives
+ * the statement, sometimes only its opening words: "We decided"), cut
+ * where its reason starts ("because ..." is the memory's reason, not its
+ * title), at most 200 characters.
+ */
+char *mn_ingest_decision_title(const char *text, const mn_decision *d);
+/** span cut where one of d's reasons starts inside it (an alternative running into "because"). */
+mn_text_span mn_ingest_cut_reason(const char *text, mn_text_span span, const mn_decision *d);
 
 /* ---- saving (save.c) ---- */
 

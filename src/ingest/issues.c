@@ -381,8 +381,7 @@ static int decisions_of(issues_run *r, const issue *i, const char *tag, const ch
     }
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++) {
-        char *st = mn_ingest_one_line(text + d[k].statement.start,
-                                      d[k].statement.end - d[k].statement.start);
+        char *st = mn_ingest_decision_title(text, &d[k]);
         char hash[17];
         mn_ingest_hash(hash, st, strlen(st));
         char *title = mn_ingest_clip(st, 200);

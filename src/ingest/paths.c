@@ -36,6 +36,19 @@ int mn_ingest_confine(char **out, char **rel, const char *root, const char *path
         abs = mn_fs_abspath(b.ptr);
         mn_buf_release(&b);
     }
+    /* outside before links are resolved: refused without a look at the file system */
+    bool near = false;
+    for (size_t i = 0; i < nfences && !near; i++) {
+        char *fence = fences[i] ? realpath(fences[i], NULL) : NULL;
+        near = fence && (within(fence, abs) || (fences[i] && within(fences[i], abs)));
+        free(fence);
+    }
+    if (!near) {
+        int rc = mn_error_set(
+            MN_EINVAL, "%s '%s' is outside the project: mnemo reads only inside it", what, abs);
+        free(abs);
+        return rc;
+    }
     real = realpath(abs, NULL);
     if (!real) {
         int e = errno;

@@ -419,6 +419,16 @@ int mn_why_build(mn_store *s, const mn_why_request *req, json_t **out)
         if (rc && rc != 1)
             mn_error_clear();
     }
+    /* a symbol over the lines a range named already: once */
+    for (size_t i = 1; i < nt; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(t[i].path, t[j].path) && t[i].first == t[j].first &&
+                t[i].last == t[j].last) {
+                free(t[i].path);
+                free(t[i].label);
+                t[i--] = t[--nt];
+                break;
+            }
     if (!req->root || !nt)
         goto done;
     for (size_t i = 0; i < nt; i++) {

@@ -124,7 +124,7 @@ typedef struct {
 int mn_store_doc_upsert(mn_store *s, const mn_doc_rec *d);
 /**
  * A document by its path, else its URL, else its title (case-insensitive,
- * whole, then a unique prefix): {path, kind, title, body, url, updated_at};
+ * whole, then a unique prefix, then a unique part): {path, kind, title, body, url, updated_at};
  * MN_ENOTFOUND, or MN_EAMBIGUOUS when a title prefix names several.
  */
 int mn_store_doc_find(mn_store *s, const char *path, const char *url, const char *title,

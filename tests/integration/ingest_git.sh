@@ -168,7 +168,8 @@ js "dependency added, active" "d.memories.some(m=>m.provenance.commit==='$swap' 
 js "dependency dropped" "d.memories.some(m=>m.provenance.commit==='$swap' && /Dropped dependency chardet/.test(m.title))" <"$tmp/all.json"
 js "dev dependency pending" "d.memories.some(m=>/Added development dependency pytest>=7/.test(m.title) && m.status==='pending' && m.confidence===0.75)" <"$tmp/all.json"
 # the decision, its reason, the diff agreeing; superseded by the switch back
-js "decision with its reason" "d.memories.some(m=>m.kind==='decision' && m.provenance.commit==='$swap' && /charset_normalizer instead of chardet/.test(m.title) && /LGPL/.test(m.context.situation) && /the diff agrees/.test(m.body) && m.status==='superseded')" <"$tmp/all.json"
+js "decision with its reason" "d.memories.some(m=>m.kind==='decision' && m.provenance.commit==='$swap' && /charset_normalizer instead of chardet/.test(m.title) && /LGPL/.test(m.context.situation) && m.status==='superseded')" <"$tmp/all.json"
+js "the diff agrees with the decision" "d.items.some(i=>i.kind==='decision' && i.evidence.sha==='$swap' && /the diff agrees/.test(i.evidence.hunk) && i.confidence>=0.85)" <"$tmp/run1.json"
 js "the switch back supersedes it" "(()=>{const a=d.memories.find(m=>m.kind==='decision' && m.provenance.commit==='$swap'); const b=d.memories.find(m=>m.kind==='decision' && m.provenance.commit==='$back'); return a && b && b.status==='active' && b.links.some(l=>l.kind==='supersedes' && l.to===a.id)})()" <"$tmp/all.json"
 # api: removed, renamed
 js "public function removed" "d.memories.some(m=>m.provenance.commit==='$drop' && /Removed public function post from shop\/api.py/.test(m.title) && m.status==='active' && m.scope.symbols.includes('post'))" <"$tmp/all.json"

@@ -537,8 +537,10 @@ int mn_store_doc_find(mn_store *s, const char *path, const char *url, const char
         "ORDER BY path LIMIT 2",
         "SELECT " DOC_COLUMNS " FROM docs WHERE project_id = ?1 AND title LIKE ?2 || '%' "
         "ESCAPE '\\' ORDER BY path LIMIT 2",
+        "SELECT " DOC_COLUMNS " FROM docs WHERE project_id = ?1 AND title LIKE '%' || ?2 || '%' "
+        "ESCAPE '\\' ORDER BY path LIMIT 2",
     };
-    const char *args[] = {path, url, title, title};
+    const char *args[] = {path, url, title, title, title};
     *out = NULL;
     for (size_t i = 0; i < MN_ARRAY_SIZE(sql); i++) {
         if (!args[i])
@@ -548,7 +550,7 @@ int mn_store_doc_find(mn_store *s, const char *path, const char *url, const char
             return mn_error_last_code();
         sqlite3_bind_int64(st, 1, s->project_id);
         char *arg = NULL;
-        if (i == 3) { /* LIKE: the title's own % and _ are literal */
+        if (i >= 3) { /* LIKE: the title's own % and _ are literal */
             mn_buf b = MN_BUF_INIT;
             for (const char *p = args[i]; *p; p++) {
                 if (*p == '%' || *p == '_' || *p == '\\')
