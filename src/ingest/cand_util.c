@@ -271,8 +271,9 @@ int mn_version_major(const char *spec)
 {
     int best = -1;
     for (const char *p = spec; p && *p; p++) {
+        /* a number starting a version: "v1.9" counts, "py38" and the 2 of "1.2" do not */
         if (!isdigit((unsigned char)*p) ||
-            (p > spec && (isalnum((unsigned char)p[-1]) || p[-1] == '.')))
+            (p > spec && ((isalnum((unsigned char)p[-1]) && p[-1] != 'v') || p[-1] == '.')))
             continue;
         int n = 0;
         while (isdigit((unsigned char)*p) && n < 100000)
@@ -468,15 +469,18 @@ bool mn_def_line(const char *lang, const char *line, size_t n, char *name, size_
         ok = ident(&p, end, name, cap);
         *public_api = ok && isupper((unsigned char)name[0]);
     } else if (lang_is(lang, "rust")) {
-        skip_words(&p, end, "pub pub(crate) pub(super) async const unsafe extern", &seen);
-        if (p < end && !strncmp(p, "pub(", 4)) {
+        /* pub(crate), pub(super): visible inside the crate only, no public API */
+        bool restricted = false;
+        if ((size_t)(end - p) > 4 && !strncmp(p, "pub(", 4)) {
             const char *close = memchr(p, ')', (size_t)(end - p));
             if (close) {
                 p = close + 1;
+                restricted = true;
                 while (p < end && *p == ' ')
                     p++;
             }
         }
+        skip_words(&p, end, "pub async const unsafe extern", &seen);
         if (word_at(&p, end, "fn"))
             *kind = indented ? "method" : "function";
         else if (word_at(&p, end, "struct") || word_at(&p, end, "enum") ||
@@ -485,7 +489,7 @@ bool mn_def_line(const char *lang, const char *line, size_t n, char *name, size_
         else
             goto out;
         ok = ident(&p, end, name, cap);
-        *public_api = ok && has_word(&seen, "pub");
+        *public_api = ok && has_word(&seen, "pub") && !restricted;
     } else if (lang_is(lang, "java csharp kotlin")) {
         skip_words(&p, end,
                    "public private protected internal static final abstract sealed override "

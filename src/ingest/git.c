@@ -423,6 +423,7 @@ typedef struct {
     mn_map done;  /* shas done before this run */
     mn_map names; /* path -> index names */
     mn_ingest_tally tally;
+    size_t batch; /* commits recorded in the open batch transaction (0: none open) */
     size_t seen, ingested, skipped, merges, too_big, failed_saves;
     json_t *kinds; /* kind -> count of candidates */
     json_t *items;
@@ -445,7 +446,7 @@ static int store_tx(mn_store *s, int rc_of_body)
 
 /* Record the commit as done, with its files, symbols, counts and the issues it names. */
 static int finish_commit(run *r, mn_commit_view *c, const json_t *symbols, const json_t *refs,
-                         int candidates, int saved, int queued)
+                         int candidates, int saved, int queued, bool in_batch)
 {
     const char **paths = mn_calloc(c->ndeltas + 1, sizeof(char *));
     const char **statuses = mn_calloc(c->ndeltas + 1, sizeof(char *));
@@ -465,7 +466,7 @@ static int finish_commit(run *r, mn_commit_view *c, const json_t *symbols, const
     char *subject = mn_ingest_scrub_text(r->env, c->subject, strlen(c->subject));
     mn_git_commit_rec rec = {c->sha, c->parents, c->author,  c->time_ms, subject, body,  symbols,
                              paths,  statuses,   c->ndeltas, candidates, saved,   queued};
-    int rc = mn_store_begin(r->s);
+    int rc = in_batch ? 0 : mn_store_begin(r->s);
     if (rc == 0) {
         int brc = mn_store_git_commit_finish(r->s, &rec);
         char ref[48];
@@ -479,7 +480,7 @@ static int finish_commit(run *r, mn_commit_view *c, const json_t *symbols, const
             brc = mn_store_task_link(r->s, json_string_value(json_object_get(t, "task")), ref,
                                      json_string_value(json_object_get(t, "kind")));
         }
-        rc = store_tx(r->s, brc);
+        rc = in_batch ? brc : store_tx(r->s, brc);
     }
     free(body);
     free(subject);
@@ -494,6 +495,24 @@ static void count_kind(json_t *kinds, const char *kind)
     json_object_set_new(kinds, kind, json_integer(json_integer_value(v) + 1));
 }
 
+/*
+ * Commits without candidates (most of them) are recorded in batches of BATCH
+ * in one transaction: a transaction per commit was half the run's time on
+ * psf/requests. A commit with candidates closes the batch, is claimed in a
+ * transaction of its own (a concurrent run, the hook, may have it), its
+ * candidates saved (each save is a transaction of the pipeline), and marked
+ * done.
+ */
+#define BATCH 500
+
+static int batch_close(run *r)
+{
+    if (!r->batch)
+        return 0;
+    r->batch = 0;
+    return mn_store_commit(r->s);
+}
+
 static int ingest_one(run *r, const git_oid *oid)
 {
     mn_commit_view c;
@@ -503,17 +522,6 @@ static int ingest_one(run *r, const git_oid *oid)
     int rc;
     if ((rc = view_open(&c, r->git, r->repo, oid, r->s)) != 0)
         goto out;
-    if (!r->opts->dry_run) {
-        if ((rc = mn_store_begin(r->s)) != 0)
-            goto out;
-        rc = store_tx(r->s, mn_store_git_commit_claim(r->s, c.sha, CLAIM_STALE_MS, &claimed));
-        if (rc)
-            goto out;
-        if (!claimed) { /* done by another run meanwhile */
-            r->skipped++;
-            goto out;
-        }
-    }
     size_t next;
     const mn_extractor *ex = mn_extractors(&next);
     for (size_t i = 0; i < next && rc == 0; i++)
@@ -523,15 +531,34 @@ static int ingest_one(run *r, const git_oid *oid)
         goto out;
     symbols = touched_symbols(&c, &r->names);
     mn_issue_refs(&refs, c.message, strlen(c.message));
+    for (size_t i = 0; i < cands.len; i++)
+        count_kind(r->kinds, cands.items[i].kind);
+    if (r->opts->dry_run) {
+        for (size_t i = 0; i < cands.len && json_array_size(r->items) < ITEMS_REPORTED; i++)
+            json_array_append_new(r->items, mn_ingest_candidate_json(&cands.items[i], &c, NULL));
+        r->ingested++;
+        goto out;
+    }
+    bool batched = cands.len == 0;
+    if (batched) {
+        if (!r->batch && (rc = mn_store_begin(r->s)) != 0)
+            goto out;
+        r->batch++;
+        rc = mn_store_git_commit_claim(r->s, c.sha, CLAIM_STALE_MS, &claimed);
+    } else {
+        if ((rc = batch_close(r)) != 0 || (rc = mn_store_begin(r->s)) != 0)
+            goto out;
+        rc = store_tx(r->s, mn_store_git_commit_claim(r->s, c.sha, CLAIM_STALE_MS, &claimed));
+    }
+    if (rc)
+        goto out;
+    if (!claimed) { /* done by another run meanwhile */
+        r->skipped++;
+        goto out;
+    }
     int saved = 0, queued = 0;
     for (size_t i = 0; i < cands.len; i++) {
         mn_candidate *k = &cands.items[i];
-        count_kind(r->kinds, k->kind);
-        if (r->opts->dry_run) {
-            if (json_array_size(r->items) < ITEMS_REPORTED)
-                json_array_append_new(r->items, mn_ingest_candidate_json(k, &c, NULL));
-            continue;
-        }
         mn_ingest_commit_meta meta = {c.sha,     c.author, c.time_ms, c.date,
                                       c.subject, refs,     r->branch};
         const char *status = NULL;
@@ -544,11 +571,7 @@ static int ingest_one(run *r, const git_oid *oid)
         else if (status && !strcmp(status, "pending"))
             queued++;
     }
-    if (r->opts->dry_run) {
-        r->ingested++;
-        goto out;
-    }
-    rc = finish_commit(r, &c, symbols, refs, (int)cands.len, saved, queued);
+    rc = finish_commit(r, &c, symbols, refs, (int)cands.len, saved, queued, batched);
     if (rc == 0) {
         claimed = false;
         r->ingested++;
@@ -556,8 +579,15 @@ static int ingest_one(run *r, const git_oid *oid)
             r->merges++;
         if (c.too_big)
             r->too_big++;
+        if (batched && r->batch >= BATCH)
+            rc = batch_close(r);
     }
 out:
+    if (rc && r->batch) { /* the batch goes, its claims with it */
+        mn_store_rollback(r->s);
+        r->batch = 0;
+        claimed = false;
+    }
     if (claimed && mn_store_begin(r->s) == 0) { /* let a later run take it */
         int keep = mn_error_last_code();
         char msg[512];
@@ -720,6 +750,8 @@ int mn_ingest_git(mn_store *s, const mn_ingest_env *env, const mn_git_ingest_opt
             }
         }
     }
+    if ((rc = batch_close(&r)) != 0)
+        goto out;
     if (env->progress && todo.len)
         fprintf(stderr, "\r\033[K");
     /* every commit read is an ancestor of this HEAD: the branch filter need not ask git */
