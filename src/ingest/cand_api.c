@@ -118,6 +118,50 @@ static bool defined_in(const def_vec *v, const mn_delta *d, const char *qualifie
     return false;
 }
 
+/* Parameters in a normalised tail "(a,b=1,*c)": top-level commas + 1, 0 for "()". */
+static int params(const char *tail)
+{
+    int depth = 0, n = 0;
+    bool any = false;
+    for (const char *p = tail; *p; p++) {
+        if (*p == '(' || *p == '[' || *p == '{' || *p == '<')
+            depth++;
+        else if (*p == ')' || *p == ']' || *p == '}' || *p == '>') {
+            if (--depth == 0)
+                break;
+        } else if (depth == 1) {
+            any = true;
+            n += *p == ',';
+        }
+    }
+    return any ? n + 1 : 0;
+}
+
+/* Whether the file's new text still binds the name at its top: an import or an assignment. */
+static bool still_named(mn_commit_view *c, const def *g)
+{
+    size_t len;
+    const char *t = mn_delta_text(c, g->d, 1, &len);
+    size_t n = strlen(g->name);
+    if (!t || strchr(g->qualified, '.'))
+        return false;
+    for (const char *p = t; (p = strstr(p, g->name)) != NULL; p += n) {
+        bool word = (p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+                    !(isalnum((unsigned char)p[n]) || p[n] == '_');
+        if (!word)
+            continue;
+        const char *bol = p;
+        while (bol > t && bol[-1] != '\n')
+            bol--;
+        const char *eol = strchr(p, '\n');
+        size_t ln = eol ? (size_t)(eol - bol) : strlen(bol);
+        if ((memmem(bol, ln, "import", 6) && bol[0] != ' ') ||
+            (bol == p && p[n] == ' ' && p[n + 1] == '='))
+            return true;
+    }
+    return false;
+}
+
 typedef struct {
     const char *qualified; /* Class.method, or the name alone */
     bool found;
@@ -199,9 +243,27 @@ static void emit(mn_commit_view *c, mn_candidate_vec *out, change *x)
         mn_candidate_evidence(k, g->d->path, NULL);
 }
 
+/*
+ * Files whose definitions are API: source, not tests, examples, vendored or
+ * generated code; and for Python not the scripts at the top of the tree or
+ * the tooling files anywhere (setup.py, conftest.py, noxfile.py, tasks.py,
+ * manage.py, fabfile.py): their functions are nobody's interface.
+ */
 static bool api_file(const mn_delta *d)
 {
-    return !d->binary && d->cls.role == MN_ROLE_SOURCE && d->cls.language && !mn_cand_noise_path(d);
+    if (d->binary || d->cls.role != MN_ROLE_SOURCE || !d->cls.language || mn_cand_noise_path(d))
+        return false;
+    if (!strcmp(d->cls.language, "python")) {
+        const char *base = strrchr(d->path, '/');
+        static const char *const tooling[] = {"setup.py", "conftest.py", "noxfile.py",
+                                              "tasks.py", "manage.py",   "fabfile.py"};
+        if (!base)
+            return false;
+        for (size_t i = 0; i < MN_ARRAY_SIZE(tooling); i++)
+            if (!strcmp(base + 1, tooling[i]))
+                return false;
+    }
+    return true;
 }
 
 /*
@@ -328,17 +390,29 @@ int mn_cand_api(mn_commit_view *c, mn_candidate_vec *out)
                 a->used = true;
             }
         }
-        /* renamed: same hunk, same kind, same parameters, a name the file did not have */
+        /*
+         * renamed: same hunk, same kind, a name the file did not have, and the same
+         * parameters; or as many parameters when the message names both (requote_path(path)
+         * -> requote_uri(uri): "Rename utils.requote_path to requote_uri")
+         */
         for (size_t j = 0; j < added.len && !x.to && g->h; j++) {
             def *a = &added.items[j];
-            if (!a->used && a->h == g->h && !strcmp(a->kind, g->kind) && *g->tail &&
-                !strcmp(a->tail, g->tail) && strcmp(a->name, g->name) != 0 &&
-                !defined_in(&removed_lines, a->d, a->qualified)) {
+            if (a->used || a->h != g->h || strcmp(a->kind, g->kind) != 0 || !*g->tail ||
+                !strcmp(a->name, g->name) || defined_in(&removed_lines, a->d, a->qualified))
+                continue;
+            bool same = !strcmp(a->tail, g->tail);
+            bool told = params(a->tail) == params(g->tail) && strstr(c->message, g->name) &&
+                        strstr(c->message, a->name);
+            if (same || told) {
                 x.what = "renamed";
                 x.to = a;
                 a->used = true;
             }
         }
+        /* still reachable by its name: imported or assigned in the file now ("from certifi
+         * import where"), so no API went */
+        if (!x.to && g->d->status != MN_DELTA_DELETED && still_named(c, g))
+            continue;
         mn_vec_push(&ch, x);
     }
     if (ch.len > MANY) {
@@ -374,8 +448,20 @@ int mn_cand_api(mn_commit_view *c, mn_candidate_vec *out)
         json_decref(files);
         mn_buf_release(&fl);
     } else {
-        for (size_t i = 0; i < ch.len; i++)
-            emit(c, out, &ch.items[i]);
+        for (size_t i = 0; i < ch.len; i++) {
+            /* a method of a class that went (or moved) with it: the class's fact says it */
+            const char *dot = strchr(ch.items[i].gone->qualified, '.');
+            bool with_class = false;
+            for (size_t j = 0; dot && j < ch.len && !with_class; j++)
+                with_class = j != i && !strcmp(ch.items[j].gone->kind, "class") &&
+                             strcmp(ch.items[j].what, "renamed") != 0 &&
+                             ch.items[j].gone->d == ch.items[i].gone->d &&
+                             strlen(ch.items[j].gone->name) == (size_t)(dot - ch.items[i].gone->qualified) &&
+                             !strncmp(ch.items[j].gone->name, ch.items[i].gone->qualified,
+                                      (size_t)(dot - ch.items[i].gone->qualified));
+            if (!with_class)
+                emit(c, out, &ch.items[i]);
+        }
     }
     for (size_t i = 0; i < gone.len; i++)
         free(gone.items[i].tail);

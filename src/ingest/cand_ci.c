@@ -9,7 +9,8 @@
  *             file and language, so the newest matrix is the active fact;
  *   build     the base image of a Dockerfile changed (FROM): 0.86;
  *   config    a tool adopted or dropped: its configuration file added or
- *             removed at the top two levels of the tree (pre-commit,
+ *             removed at the top of the tree (docs/Makefile is Sphinx's,
+ *             not the project's) (pre-commit,
  *             ESLint, Prettier, Black, Ruff, flake8, mypy, tox, nox,
  *             EditorConfig, clang-format, golangci-lint, Renovate,
  *             Dependabot, Read the Docs, Codecov, coverage, pytest, Docker,
@@ -126,7 +127,7 @@ static const char *tool_of(const char *path)
         const char *what = full ? path : base;
         size_t n = strlen(f);
         bool match = f[n - 1] == '*' ? !strncmp(what, f, n - 1) : !strcmp(what, f);
-        if (match && (full || depth <= 1))
+        if (match && (full || depth == 0))
             return tools[i].tool;
     }
     return NULL;
@@ -199,7 +200,17 @@ typedef struct {
     mn_map *m;
 } tox_ctx;
 
-/* tox's envlist = py38, py39, pypy3 -> Python 3.8, 3.9 */
+/* "38" -> "3.8", "310" -> "3.10", "27" -> "2.7" */
+static void tox_version(mn_map *m, const char *digits, size_t n)
+{
+    char v[8];
+    if (n < 2 || n > 3)
+        return;
+    snprintf(v, sizeof(v), "%c.%.*s", digits[0], (int)(n - 1), digits + 1);
+    add_version(m, "Python", v);
+}
+
+/* tox's envlist = py38, py39, py{310,311}-{a,b}, pypy3 -> Python 3.8, 3.9, 3.10, 3.11 */
 static int tox_line(void *payload, const char *l, size_t n)
 {
     tox_ctx *t = payload;
@@ -209,19 +220,29 @@ static int tox_line(void *payload, const char *l, size_t n)
     }
     if (n < 7 || strncmp(l, "envlist", 7) != 0)
         return 0;
-    for (size_t i = 7; i + 3 < n; i++) {
-        if (l[i] != 'p' || l[i + 1] != 'y' || !isdigit((unsigned char)l[i + 2]) ||
-            (i > 0 && isalnum((unsigned char)l[i - 1])))
+    for (size_t i = 7; i + 2 < n; i++) {
+        if (l[i] != 'p' || l[i + 1] != 'y' || (i > 0 && isalnum((unsigned char)l[i - 1])))
             continue;
-        char v[8];
-        size_t j = i + 2, k = 0;
-        v[k++] = l[j++];
-        v[k++] = '.';
-        while (j < n && isdigit((unsigned char)l[j]) && k < sizeof(v) - 1)
-            v[k++] = l[j++];
-        v[k] = '\0';
-        if (k > 2)
-            add_version(t->m, "Python", v);
+        size_t j = i + 2;
+        if (isdigit((unsigned char)l[j])) {
+            size_t k = j;
+            while (k < n && isdigit((unsigned char)l[k]))
+                k++;
+            tox_version(t->m, l + j, k - j);
+            i = k;
+        } else if (l[j] == '{') {
+            /* py{38,39,310}: each number of the braces */
+            for (j++; j < n && l[j] != '}';) {
+                size_t k = j;
+                while (k < n && isdigit((unsigned char)l[k]))
+                    k++;
+                tox_version(t->m, l + j, k - j);
+                while (k < n && l[k] != ',' && l[k] != '}')
+                    k++;
+                j = k < n && l[k] == ',' ? k + 1 : k;
+            }
+            i = j;
+        }
     }
     return 1;
 }
@@ -307,7 +328,8 @@ static void matrix_change(mn_commit_view *c, mn_delta *d, mn_candidate_vec *out)
         join_versions(&now, vnow);
         join_versions(&added, vadd);
         join_versions(&dropped, vdrop);
-        if (had && (added.len || dropped.len)) {
+        /* a file that names no version any more changed its form, not its matrix */
+        if (had && now.len && (added.len || dropped.len)) {
             mn_candidate *cand = mn_candidate_add(out, "ci", "fact", 0.86);
             mn_candidate_key(cand, "ci-versions:%s:%s", d->path, langs[li]);
             mn_buf st = MN_BUF_INIT;
@@ -332,6 +354,37 @@ static void matrix_change(mn_commit_view *c, mn_delta *d, mn_candidate_vec *out)
     }
     mn_map_release(&before);
     mn_map_release(&after);
+}
+
+/*
+ * A tool's file removed while another file of the commit gains lines naming it
+ * (pytest.ini gone, [tool.pytest.ini_options] added to pyproject.toml): its
+ * configuration moved, the tool stays.
+ */
+static bool config_moved(mn_commit_view *c, const mn_delta *gone, const char *tool)
+{
+    for (size_t i = 0; i < c->ndeltas; i++) {
+        mn_delta *d = &c->deltas[i];
+        if (d == gone || d->status == MN_DELTA_DELETED || d->binary)
+            continue;
+        size_t nh;
+        const mn_hunk *h = mn_delta_patch(c, d, &nh);
+        for (size_t k = 0; k < nh; k++)
+            if (strcasestr(h[k].added, tool))
+                return true;
+    }
+    return false;
+}
+
+/* A file that tested versions (a CI file, tox.ini) is gone: what it tested is history. */
+static void matrix_gone(mn_candidate *k, const char *path)
+{
+    static const char *const langs[] = {"Python", "Node.js", "Go", "Ruby", "Java", "PHP", "Rust"};
+    if (!k->supersedes_states)
+        k->supersedes_states = json_array();
+    for (size_t i = 0; i < MN_ARRAY_SIZE(langs); i++)
+        json_array_append_new(k->supersedes_states,
+                              json_sprintf("ci-versions:%s:%s", path, langs[i]));
 }
 
 /* What a workflow runs: its name and the first run steps. */
@@ -423,6 +476,8 @@ int mn_cand_ci_build(mn_commit_view *c, mn_candidate_vec *out)
             mn_buf st = MN_BUF_INIT;
             mn_buf_printf(&st, "ci-file:%s", d->path);
             k->state_key = mn_buf_detach(&st);
+            if (!add)
+                matrix_gone(k, d->path);
             mn_candidate_title(k, "CI: %s %s configuration %s", add ? "added" : "removed", sys,
                                d->path);
             intro(k, c);
@@ -465,13 +520,16 @@ int mn_cand_ci_build(mn_commit_view *c, mn_candidate_vec *out)
             free(f1);
         }
         if (tool && !sys && (d->status == MN_DELTA_ADDED || d->status == MN_DELTA_DELETED) &&
-            strcmp(tool, "setup.cfg") != 0 && strcmp(tool, "MANIFEST.in") != 0) {
+            strcmp(tool, "setup.cfg") != 0 && strcmp(tool, "MANIFEST.in") != 0 &&
+            !(d->status == MN_DELTA_DELETED && config_moved(c, d, tool))) {
             bool add = d->status == MN_DELTA_ADDED;
             mn_candidate *k = mn_candidate_add(out, "config", "fact", 0.86);
             mn_candidate_key(k, "tool:%s:%s", d->path, add ? "added" : "removed");
             mn_buf st = MN_BUF_INIT;
             mn_buf_printf(&st, "tool:%s", tool);
             k->state_key = mn_buf_detach(&st);
+            if (!add)
+                matrix_gone(k, d->path);
             mn_candidate_title(k, "%s %s (%s %s)", add ? "Adopted" : "Dropped", tool, d->path,
                                add ? "added" : "removed");
             intro(k, c);

@@ -17,10 +17,12 @@
  *   runtime dependency added or removed            0.90
  *   optional or peer dependency added or removed   0.80
  *   development or build dependency                0.75
- *   a spec whose highest major version changed     0.86  (urllib3 <2 -> <3)
+ *   a spec whose highest major version changed     0.86  (urllib3 <2 -> <3); of a
+ *                                                  development or build tool 0.60
  *   any other spec change (a pin moved)            0.60
  *   more than MANY changes in one directory        one candidate listing them:
- *                                                  0.86 for a new manifest, else 0.70
+ *                                                  0.86 for a new manifest's runtime
+ *                                                  dependencies, else 0.70
  *   required language version changed             0.90  (python_requires, engines.node,
  *                                                  go directive, rust-version, php, ruby)
  *   Python versions of the classifiers changed     0.86
@@ -60,7 +62,8 @@ static void dep_add(manifest *m, const char *eco, const char *dir, const char *s
     }
     while (slen && isspace((unsigned char)spec[slen - 1]))
         slen--;
-    if (!nlen || nlen > 200)
+    /* a name starts with a letter or digit (not "-e .", "--index-url", "./local") */
+    if (!nlen || nlen > 200 || !isalnum((unsigned char)name[0]))
         return;
     dep d;
     d.eco = mn_strdup(eco);
@@ -427,6 +430,9 @@ static void toml_dep(void *payload, const char *table, const char *key, const ch
         const char *section = table_is(table, "packages")       ? "runtime"
                               : table_is(table, "dev-packages") ? "dev"
                                                                 : NULL;
+        /* {path = ".", editable = true}: the project itself, no dependency */
+        if (section && n && *v == '{' && (memmem(v, n, "path", 4) || memmem(v, n, "editable", 8)))
+            return;
         char *spec = toml_string(v, n);
         if (section)
             dep_add(c->m, "pip", c->dir, section, key, strlen(key), spec, strlen(spec));
@@ -974,8 +980,16 @@ static void compare(mn_commit_view *c, dir_group *g, mn_candidate_vec *out)
     }
     if (ch.len > MANY) {
         /* one candidate listing them: a new manifest, a mass re-pin */
+        size_t adds = 0;
+        for (size_t i = 0; i < ch.len; i++)
+            adds += !strcmp(ch.items[i].what, "added");
+        /* a new manifest's dependencies are a fact; a mass re-pin is for a person to read */
+        bool runtime = false;
+        for (size_t i = 0; i < ch.len; i++)
+            runtime |= !strcmp(ch.items[i].section, "runtime");
         mn_candidate *k =
-            mn_candidate_add(out, "dependency", "fact", g->added_manifest ? 0.86 : 0.70);
+            mn_candidate_add(out, "dependency", "fact",
+                             g->added_manifest && adds == ch.len && runtime ? 0.86 : 0.70);
         mn_candidate_key(k, "deps:%s", g->dir);
         mn_buf files = MN_BUF_INIT;
         file_list(&files, g->files, g->nfiles);
@@ -984,8 +998,14 @@ static void compare(mn_commit_view *c, dir_group *g, mn_candidate_vec *out)
             added += !strcmp(ch.items[i].what, "added"),
                 removed += !strcmp(ch.items[i].what, "removed"),
                 changed += !strcmp(ch.items[i].what, "changed");
-        if (g->added_manifest && !removed && !changed)
-            mn_candidate_title(k, "Dependencies declared in %s: %zu", files.ptr, added);
+        if (g->added_manifest && !removed && !changed) {
+            mn_buf names = MN_BUF_INIT;
+            for (size_t i = 0; i < ch.len && i < 6; i++)
+                mn_buf_printf(&names, "%s%s", i ? ", " : "", ch.items[i].d->shown);
+            mn_candidate_title(k, "Dependencies declared in %s: %s%s (%zu)", files.ptr, names.ptr,
+                               ch.len > 6 ? "..." : "", added);
+            mn_buf_release(&names);
+        }
         else
             mn_candidate_title(k,
                                "Dependencies of %s changed: %zu added, %zu removed, %zu re-pinned",
@@ -1009,8 +1029,11 @@ static void compare(mn_commit_view *c, dir_group *g, mn_candidate_vec *out)
     for (size_t i = 0; i < ch.len; i++) {
         const change *x = &ch.items[i];
         const dep *d = x->d;
-        double conf =
-            !strcmp(x->what, "changed") ? (x->major ? 0.86 : 0.60) : section_confidence(x->section);
+        /* a new major version of what the package runs on is a fact; a development tool's
+         * pins move all the time */
+        bool runs_on = strcmp(x->section, "dev") != 0 && strcmp(x->section, "build") != 0;
+        double conf = !strcmp(x->what, "changed") ? (x->major && runs_on ? 0.86 : 0.60)
+                                                  : section_confidence(x->section);
         mn_candidate *k = mn_candidate_add(out, "dependency", "fact", conf);
         mn_candidate_key(k, "dep:%s:%s:%s:%s", d->eco, d->dir, d->name, x->what);
         free(k->state_key);
@@ -1127,6 +1150,23 @@ int mn_cand_dependencies(mn_commit_view *c, mn_candidate_vec *out)
             strstr(d->path, "node_modules/") || strstr(d->path, "testdata/"))
             continue;
         char *dir = manifest_dir(d->path);
+        /* requirements*.txt beside a package manifest (setup.py, setup.cfg, pyproject.toml)
+         * pins an environment (tests, docs, development): the package's own dependencies
+         * are the manifest's */
+        if (k == M_REQUIREMENTS && !strcmp(section, "runtime")) {
+            static const char *const pkg[] = {"setup.py", "setup.cfg", "pyproject.toml"};
+            for (size_t j = 0; j < MN_ARRAY_SIZE(pkg); j++) {
+                mn_buf p = MN_BUF_INIT;
+                mn_buf_printf(&p, "%s%s%s", strcmp(dir, ".") ? dir : "", strcmp(dir, ".") ? "/" : "",
+                              pkg[j]);
+                bool there = mn_commit_has_path(c, p.ptr, false);
+                mn_buf_release(&p);
+                if (there) {
+                    section = "dev";
+                    break;
+                }
+            }
+        }
         dir_group *g = NULL;
         for (size_t j = 0; j < groups.len && !g; j++)
             if (!strcmp(groups.items[j].dir, dir))

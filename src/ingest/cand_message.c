@@ -128,6 +128,7 @@ static void decisions(mn_commit_view *c, mn_candidate_vec *out)
         char hash[17];
         mn_ingest_hash(hash, statement, strlen(statement));
         mn_candidate_key(k, "decision:%s", hash);
+        k->global_key = true; /* a merge repeats its pull request's words */
         mn_candidate_title(k, "%s", statement);
         /* the body says what the title does not: what was set aside or replaced, and where
          * it was said (the reasons are context.situation, which answers show as "Because:") */
@@ -209,6 +210,7 @@ static void gotchas(mn_commit_view *c, mn_candidate_vec *out)
         char hash[17];
         mn_ingest_hash(hash, statement, strlen(statement));
         mn_candidate_key(k, "gotcha:%s", hash);
+        k->global_key = true;
         mn_candidate_title(k, "%s", statement);
         if (g[i].reason.end > g[i].reason.start)
             k->reasons = span(text, g[i].reason);

@@ -96,8 +96,8 @@ static void emit(mn_commit_view *c, mn_candidate_vec *out, dir_info *d, bool add
     bool package = d->marker;
     if (added && !package && d->sources < MIN_FILES)
         return;
-    if (!added && d->sources < 1)
-        return;
+    if (!added && d->sources < MIN_FILES - 1)
+        return; /* a directory of one script going is no module going */
     double conf = !added ? 0.86 : c->nparents == 0 ? 0.70 : package ? 0.88 : 0.75;
     mn_candidate *k = mn_candidate_add(out, "module", "fact", conf);
     mn_candidate_key(k, "module:%s:%s", d->dir, added ? "added" : "removed");

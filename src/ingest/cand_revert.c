@@ -11,7 +11,9 @@
  *
  * Confidence 0.88 with git's trailer naming the commit; 0.60 for a
  * subject that starts with "Revert" without it (a squash, a manual
- * revert: a person should look).
+ * revert: a person should look), and for the revert of a commit that
+ * changed no code, build or configuration (documentation, tests, images:
+ * a wording or an asset taken back).
  */
 #include "common.h"
 #include <ctype.h>
@@ -76,7 +78,21 @@ int mn_cand_revert(mn_commit_view *c, mn_candidate_vec *out)
     while (*what == ' ' || *what == ':')
         what++;
     const char *when = json_string_value(json_object_get(orig, "time"));
-    mn_candidate *k = mn_candidate_add(out, "revert", "fact", *sha ? 0.88 : 0.60);
+    /* undoing a change of words, tests or assets (no code, build or configuration) is no
+     * fact about the project: the review queue */
+    bool substantive = !orig; /* not ingested: nothing to tell by */
+    size_t fi;
+    json_t *f;
+    json_array_foreach(json_object_get(orig, "files"), fi, f)
+    {
+        const char *p = json_string_value(json_object_get(f, "path"));
+        mn_file_class cls;
+        mn_classify(&cls, p ? p : "", NULL, 0, 1);
+        if (!cls.binary && (cls.role == MN_ROLE_SOURCE || cls.role == MN_ROLE_BUILD ||
+                            cls.role == MN_ROLE_CONFIG))
+            substantive = true;
+    }
+    mn_candidate *k = mn_candidate_add(out, "revert", "fact", *sha && substantive ? 0.88 : 0.60);
     mn_candidate_key(k, "revert:%s", *sha ? sha : c->sha);
     if (*sha)
         mn_candidate_title(k, "Reverted \"%s\" (%.12s)", what, sha);

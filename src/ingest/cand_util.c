@@ -321,8 +321,9 @@ bool mn_cand_noise_path(const mn_delta *d)
         break;
     }
     /* fixtures and examples speak of no project's facts */
-    static const char *const dirs[] = {"fixtures/", "testdata/",    "examples/", "example/",
-                                       "samples/",  "docs/_build/", "test/",     "tests/"};
+    static const char *const dirs[] = {"fixtures/",    "testdata/",     "examples/",  "example/",
+                                       "samples/",     "docs/_build/",  "test/",      "tests/",
+                                       "testserver/",  "dummyserver/",  "testutils/", "test_utils/"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(dirs); i++) {
         const char *p = strstr(d->path, dirs[i]);
         if (p && (p == d->path || p[-1] == '/'))
@@ -606,7 +607,8 @@ static size_t trim_reason_opener(const char *s, size_t n)
         for (size_t i = 0; i < MN_ARRAY_SIZE(reason_openers); i++) {
             size_t m = strlen(reason_openers[i]);
             if (n > m && !strncasecmp(s + n - m, reason_openers[i], m) &&
-                (isspace((unsigned char)s[n - m - 1]) || s[n - m - 1] == ',')) {
+                (isspace((unsigned char)s[n - m - 1]) || s[n - m - 1] == ',' ||
+                 s[n - m - 1] == '(')) {
                 n -= m;
                 again = true;
                 break;

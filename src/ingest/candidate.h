@@ -106,6 +106,9 @@ typedef struct {
      */
     char *state_key;
     json_t *supersedes_states; /* more states whose memory this one supersedes, or NULL */
+    /* the key names the fact across commits, not within one: a decision a pull request's
+     * commit states and its merge repeats is saved once */
+    bool global_key;
 } mn_candidate;
 
 typedef MN_VEC(mn_candidate) mn_candidate_vec;

@@ -25,6 +25,7 @@
  * the bar at auto_approve.
  */
 #include "common.h"
+#include <math.h>
 
 #include "ingest/ingest_internal.h"
 #include "store/store_ingest.h"
@@ -43,7 +44,8 @@ void mn_ingest_settings(mn_memory_settings *out, const mn_ingest_env *env)
 
 double mn_ingest_detector_confidence(double d)
 {
-    double m = 0.5 + 1.75 * (d - 0.5);
+    /* in hundredths, as the detector counts: 0.7 maps to 0.85 exactly, not 0.8499999 */
+    double m = (double)lround((0.5 + 1.75 * (d - 0.5)) * 100.0) / 100.0;
     return m < 0.05 ? 0.05 : m > 0.97 ? 0.97 : m;
 }
 
@@ -348,7 +350,10 @@ int mn_ingest_save_candidate(mn_store *s, const mn_ingest_env *env, const mn_mem
     char key[600];
     json_t *res = NULL;
     *status = NULL;
-    snprintf(key, sizeof(key), "git:%s:%s", meta->sha, c->key ? c->key : c->kind);
+    if (c->global_key)
+        snprintf(key, sizeof(key), "git:%s", c->key ? c->key : c->kind);
+    else
+        snprintf(key, sizeof(key), "git:%s:%s", meta->sha, c->key ? c->key : c->kind);
     json_t *mem = candidate_memory(c, meta);
     int rc = mn_ingest_save_keyed(s, cfg, key, NULL, mem, tally, &res);
     json_decref(mem);

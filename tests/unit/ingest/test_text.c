@@ -218,6 +218,18 @@ static void test_markdown(void)
     mn_md_doc_release(&d);
 }
 
+/* The detector's scale onto the memory's: 0.7 must reach auto_approve's 0.85, exactly. */
+static void test_detector_scale(void)
+{
+    CHECK(mn_ingest_detector_confidence(0.7) >= 0.85);
+    CHECK(mn_ingest_detector_confidence(0.7) == 0.85);
+    CHECK(mn_ingest_detector_confidence(0.5) == 0.5);
+    CHECK(mn_ingest_detector_confidence(0.6) == 0.68); /* 0.675 in hundredths */
+    CHECK(mn_ingest_detector_confidence(0.69) < 0.85);
+    CHECK(mn_ingest_detector_confidence(1.0) == 0.97);
+    CHECK(mn_ingest_detector_confidence(0.0) == 0.05);
+}
+
 static void test_utf8_and_clip(void)
 {
     char bad[] = "ok \xff\xfe caf\xc3\xa9 \xe2\x82";
@@ -236,4 +248,5 @@ static void test_utf8_and_clip(void)
 
 MN_TEST_MAIN({"issue_refs", test_issue_refs}, {"def_lines", test_def_lines},
              {"versions", test_versions}, {"decision_title", test_decision_title},
-             {"markdown", test_markdown}, {"utf8_and_clip", test_utf8_and_clip})
+             {"markdown", test_markdown}, {"detector_scale", test_detector_scale},
+             {"utf8_and_clip", test_utf8_and_clip})
