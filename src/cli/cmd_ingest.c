@@ -1,7 +1,7 @@
 /*
  * cmd_ingest.c - `mnemo ingest git|docs|issues`: one command, three
  * operations (ingest_git, ingest_docs, ingest_issues), and their printers,
- * with those of capture, link-issue and open-doc.
+ * with those of capture, issue (link_issue) and doc (open_doc).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -71,9 +71,9 @@ static const cli_command commands[] = {
     {"chain", "chain", "ID|QUESTION [--depth N]", NULL, cli_cmd_chain, cli_print_chain, NULL, NULL},
     {"capture", "capture", "TRANSCRIPT | --text TEXT [--session-id ID] [--dry-run]", NULL,
      cli_run_generic, cli_print_capture, NULL, NULL},
-    {"link-issue", "link_issue", "ISSUE [--memory ID,...] [--commit SHA,...] [--kind K]", NULL,
+    {"issue", "link_issue", "ISSUE [--memory ID,...] [--commit SHA,...] [--kind K]", NULL,
      cli_run_generic, cli_print_link_issue, NULL, NULL},
-    {"open-doc", "open_doc", "TITLE | --path PATH | --url URL", NULL, cli_run_generic,
+    {"doc", "open_doc", "TITLE | --path PATH | --url URL", NULL, cli_run_generic,
      cli_print_open_doc, NULL, NULL},
     {"call", NULL, "OPERATION [JSON | -]",
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "

@@ -549,8 +549,8 @@ mn config list
 out_has "config list" "memory.dedup = true  \(default\)" "memory.excerpt_cap = 32768  \(default\)" \
     "memory.review_threshold = 0.5  \(default\)" "user.name =   \(default\)" "    Author recorded on saves.*"
 mn --json config list
-js "config list --json" "d.settings.length === 25 && d.settings.every(s => s.set === false && s.description) &&
-    d.settings.map(s => s.key).join() === 'discovery.max_age,embed.batch,embed.document_prefix,embed.key,embed.model,embed.provider,embed.query_prefix,embed.retries,embed.timeout,embed.url,hook.max_tokens,index.history,index.refresh_age,mcp.tools,memory.dedup,memory.excerpt_cap,memory.review_threshold,scan.pii,serve.allowed_origins,serve.host,serve.max_sessions,serve.port,serve.session_idle,serve.threads,user.name'"
+js "config list --json" "d.settings.length === 26 && d.settings.every(s => s.set === false && s.description) &&
+    d.settings.map(s => s.key).join() === 'capture.auto_approve,discovery.max_age,embed.batch,embed.document_prefix,embed.key,embed.model,embed.provider,embed.query_prefix,embed.retries,embed.timeout,embed.url,hook.max_tokens,index.history,index.refresh_age,mcp.tools,memory.dedup,memory.excerpt_cap,memory.review_threshold,scan.pii,serve.allowed_origins,serve.host,serve.max_sessions,serve.port,serve.session_idle,serve.threads,user.name'"
 mn config set user.name alice-config
 out_is "config set" "alice-config"
 mn config get user.name

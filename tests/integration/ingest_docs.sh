@@ -55,10 +55,10 @@ for f in .mnemo/mnemo.db .mnemo/mnemo.db-wal; do
 done
 
 # open_doc
-mn --json open-doc "Use PostgreSQL" | js "open by title prefix" "d.ingested && /PostgreSQL 15/.test(d.body) && d.memories.length===1"
-mn --json open-doc --path wiki/Deploy.md | js "open by path" "d.title==='Deploy' && !/FAKEq7Wm2Xr9Lk4Tz8/.test(d.body) && d.memories.length>=2"
-mn --json open-doc --path README.md | js "a project file not ingested" "d.ingested===false && d.title==='Shop'"
-if mn open-doc --path ../../etc/passwd >/dev/null 2>"$tmp/err"; then fail "open_doc read outside the project"; fi
+mn --json doc "Use PostgreSQL" | js "open by title prefix" "d.ingested && /PostgreSQL 15/.test(d.body) && d.memories.length===1"
+mn --json doc --path wiki/Deploy.md | js "open by path" "d.title==='Deploy' && !/FAKEq7Wm2Xr9Lk4Tz8/.test(d.body) && d.memories.length>=2"
+mn --json doc --path README.md | js "a project file not ingested" "d.ingested===false && d.title==='Shop'"
+if mn doc --path ../../etc/passwd >/dev/null 2>"$tmp/err"; then fail "open_doc read outside the project"; fi
 grep -q "outside the project" "$tmp/err" || fail "open_doc outside: $(cat "$tmp/err")"
 
 # re-ingest: nothing changed

@@ -183,7 +183,7 @@ js "migration statements" "d.memories.some(m=>/Schema migration 0001_orders.sql:
 js "revert" "(()=>{const r=d.memories.find(m=>m.provenance.commit==='$revert' && /^Reverted \"Add a response cache\"/.test(m.title)); const c=d.memories.filter(m=>m.provenance.commit==='$cache'); return r && r.status==='active' && c.length>0 && c.every(m=>m.status==='superseded') && c.every(m=>r.links.some(l=>l.kind==='supersedes' && l.to===m.id))})()" <"$tmp/all.json"
 # issues named by a message
 js "issue tag and task" "d.memories.filter(m=>m.provenance.commit==='$fixes').every(m=>m.provenance.task==='#12' && m.scope.tags.includes('issue:#12'))" <"$tmp/all.json"
-mn --json link-issue '#12' >"$tmp/issue.json"
+mn --json issue '#12' >"$tmp/issue.json"
 js "the commit tied to the issue" "d.links.some(l=>l.ref==='commit:$fixes' && l.kind==='fixes')" <"$tmp/issue.json"
 
 # a second run: nothing read, nothing saved

@@ -59,12 +59,12 @@ mn --json recall "SHOP-41" | js "recall SHOP-41" "JSON.stringify(d).includes('SH
 mn --json context "what happened in CS-214" | js "context CS-214" "d.markdown.includes('CS-214') && d.relevant"
 
 # link_issue: the commit tied by the message; a memory tied by hand
-mn --json link-issue "#12" | js "the commit that fixes #12" "d.known && d.title.startsWith('Requests hang') && d.links.some(l=>l.ref==='commit:$fix' && l.kind==='fixes')"
+mn --json issue "#12" | js "the commit that fixes #12" "d.known && d.title.startsWith('Requests hang') && d.links.some(l=>l.ref==='commit:$fix' && l.kind==='fixes')"
 mid=$(mn --json save "Gateway calls need a timeout or checkout hangs" --keyword gateway | node -e "console.log(JSON.parse(require('fs').readFileSync(0)).id)")
-mn --json link-issue GH-12 --memory "$mid" | js "link a memory" "d.issue==='#12' && d.links.some(l=>l.ref==='$mid')"
+mn --json issue GH-12 --memory "$mid" | js "link a memory" "d.issue==='#12' && d.links.some(l=>l.ref==='$mid')"
 mn --json show "$mid" | js "the memory carries the issue" "d.memory.scope.tags.includes('issue:#12') && d.memory.links.some(l=>l.kind==='relates_to' && l.to==='issue:#12')"
 short=$(echo "$fix" | cut -c1-8)
-mn --json link-issue CS-214 --commit "$short" | js "an abbreviated commit resolved" "d.links.some(l=>l.ref==='commit:$fix')"
+mn --json issue CS-214 --commit "$short" | js "an abbreviated commit resolved" "d.links.some(l=>l.ref==='commit:$fix')"
 
 # again: unchanged; an edited issue updated in place
 mn --json ingest issues github.json | js "again: unchanged" "d.created===0 && d.updated===0 && d.unchanged===2"
