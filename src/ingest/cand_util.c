@@ -35,6 +35,7 @@ mn_candidate *mn_candidate_add(mn_candidate_vec *v, const char *kind, const char
     c.kind = kind;
     c.memory_kind = memory_kind;
     c.confidence = confidence;
+    mn_buf_init(&c.body);
     c.paths = json_array();
     c.tags = json_array();
     c.links = json_array();

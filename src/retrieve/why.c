@@ -407,6 +407,7 @@ int mn_why_build(mn_store *s, const mn_why_request *req, json_t **out)
     writer w;
     memset(&r, 0, sizeof(r));
     memset(&w, 0, sizeof(w));
+    mn_buf_init(&w.md);
     w.budget = req->max_tokens;
     w.items = json_array();
     json_t *history = json_array(), *notes = json_array();
@@ -521,7 +522,7 @@ done:
         free(t[i].path);
         free(t[i].label);
     }
-    *out = json_pack("{s:s,s:I,s:o,s:o,s:o}", "markdown", w.md.ptr ? w.md.ptr : "", "tokens",
+    *out = json_pack("{s:s,s:I,s:o,s:o,s:o}", "markdown", w.md.ptr, "tokens",
                      (json_int_t)w.used, "items", w.items, "history", history, "notes", notes);
     mn_buf_release(&w.md);
     return 0;
