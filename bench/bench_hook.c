@@ -27,8 +27,25 @@
  *
  * With --warm, a `mnemo mcp` runs on the store meanwhile, as Claude Code
  * runs one beside its hooks, and the hook is answered by it (warm.c).
+ * --db PATH names the store (MNEMO_DB for every process), e.g. the one
+ * bench_retrieve --store made with 100,000 memories and REPO's index.
  *
- * Usage: bench_hook REPO [--runs N] [--mnemo PATH] [--max-tokens N] [--warm] [--strict]
+ * With --prompts FILE (bench/prompts/hook_prompts.txt) it measures what
+ * the hook says instead of how fast: each "chat" line is a conversational
+ * turn, sent with cwd the checkout of the first task (the hook must add
+ * nothing); each "task" line names a SWE-bench instance of --swebench
+ * (default $MNEMO_BENCH_SWEBENCH), whose problem statement is sent with
+ * cwd --stores DIR/<instance_id> (the checkouts and stores bench_swebench
+ * --stores DIR made), and whose answer must name a file of the gold patch.
+ * Printed: the share of chat turns answered with nothing (target >= 0.90)
+ * and of tasks whose answer names a gold file (target >= 0.80), and the
+ * misses. Each prompt is its own agent session (the overview comes with
+ * it, as with a first prompt). index.refresh_age is set to 0 in each
+ * store first, so that no answer waits for or starts a re-index.
+ *
+ * Usage: bench_hook REPO [--runs N] [--mnemo PATH] [--max-tokens N] [--warm] [--db PATH]
+ *                   [--strict]
+ *        bench_hook --prompts FILE --stores DIR [--swebench FILE] [--mnemo PATH] [--strict]
  * REPO defaults to $MNEMO_BENCH_REPO; without either it says it skipped and
  * exits 0. --mnemo defaults to the mnemo beside this build's bench/.
  * Exit status: 0, or 1 with --strict when the target fails, 2 on usage or
@@ -48,6 +65,8 @@
 #include "util/util.h"
 
 #define TARGET_P95_MS 50.0
+#define TARGET_CHAT   0.90 /* conversational turns answered with nothing */
+#define TARGET_TASK   0.80 /* tasks whose answer names a gold file */
 
 static const char *const prompts[] = {
     "why is simplify so slow on this big trigonometric expression?",
@@ -150,15 +169,227 @@ static uint64_t run(char *const argv[], const char *dir, const char *input, size
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t : 0;
 }
 
+/* Run argv with input on stdin, in dir; *out what it printed (malloc'd). 0: exit 0. */
+static int run_capture(char *const argv[], const char *dir, const char *input, char **out)
+{
+    int in[2], outp[2];
+    *out = NULL;
+    if (pipe(in) || pipe(outp))
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(outp[1], 1);
+        close(in[0]);
+        close(in[1]);
+        close(outp[0]);
+        close(outp[1]);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, 2);
+        if (dir && chdir(dir) != 0)
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(in[0]);
+    close(outp[1]);
+    /* a prompt (an issue text) may fill the pipe: write it from a child */
+    pid_t writer = fork();
+    if (writer == 0) {
+        size_t len = input ? strlen(input) : 0, off = 0;
+        while (off < len) {
+            ssize_t w = write(in[1], input + off, len - off);
+            if (w <= 0)
+                break;
+            off += (size_t)w;
+        }
+        _exit(0);
+    }
+    close(in[1]);
+    mn_buf b = MN_BUF_INIT;
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(outp[0], buf, sizeof(buf))) > 0)
+        mn_buf_put(&b, buf, (size_t)n);
+    close(outp[0]);
+    int status;
+    waitpid(writer, NULL, 0);
+    waitpid(pid, &status, 0);
+    *out = b.ptr ? mn_buf_detach(&b) : mn_strdup("");
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* The dataset's instance: its problem statement and gold files (new references), by id. */
+static int load_instances(const char *path, json_t **out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    *out = json_object();
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        json_t *x = json_loadb(line, (size_t)n, 0, NULL);
+        const char *iid = json_string_value(json_object_get(x, "instance_id"));
+        const char *patch = json_string_value(json_object_get(x, "patch"));
+        if (iid && patch) {
+            json_t *gold = json_array();
+            for (const char *p = strstr(patch, "diff --git a/"); p;
+                 p = strstr(p + 1, "diff --git a/")) {
+                const char *s = p + strlen("diff --git a/"), *e = strchr(s, ' ');
+                if (e)
+                    json_array_append_new(gold, json_stringn(s, (size_t)(e - s)));
+            }
+            json_object_set_new(*out, iid,
+                                json_pack("{s:O,s:o}", "statement",
+                                          json_object_get(x, "problem_statement"), "gold", gold));
+        }
+        json_decref(x);
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+/* The additionalContext of a hook's answer ("" when it said nothing). */
+static const char *added(const char *answer, json_t **holder)
+{
+    *holder = *answer ? json_loads(answer, 0, NULL) : NULL;
+    const char *s = json_string_value(
+        json_object_get(json_object_get(*holder, "hookSpecificOutput"), "additionalContext"));
+    return s ? s : "";
+}
+
+static int prompt_set(const char *file, const char *stores, const char *swebench, const char *bin,
+                      bool strict)
+{
+    json_t *inst = NULL;
+    if (!swebench || load_instances(swebench, &inst) != 0) {
+        fprintf(stderr, "bench_hook: no SWE-bench file (--swebench or MNEMO_BENCH_SWEBENCH)\n");
+        return 2;
+    }
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        fprintf(stderr, "bench_hook: cannot read '%s'\n", file);
+        json_decref(inst);
+        return 2;
+    }
+    char *line = NULL, *hook_argv[] = {(char *)bin, "hook", "claude-code", NULL};
+    size_t cap = 0, chats = 0, quiet = 0, tasks = 0, named = 0, bytes = 0, answered = 0;
+    ssize_t n;
+    mn_buf chat_dir = MN_BUF_INIT, misses = MN_BUF_INIT;
+    json_t *lines = json_array();
+    while ((n = getline(&line, &cap, f)) > 0) {
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        char *tab = strchr(line, '\t');
+        if (line[0] == '#' || !tab)
+            continue;
+        *tab = '\0';
+        json_array_append_new(lines, json_pack("[s,s]", line, tab + 1));
+        if (!strcmp(line, "task") && !chat_dir.len)
+            mn_buf_printf(&chat_dir, "%s/%s", stores, tab + 1);
+    }
+    free(line);
+    fclose(f);
+    /* no re-index while the bench runs: the answers are of the stores as they are */
+    size_t i;
+    const json_t *l;
+    json_array_foreach(lines, i, l)
+    {
+        if (strcmp(json_string_value(json_array_get(l, 0)), "task") != 0)
+            continue;
+        mn_buf dir = MN_BUF_INIT;
+        mn_buf_printf(&dir, "%s/%s", stores, json_string_value(json_array_get(l, 1)));
+        char *argv[] = {(char *)bin, "config", "set", "index.refresh_age", "0", NULL}, *o = NULL;
+        run_capture(argv, dir.ptr, NULL, &o);
+        free(o);
+        mn_buf_release(&dir);
+    }
+    json_array_foreach(lines, i, l)
+    {
+        const char *kind = json_string_value(json_array_get(l, 0));
+        const char *text = json_string_value(json_array_get(l, 1));
+        const json_t *x = !strcmp(kind, "task") ? json_object_get(inst, text) : NULL;
+        if (!strcmp(kind, "task") && !x) {
+            fprintf(stderr, "bench_hook: instance '%s' is not in the dataset\n", text);
+            continue;
+        }
+        mn_buf dir = MN_BUF_INIT;
+        if (x)
+            mn_buf_printf(&dir, "%s/%s", stores, text);
+        else
+            mn_buf_puts(&dir, chat_dir.ptr ? chat_dir.ptr : stores);
+        char session[32];
+        snprintf(session, sizeof(session), "prompt-set-%zu", i);
+        json_t *hin =
+            json_pack("{s:s,s:s,s:s,s:s,s:s}", "session_id", session, "transcript_path",
+                      "/dev/null", "cwd", dir.ptr, "hook_event_name", "UserPromptSubmit", "prompt",
+                      x ? json_string_value(json_object_get(x, "statement")) : text);
+        char *in = json_dumps(hin, JSON_COMPACT), *answer = NULL;
+        json_decref(hin);
+        if (run_capture(hook_argv, dir.ptr, in, &answer) != 0)
+            fprintf(stderr, "bench_hook: the hook failed for '%s'\n", text);
+        json_t *holder = NULL;
+        const char *md = added(answer ? answer : "", &holder);
+        if (*md) {
+            answered++;
+            bytes += strlen(md);
+        }
+        if (!x) {
+            chats++;
+            if (!*md)
+                quiet++;
+            else
+                mn_buf_printf(&misses, "  chat answered (%zu bytes): %s\n", strlen(md), text);
+        } else {
+            tasks++;
+            bool hit = false;
+            size_t g;
+            const json_t *gold;
+            json_array_foreach(json_object_get(x, "gold"), g, gold) hit =
+                hit || strstr(md, json_string_value(gold)) != NULL;
+            named += hit;
+            if (!hit)
+                mn_buf_printf(&misses, "  task without a gold file (%s): %s\n",
+                              *md ? "answered" : "nothing said", text);
+        }
+        json_decref(holder);
+        free(answer);
+        free(in);
+        mn_buf_release(&dir);
+    }
+    double c = chats ? (double)quiet / chats : 0, t = tasks ? (double)named / tasks : 0;
+    printf("bench_hook --prompts: %zu conversational turns, %zu tasks (%s)\n", chats, tasks, file);
+    printf("  conversational turns answered with nothing: %zu/%zu = %.2f  target >= %.2f %s\n",
+           quiet, chats, c, TARGET_CHAT, c >= TARGET_CHAT ? "PASS" : "FAIL");
+    printf("  tasks whose answer names a gold file:      %zu/%zu = %.2f  target >= %.2f %s\n",
+           named, tasks, t, TARGET_TASK, t >= TARGET_TASK ? "PASS" : "FAIL");
+    printf("  answers given: %zu, mean %.0f bytes\n", answered,
+           answered ? (double)bytes / answered : 0.0);
+    if (misses.len)
+        printf("misses:\n%s", misses.ptr);
+    mn_buf_release(&misses);
+    mn_buf_release(&chat_dir);
+    json_decref(lines);
+    json_decref(inst);
+    return strict && (c < TARGET_CHAT || t < TARGET_TASK) ? 1 : 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_hook REPO [--runs N] [--mnemo PATH] [--max-tokens N] [--warm] "
-                    "[--strict]\n");
+                    "[--db PATH] [--strict]\n"
+                    "       bench_hook --prompts FILE --stores DIR [--swebench FILE] [--mnemo "
+                    "PATH] [--strict]\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *repo = getenv("MNEMO_BENCH_REPO"), *mnemo = NULL;
+    const char *repo = getenv("MNEMO_BENCH_REPO"), *mnemo = NULL, *db = NULL, *prompt_file = NULL,
+               *stores = NULL, *swebench = getenv("MNEMO_BENCH_SWEBENCH");
     int64_t runs = 60, budget = 1800;
     bool strict = false, warm = false;
     pid_t server = -1;
@@ -177,6 +408,14 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--mnemo") && i + 1 < argc) {
             mnemo = argv[++i];
+        } else if (!strcmp(a, "--db") && i + 1 < argc) {
+            db = argv[++i];
+        } else if (!strcmp(a, "--prompts") && i + 1 < argc) {
+            prompt_file = argv[++i];
+        } else if (!strcmp(a, "--stores") && i + 1 < argc) {
+            stores = argv[++i];
+        } else if (!strcmp(a, "--swebench") && i + 1 < argc) {
+            swebench = argv[++i];
         } else if (!strcmp(a, "--strict")) {
             strict = true;
         } else if (!strcmp(a, "--warm")) {
@@ -188,11 +427,6 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!repo || !*repo) {
-        printf("bench_hook: skipped (give REPO or set MNEMO_BENCH_REPO)\n");
-        return 0;
-    }
-    char *root = realpath(repo, NULL);
     char *self = realpath("/proc/self/exe", NULL);
     mn_buf bin = MN_BUF_INIT;
     if (mnemo) {
@@ -201,6 +435,25 @@ int main(int argc, char **argv)
         char *slash = strrchr(self, '/');
         mn_buf_printf(&bin, "%.*s/../mnemo", (int)(slash - self), self);
     }
+    if (prompt_file) {
+        if (!stores || access(bin.ptr, X_OK) != 0) {
+            usage();
+            return 2;
+        }
+        int prc = prompt_set(prompt_file, stores, swebench, bin.ptr, strict);
+        mn_buf_release(&bin);
+        free(self);
+        return prc;
+    }
+    if (!repo || !*repo) {
+        printf("bench_hook: skipped (give REPO or set MNEMO_BENCH_REPO)\n");
+        mn_buf_release(&bin);
+        free(self);
+        return 0;
+    }
+    if (db) /* every process of the bench, and this one, on the store named */
+        setenv("MNEMO_DB", db, 1);
+    char *root = realpath(repo, NULL);
     if (!root || access(bin.ptr, X_OK) != 0) {
         fprintf(stderr, "bench_hook: %s\n", !root ? "no such REPO" : "no mnemo binary: --mnemo");
         return 2;

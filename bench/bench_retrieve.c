@@ -16,7 +16,7 @@
  * half of the time), half about the code (a symbol name of the index split
  * into words, with "how does ... work"). Each runs once as
  *   search   {query, kinds [memory, code], k 10}
- *   context  {query, max_tokens 3000}
+ *   context  {query, max_tokens 3000 (--max-tokens)}
  *   baseline an FTS5 unicode61 table holding the same memories (title,
  *            body) and the repository's indexed chunks (path, text):
  *            bm25(), query = the question's distinct tokens OR-ed, top 10.
@@ -28,8 +28,8 @@
  * generator may repeat; bm25: by row). Targets of
  * issue 4 on a 2-core machine: search p95 <= 10 ms, context p95 <= 30 ms.
  *
- * Usage: bench_retrieve REPO [-n N] [--queries Q] [--store DIR] [--json] [--strict]
- *                       [--verbose]
+ * Usage: bench_retrieve REPO [-n N] [--queries Q] [--max-tokens T] [--store DIR] [--json]
+ *                       [--strict] [--verbose]
  * --store DIR keeps the store in DIR and, when DIR holds one already, uses
  * it as it is (no saves, no index: the set-up takes minutes; it must have
  * been made with the same REPO and N). --verbose prints each query with
@@ -50,7 +50,7 @@
 
 typedef struct {
     const char *repo, *store;
-    size_t n, queries;
+    size_t n, queries, max_tokens;
     bool json, strict, verbose;
 } options;
 
@@ -59,16 +59,18 @@ static int parse(options *o, int argc, char **argv)
     o->repo = getenv("MNEMO_BENCH_REPO");
     o->n = 100000;
     o->queries = 200;
+    o->max_tokens = 3000;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if ((!strcmp(a, "-n") || !strcmp(a, "--queries")) && i + 1 < argc) {
+        if ((!strcmp(a, "-n") || !strcmp(a, "--queries") || !strcmp(a, "--max-tokens")) &&
+            i + 1 < argc) {
             char *end;
             unsigned long v = strtoul(argv[++i], &end, 10);
             if (*end || v == 0) {
                 fprintf(stderr, "bench_retrieve: %s wants a positive number\n", a);
                 return 2;
             }
-            *(a[1] == 'n' ? &o->n : &o->queries) = v;
+            *(a[1] == 'n' ? &o->n : a[2] == 'q' ? &o->queries : &o->max_tokens) = v;
         } else if (!strcmp(a, "--store") && i + 1 < argc) {
             o->store = argv[++i];
         } else if (!strcmp(a, "--json")) {
@@ -80,9 +82,10 @@ static int parse(options *o, int argc, char **argv)
         } else if (a[0] != '-') {
             o->repo = a;
         } else {
-            fprintf(stderr,
-                    "usage: bench_retrieve REPO [-n N] [--queries Q] [--store DIR] [--json] "
-                    "[--strict] [--verbose]\n");
+            fprintf(
+                stderr,
+                "usage: bench_retrieve REPO [-n N] [--queries Q] [--max-tokens T] [--store DIR] "
+                "[--json] [--strict] [--verbose]\n");
             return 2;
         }
     }
@@ -284,12 +287,12 @@ int main(int argc, char **argv)
         goto out;
 
     /* the queries */
-    size_t asked = 0, found = 0, base_found = 0;
+    size_t asked = 0, found = 0, base_found = 0, answer_bytes = 0;
     for (size_t i = 0; i < o.queries && rc == 0; i++) {
         size_t source;
         char *q = make_query(i, o.n, names, &source);
         json_t *sa = json_pack("{s:s,s:[s,s],s:i}", "query", q, "kinds", "memory", "code", "k", 10);
-        json_t *ca = json_pack("{s:s,s:i}", "query", q, "max_tokens", 3000);
+        json_t *ca = json_pack("{s:s,s:i}", "query", q, "max_tokens", (int)o.max_tokens);
         double ms = 0;
         res = NULL;
         if ((rc = ev_search(&s, sa, &res, &ms)) == 0) {
@@ -306,8 +309,11 @@ int main(int argc, char **argv)
         json_decref(res);
         res = NULL;
         uint64_t c0 = ev_now_ns();
-        if (rc == 0 && (rc = ev_call(&s, "context", ca, &res)) == 0)
+        if (rc == 0 && (rc = ev_call(&s, "context", ca, &res)) == 0) {
             mn_vec_push(&context, ev_ms_since(c0));
+            const char *md = json_string_value(json_object_get(res, "markdown"));
+            answer_bytes += md ? strlen(md) : 0;
+        }
         json_decref(res);
         int64_t ids[10];
         size_t n = 0;
@@ -341,7 +347,9 @@ int main(int argc, char **argv)
     row(f, " code q.", &search_code);
     row(f, "context", &context);
     row(f, "bm25", &base);
-    fprintf(f, "  ratios at p95: search/bm25 %.1f, context/bm25 %.1f\n", sp95 / bp95, cp95 / bp95);
+    fprintf(f, "  ratios at p95: search/bm25 %.3f, context/bm25 %.3f\n", sp95 / bp95, cp95 / bp95);
+    fprintf(f, "  context answers (max_tokens %zu): mean %.0f bytes of Markdown\n", o.max_tokens,
+            context.len ? (double)answer_bytes / (double)context.len : 0.0);
     double fr = asked ? (double)found / (double)asked : 0,
            bfr = asked ? (double)base_found / (double)asked : 0;
     fprintf(

@@ -46,6 +46,8 @@ static inline void test_ctx_open(const char *name)
     o.start_dir = test_tmp;
     o.actor = "test";
     o.progress = false;
+    /* a person's saves (an agent's need structured context; test_ops.c checks that) */
+    o.front_end = MN_FRONT_LOCAL_CLI;
     if (mn_ctx_open(&test_ctx, &o) != 0)
         abort();
     mn_buf_release(&db);

@@ -144,6 +144,13 @@ const json_t *mn_api_output_schema(const mn_op *op);
 int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out);
 
 /**
+ * Write the audit row of an MCP resource read (op "resource", target the
+ * URI, detail {ids: the memory ids it served}). Best effort: a store that
+ * cannot be written skips it and the read stands.
+ */
+void mn_api_audit_resource(mn_ctx *ctx, const char *uri, const json_t *ids);
+
+/**
  * Which operations are MCP tools, from a value of config mcp.tools:
  * "default" (the ops flagged MN_OP_MCP_DEFAULT), "all", or op names
  * separated by commas (spaces around them allowed). selected has one entry

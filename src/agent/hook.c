@@ -1,27 +1,43 @@
 /*
  * hook.c - Claude Code's hooks: the project memory for a prompt, added
- * before the model sees it.
+ * before the model sees it, and what the agent did with it.
  *
  * Claude Code runs `mnemo hook claude-code` with the hook's JSON on stdin
  * and reads our JSON on stdout (docs/clients/claude-code.md):
- *  - UserPromptSubmit {prompt, cwd}: the `context` operation's Markdown for
- *    the prompt goes back as hookSpecificOutput.additionalContext;
+ *  - UserPromptSubmit {session_id, prompt, cwd}: the `context` operation's
+ *    Markdown for the prompt goes back as
+ *    hookSpecificOutput.additionalContext. The session id goes with it:
+ *    the project overview comes once per agent session, later prompts get
+ *    only its lines that share words with them (op_context.c);
  *  - PreToolUse of the sub-agent tool (tool_name "Task", "Agent" since
  *    Claude Code 2.1.63) {tool_input: {prompt, ...}}: the context is
  *    appended to the sub-agent's prompt through updatedInput (the whole
  *    tool_input, changed only in prompt), which Claude Code honours only
  *    beside a permissionDecision: "allow" lets the call through as it
- *    would go anyway, and it does not override the user's deny or ask rules.
- * The store is the one found from the hook's cwd, never created. The
- * budget is config hook.max_tokens (0: the hook adds nothing). When context
- * finds nothing relevant (relevant: false), or the prompt is too short to
- * search for ("yes", "go on"), nothing is added: an empty answer.
+ *    would go anyway, and it does not override the user's deny or ask rules;
+ *  - PostToolUse of Read, Edit, MultiEdit, Write, NotebookEdit
+ *    {tool_input: {file_path | notebook_path}}: implicit feedback, the
+ *    items the session's answers served at that file are used;
+ *  - Stop and SessionEnd: the session's answers are settled, what they
+ *    served and the agent never touched counts as ignored (op_feedback.c).
+ * The last two print nothing.
+ *
+ * Quiet when there is nothing to say: a conversational turn ("yes, go
+ * ahead", "thanks", "looks good, continue": every word is one that keeps a
+ * conversation going, or fewer than two words say what it is about),
+ * context finding nothing relevant, a budget (config hook.max_tokens) of
+ * 0, all give an empty answer. The store is the one found from the hook's
+ * cwd, never created, and only a project's: outside a repository (no
+ * .mnemo/ or .git above cwd) the hooks answer nothing, unless MNEMO_DB
+ * names a store, so the per-user store never serves one project's memory
+ * for another's prompt.
  *
  * Everything from stdin is checked: a JSON object under a size cap, the
  * event name, an absolute cwd that is a directory, the prompt a string.
  * The caller (cmd_hook.c) turns any failure into silence.
  */
 #include "common.h"
+#include <ctype.h>
 #include <sys/stat.h>
 
 #include "mnemo/agent.h"
@@ -32,22 +48,102 @@
 #define DEFAULT_MAX_TOKENS 1800
 /* context's query is at most 32768 characters; a longer prompt is cut */
 #define MAX_QUERY_BYTES 32000
+#define MAX_SESSION     200 /* bytes of a session id kept (the context op's schema) */
 #define MARK            "<project-memory source=\"mnemo\">"
 
-/* Too short to search for: under two words or under 8 letters and digits. */
-static bool trivial(const char *s)
+/*
+ * Words that keep a conversation going without saying what it is about:
+ * acknowledgements, go-aheads, pronouns, and the verbs and nouns of any
+ * task ("run the tests again", "commit it", "undo that change"). A prompt
+ * made of these alone asks nothing of the project's memory.
+ */
+static const char *const chat_words[] = {
+    "a",       "about",    "actually",  "again",     "agree",   "agreed",   "ah",      "ahead",
+    "all",     "alright",  "also",      "am",        "amazing", "an",       "and",     "answer",
+    "any",     "anything", "approach",  "are",       "as",      "at",       "awesome", "back",
+    "be",      "better",   "but",       "by",        "can",     "cancel",   "carry",   "change",
+    "changes", "check",    "cheers",    "code",      "commit",  "continue", "cool",    "correct",
+    "could",   "did",      "diff",      "different", "do",      "does",     "doing",   "done",
+    "dont",    "else",     "exactly",   "excellent", "explain", "file",     "files",   "fine",
+    "first",   "fix",      "for",       "from",      "get",     "go",       "going",   "good",
+    "got",     "great",    "guess",     "had",       "haha",    "has",      "have",    "he",
+    "hello",   "help",     "here",      "hey",       "hi",      "hm",       "hmm",     "hold",
+    "how",     "i",        "if",        "im",        "in",      "indeed",   "instead", "is",
+    "isnt",    "it",       "its",       "job",       "just",    "keep",     "last",    "let",
+    "lets",    "lgtm",     "like",      "lol",       "look",    "looks",    "love",    "make",
+    "makes",   "me",       "mean",      "meant",     "more",    "much",     "my",      "nah",
+    "need",    "never",    "next",      "nice",      "no",      "nope",     "not",     "now",
+    "of",      "oh",       "ok",        "okay",      "on",      "one",      "ones",    "option",
+    "or",      "other",    "out",       "perfect",   "please",  "pls",      "plz",     "proceed",
+    "push",    "put",      "really",    "redo",      "revert",  "right",    "run",     "same",
+    "say",     "second",   "see",       "seems",     "sense",   "set",      "ship",    "should",
+    "show",    "so",       "something", "sorry",     "sound",   "sounds",   "start",   "step",
+    "steps",   "still",    "stop",      "sure",      "thank",   "thanks",   "that",    "thats",
+    "the",     "them",     "then",      "there",     "these",   "they",     "thing",   "things",
+    "think",   "this",     "those",     "thx",       "to",      "too",      "try",     "ty",
+    "uh",      "um",       "undo",      "up",        "us",      "very",     "wait",    "want",
+    "was",     "way",      "we",        "well",      "went",    "were",     "what",    "whats",
+    "when",    "where",    "which",     "why",       "will",    "with",     "work",    "worked",
+    "working", "works",    "would",     "wow",       "wrong",   "y",        "yeah",    "yep",
+    "yes",     "yet",      "you",       "your",      "yup",
+};
+
+static int cmp_str(const void *a, const void *b)
 {
-    size_t words = 0, alnum = 0;
-    bool in = false;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        bool w = (*p >= '0' && *p <= '9') || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z') ||
-                 *p == '_' || *p >= 0x80;
-        alnum += w && *p != '_';
-        if (w && !in)
-            words++;
-        in = w;
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool chat_word(const char *w)
+{
+    const char *key = w;
+    return bsearch(&key, chat_words, MN_ARRAY_SIZE(chat_words), sizeof(*chat_words), cmp_str) !=
+           NULL;
+}
+
+/*
+ * Whether a prompt asks nothing of the project's memory: fewer than two
+ * words or eight letters and digits, or its words (lower-cased,
+ * apostrophes dropped) are all conversational but one at most, and that
+ * one is no identifier (a name with _ . / or an inner capital, a word
+ * with digits: those name code even alone).
+ */
+static bool conversational(const char *s)
+{
+    size_t words = 0, alnum = 0, content = 0;
+    bool named = false;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        if (!(isalnum(*p) || *p == '_' || *p >= 0x80)) {
+            p++;
+            continue;
+        }
+        char w[64];
+        size_t n = 0;
+        bool ident = false, upper_inside = false, digit = false;
+        const unsigned char *start = p;
+        while (*p && (isalnum(*p) || *p == '_' || *p == '\'' || *p >= 0x80 ||
+                      ((*p == '.' || *p == '/' || *p == '-') && isalnum(p[1]) && p > start))) {
+            if (*p == '_' || *p == '.' || *p == '/')
+                ident = true;
+            if (p > start && isupper(*p) && islower(p[-1]))
+                upper_inside = true;
+            if (isdigit(*p))
+                digit = true;
+            if (isalnum(*p) || *p >= 0x80)
+                alnum++;
+            if (*p != '\'' && n + 1 < sizeof(w))
+                w[n++] = (char)tolower(*p);
+            p++;
+        }
+        w[n] = '\0';
+        words++;
+        if (!n || chat_word(w))
+            continue;
+        content++;
+        named |= ident || upper_inside || (digit && isalpha((unsigned char)w[0]));
     }
-    return words < 2 || alnum < 8;
+    if (words < 2 || alnum < 8)
+        return true;
+    return content == 0 || (content == 1 && !named);
 }
 
 int mn_hook__budget(mn_ctx *ctx, json_int_t *out)
@@ -71,10 +167,17 @@ int mn_hook__budget(mn_ctx *ctx, json_int_t *out)
 }
 
 /* The context op's arguments for prompt; NULL when it is not valid UTF-8. */
-static json_t *context_args(const char *prompt)
+static json_t *context_args(const char *prompt, const char *session)
 {
     size_t n = mn_utf8_floor(prompt, strlen(prompt), MAX_QUERY_BYTES);
-    return json_pack("{s:s%,s:b}", "query", prompt, n, "refresh", 0);
+    json_t *a = json_pack("{s:s%,s:b}", "query", prompt, n, "refresh", 0);
+    if (a && session && *session) {
+        size_t sn = mn_utf8_floor(session, strlen(session), MAX_SESSION);
+        json_t *s = json_stringn(session, sn);
+        if (s)
+            json_object_set_new(a, "session", s);
+    }
+    return a;
 }
 
 /*
@@ -101,28 +204,49 @@ static void take_result(char **md, char **stale_root, const json_t *r, const cha
 }
 
 /*
+ * The store around cwd, when it is a project's: *loc filled, false (and
+ * nothing to say) outside any repository unless MNEMO_DB names a store.
+ */
+static bool project_store(mn_location *loc, const char *cwd)
+{
+    memset(loc, 0, sizeof(*loc));
+    if (mn_locate(loc, NULL, cwd) != 0) {
+        mn_error_clear();
+        return false;
+    }
+    if (!strcmp(loc->how, "user default")) {
+        mn_location_release(loc);
+        return false;
+    }
+    return true;
+}
+
+/*
  * The context Markdown for prompt in the store around cwd; *md NULL when
  * nothing relevant. A `mnemo mcp` serving that store answers it when one
  * listens (warm.c: everything loaded already); else this process does.
- * refresh is false: an index older than index.refresh_age is used as it is
- * (walking sympy's tree costs ~40 ms of the hook's budget) and *stale_root
+ * refresh is false: an index older than index.refresh_age is used as it
+ * is (walking sympy's tree costs ~40 ms of the hook's budget) and *stale_root
  * says where to re-index later.
  */
-static int context_for(char **md, char **stale_root, const char *cwd, const char *prompt)
+static int context_for(char **md, char **stale_root, const char *cwd, const char *prompt,
+                       const char *session)
 {
     mn_ctx_options o = MN_CTX_OPTIONS_INIT;
     mn_location loc = {0};
     mn_ctx *ctx = NULL;
     json_t *args = NULL, *r = NULL;
     json_int_t budget;
-    int rc;
+    int rc = 0;
     *md = NULL;
-    if (!(args = context_args(prompt)))
-        return mn_error_set(MN_EINVAL, "hook input: the prompt is not valid UTF-8");
-    if (mn_locate(&loc, NULL, cwd) == 0 && mn_fs_exists(loc.db_path) &&
-        mn_warm_context(&r, loc.db_path, args) == 0) {
+    if (!project_store(&loc, cwd))
+        return 0; /* no project here: nothing to say */
+    if (!(args = context_args(prompt, session))) {
+        rc = mn_error_set(MN_EINVAL, "hook input: the prompt is not valid UTF-8");
+        goto out;
+    }
+    if (mn_fs_exists(loc.db_path) && mn_warm_context(&r, loc.db_path, args) == 0) {
         take_result(md, stale_root, r, loc.root);
-        rc = 0;
         goto out;
     }
     mn_error_clear();
@@ -146,6 +270,54 @@ out:
     return rc;
 }
 
+/*
+ * Implicit feedback of a session: file (absolute, from a tool's input)
+ * read or edited, or NULL at the session's Stop. Nothing when the file is
+ * outside the repository or there is no project store here.
+ */
+static int feedback_for(const char *cwd, const char *session, const char *file)
+{
+    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
+    mn_location loc = {0};
+    mn_ctx *ctx = NULL;
+    json_t *args = NULL, *r = NULL;
+    int rc = 0;
+    if (!session || !*session || !project_store(&loc, cwd))
+        return 0;
+    if (!mn_fs_exists(loc.db_path))
+        goto out; /* never creates one */
+    o.start_dir = cwd;
+    o.actor = "hook";
+    o.create = false;
+    o.progress = false;
+    if ((rc = mn_ctx_open(&ctx, &o)) != 0)
+        goto out;
+    const char *root = mn_ctx_root(ctx);
+    size_t n = root ? strlen(root) : 0;
+    if (file && (!n || strncmp(file, root, n) != 0 || file[n] != '/' || !file[n + 1]))
+        goto out; /* not a file of this project */
+    args = json_pack("{s:s,s:s%}", "signal", file ? "used" : "ignored", "session", session,
+                     mn_utf8_floor(session, strlen(session), MAX_SESSION));
+    if (!args)
+        goto out; /* a session id that is not UTF-8: none of ours */
+    if (file) {
+        json_t *f = json_string(file + n + 1);
+        if (!f)
+            goto out; /* not UTF-8: no path of ours */
+        json_object_set_new(args, "files", json_pack("[o]", f));
+        json_object_set_new(args, "note", json_string("the agent read or edited it"));
+    } else {
+        json_object_set_new(args, "note", json_string("the session stopped without touching it"));
+    }
+    rc = mn_api_call(ctx, "feedback", args, &r);
+out:
+    mn_location_release(&loc);
+    json_decref(args);
+    json_decref(r);
+    mn_ctx_free(ctx);
+    return rc;
+}
+
 static int need_string(const char **out, const json_t *o, const char *key, const char *where)
 {
     const json_t *v = json_object_get(o, key);
@@ -153,6 +325,15 @@ static int need_string(const char **out, const json_t *o, const char *key, const
         return mn_error_set(MN_EINVAL, "hook input: %s%s must be a string", where, key);
     *out = json_string_value(v);
     return 0;
+}
+
+static bool file_tool(const char *tool)
+{
+    static const char *const tools[] = {"Read", "Edit", "MultiEdit", "Write", "NotebookEdit"};
+    for (size_t i = 0; tool && i < MN_ARRAY_SIZE(tools); i++)
+        if (!strcmp(tool, tools[i]))
+            return true;
+    return false;
 }
 
 int mn_hook_claude_code(json_t **out, const char *input, size_t len, char **stale_root)
@@ -182,10 +363,11 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len, char **stal
         rc = mn_error_set(MN_EINVAL, "hook input: cwd '%.200s' is not an absolute directory", cwd);
         goto out;
     }
+    const char *session = json_string_value(json_object_get(in, "session_id"));
     if (!strcmp(event, "UserPromptSubmit")) {
-        if ((rc = need_string(&prompt, in, "prompt", "")) != 0 || trivial(prompt))
+        if ((rc = need_string(&prompt, in, "prompt", "")) != 0 || conversational(prompt))
             goto out;
-        if ((rc = context_for(&md, stale_root, cwd, prompt)) != 0 || !md)
+        if ((rc = context_for(&md, stale_root, cwd, prompt, session)) != 0 || !md)
             goto out;
         *out = json_pack("{s:{s:s,s:s}}", "hookSpecificOutput", "hookEventName", "UserPromptSubmit",
                          "additionalContext", md);
@@ -198,10 +380,11 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len, char **stal
             rc = mn_error_set(MN_EINVAL, "hook input: tool_input must be an object");
             goto out;
         }
-        if ((rc = need_string(&prompt, ti, "prompt", "tool_input.")) != 0 || trivial(prompt) ||
-            strstr(prompt, MARK))
+        if ((rc = need_string(&prompt, ti, "prompt", "tool_input.")) != 0 ||
+            conversational(prompt) || strstr(prompt, MARK))
             goto out;
-        if ((rc = context_for(&md, stale_root, cwd, prompt)) != 0 || !md)
+        /* a sub-agent starts afresh: its prompt gets the overview (no session) */
+        if ((rc = context_for(&md, stale_root, cwd, prompt, NULL)) != 0 || !md)
             goto out;
         mn_buf p = MN_BUF_INIT;
         mn_buf_printf(&p, "%s\n\n" MARK "\n%s\n</project-memory>", prompt, md);
@@ -212,6 +395,18 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len, char **stal
                          "PreToolUse", "permissionDecision", "allow", "permissionDecisionReason",
                          "mnemo added the project memory for this task to the sub-agent's prompt",
                          "updatedInput", updated);
+    } else if (!strcmp(event, "PostToolUse")) {
+        const char *tool = json_string_value(json_object_get(in, "tool_name"));
+        const json_t *ti = json_object_get(in, "tool_input");
+        if (!file_tool(tool) || !json_is_object(ti))
+            goto out; /* installed with matcher Read|Edit|MultiEdit|Write|NotebookEdit */
+        const char *file = json_string_value(json_object_get(ti, "file_path"));
+        if (!file)
+            file = json_string_value(json_object_get(ti, "notebook_path"));
+        if (file && file[0] == '/')
+            rc = feedback_for(cwd, session, file);
+    } else if (!strcmp(event, "Stop") || !strcmp(event, "SessionEnd")) {
+        rc = feedback_for(cwd, session, NULL);
     }
     /* other events: nothing to add */
 out:

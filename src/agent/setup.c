@@ -5,9 +5,12 @@
  * project and for the user, and how an entry looks. What setup adds:
  *  - an MCP server named "mnemo" that runs `<mnemo> mcp` (JSON: under
  *    mcpServers or servers; Codex: the TOML table [mcp_servers.mnemo]);
- *  - for Claude Code, two hooks in its settings: UserPromptSubmit and
- *    PreToolUse of the sub-agent tool (matcher "Task|Agent": Claude Code
- *    2.1.63 renamed Task to Agent), both running `<mnemo> hook claude-code`.
+ *  - for Claude Code, four hooks in its settings, all running `<mnemo>
+ *    hook claude-code`: UserPromptSubmit and PreToolUse of the sub-agent
+ *    tool (matcher "Task|Agent": Claude Code 2.1.63 renamed Task to Agent)
+ *    add the context; PostToolUse of the file tools (matcher
+ *    "Read|Edit|MultiEdit|Write|NotebookEdit") and Stop record what the
+ *    agent used of it (implicit feedback).
  * How the server finds the project's store: Claude Code and Codex start it
  * in the project's directory, where mnemo finds .mnemo/ as git finds .git;
  * Cursor and VS Code may not, so their entry sets MNEMO_DB to
@@ -231,7 +234,10 @@ out:
 static const struct {
     const char *event;
     const char *matcher;
-} hook_events[] = {{"UserPromptSubmit", NULL}, {"PreToolUse", "Task|Agent"}};
+} hook_events[] = {{"UserPromptSubmit", NULL},
+                   {"PreToolUse", "Task|Agent"},
+                   {"PostToolUse", "Read|Edit|MultiEdit|Write|NotebookEdit"},
+                   {"Stop", NULL}};
 
 /* Find a hook of ours under hooks.<event>: its group and index in the group. */
 static bool find_our_hook(const json_t *groups, size_t *gi, size_t *hi)
@@ -418,7 +424,8 @@ int mn_setup(json_t **out, const mn_setup_options *opts)
         }
         plans[nplans].path = mn_buf_detach(&b);
         plans[nplans].kind = FMT_HOOKS_JSON;
-        plans[nplans++].what = "hooks UserPromptSubmit and PreToolUse (Task|Agent)";
+        plans[nplans++].what =
+            "hooks UserPromptSubmit, PreToolUse (Task|Agent), PostToolUse (file tools), Stop";
     }
 
     /* plan every file before writing any */

@@ -187,13 +187,38 @@ static char *find_upward(const char *start, const char *entry, bool want_dir)
     return dir;
 }
 
+/*
+ * A database named by a URL ("postgres://...", "postgresql://...", any
+ * "scheme://"): refused, since only SQLite files are stores for now; taken
+ * as a path it would quietly become a directory "postgres:" here.
+ */
+static int refuse_url(const char *db, const char *how)
+{
+    size_t n = strspn(db, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
+    if (n == 0 || strncmp(db + n, "://", 3) != 0)
+        return 0;
+    if ((n == 8 && !strncmp(db, "postgres", 8)) || (n == 10 && !strncmp(db, "postgresql", 10)))
+        return mn_error_set(MN_EINVAL,
+                            "%s names a PostgreSQL database, and this mnemo has no PostgreSQL "
+                            "store yet: give the path of a SQLite store file (or none: the "
+                            "repository's .mnemo/mnemo.db)",
+                            how);
+    return mn_error_set(MN_EINVAL,
+                        "%s '%.*s://...' is a URL; a store is a SQLite file: give its path", how,
+                        (int)(n > 20 ? 20 : n), db);
+}
+
 int mn_locate(mn_location *out, const char *explicit_path, const char *start_dir)
 {
     memset(out, 0, sizeof(*out));
     const char *env = getenv("MNEMO_DB");
     const char *start = start_dir ? start_dir : ".";
     char *root;
+    int rc;
     if (explicit_path || (env && *env)) {
+        if ((rc = refuse_url(explicit_path ? explicit_path : env,
+                             explicit_path ? "--db" : "MNEMO_DB")) != 0)
+            return rc;
         out->db_path = mn_fs_abspath(explicit_path ? explicit_path : env);
         out->how = explicit_path ? "--db" : "MNEMO_DB";
         out->root = find_upward(start, ".git", false);
@@ -298,7 +323,10 @@ static char *git_exclude_dir(const char *root)
     return gitdir;
 }
 
-/* Create the directory of a database; inside a git work tree, keep it out of git. */
+/*
+ * Create the directory of a database (0700: the store is its user's alone);
+ * inside a git work tree, keep it out of git.
+ */
 static int prepare_dir(const char *db_path, const char *root)
 {
     char *dir = mn_strdup(db_path);
@@ -306,7 +334,7 @@ static int prepare_dir(const char *db_path, const char *root)
     int rc = 0;
     if (slash && slash != dir) {
         *slash = '\0';
-        rc = mn_fs_mkdir_p(dir);
+        rc = mn_fs_mkdir_private(dir);
     }
     if (rc == 0 && root) {
         mn_buf mnemo_dir = MN_BUF_INIT;
@@ -338,7 +366,13 @@ int mn_init_at(char **out_db, const char *dir)
     int rc;
     mn_buf_printf(&db, "%s/.mnemo/mnemo.db", strcmp(root, "/") ? root : "");
     if ((rc = prepare_dir(db.ptr, root)) == 0) {
+        /* .mnemo/ made by an older mnemo (0755): private now */
+        char *slash = strrchr(db.ptr, '/');
+        *slash = '\0';
+        mn_fs_make_private(db.ptr);
+        *slash = '/';
         opts.root_path = root;
+        opts.adopt = true; /* asked for explicitly: a SQLite file already there becomes the store */
         rc = mn_store_open(&s, db.ptr, &opts);
         mn_store_free(s);
     }
@@ -363,9 +397,19 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
                             opts->version);
     if ((rc = mn_locate(&loc, opts->db_path, opts->start_dir)) != 0)
         return rc;
+    bool own_dir = strcmp(loc.how, "repository") == 0 || strcmp(loc.how, "user default") == 0;
     if (opts->create && !mn_fs_exists(loc.db_path) &&
         (rc = prepare_dir(loc.db_path, strcmp(loc.how, "repository") == 0 ? loc.root : NULL)))
         goto fail;
+    if (own_dir) {
+        /* .mnemo/ or ~/.local/share/mnemo/ made by an older mnemo (0755): private now */
+        char *dir = mn_strdup(loc.db_path), *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            mn_fs_make_private(dir);
+        }
+        free(dir);
+    }
     so.create = opts->create;
     so.root_path = loc.root;
     so.project =
@@ -377,6 +421,7 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
     }
     ctx->db_path = loc.db_path;
     ctx->root = loc.root;
+    ctx->how = loc.how;
     ctx->actor = mn_strdup(opts->actor ? opts->actor : "cli");
     ctx->progress = opts->progress;
     ctx->local_cli = opts->front_end == MN_FRONT_LOCAL_CLI;

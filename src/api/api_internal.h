@@ -14,6 +14,7 @@ struct mn_ctx {
     mn_store *store;
     char *db_path;
     char *root;
+    const char *how; /* mn_location.how: "repository" when the store lives in root's .mnemo/ */
     char *actor;
     char *author;
     mn_memory_settings settings;
@@ -25,6 +26,9 @@ struct mn_ctx {
     mn_scanner *scanner;
     const mn_scanner *scanner_used; /* scanner, or the built-in rules */
     unsigned redact_out;            /* classes redacted from every answer */
+    /* memory.ttl.<kind> in ms (op_lifecycle.c: mn_api__expiry), read once per context */
+    bool lifecycle_loaded;
+    int64_t kind_ttl_ms[MN_MEMORY_KINDS];
 };
 
 /**
@@ -43,6 +47,28 @@ int mn_api__config_duration(mn_ctx *ctx, int64_t *out, const char *key);
  * and op index. A failure is logged, not returned: the index works as it is.
  */
 void mn_api__tidy(mn_ctx *ctx);
+/** How long served answers are kept: config served.max_age (ms) and served.max_rows; 0: no limit.
+ */
+int mn_api__served_limits(mn_ctx *ctx, int64_t *max_age_ms, int64_t *max_rows);
+/**
+ * Record an answer in the served table (op, query, items) and count a hit
+ * on each memory (rows: their row ids), then forget what served.* says is
+ * too old, in one transaction. Best effort: when the store cannot be
+ * written (read-only, disk full, locked too long) nothing is recorded,
+ * *id stays 0 and a note saying why goes into notes; the answer stands.
+ */
+void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const json_t *items,
+                           const int64_t *rows, size_t nrows, int64_t *id, json_t *notes);
+/** search under another op's name (search_code): served and audited as that op. */
+int mn_api__search(mn_ctx *ctx, const char *op, const json_t *args, json_t **out);
+/**
+ * One audit row for a read or an export that records no served answer, in
+ * its own transaction; a read row is pruned as served.* says. Best effort:
+ * skipped on a read-only store, logged when it fails; the read stands.
+ * op_audit.c.
+ */
+void mn_api__audit_read(mn_ctx *ctx, const char *op, const char *target, const json_t *detail);
+int mn_op_audit(mn_ctx *ctx, const json_t *args, json_t **out);
 /** A KEY_BOOL config key's effective value. */
 int mn_api__config_bool(mn_ctx *ctx, bool *out, const char *key);
 
@@ -81,5 +107,25 @@ int mn_api__ensure_fresh(mn_ctx *ctx, const json_t *args, json_t *notes);
 int mn_api__as_of(const json_t *args, int64_t *now_ms);
 int mn_op_context(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_recall(mn_ctx *ctx, const json_t *args, json_t **out);
+
+/* ---- the life cycle (op_lifecycle.c) ---- */
+/**
+ * The expiry test of answers at the wall clock: what expired (a memory's
+ * ttl, its kind's memory.ttl.<kind>) is not served. Fails only on a bad
+ * config value.
+ */
+int mn_api__expiry(mn_ctx *ctx, mn_expiry *out);
+/**
+ * Before answering (search, context, recall): when the index marked
+ * citations for a check that has not run (an index run by another
+ * process, an interrupted one), run it. One index probe when there is
+ * none; best effort: a store that cannot be written answers as it is.
+ */
+void mn_api__citations_current(mn_ctx *ctx);
+/** After an index run: check the citations it marked (counts into out as "citations"). */
+int mn_api__citations_after_index(mn_ctx *ctx, json_t *out);
+int mn_op_stale(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_revalidate(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_gc(mn_ctx *ctx, const json_t *args, json_t **out);
 
 #endif

@@ -39,6 +39,8 @@ static const struct config_key {
      "What the git, conversation and issue ingests find (ingest git, the post-commit hook, "
      "capture) is saved active at or above this confidence; below, it waits in the review queue "
      "(status pending). docs/internals/ingest.md says how candidates are scored."},
+    {"context.tokenizer", KEY_TEXT, "o200k_base", 40,
+     "The encoding context budgets are counted in: o200k_base or cl100k_base."},
     {"discovery.max_age", KEY_DURATION, "7d", 0,
      "Refresh the discovery facts at the next index when they are older than this "
      "(90m, 12h, 7d, 2w; 0: never by age)."},
@@ -78,12 +80,39 @@ static const struct config_key {
     {"mcp.tools", KEY_TEXT, "default", 2000,
      "Operations offered as MCP tools: default (context, recall, save, search, search_code, "
      "feedback, forget), all, or op names separated by commas. Command line only."},
+    {"memory.body_cap", KEY_INT, "2000", 1000000,
+     "Characters a memory's body may have (0: no cap). Over it a person's or an agent's save is "
+     "refused; an automatic capture is cut at a sentence with a note. Episodes and document "
+     "parts are not capped."},
     {"memory.dedup", KEY_BOOL, "true", 0,
-     "Merge a save into the live memory with the same kind, title and body."},
+     "Merge a save into the live memory that says the same: the same kind, title and body, or a "
+     "near-duplicate by the verdict of docs/internals/neardup.md."},
     {"memory.excerpt_cap", KEY_INT, "32768", 1048576,
      "Bytes kept of a conversation excerpt (stored zlib-compressed)."},
+    {"memory.gc.superseded_after", KEY_DURATION, "90d", 0,
+     "`mnemo gc` archives a superseded memory this long after it was superseded (30d, 90d; "
+     "0: never). Superseded memories are never served as current either way."},
     {"memory.review_threshold", KEY_RATIO, "0.5", 0,
      "Saves with a confidence below this wait in the review queue (status pending)."},
+    /* memory.ttl.<kind>: lifecycle.c, docs/internals/memory.md "Life cycle" */
+    {"memory.ttl.decision", KEY_DURATION, "0", 0,
+     "A decision not saved, changed or served for this long expires: no longer served, archived by "
+     "`mnemo gc` (90d, 52w; 0: never). A memory's own ttl (save --ttl) applies too."},
+    {"memory.ttl.doc_link", KEY_DURATION, "0", 0,
+     "Time to live of doc_link memories since last saved, changed or served (0: never)."},
+    {"memory.ttl.episode", KEY_DURATION, "180d", 0,
+     "Time to live of episodes (a session's turns) since last saved, changed or served: then "
+     "they are no longer served and `mnemo gc` archives them (0: never)."},
+    {"memory.ttl.fact", KEY_DURATION, "0", 0,
+     "Time to live of facts since last saved, changed or served (0: never, the default)."},
+    {"memory.ttl.fewshot", KEY_DURATION, "0", 0,
+     "Time to live of fewshot examples since last saved, changed or served (0: never)."},
+    {"memory.ttl.gotcha", KEY_DURATION, "0", 0,
+     "Time to live of gotchas since last saved, changed or served (0: never)."},
+    {"memory.ttl.pattern", KEY_DURATION, "0", 0,
+     "Time to live of patterns since last saved, changed or served (0: never)."},
+    {"memory.ttl.rule", KEY_DURATION, "0", 0,
+     "Time to live of rules since last saved, changed or served (0: never)."},
     {"scan.pii", KEY_TEXT, "redact", 16,
      "Personal data (e-mail, phone, card, IBAN, national ids) in what is saved or indexed: "
      "redact (replaced by [REDACTED:<rule>]), quarantine (kept, the memory waits for review "
@@ -103,6 +132,14 @@ static const struct config_key {
      "An MCP session unused this long ends; its client must initialize again (30m, 1h; 0: 1h)."},
     {"serve.threads", KEY_INT, "8", 64,
      "Threads of `mnemo serve`, each with its own store connection (0: 8)."},
+    /* served.*: how long what was asked and answered is kept (op_search.c) */
+    {"served.max_age", KEY_DURATION, "30d", 0,
+     "Keep each question asked (context, recall, search, a hook's prompt) and what it was "
+     "answered with this long, for feedback, and the audit rows of reads (7d, 30d; 0: no age "
+     "limit)."},
+    {"served.max_rows", KEY_INT, "10000", 100000000,
+     "Keep at most this many of the newest questions and their answers, and of the audit "
+     "rows of reads (0: no limit)."},
     {"user.name", KEY_TEXT, "", 200, "Author recorded on saves (default: $USER)."},
 };
 
@@ -254,8 +291,8 @@ static int check_text_shape(const char *key, const char *v)
         strcmp(v, "off") != 0)
         return mn_error_set(MN_EINVAL, "embed.provider must be builtin, http or off (got '%.40s')",
                             v);
-    if (strcmp(key, "scan.pii") == 0 && strcmp(v, "redact") != 0 &&
-        strcmp(v, "quarantine") != 0 && strcmp(v, "off") != 0)
+    if (strcmp(key, "scan.pii") == 0 && strcmp(v, "redact") != 0 && strcmp(v, "quarantine") != 0 &&
+        strcmp(v, "off") != 0)
         return mn_error_set(MN_EINVAL, "scan.pii must be redact, quarantine or off (got '%.40s')",
                             v);
     if (strcmp(key, "embed.url") == 0 && *v && strncmp(v, "http://", 7) != 0 &&
@@ -412,6 +449,10 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
             return rc;
         ctx->settings.dedup = strcmp(v, "true") == 0;
         free(v);
+        if ((rc = effective(ctx, &v, find_key("memory.body_cap"), NULL)) != 0)
+            return rc;
+        ctx->settings.body_cap = (size_t)strtoull(v, NULL, 10);
+        free(v);
         if ((rc = effective(ctx, &v, find_key("user.name"), NULL)) != 0)
             return rc;
         if (!*v) {
@@ -460,6 +501,16 @@ int mn_api__config_duration(mn_ctx *ctx, int64_t *out, const char *key)
     int rc = effective(ctx, &v, k, NULL);
     if (rc == 0)
         rc = parse_duration(out, key, v);
+    free(v);
+    return rc;
+}
+
+int mn_api__served_limits(mn_ctx *ctx, int64_t *max_age_ms, int64_t *max_rows)
+{
+    char *v = NULL;
+    int rc = mn_api__config_duration(ctx, max_age_ms, "served.max_age");
+    if (rc == 0 && (rc = effective(ctx, &v, find_key("served.max_rows"), NULL)) == 0)
+        rc = mn_parse_int64(max_rows, v, 0, INT64_MAX, "served.max_rows");
     free(v);
     return rc;
 }
@@ -538,6 +589,7 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
     }
     if (rc == 0) {
         ctx->settings_loaded = false;
+        ctx->lifecycle_loaded = false; /* memory.ttl.* (op_lifecycle.c) */
         /* scan.pii changes what answers are scrubbed of: load the scanner again */
         mn_scanner_free(ctx->scanner);
         ctx->scanner = NULL;

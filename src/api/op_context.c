@@ -2,14 +2,26 @@
  * op_context.c - the one call (context) and its data form (recall): make
  * sure the index is fresh (op_index.c: mn_api__ensure_fresh), then hand the
  * question to the packer (retrieve/pack.h) and record what was served, so
- * feedback on it can reach the memories' usefulness counters.
+ * feedback on it can reach the memories' usefulness counters. Recording is
+ * best effort (op_search.c: mn_api__record_served): a store that cannot be
+ * written answers all the same, and its notes say what was not recorded.
+ *
+ * Tokens are counted in the encoding `tokenizer` names, else config
+ * context.tokenizer (default o200k_base); without its table, the estimate,
+ * and the notes say so. An agent session (`session`, which the hooks pass)
+ * gets the project overview with its first answer; later answers in it
+ * carry only the overview lines that hold the question's words, and are
+ * recorded with the session for implicit feedback. An answer outside a
+ * session ends with a line naming its served id for feedback.
  */
 #include "common.h"
 
 #include "api/api_internal.h"
 #include "api/op_context_extra.h"
 #include "retrieve/pack.h"
+#include "retrieve/tokens.h"
 #include "store/store_search.h"
+#include "util/util.h"
 #include "util/vec.h"
 
 /* Strings of a JSON array into a malloc'd vector (borrowed strings). */
@@ -30,9 +42,12 @@ static int collect_row(void *payload, const mn_memory_hit *h)
     return 0;
 }
 
-/* Remember what was served (ids and scores) and count a hit on each memory. */
+/*
+ * Remember what was served (ids and scores) and count a hit on each memory;
+ * best effort (mn_api__record_served): a note instead of an error.
+ */
 static int record_served(mn_ctx *ctx, const char *op, const char *query, json_t *out,
-                         const json_t *items)
+                         const json_t *items, json_t *notes)
 {
     int64_t id = 0;
     json_t *served = json_array();
@@ -50,26 +65,30 @@ static int record_served(mn_ctx *ctx, const char *op, const char *query, json_t 
         if (!strcmp(type, "memory") && nuids < MN_ARRAY_SIZE(uids))
             uids[nuids++] = mid;
     }
-    if (mn_store_read_only(ctx->store)) { /* serves without recording */
-        json_decref(served);
-        return 0;
-    }
     row_vec rows = MN_VEC_INIT;
     int rc = nuids ? mn_store_memories_by_uid(ctx->store, uids, nuids, collect_row, &rows) : 0;
-    if (rc == 0 && (rc = mn_store_begin(ctx->store)) == 0) {
-        rc = mn_store_served_add(ctx->store, &id, op, query, served);
-        if (rc == 0 && rows.len)
-            rc = mn_store_memories_touch(ctx->store, rows.items, rows.len, mn_time_now_ms());
-        if (rc == 0)
-            rc = mn_store_commit(ctx->store);
-        else
-            mn_store_rollback(ctx->store);
-    }
+    if (rc == 0)
+        mn_api__record_served(ctx, op, query, served, rows.items, rows.len, &id, notes);
     mn_vec_release(&rows);
     json_decref(served);
-    if (rc == 0)
+    if (id)
         json_object_set_new(out, "served", json_integer(id));
     return rc;
+}
+
+/*
+ * Once the answer is recorded: the session it was served in (the answer
+ * stands without it: a failure is logged), and the line naming its id.
+ */
+static void after_served(mn_ctx *ctx, json_t *out, const char *session,
+                         const mn_token_counter *counter)
+{
+    int64_t served = (int64_t)json_integer_value(json_object_get(out, "served"));
+    if (session && served > 0 && mn_store_served_set_session(ctx->store, served, session) != 0) {
+        mn_log(MN_LOG_WARN, "context: the answer's session was not recorded: %s", mn_error_last());
+        mn_error_clear();
+    }
+    mn_context_footer(out, served, counter);
 }
 
 static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
@@ -101,6 +120,35 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
     mn_context_extra extra = {NULL, NULL};
     size_t asked = req.max_tokens;
     json_t *notes = json_array();
+    const char *session = recall ? NULL : json_string_value(json_object_get(args, "session"));
+    mn_token_counter counter;
+    char *tok_note = NULL, *tok_config = NULL;
+    const char *tok = json_string_value(json_object_get(args, "tokenizer"));
+    if (!tok && mn_store_config_get(ctx->store, &tok_config, "context.tokenizer") == 0)
+        tok = tok_config;
+    mn_error_clear();
+    if (mn_tokens_counter(&counter, tok, &tok_note) != 0) {
+        int code = mn_error_set(MN_EINVAL,
+                                "unknown tokenizer '%.40s' (config context.tokenizer or "
+                                "tokenizer: cl100k_base or o200k_base)",
+                                tok ? tok : "");
+        free(tok_config);
+        free(files);
+        free(symbols);
+        json_decref(notes);
+        return code;
+    }
+    if (tok_note)
+        json_array_append_new(notes, json_string(tok_note));
+    free(tok_note);
+    req.counter = &counter;
+    req.footer = !recall && !session;
+    if (session) {
+        bool seen = false;
+        if (mn_store_served_session_seen(ctx->store, session, "context", &seen) != 0)
+            mn_error_clear(); /* then the overview again: never an error for it */
+        req.overview = seen ? MN_OVERVIEW_MATCHING : MN_OVERVIEW_RANKED;
+    }
     json_t *fresh_args = json_object();
     const json_t *path = json_object_get(args, recall ? "repo_path" : "path");
     if (path)
@@ -110,6 +158,11 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
         json_object_set(fresh_args, "refresh", (json_t *)refresh);
     int rc = mn_api__ensure_fresh(ctx, fresh_args, notes);
     json_decref(fresh_args);
+    /* what expired is not served; citations the index marked are checked (op_lifecycle.c) */
+    if (rc == 0)
+        rc = mn_api__expiry(ctx, &req.expiry);
+    if (rc == 0)
+        mn_api__citations_current(ctx);
     mn_embedder *e = NULL;
     char *semantic_note = NULL;
     if (rc == 0)
@@ -147,8 +200,10 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
             }
             items = all;
         }
-        rc = record_served(ctx, recall ? "recall" : "context", req.query, *out, items);
+        rc = record_served(ctx, recall ? "recall" : "context", req.query, *out, items, notes);
         json_decref(all);
+        if (rc == 0 && !recall)
+            after_served(ctx, *out, session, &counter);
         json_array_extend(json_object_get(*out, "notes"), notes);
         if (rc) {
             json_decref(*out);
@@ -156,6 +211,7 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
         }
     }
     json_decref(notes);
+    free(tok_config);
     free(files);
     free(symbols);
     return rc;

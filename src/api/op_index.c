@@ -1,7 +1,12 @@
 /*
  * op_index.c - the code index operations: index, status, files, symbols,
- * graph, discover. The repository is the `path` given, else the one around
- * the store.
+ * graph, discover. The repository is the project's root: the directory
+ * whose .mnemo/ holds the store, else the root the store recorded at its
+ * first index (config index.root), else the one around the caller. A
+ * `path` (context's path, recall's repo_path) must lie inside that root
+ * once symbolic links are resolved, and names it: nothing outside the
+ * project is read, and an index is never replaced by another directory's
+ * (repo_root_for says the rules in full).
  *
  * After indexing, `index` runs discovery (index/discover.h) when it is due:
  * the first time, when the root or the manifests changed, or when the facts
@@ -22,19 +27,89 @@
 #include "index/rank.h"
 #include "store/store_index.h"
 
-static int repo_root(mn_ctx *ctx, const json_t *args, char **out)
+#define KEY_LAST_RUN "index.last_run"
+#define KEY_ROOT     "index.root"
+
+/* The root the store recorded at its first index (canonical), or NULL. */
+static int recorded_root(mn_ctx *ctx, char **out)
+{
+    int rc = mn_store_config_get(ctx->store, out, KEY_ROOT);
+    if (rc == MN_ENOTFOUND) {
+        mn_error_clear();
+        *out = NULL;
+        return 0;
+    }
+    return rc;
+}
+
+/*
+ * The repository an operation works on, confined to the project:
+ *  - the project's root is the directory whose .mnemo/ holds the store,
+ *    else the root the store recorded when it was first indexed (config
+ *    index.root: a store named by --db, MNEMO_DB or the per-user one);
+ *  - a `path` must be that root or a directory inside it once symbolic
+ *    links are resolved, and then names the project's root: an index is
+ *    never replaced by another directory's, nor by a part of itself;
+ *  - a store with no root yet takes the `path` of index, discover or
+ *    status as its root; context and recall (implicit: they index on their
+ *    own, and an agent chooses their arguments) only a path inside the
+ *    repository around the caller (ctx->root), and none outside one.
+ * *out is malloc'd.
+ */
+static int repo_root_for(mn_ctx *ctx, const json_t *args, bool implicit, char **out)
 {
     const char *p = json_string_value(json_object_get(args, "path"));
-    if (!p && !ctx->root)
+    char *project = NULL, *abs = NULL, *real = NULL, *real_fence = NULL;
+    int rc = 0;
+    *out = NULL;
+    if (ctx->root && ctx->how && strcmp(ctx->how, "repository") == 0)
+        project = mn_strdup(ctx->root);
+    else if ((rc = recorded_root(ctx, &project)) != 0)
+        return rc;
+    if (!p && !project && !ctx->root)
         return mn_error_set(MN_EINVAL, "not inside a repository: give the path to index");
-    char *abs = mn_fs_abspath(p ? p : ctx->root);
-    if (!mn_fs_is_dir(abs)) {
-        mn_error_set(MN_ENOTFOUND, "'%s' is not a directory", abs);
-        free(abs);
-        return MN_ENOTFOUND;
+    abs = p ? mn_fs_abspath(p) : mn_strdup(project ? project : ctx->root);
+    if (!mn_fs_is_dir(abs) || !(real = mn_fs_realpath(abs))) {
+        rc = mn_error_set(MN_ENOTFOUND, "'%s' is not a directory", abs);
+        goto out;
     }
-    *out = abs;
-    return 0;
+    if (p) {
+        const char *fence = project ? project : implicit ? ctx->root : NULL;
+        if (!fence) {
+            if (implicit) {
+                rc = mn_error_set(MN_EINVAL,
+                                  "store '%s' has no repository yet, and '%s' is not inside the "
+                                  "one around it: index it first (mnemo --db %s index DIR)",
+                                  ctx->db_path, abs, ctx->db_path);
+                goto out;
+            }
+        } else if (!(real_fence = mn_fs_realpath(fence)) || !mn_fs_path_within(real_fence, real)) {
+            rc = mn_error_set(MN_EINVAL,
+                              "'%s' is outside the project root '%s' of store '%s' (symbolic "
+                              "links resolved): mnemo reads nothing outside it; to index that "
+                              "directory, give it a store of its own ('mnemo init' there, or "
+                              "--db PATH)",
+                              abs, fence, ctx->db_path);
+            goto out;
+        }
+    }
+    /* inside the project: the path names the project's root */
+    *out = project ? project : abs;
+    if (project)
+        project = NULL;
+    else
+        abs = NULL;
+out:
+    free(project);
+    free(abs);
+    free(real);
+    free(real_fence);
+    return rc;
+}
+
+static int repo_root(mn_ctx *ctx, const json_t *args, char **out)
+{
+    return repo_root_for(ctx, args, false, out);
 }
 
 /* "\rindexed N files: path" at most every 100 ms, on stderr. */
@@ -50,15 +125,19 @@ static void progress(void *payload, size_t done, const char *path)
 
 static int discover_if_due(mn_ctx *ctx, const char *root, json_t **out);
 
-#define KEY_LAST_RUN "index.last_run"
-
-static int note_last_run(mn_ctx *ctx)
+/* After an index run: when it ran, and the root the store indexes (index.root). */
+static int note_last_run(mn_ctx *ctx, const char *root)
 {
     char ts[32];
+    char *real = mn_fs_realpath(root);
     snprintf(ts, sizeof(ts), "%lld", (long long)mn_time_now_ms());
     int rc = mn_store_begin(ctx->store);
-    if (rc == 0 && (rc = mn_store_config_set(ctx->store, KEY_LAST_RUN, ts)) == 0)
+    if (rc == 0 && (rc = mn_store_config_set(ctx->store, KEY_LAST_RUN, ts)) == 0 &&
+        (!real || (rc = mn_store_config_set(ctx->store, KEY_ROOT, real)) == 0)) {
+        free(real);
         return mn_store_commit(ctx->store);
+    }
+    free(real);
     if (rc)
         mn_store_rollback(ctx->store);
     return rc;
@@ -94,7 +173,11 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
     if (rc == 0)
         rc = mn_rank_refresh(ctx->store, st.changed, st.seen, opts.full, &ranked);
     if (rc == 0)
-        rc = note_last_run(ctx);
+        rc = note_last_run(ctx, root);
+    /* the citations into the files this run changed (op_lifecycle.c) */
+    json_t *cites = json_object();
+    if (rc == 0)
+        rc = mn_api__citations_after_index(ctx, cites);
     if (rc == 0) /* the memories' index too: `mnemo index` is where a CLI user's store is tidied */
         mn_api__tidy(ctx);
     /* vectors for what changed (and the built-in model trained when due), so that the
@@ -122,7 +205,9 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
         json_object_set_new(*out, "history_commits", json_integer((json_int_t)st.commits));
         if (semantic_note)
             json_object_set_new(*out, "notes", json_pack("[s]", semantic_note));
+        json_object_update(*out, cites);
     }
+    json_decref(cites);
     free(semantic_note);
     if (rc == 0 && disc)
         json_object_set_new(*out, "discovery", disc);
@@ -183,7 +268,9 @@ int mn_op_discover(mn_ctx *ctx, const json_t *args, json_t **out)
         mn_index_options io = MN_INDEX_OPTIONS_INIT;
         mn_index_stats st;
         if ((rc = mn_index_run(ctx->store, root, &io, &st)) != 0 ||
-            (rc = mn_rank_refresh(ctx->store, st.changed, st.seen, false, NULL)) != 0)
+            (rc = mn_rank_refresh(ctx->store, st.changed, st.seen, false, NULL)) != 0 ||
+            (rc = note_last_run(ctx, root)) != 0 ||
+            (rc = mn_api__citations_after_index(ctx, NULL)) != 0)
             goto out;
     }
     if ((rc = mn_discover(ctx->store, root, cfg, &opts, &ds)) != 0)
@@ -408,46 +495,70 @@ fail:
 
 int mn_api__ensure_fresh(mn_ctx *ctx, const json_t *args, json_t *notes)
 {
-    char *last = NULL;
+    char *last = NULL, *root = NULL, *recorded = NULL;
     int64_t refresh, when = 0;
-    if (!json_object_get(args, "path") && !ctx->root)
-        return 0; /* a store outside any repository: memories only */
-    int rc = mn_store_config_get(ctx->store, &last, KEY_LAST_RUN);
+    const json_t *path = json_object_get(args, "path");
+    int rc;
+    if (!path && !ctx->root) {
+        if ((rc = recorded_root(ctx, &recorded)) != 0)
+            return rc;
+        free(recorded);
+        if (!recorded)
+            return 0; /* a store outside any repository: memories only */
+    }
+    /* a path outside the project is refused before anything is read */
+    if ((rc = repo_root_for(ctx, args, true, &root)) != 0)
+        return rc;
+    rc = mn_store_config_get(ctx->store, &last, KEY_LAST_RUN);
     if (rc == 0) {
         if (mn_parse_int64(&when, last, 0, INT64_MAX, KEY_LAST_RUN) != 0)
             when = 0;
         free(last);
     } else if (rc != MN_ENOTFOUND) {
-        return rc;
+        goto out;
     }
     mn_error_clear();
     if ((rc = mn_api__config_duration(ctx, &refresh, "index.refresh_age")) != 0)
-        return rc;
+        goto out;
     if (when && (refresh == 0 || mn_time_now_ms() - when < refresh))
-        return 0;
+        goto out;
     if (when && json_is_false(json_object_get(args, "refresh"))) {
         /* the caller answers now and refreshes later (mnemo hook) */
         if (notes)
             json_array_append_new(notes, json_string(MN_API_NOTE_STALE));
-        return 0;
+        goto out;
     }
-    json_t *idx = NULL, *iargs = json_object();
-    const json_t *path = json_object_get(args, "path");
-    if (path)
-        json_object_set(iargs, "path", (json_t *)path);
+    const char *ro = mn_store_read_only_reason(ctx->store);
+    if (ro) {
+        /* answered from the index as it is: nothing can be written */
+        if (notes)
+            json_array_append_new(notes, json_pack("s++", "the index was not refreshed (", ro,
+                                                   "): answering from the index as it is"));
+        goto out;
+    }
+    json_t *idx = NULL, *iargs = json_pack("{s:s}", "path", root);
     bool progress = ctx->progress;
     ctx->progress = false; /* context's output is the answer, not a progress line */
     rc = mn_op_index(ctx, iargs, &idx);
     ctx->progress = progress;
     json_decref(iargs);
-    if (rc == 0 && notes) {
-        const char *root = json_string_value(json_object_get(idx, "root"));
+    if (rc) {
+        /* a store that cannot be written now (a full disk, a directory made read-only)
+         * still answers from the index it has */
+        if (notes)
+            json_array_append_new(
+                notes, json_pack("s+", "the index could not be refreshed: ", mn_error_last()));
+        mn_error_clear();
+        rc = 0;
+    } else if (notes) {
         json_array_append_new(notes, json_pack("s+",
                                                when ? "indexed again (older than "
                                                       "index.refresh_age): "
                                                     : "indexed the repository first: ",
-                                               root ? root : ""));
+                                               root));
     }
     json_decref(idx);
+out:
+    free(root);
     return rc;
 }

@@ -92,6 +92,13 @@ int mn_op_list(mn_ctx *ctx, const json_t *args, json_t **out)
     int rc = mn_memory_filter_from_json(&f, args, "exclude");
     if (rc)
         return rc;
+    /* expired: include (default, a listing is for people managing memories), exclude, only */
+    const char *expired = json_string_value(json_object_get(args, "expired"));
+    if (expired && strcmp(expired, "include") != 0) {
+        if ((rc = mn_api__expiry(ctx, &f.expiry)) != 0)
+            return rc;
+        f.expiry.only = strcmp(expired, "only") == 0;
+    }
     json_t *lim = json_object_get(args, "limit"), *off = json_object_get(args, "offset");
     f.limit = lim ? json_integer_value(lim) : 50;
     f.offset = off ? json_integer_value(off) : 0;
@@ -128,10 +135,18 @@ int mn_op_export(mn_ctx *ctx, const json_t *args, json_t **out)
     int rc = mn_memory_filter_from_json(&f, args, "include");
     if (rc)
         return rc;
-    json_t *arr = json_array();
+    /* the audit log only when asked: an export of memories is the same bytes for the same
+     * memories (an imported store exports what it imported), which a log that every read
+     * and every export itself adds to could never be */
+    bool with_audit = json_is_true(json_object_get(args, "audit"));
+    mn_audit_filter af = {0};
+    json_t *arr = json_array(), *audit = NULL;
+    int64_t naudit = 0;
     /* one snapshot, so a concurrent writer cannot tear the export */
     if ((rc = mn_store_begin_read(ctx->store)) == 0) {
         rc = mn_store_memory_list(ctx->store, &f, append_memory, arr);
+        if (rc == 0 && with_audit)
+            rc = mn_store_audit_list(ctx->store, &af, &audit, &naudit);
         if (rc)
             mn_store_rollback(ctx->store);
         else
@@ -139,8 +154,17 @@ int mn_op_export(mn_ctx *ctx, const json_t *args, json_t **out)
     }
     if (rc) {
         json_decref(arr);
+        json_decref(audit);
         return rc;
     }
-    *out = json_pack("{s:o,s:I}", "memories", arr, "count", (json_int_t)json_array_size(arr));
+    size_t count = json_array_size(arr);
+    *out = json_pack("{s:o,s:I}", "memories", arr, "count", (json_int_t)count);
+    if (audit)
+        json_object_set_new(*out, "audit", audit);
+    /* the export itself is audited after its snapshot (it is not in it) */
+    json_t *detail = json_pack("{s:I,s:I}", "count", (json_int_t)count, "audit",
+                               (json_int_t)json_array_size(audit));
+    mn_api__audit_read(ctx, "export", NULL, detail);
+    json_decref(detail);
     return 0;
 }

@@ -36,8 +36,7 @@ static void count_rules(scan_state *st, const mn_scan_hit *hits, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         json_t *c = json_object_get(st->rules, hits[i].rule);
-        json_object_set_new(st->rules, hits[i].rule,
-                            json_integer(json_integer_value(c) + 1));
+        json_object_set_new(st->rules, hits[i].rule, json_integer(json_integer_value(c) + 1));
     }
 }
 
@@ -66,8 +65,8 @@ static int count_json(scan_state *st, const json_t *v, size_t *hits_out)
         json_array_foreach(v, i, x) if ((rc = count_json(st, x, hits_out)) != 0) return rc;
         return 0;
     case JSON_OBJECT:
-        json_object_foreach((json_t *)v, key, x) if ((rc = count_json(st, x, hits_out)) != 0)
-            return rc;
+        json_object_foreach((json_t *)v, key,
+                            x) if ((rc = count_json(st, x, hits_out)) != 0) return rc;
         return 0;
     default:
         return 0;
@@ -136,9 +135,9 @@ static int fix_memories(mn_ctx *ctx, scan_state *st)
         if ((rc = mn_scrub_json(mem, st->cfg->scanner, st->cfg->redact, &rep)) == 0)
             rc = mn_store_memory_replace(ctx->store, mem);
         if (rc == 0) {
-            json_t *detail = json_pack("{s:O,s:I,s:I,s:s}", "rules", rep.rules, "secrets",
-                                       (json_int_t)rep.secrets, "pii", (json_int_t)rep.pii, "by",
-                                       "scan");
+            json_t *detail =
+                json_pack("{s:O,s:I,s:I,s:s}", "rules", rep.rules, "secrets",
+                          (json_int_t)rep.secrets, "pii", (json_int_t)rep.pii, "by", "scan");
             rc = mn_store_audit(ctx->store, ctx->actor, "redact",
                                 json_string_value(json_object_get(mem, "id")), detail);
             json_decref(detail);
@@ -188,9 +187,9 @@ int mn_op_scan(mn_ctx *ctx, const json_t *args, json_t **out)
      * left its text in free pages or the WAL */
     if (st.fix && (rc = mn_store_purge_freed(ctx->store)) != 0)
         goto out;
-    *out = json_pack("{s:b,s:{s:I,s:I},s:O,s:O}", "fixed", st.fix && rc == 0, "memories",
-                     "scanned", (json_int_t)st.memories, "with_hits",
-                     (json_int_t)st.memories_hit, "texts", st.tables, "rules", st.rules);
+    *out = json_pack("{s:b,s:{s:I,s:I},s:O,s:O}", "fixed", st.fix && rc == 0, "memories", "scanned",
+                     (json_int_t)st.memories, "with_hits", (json_int_t)st.memories_hit, "texts",
+                     st.tables, "rules", st.rules);
 out:
     if (in_tx)
         mn_store_rollback(ctx->store);

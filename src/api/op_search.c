@@ -1,7 +1,7 @@
 /*
- * op_search.c - the search and feedback operations: JSON in, the retrieval
- * engine (src/retrieve/), JSON out; what search serves is recorded so that
- * feedback can name it.
+ * op_search.c - the search operation: JSON in, the retrieval engine
+ * (src/retrieve/), JSON out; what search serves is recorded so that
+ * feedback (op_feedback.c) can name it.
  *
  * The semantic signal uses the configured embedder (embed.* keys) over the
  * vectors already stored: search neither trains the built-in model nor
@@ -12,7 +12,11 @@
  * search records each answer in the served table (op, query, the items
  * with their scores and signals) and counts a hit on every memory it
  * returns, in one write transaction after the read; the answer's id comes
- * back as `served`. A read-only store serves without recording.
+ * back as `served`. Recording is best effort (mn_api__record_served, which
+ * context and recall use too): a store that cannot be written (read-only,
+ * a full disk) still answers, with a note saying nothing was recorded and
+ * why. Served rows are kept as config served.max_age and served.max_rows
+ * say, pruned in the transaction that adds one.
  *
  * feedback takes item ids and a signal. With `served`, the items must be
  * in that answer (their type comes from it); without, the type is read
@@ -30,7 +34,6 @@
 #include "retrieve/retrieve.h"
 
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
-int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out);
 /* config.c (the embed.* keys) */
 
 static const char *const type_names[] = {"memory", "code", "file"};
@@ -124,37 +127,98 @@ static json_t *item_json(const mn_search_item *it)
     return o;
 }
 
-/* Record the answer and count the memories' hits; *served its id (0: not recorded). */
-static int record(mn_ctx *ctx, const mn_search_result *res, const char *query, int64_t *served)
+/*
+ * The audit row of an answer: who read, with which op, the answer's served
+ * id and the ids of what it served - never the question (served keeps it,
+ * scrubbed) nor any text of the items. Read rows are pruned with the limits
+ * of served (audit_store.c), in this same transaction.
+ */
+static int audit_read(mn_ctx *ctx, const char *op, int64_t served, const json_t *items, int64_t now,
+                      int64_t max_age, int64_t max_rows)
 {
-    *served = 0;
+    json_t *ids = json_array();
+    size_t i;
+    const json_t *it;
+    json_array_foreach(items, i, it)
+    {
+        const char *iid = json_string_value(json_object_get(it, "id"));
+        if (iid)
+            json_array_append_new(ids, json_string(iid));
+    }
+    json_t *detail = json_pack("{s:I,s:o}", "served", (json_int_t)served, "ids", ids);
+    int rc = mn_store_audit(ctx->store, ctx->actor, op, NULL, detail);
+    json_decref(detail);
+    if (rc == 0)
+        rc = mn_store_audit_prune_reads(ctx->store, now, max_age, max_rows, served);
+    return rc;
+}
+
+void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const json_t *items,
+                           const int64_t *rows, size_t nrows, int64_t *id, json_t *notes)
+{
+    int64_t max_age = 0, max_rows = 0, now = mn_time_now_ms();
+    const char *ro = mn_store_read_only_reason(ctx->store);
+    int rc;
+    *id = 0;
+    if (ro) {
+        json_array_append_new(notes, json_pack("s++", "this answer was not recorded (", ro,
+                                               "): feedback cannot name it"));
+        return;
+    }
+    /* the question is kept only as the answers are given: without its secrets (an agent
+     * pasting a token into a question) */
+    const mn_scanner *sc = NULL;
+    mn_buf clean = MN_BUF_INIT;
+    if (query && (rc = mn_api__scanner(ctx, &sc)) == 0)
+        rc = mn_scan_redact(&clean, sc, query, strlen(query), ctx->redact_out, NULL);
+    else
+        rc = 0;
+    if (rc == 0 && (rc = mn_api__served_limits(ctx, &max_age, &max_rows)) == 0 &&
+        (rc = mn_store_begin(ctx->store)) == 0) {
+        rc = mn_store_served_add(ctx->store, id, op, query ? clean.ptr : NULL, items);
+        if (rc == 0 && nrows)
+            rc = mn_store_memories_touch(ctx->store, rows, nrows, now);
+        if (rc == 0)
+            rc = mn_store_served_prune(ctx->store, now, max_age, max_rows, *id);
+        if (rc == 0)
+            rc = audit_read(ctx, op, *id, items, now, max_age, max_rows);
+        if (rc)
+            mn_store_rollback(ctx->store);
+        else
+            rc = mn_store_commit(ctx->store);
+    }
+    mn_buf_release(&clean);
+    if (rc) {
+        /* the answer was read; only its record is lost (a full disk, a lock held too long) */
+        *id = 0;
+        json_array_append_new(notes, json_pack("s++", "this answer was not recorded (",
+                                               mn_error_last(), "): feedback cannot name it"));
+        mn_error_clear();
+    }
+}
+
+/* The answer's items as the served table keeps them; the memories' row ids into rows. */
+static json_t *served_items(const mn_search_result *res, int64_t *rows, size_t *nrows)
+{
     json_t *items = json_array();
-    int64_t *rows = mn_malloc((res->n ? res->n : 1) * sizeof(int64_t));
-    size_t nrows = 0;
+    *nrows = 0;
     for (size_t i = 0; i < res->n; i++) {
         const mn_search_item *it = &res->items[i];
         json_array_append_new(items, json_pack("{s:s,s:s,s:f,s:o}", "kind", type_names[it->type],
                                                "id", it->id, "score", it->score, "signals",
                                                signals_json(&it->sig)));
         if (it->type == MN_ITEM_MEMORY)
-            rows[nrows++] = it->rowid;
+            rows[(*nrows)++] = it->rowid;
     }
-    int rc = mn_store_begin(ctx->store);
-    if (rc == 0) {
-        rc = mn_store_served_add(ctx->store, served, "search", query, items);
-        if (rc == 0)
-            rc = mn_store_memories_touch(ctx->store, rows, nrows, mn_time_now_ms());
-        if (rc)
-            mn_store_rollback(ctx->store);
-        else
-            rc = mn_store_commit(ctx->store);
-    }
-    free(rows);
-    json_decref(items);
-    return rc;
+    return items;
 }
 
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
+{
+    return mn_api__search(ctx, "search", args, out);
+}
+
+int mn_api__search(mn_ctx *ctx, const char *op, const json_t *args, json_t **out)
 {
     mn_search_request r = {0};
     mn_search_result res;
@@ -173,10 +237,15 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
     json_t *k = json_object_get(args, "k");
     r.k = k ? (size_t)json_integer_value(k) : 10;
     read_filters(&r, args);
+    /* what expired is not served; citations the index marked are checked first */
+    int rc = mn_api__expiry(ctx, &r.filter.expiry);
+    if (rc)
+        return rc;
+    mn_api__citations_current(ctx);
     json_array_foreach(json_object_get(args, "files"), i, v) if (r.nfiles < MN_ARRAY_SIZE(files))
         files[r.nfiles++] = json_string_value(v);
     r.files = files;
-    int rc = mn_api__as_of(args, &r.now_ms);
+    rc = mn_api__as_of(args, &r.now_ms);
     if (rc)
         return rc;
     mn_embedder *e = NULL;
@@ -197,119 +266,22 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
     for (i = 0; i < res.n; i++)
         json_array_append_new(items, item_json(&res.items[i]));
     *out = json_pack("{s:o,s:I}", "items", items, "total", (json_int_t)res.total);
-    int64_t served = 0;
-    if (!mn_store_read_only(ctx->store)) {
-        rc = record(ctx, &res, r.query, &served);
-        if (rc == 0)
-            json_object_set_new(*out, "served", json_integer(served));
-    }
-    if (res.nnotes) {
-        json_t *notes = json_array();
-        for (i = 0; i < res.nnotes; i++)
-            json_array_append_new(notes, json_string(res.notes[i]));
+    json_t *notes = json_array();
+    for (i = 0; i < res.nnotes; i++)
+        json_array_append_new(notes, json_string(res.notes[i]));
+    int64_t served = 0, *rows = mn_malloc((res.n ? res.n : 1) * sizeof(int64_t));
+    size_t nrows;
+    json_t *record = served_items(&res, rows, &nrows);
+    mn_api__record_served(ctx, op, r.query, record, rows, nrows, &served, notes);
+    json_decref(record);
+    free(rows);
+    if (served)
+        json_object_set_new(*out, "served", json_integer(served));
+    if (json_array_size(notes))
         json_object_set_new(*out, "notes", notes);
-    }
+    else
+        json_decref(notes);
     mn_search_result_release(&res);
     free(semantic_note);
-    if (rc) {
-        json_decref(*out);
-        *out = NULL;
-    }
-    return rc;
-}
-
-/* The type of an item: from the served answer, else from the shape of its id. */
-static int item_type(mn_ctx *ctx, const json_t *served, const char *id, const char **type,
-                     char full[MN_ID_LEN + 1])
-{
-    full[0] = '\0';
-    if (served) {
-        size_t i;
-        json_t *it;
-        json_array_foreach(json_object_get(served, "items"), i, it)
-        {
-            if (strcmp(json_string_value(json_object_get(it, "id")), id) == 0) {
-                *type = json_string_value(json_object_get(it, "kind"));
-                if (strcmp(*type, "memory") == 0)
-                    snprintf(full, MN_ID_LEN + 1, "%s", id);
-                return 0;
-            }
-        }
-        return mn_error_set(MN_EINVAL, "item '%.80s' is not in served answer %" PRId64, id,
-                            (int64_t)json_integer_value(json_object_get(served, "id")));
-    }
-    if (strncmp(id, "chunk:", 6) == 0) {
-        *type = "code";
-        return 0;
-    }
-    if (strlen(id) >= 8 && mn_id_is_prefix(id)) {
-        int rc = mn_store_memory_resolve(ctx->store, full, id);
-        if (rc == 0) {
-            *type = "memory";
-            return 0;
-        }
-        if (rc != MN_ENOTFOUND)
-            return rc;
-        mn_error_clear();
-    }
-    *type = "file";
     return 0;
-}
-
-static int on_counters(void *payload, const mn_memory_hit *h)
-{
-    json_array_append_new(payload,
-                          json_pack("{s:s,s:I,s:I}", "id", h->uid, "used", (json_int_t)h->used,
-                                    "ignored", (json_int_t)h->ignored));
-    return 0;
-}
-
-int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out)
-{
-    const char *signal = json_string_value(json_object_get(args, "signal"));
-    const char *note = json_string_value(json_object_get(args, "note"));
-    const json_t *items = json_object_get(args, "items");
-    json_t *sv = json_object_get(args, "served"), *served = NULL;
-    int64_t served_id = sv ? (int64_t)json_integer_value(sv) : 0;
-    size_t n = json_array_size(items), nmem = 0, i;
-    const char **uids = mn_calloc(n ? n : 1, sizeof(char *));
-    char(*full)[MN_ID_LEN + 1] = mn_calloc(n ? n : 1, sizeof(*full));
-    json_t *v;
-    int rc = 0;
-    if (served_id && (rc = mn_store_served_get(ctx->store, &served, served_id)) != 0)
-        goto out;
-    if ((rc = mn_store_begin(ctx->store)) != 0)
-        goto out;
-    json_array_foreach(items, i, v)
-    {
-        const char *id = json_string_value(v), *type = NULL;
-        if ((rc = item_type(ctx, served, id, &type, full[i])) != 0)
-            break;
-        const char *item_id = full[i][0] ? full[i] : id;
-        if ((rc = mn_store_feedback_add(ctx->store, served_id, ctx->actor, type, item_id, signal,
-                                        note)) != 0)
-            break;
-        if (strcmp(type, "memory") == 0)
-            uids[nmem++] = full[i];
-    }
-    if (rc == 0)
-        rc = mn_store_audit(ctx->store, ctx->actor, "feedback", NULL, args);
-    if (rc) {
-        mn_store_rollback(ctx->store);
-        goto out;
-    }
-    if ((rc = mn_store_commit(ctx->store)) != 0)
-        goto out;
-    json_t *mems = json_array();
-    rc = mn_store_memories_by_uid(ctx->store, uids, nmem, on_counters, mems);
-    if (rc) {
-        json_decref(mems);
-        goto out;
-    }
-    *out = json_pack("{s:I,s:o}", "recorded", (json_int_t)n, "memories", mems);
-out:
-    json_decref(served);
-    free(uids);
-    free(full);
-    return rc;
 }

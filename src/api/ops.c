@@ -22,8 +22,16 @@ extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema
     mn_schema_discover[], mn_schema_out_discover[], mn_schema_search[], mn_schema_out_search[],
     mn_schema_feedback[], mn_schema_out_feedback[], mn_schema_context[], mn_schema_out_context[],
     mn_schema_recall[], mn_schema_out_recall[], mn_schema_search_code[],
-    mn_schema_out_search_code[], mn_schema_scan[], mn_schema_out_scan[];
-/* op_ingest.c (api/op_ingest.h) */
+    mn_schema_out_search_code[], mn_schema_scan[], mn_schema_out_scan[], mn_schema_stale[],
+    mn_schema_out_stale[], mn_schema_revalidate[], mn_schema_out_revalidate[], mn_schema_gc[],
+    mn_schema_out_gc[];
+extern const char mn_schema_review[], mn_schema_out_review[], mn_schema_consolidate[],
+    mn_schema_out_consolidate[];
+
+/* the audit log (op_audit.c) */
+extern const char mn_schema_audit[], mn_schema_out_audit[];
+
+/* the ingests (op_ingest.c, api/op_ingest.h) */
 extern const char mn_schema_ingest_git[], mn_schema_out_ingest_git[], mn_schema_ingest_docs[],
     mn_schema_out_ingest_docs[], mn_schema_open_doc[], mn_schema_out_open_doc[],
     mn_schema_ingest_issues[], mn_schema_out_ingest_issues[], mn_schema_link_issue[],
@@ -36,6 +44,9 @@ int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
 int mn_op_feedback(mn_ctx *ctx, const json_t *args, json_t **out);
 /* op_scan.c */
 int mn_op_scan(mn_ctx *ctx, const json_t *args, json_t **out);
+/* op_review.c */
+int mn_op_review(mn_ctx *ctx, const json_t *args, json_t **out);
+int mn_op_consolidate(mn_ctx *ctx, const json_t *args, json_t **out);
 
 /*
  * search_code: search with kinds limited to code and files, for an agent
@@ -48,7 +59,7 @@ static int op_search_code(mn_ctx *ctx, const json_t *args, json_t **out)
     int rc;
     if (!json_object_get(a, "kinds"))
         json_object_set_new(a, "kinds", json_pack("[s,s]", "code", "file"));
-    rc = mn_op_search(ctx, a, out);
+    rc = mn_api__search(ctx, "search_code", a, out); /* served and audited as such */
     json_decref(a);
     return rc;
 }
@@ -60,8 +71,9 @@ static const mn_op ops[] = {
      "context.error_messages verbatim, context.solution), a decision made and why (kind "
      "decision: the reason in body), a convention the code follows (pattern or rule), a fact "
      "about the project (fact). Do not save what the code or git history already says plainly. "
-     "Give context.trigger_keywords, 3-8 words or identifiers a future question would use "
-     "(required when an agent saves a fact, gotcha, fewshot or pattern). "
+     "An agent saving a fact, gotcha, fewshot or pattern must give context.situation (when it "
+     "applies), context.solution (what to do) and context.trigger_keywords (3-8 words or "
+     "identifiers a future question would use). "
      "Scope it with scope.paths (files or directories it is about). Example: "
      "{\"kind\":\"gotcha\",\"title\":\"Cart sessions expire at once when delay is None\","
      "\"body\":\"Session.refresh() treats delay=None as 0, so idle carts log out on the next "
@@ -71,8 +83,11 @@ static const mn_op ops[] = {
      "\"error_messages\":[\"SessionExpired: delay=None\"],\"solution\":\"default delay to "
      "30s in cart/session.py (Session.__init__)\",\"files_modified\":[\"cart/session.py\"],"
      "\"trigger_keywords\":[\"cart\",\"session\",\"delay\",\"401\",\"SessionExpired\"]},"
-     "\"scope\":{\"paths\":[\"cart/session.py\"]}}. An exact duplicate is merged into the "
-     "existing memory. Low confidence saves wait in the review queue (status pending).",
+     "\"scope\":{\"paths\":[\"cart/session.py\"]}}. A duplicate (the same words, or a "
+     "rewording: the answer's merged_into) is merged into the existing memory; one that says "
+     "the opposite (a changed number, a negation, \"instead of\") is saved pending and linked "
+     "(conflicts_with). A judge scores novelty, specificity and evidence (judgement); low "
+     "confidence saves wait in the review queue (status pending).",
      mn_schema_save, mn_schema_out_save, MN_OP_MCP_DEFAULT, "body", mn_op_save_here},
     {"get", "Show one memory with every field, its links and what links to it.",
      "Read a memory by id or unique id prefix.", mn_schema_get, mn_schema_out_get,
@@ -98,7 +113,8 @@ static const mn_op ops[] = {
      mn_schema_link, mn_schema_out_link, MN_OP_IDEMPOTENT, "from kind to", mn_op_link},
     {"export", "Export memories with every field (a full backup by default).",
      "Returns memories in the canonical shape that import takes; the CLI writes them as JSONL or "
-     "YAML.",
+     "YAML. With audit, the audit log follows them (records {\"audit\": row} in a file, which "
+     "import leaves out).",
      mn_schema_export, mn_schema_out_export, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL, mn_op_export},
     {"import", "Import memories exported by mnemo, keeping their ids and every field.",
      "All or nothing: one bad memory rejects the whole import and nothing is written.",
@@ -106,6 +122,14 @@ static const mn_op ops[] = {
     {"config", "Read or change this project's mnemo configuration.",
      "Actions: list, get KEY, set KEY VALUE, unset KEY. Unknown keys and bad values are refused.",
      mn_schema_config, mn_schema_out_config, 0, "action key value", mn_op_config},
+    {"audit", "Who changed or read what, when: the audit log, newest first.",
+     "One row per save, merge, update, forget, link, review decision, import, export and "
+     "config change, and per answer read (context, recall, search, search_code, an MCP "
+     "resource), with the actor (cli, mcp, http, hook...), the op, the ids it touched or "
+     "served and the time; never a question's text. Filter by since (an RFC 3339 time or an "
+     "age such as 7d), op and actor; page with limit and offset. Reads are kept as long as "
+     "served answers (config served.max_age, served.max_rows).",
+     mn_schema_audit, mn_schema_out_audit, MN_OP_READONLY | MN_OP_IDEMPOTENT, NULL, mn_op_audit},
     {"index", "Index the repository's code: files, symbols, imports and calls.",
      "Walks the repository (honouring .gitignore, .git/info/exclude and .mnemoignore), parses "
      "what changed since the last run with tree-sitter, resolves imports and calls, and ranks "
@@ -165,16 +189,20 @@ static const mn_op ops[] = {
      mn_schema_search_code, mn_schema_out_search_code, MN_OP_READONLY | MN_OP_MCP_DEFAULT, "query",
      op_search_code},
     {"feedback", "Tell whether served items helped: used, ignored, or the query was refined.",
-     "Rate items a search returned: give their ids (memory ids, chunk:<n>, file paths), the "
-     "signal, and the answer's `served` id when you have it. used and ignored move the "
-     "usefulness counters of memories, which later searches rank by.",
+     "Rate items an answer served (context, search, recall): give their ids as it printed them "
+     "(a memory's id or its first 12 characters, code as path:line, a file's path), the "
+     "signal, and the answer's `served` number; an id no answer served is refused. used and "
+     "ignored move the usefulness counters of memories, which later searches rank by; refined "
+     "takes the question that replaced the answer's (query). The Claude Code hooks give it by "
+     "themselves (session): the files the agent opens mark what was served at them used.",
      mn_schema_feedback, mn_schema_out_feedback, MN_OP_MCP_DEFAULT, "signal", mn_op_feedback},
     {"context", "The one call before a task: what the project's memory says about it, in Markdown.",
      "Call this first, with the task or question as `query`. Returns one Markdown text to read "
-     "before working, never longer than max_tokens (default 3000): the project overview (L0: "
-     "languages, commands, layout), the facts, gotchas and patterns that match, decisions with "
-     "their reasons and the decisions they replaced, and the files and symbols to look at with "
-     "a line of evidence each. items lists every entry with its score and why it is there. "
+     "before working, never longer than max_tokens (default 3000, counted exactly) and filling "
+     "it when there is enough: the project overview (L0: languages, commands, layout), the "
+     "facts, gotchas and patterns that match, whole or shortened on a sentence with the id of "
+     "the rest, decisions with their reasons and the decisions they replaced, and the code to "
+     "look at with its lines; each item says why it is there. "
      "When nothing matches well, it says there is no relevant project memory rather than "
      "padding. The repository is indexed (and discovered) first when it never was or the index "
      "is older than config index.refresh_age. Pass `files` you are working on to bring what is "
@@ -198,6 +226,51 @@ static const mn_op ops[] = {
      "and truncates its write-ahead log, so no copy is left in the store's files. New saves, "
      "indexed code and every answer are scrubbed already; this is for stores made before.",
      mn_schema_scan, mn_schema_out_scan, MN_OP_DESTRUCTIVE, NULL, mn_op_scan},
+    /* the life cycle: op_lifecycle.c */
+    {"stale", "Memories whose cited code changed or is gone, with a diff of each change.",
+     "A memory about code cites it (files, symbols, lines, with a hash of each span). When an "
+     "index run finds a cited span changed or gone, the memory is stale: search marks it, and "
+     "context and recall list it apart as possibly out of date instead of serving it as "
+     "current. This lists them, most recently changed first, each stale citation with where "
+     "the code is now and a line diff from the text cited to today's. Revalidate one with "
+     "revalidate, or correct it with update.",
+     mn_schema_stale, mn_schema_out_stale, MN_OP_IDEMPOTENT, NULL, mn_op_stale},
+    {"revalidate", "Make a stale memory current again: it cites today's code.",
+     "Each stale citation of the memory now cites today's span (its lines, hash and text); a "
+     "citation of code that is gone is removed. Use it after checking that the memory still "
+     "holds for the changed code (stale shows the diff).",
+     mn_schema_revalidate, mn_schema_out_revalidate, MN_OP_IDEMPOTENT, "id", mn_op_revalidate},
+    {"gc",
+     "Archive expired and long-superseded memories; purge old ones on request. Dry run by "
+     "default.",
+     "Expired memories (past their ttl, or their kind's time to live since last saved, changed "
+     "or served: config memory.ttl.<kind>, episodes 180d) are never served; gc archives them, "
+     "and superseded memories older than config memory.gc.superseded_after (90d). "
+     "purge_archived_older_than and purge_forgotten_older_than delete those for good. Without "
+     "apply it only counts.",
+     mn_schema_gc, mn_schema_out_gc, MN_OP_DESTRUCTIVE, NULL, mn_op_gc},
+    /* the review queue: op_review.c */
+    {"review", "List the memories waiting for review; approve, reject, edit or merge them.",
+     "Memories the save pipeline was not sure of wait with status pending (low confidence, an "
+     "agent's rule or pattern without evidence, a near-duplicate that says something else). "
+     "action list (default) shows each with the judge's scores and reasons, how it came and its "
+     "near neighbours with the verdict on each. approve makes it active (what it supersedes "
+     "turns superseded); reject archives it and the same text, or a near-duplicate of it, is "
+     "never proposed again; edit changes title, body, context or scope, then approves; merge "
+     "folds it into another memory (into) as a near-duplicate save does. Decide on one (id), "
+     "several (ids) or a selection (all_from a source, or all with kind, tag, path, since), all "
+     "or none; each decision is audited with who made it and note. Example: "
+     "{\"action\":\"reject\",\"id\":\"3f2a9c\",\"note\":\"says what the README says\"}.",
+     mn_schema_review, mn_schema_out_review, 0, "action id into", mn_op_review},
+    {"consolidate", "Propose one pattern per cluster of 3 or more similar episodes or gotchas.",
+     "Episodic memory made semantic, without a model: active episodes and gotchas (kinds) are "
+     "clustered by their near-duplicate fingerprints, looser than a duplicate; each cluster of "
+     "min_size or more gets a proposed pattern (generalize: title, the shared situation and "
+     "solution, the words most members share). A dry run by default; apply saves each through "
+     "the save pipeline, linked derived_from its sources, which stay unchanged. A cluster a "
+     "pattern already comes from is not proposed again (extend links the new members).",
+     mn_schema_consolidate, mn_schema_out_consolidate, 0, NULL, mn_op_consolidate},
+    /* the ingests: op_ingest.c */
     {"ingest_git",
      "Turn the git history into memories: dependencies, APIs, CI, decisions, reverts.",
      "Reads the commits of the repository (newest max, or those after since) that were not read "

@@ -63,6 +63,8 @@ int cli_open(mn_ctx **out, const cli_global *g);
  * reads the text as a C string and would silently stop there.
  */
 int cli_read_input(char **out, size_t *len, const char *path, size_t max, const char *what);
+/** cli_open for one operation: one that only reads (MN_OP_READONLY) never creates the store. */
+int cli_open_op(mn_ctx **out, const cli_global *g, const char *op);
 
 /**
  * Build an operation's input from command-line words: --flags generated
@@ -102,6 +104,13 @@ void cli_print_search(const json_t *r);
 void cli_print_saved_feedback(const json_t *r);
 void cli_print_context(const json_t *r);
 void cli_print_recall(const json_t *r);
+/* the life cycle (print_life.c) */
+void cli_print_stale(const json_t *r);
+void cli_print_revalidate(const json_t *r);
+void cli_print_gc(const json_t *r);
+void cli_print_audit(const json_t *r);
+void cli_print_review(const json_t *r); /* print_review.c */
+void cli_print_consolidate(const json_t *r);
 
 /* commands with their own logic (cmd_*.c) */
 int cli_cmd_init(const cli_command *cmd, cli_global *g, int argc, char **argv);

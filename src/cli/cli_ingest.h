@@ -26,13 +26,13 @@ void cli_print_open_doc(const json_t *r);
 #define CLI_INGEST_OPTIONS                                                            \
     "  git                  ingest_git: the commits not read before, newest first\n"  \
     "    --since REV        only commits after REV (a sha, tag, branch, HEAD~50)\n"   \
-    "                       or a date (2024-01-31, 30d)\n"                           \
+    "                       or a date (2024-01-31, 30d)\n"                            \
     "    --max N            at most N commits this run\n"                             \
     "    --dry-run          list the candidates, save nothing\n"                      \
     "  docs PATH...         ingest_docs: Markdown and reST files or folders of the\n" \
     "                       project (ADRs become decisions with their status)\n"      \
     "  issues FILE          ingest_issues: a JSON export of issues and comments\n"    \
-    "Candidates at or above config capture.auto_approve (0.85) are saved active,\n"  \
+    "Candidates at or above config capture.auto_approve (0.85) are saved active,\n"   \
     "the rest wait for review (mnemo list --status pending). Running again never\n"   \
     "duplicates.\n"
 

@@ -46,7 +46,7 @@ int cli_cmd_call(const cli_command *cmd, cli_global *g, int argc, char **argv)
             return cli_usage_error(cmd, "the input must be a JSON object");
         }
     }
-    rc = cli_open(&ctx, g);
+    rc = cli_open_op(&ctx, g, argv[0]);
     if (rc == 0)
         rc = mn_api_call(ctx, argv[0], args, &out);
     mn_ctx_free(ctx);

@@ -4,6 +4,11 @@
  * The format is JSON Lines unless --format or the file's extension says
  * yaml or json. Import reads and validates the whole file before the store
  * is touched, and the import operation is one transaction.
+ *
+ * The audit log, when the export includes it (a full export does), follows
+ * the memories as records of their own, {"audit": {...row...}}, one per
+ * row (docs/memory-format.md). Import recognises them by that one key and
+ * leaves them out: the log of the store imported into is its own.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,12 +58,19 @@ int cli_cmd_export(const cli_command *cmd, cli_global *g, int argc, char **argv)
         fmt = file && mn_format_parse(file) >= 0 ? mn_format_parse(file) : MN_FORMAT_JSONL;
     if ((rc = cli_parse_op_args(&args, mn_api_find(cmd->op), argc, argv)) != 0)
         return cli_usage_error(cmd, "%s", mn_error_last());
-    if ((rc = cli_open(&ctx, g)) == 0)
+    if ((rc = cli_open_op(&ctx, g, cmd->op)) == 0)
         rc = mn_api_call(ctx, cmd->op, args, &out);
     mn_ctx_free(ctx);
     json_decref(args);
-    if (rc == 0)
-        rc = mn_format_write(&text, &len, (mn_format)fmt, json_object_get(out, "memories"));
+    if (rc == 0) {
+        json_t *records = json_copy(json_object_get(out, "memories"));
+        size_t i;
+        const json_t *row;
+        json_array_foreach(json_object_get(out, "audit"), i, row)
+            json_array_append_new(records, json_pack("{s:O}", "audit", row));
+        rc = mn_format_write(&text, &len, (mn_format)fmt, records);
+        json_decref(records);
+    }
     if (rc == 0) {
         if (file && strcmp(file, "-") != 0) {
             rc = mn_file_write(file, text, len);
@@ -111,6 +123,12 @@ int cli_cmd_import(const cli_command *cmd, cli_global *g, int argc, char **argv)
     if (rc) {
         mn_error_prefix("import: '%s'", file);
         return cli_fail(rc);
+    }
+    /* the audit records of an export are its store's history, not memories */
+    for (size_t i = json_array_size(mems); i-- > 0;) {
+        const json_t *m = json_array_get(mems, i);
+        if (json_is_object(m) && json_object_size(m) == 1 && json_object_get(m, "audit"))
+            json_array_remove(mems, i);
     }
     args = json_pack("{s:o}", "memories", mems);
     if (on_conflict)

@@ -3,7 +3,10 @@
  *
  * An agent starts it as a subprocess (see docs/mcp.md). stdout carries the
  * protocol and nothing else; errors and logs go to stderr (MNEMO_LOG sets
- * how much). The end of input ends the server with exit code 0.
+ * how much). The end of input ends the server with exit code 0. It serves
+ * a project's memory: started outside any repository (no .mnemo/ or .git
+ * above), it refuses to start unless --db or MNEMO_DB names a store, so
+ * that the per-user store never answers an agent about another project.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -31,6 +34,18 @@ int cli_cmd_mcp(const cli_command *cmd, cli_global *g, int argc, char **argv)
     /* a client that goes away must not kill us with SIGPIPE halfway through a write */
     signal(SIGPIPE, SIG_IGN);
     mn_log_init_from_env();
+    if (!g->db) {
+        mn_location loc;
+        bool outside = mn_locate(&loc, NULL, NULL) == 0 && !strcmp(loc.how, "user default");
+        mn_location_release(&loc);
+        mn_error_clear();
+        if (outside) {
+            cli_eprintf("mnemo: error: mcp: no repository here (no .mnemo/ or .git above the "
+                        "current directory): start it in a project, or name a store with --db or "
+                        "MNEMO_DB\n");
+            return CLI_EXIT_FAIL;
+        }
+    }
     opts.db_path = g->db;
     opts.actor = "mcp";
     opts.progress = false; /* never draw on a terminal the client may share */

@@ -61,7 +61,8 @@ static void set_list(json_t *args, const char *group, const char *key, const cha
     }
 }
 
-/* Ask for kind, title, body, tags and keywords; NULL when input ended early. */
+/* Ask for kind, title, body, situation, solution, what failed, tags and keywords; NULL when
+ * input ended early. */
 static json_t *interactive(void)
 {
     json_t *args = json_object();
@@ -105,6 +106,31 @@ static json_t *interactive(void)
                 json_object_set_new(args, "body", b);
         }
         free(body);
+    }
+    /* the structured context that brings a memory back and says what to do (optional; empty
+     * answers leave a field out) */
+    static const struct {
+        const char *key, *prompt;
+    } fields[] = {
+        {"situation", "Situation: when does this apply, what did you see (optional): "},
+        {"solution", "Solution: what to do (optional): "},
+        {"what_failed", "What failed: what was tried and did not work (optional): "},
+    };
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        char *v = ask(fields[i].prompt);
+        if (!v) /* input ended: what was answered is saved, as after the body */
+            break;
+        if (*v) {
+            json_t *ctx = json_object_get(args, "context");
+            if (!ctx) {
+                ctx = json_object();
+                json_object_set_new(args, "context", ctx);
+            }
+            json_t *t = json_string(v);
+            if (t)
+                json_object_set_new(ctx, fields[i].key, t);
+        }
+        free(v);
     }
     char *tags = ask("Tags (comma-separated, optional): ");
     if (tags)

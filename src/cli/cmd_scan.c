@@ -12,14 +12,14 @@ void cli_print_scan(const json_t *r)
     const char *key;
     json_t *v;
     cli_printf("memories: %lld scanned, %lld with secrets or personal data\n",
-           (long long)json_integer_value(json_object_get(m, "scanned")),
-           (long long)json_integer_value(json_object_get(m, "with_hits")));
+               (long long)json_integer_value(json_object_get(m, "scanned")),
+               (long long)json_integer_value(json_object_get(m, "with_hits")));
     json_object_foreach((json_t *)json_object_get(r, "texts"), key, v)
     {
         json_int_t hits = json_integer_value(json_object_get(v, "with_hits"));
         if (hits)
             cli_printf("%s: %lld of %lld hold secrets or personal data\n", key, (long long)hits,
-                   (long long)json_integer_value(json_object_get(v, "scanned")));
+                       (long long)json_integer_value(json_object_get(v, "scanned")));
     }
     if (json_object_size(rules)) {
         cli_printf("by rule:");

@@ -45,6 +45,8 @@ static const cli_command commands[] = {
      cli_cmd_import, NULL, "memories", FORMAT_HELP("from FILE's extension, else jsonl")},
     {"config", "config", "list | get KEY | set KEY VALUE | unset KEY", NULL, cli_run_generic,
      cli_print_config, NULL, NULL},
+    {"audit", "audit", "[--since AGE|TIME] [--op OP] [--actor ACTOR] [--limit N] [--offset N]",
+     NULL, cli_run_generic, cli_print_audit, NULL, NULL},
     {"index", "index", "[PATH] [--full]", NULL, cli_run_generic, cli_print_index, NULL, NULL},
     {"status", "status", "[PATH] [--files]", NULL, cli_run_generic, cli_print_status, NULL, NULL},
     {"files", "files", "[PATTERN] [options]", NULL, cli_run_generic, cli_print_files, NULL, NULL},
@@ -55,13 +57,22 @@ static const cli_command commands[] = {
      NULL},
     {"search", "search", "QUERY [--kinds memory,code,file] [--k N] [options]", NULL,
      cli_run_generic, cli_print_search, NULL, NULL},
-    {"feedback", "feedback", "used|ignored|refined --items ID,... [--served N]", NULL,
+    {"feedback", "feedback", "used|ignored|refined --item ID,... [--served N] [--query TEXT]", NULL,
      cli_run_generic, cli_print_saved_feedback, NULL, NULL},
     {"context", "context", "[QUESTION] [--max-tokens N] [--mode auto|route|discovery]", NULL,
      cli_run_generic, cli_print_context, NULL, NULL},
     {"recall", "recall", "[QUESTION] [--limit-tokens N] [--symbols S,...]", NULL, cli_run_generic,
      cli_print_recall, NULL, NULL},
     {"scan", "scan", "[--fix]", NULL, cli_run_generic, cli_print_scan, NULL, NULL},
+    {"stale", "stale", "[--limit N] [--offset N]", NULL, cli_run_generic, cli_print_stale, NULL,
+     NULL},
+    {"revalidate", "revalidate", "ID", NULL, cli_run_generic, cli_print_revalidate, NULL, NULL},
+    {"gc", "gc", "[--apply] [--purge-archived-older-than AGE] [--purge-forgotten-older-than AGE]",
+     NULL, cli_run_generic, cli_print_gc, NULL, NULL},
+    {"review", "review", "[list] [options] | approve|reject|edit|merge [ID [INTO]] [options]", NULL,
+     cli_run_generic, cli_print_review, NULL, NULL},
+    {"consolidate", "consolidate", "[--apply] [--kinds episode,gotcha] [--min-size N]", NULL,
+     cli_run_generic, cli_print_consolidate, NULL, NULL},
     {"ingest", NULL, CLI_INGEST_USAGE, CLI_INGEST_SUMMARY, cli_cmd_ingest, NULL, NULL,
      CLI_INGEST_OPTIONS},
     {"hooks", NULL, CLI_HOOKS_USAGE, CLI_HOOKS_SUMMARY, cli_cmd_hooks, NULL, NULL,
@@ -122,13 +133,16 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
-int cli_open(mn_ctx **out, const cli_global *g)
+int cli_open_op(mn_ctx **out, const cli_global *g, const char *op)
 {
+    const mn_op *o = op ? mn_api_find(op) : NULL;
     mn_ctx_options opts = MN_CTX_OPTIONS_INIT;
     opts.db_path = g->db;
     opts.actor = "cli";
     opts.front_end = MN_FRONT_LOCAL_CLI; /* the one place that says so */
     opts.progress = isatty(2) && !g->json;
+    /* an operation that only reads (list, search, ...) finds a store, never makes one */
+    opts.create = !(o && (o->flags & MN_OP_READONLY));
     return mn_ctx_open(out, &opts);
 }
 
@@ -153,6 +167,11 @@ int cli_read_input(char **out, size_t *len, const char *path, size_t max, const 
     return 0;
 }
 
+int cli_open(mn_ctx **out, const cli_global *g)
+{
+    return cli_open_op(out, g, NULL);
+}
+
 void cli_print_json(const json_t *v)
 {
     /* JSON escapes control characters itself: written as is */
@@ -168,7 +187,7 @@ int cli_call_and_print(const cli_command *cmd, cli_global *g, const json_t *args
 {
     mn_ctx *ctx = NULL;
     json_t *out = NULL;
-    int rc = cli_open(&ctx, g);
+    int rc = cli_open_op(&ctx, g, cmd->op);
     if (rc == 0)
         rc = mn_api_call(ctx, cmd->op, args, &out);
     mn_ctx_free(ctx);

@@ -4,6 +4,7 @@
  * list. All of it goes through out.c, which escapes what a terminal could
  * act on in every value printed.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,9 +34,11 @@ void cli_print_saved(const json_t *r)
     if (!strcmp(action, "forgotten"))
         cli_printf("(bring it back with: mnemo forget --undo %s)\n", str(r, "id"));
     if (!strcmp(str(r, "status"), "pending") && !strcmp(action, "created"))
-        cli_printf("(low confidence: it waits in the review queue; approve with: mnemo edit %s "
-                   "--status active)\n",
+        cli_printf("(low confidence: it waits in the review queue; approve with: mnemo review "
+                   "approve %s)\n",
                    str(r, "id"));
+    if (!strcmp(action, "skipped"))
+        cli_printf("(%s)\n", str(r, "note"));
 }
 
 void cli_print_memory(const json_t *r)
@@ -255,11 +258,20 @@ void cli_print_graph(const json_t *r)
 
 void cli_print_context(const json_t *r)
 {
-    cli_put_text(stdout, str(r, "markdown"));
+    const char *md = str(r, "markdown");
+    cli_put_text(stdout, md);
     size_t i;
     const json_t *n;
     json_array_foreach(json_object_get(r, "notes"), i, n)
         cli_eprintf("mnemo: %s\n", json_string_value(n));
+    /* the answer's id, for feedback, when the Markdown had no room to name it */
+    long long served = num(r, "served");
+    char named[48];
+    snprintf(named, sizeof(named), "Answer %lld:", served);
+    if (served > 0 && !strstr(md, named))
+        cli_eprintf("mnemo: answer %lld: rate items with 'mnemo feedback used --served %lld "
+                    "--item ID,...'\n",
+                    served, served);
 }
 
 static void print_recall_part(const json_t *r, const char *key, const char *title,
@@ -287,19 +299,73 @@ void cli_print_recall(const json_t *r)
     print_recall_part(r, "decisions", "decisions", "title");
     print_recall_part(r, "few_shots", "examples", "text");
     print_recall_part(r, "links", "code", "path");
+    print_recall_part(r, "stale", "may be out of date (mnemo stale)", "title");
     cli_printf("confidence %.2f\n", json_number_value(json_object_get(r, "confidence")));
+}
+
+/* A search item's signals, one line: "lexical 0.82  semantic 0.41 ...". */
+static void print_signals(const json_t *it)
+{
+    const char *k;
+    const json_t *v;
+    int n = 0;
+    json_object_foreach((json_t *)json_object_get(it, "signals"), k, v)
+    {
+        cli_printf("%s%s %.2f", n++ ? "  " : "        ", k, json_number_value(v));
+    }
+    if (n)
+        cli_printf("\n");
+}
+
+/* The snippet under an item: code with its line breaks (4 lines at most), prose on one line. */
+static void print_snippet(const char *snippet, bool code)
+{
+    if (!*snippet)
+        return;
+    int lines = 0;
+    for (const char *p = snippet; *p && lines < 4; lines++) {
+        const char *nl = code ? strchr(p, '\n') : NULL;
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        cli_printf("        %s%.*s\n", code ? "| " : "", len, p);
+        p = nl ? nl + 1 : p + len;
+    }
+}
+
+/*
+ * How much of a memory's id to show: 12 characters, more when another
+ * memory of the answer starts alike (ids made in one millisecond share
+ * more), so that feedback can tell them apart.
+ */
+static int id_shown(const json_t *items, const char *id)
+{
+    int len = 12;
+    size_t i;
+    const json_t *o;
+    json_array_foreach(items, i, o)
+    {
+        const char *x = str(o, "id");
+        if (strcmp(str(o, "type"), "memory") != 0 || !strcmp(x, id))
+            continue;
+        int same = 0;
+        while (id[same] && id[same] == x[same])
+            same++;
+        if (same + 1 > len)
+            len = same + 1;
+    }
+    return len;
 }
 
 void cli_print_search(const json_t *r)
 {
     size_t i;
-    const json_t *it;
-    json_array_foreach(json_object_get(r, "items"), i, it)
+    const json_t *it, *items = json_object_get(r, "items");
+    json_array_foreach(items, i, it)
     {
         const char *type = str(it, "type");
         cli_printf("%6.3f  %-6s  ", json_number_value(json_object_get(it, "score")), type);
+        /* the id feedback takes: a memory's first characters, code as path:lines */
         if (!strcmp(type, "memory"))
-            cli_printf("%s  %s", str(it, "id"), str(it, "title"));
+            cli_printf("%.*s  %s", id_shown(items, str(it, "id")), str(it, "id"), str(it, "title"));
         else if (json_object_get(it, "start_line"))
             cli_printf("%s:%lld-%lld  %s", str(it, "path"), num(it, "start_line"),
                        num(it, "end_line"), str(it, "title"));
@@ -308,9 +374,15 @@ void cli_print_search(const json_t *r)
         if (json_object_get(it, "status") && strcmp(str(it, "status"), "active") != 0)
             cli_printf("  [%s]", str(it, "status"));
         cli_printf("\n");
+        print_signals(it);
+        print_snippet(str(it, "snippet"), strcmp(type, "memory") != 0);
     }
     if (!json_array_size(json_object_get(r, "items")))
         cli_printf("nothing found\n");
+    else if (num(r, "served") > 0)
+        cli_printf("answer %lld: rate items with 'mnemo feedback used --served %lld --item ID,...' "
+                   "(the ids above)\n",
+                   num(r, "served"), num(r, "served"));
     json_array_foreach(json_object_get(r, "notes"), i, it)
         cli_eprintf("mnemo: %s\n", json_string_value(it));
 }

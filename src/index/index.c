@@ -12,6 +12,10 @@
  * everything ranked with them (ties, row-id slices of the full-text index,
  * the first chunks of a word's posting list).
  *
+ * Files are read with mn_fs_read_regular (O_NOFOLLOW): the walk lists no
+ * symbolic link, and a file swapped for one after the walk is not followed
+ * out of the work tree.
+ *
  * Freshness: a file whose size and mtime match the stored ones is taken as
  * unchanged without being read (git's stat cache does the same); one whose
  * content hash matches is unchanged and only its size and mtime are
@@ -24,6 +28,7 @@
  * nothing.
  */
 #include "common.h"
+#include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -178,7 +183,8 @@ static void work(job *j, mn_parser *parser, const queue *q)
     size_t max_size = q->max_file_size;
     bool full = q->full;
     mn_buf data = MN_BUF_INIT;
-    if (mn_fs_read(&data, j->full_path, max_size) != 0) {
+    /* the walk listed a regular file; one swapped for a link since is not followed */
+    if (mn_fs_read_regular(&data, j->full_path, max_size) != 0) {
         j->status = JOB_FAILED;
         goto out;
     }
@@ -645,7 +651,8 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
     /* the history after the files: a failure to read it costs its signal, not the index */
     if (rc == 0 && !opts->history)
         rc = mn_store_history_clear(s); /* config index.history false: none kept either */
-    else if (rc == 0 && mn_history_ingest(s, root, opts->scanner, opts->redact, &out->commits) != 0) {
+    else if (rc == 0 &&
+             mn_history_ingest(s, root, opts->scanner, opts->redact, &out->commits) != 0) {
         mn_log(MN_LOG_WARN, "history of '%s' not stored: %s", root, mn_error_last());
         out->commits = 0;
     }
@@ -684,11 +691,12 @@ static int status_entry(void *payload, const mn_walk_entry *e)
     if (!k) {
         /* the index skips binary files: so does status, from their head */
         char head[MN_CLASSIFY_HEAD_MAX];
-        FILE *f = fopen(e->full_path, "rb");
-        size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
+        int fd = open(e->full_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        ssize_t got = fd >= 0 ? read(fd, head, sizeof(head)) : 0;
+        size_t n = got > 0 ? (size_t)got : 0;
         mn_file_class cls;
-        if (f)
-            fclose(f);
+        if (fd >= 0)
+            close(fd);
         mn_classify(&cls, e->path, head, n, e->size);
         if (!cls.binary)
             c->out->added++;

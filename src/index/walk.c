@@ -285,11 +285,12 @@ static void ign_load(ign_list *l, const char *path, size_t base_len)
 {
     mn_buf b = MN_BUF_INIT;
     l->base_len = base_len;
-    int rc = mn_fs_read(&b, path, MN_IGNORE_FILE_MAX);
+    /* a .gitignore or .mnemoignore that is a link is not followed out of the tree */
+    int rc = mn_fs_read_regular(&b, path, MN_IGNORE_FILE_MAX);
     if (rc == 0)
         ign_parse(l, b.ptr, b.len);
     else if (rc != MN_ENOTFOUND)
-        mn_log(MN_LOG_WARN, "ignoring '%s': %s", path, mn_error_last());
+        mn_log(MN_LOG_WARN, "ignore rules not read: %s", mn_error_last());
     mn_buf_release(&b);
 }
 

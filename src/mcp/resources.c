@@ -14,10 +14,12 @@
  *                          the full 26-character ULID (either case).
  *
  * Everything goes through mn_api_call (context, list, get): no store access
- * here, and the ops' own validation and snapshots apply.
+ * here, and the ops' own validation and snapshots apply. A read that
+ * answered leaves an audit row (mn_api_audit_resource: the URI and the
+ * memory ids it served), like every read.
  *
  * Paging (resources/list): the overview comes first on the first page, then
- * live memories (forgotten ones excluded, every status included) in id
+ * live memories (forgotten and expired ones excluded, every status included) in id
  * order, PAGE_SIZE per page. New memories get larger ids (ULIDs are
  * time-ordered), so they land on later pages and never shift a page a
  * client is walking; only a forget between two pages can make one memory
@@ -174,7 +176,9 @@ int mn_mcp_resources_list(mn_ctx *ctx, const json_t *params, json_t **result)
         rc = cursor_parse(&offset, params, "resources/list");
     if (rc)
         return rc;
-    args = json_pack("{s:I,s:I}", "limit", (json_int_t)PAGE_SIZE, "offset", (json_int_t)offset);
+    /* what expired is not served (memory.ttl.<kind>, a memory's ttl) */
+    args = json_pack("{s:I,s:I,s:s}", "limit", (json_int_t)PAGE_SIZE, "offset", (json_int_t)offset,
+                     "expired", "exclude");
     if ((rc = mn_api_call(ctx, "list", args, &out)) != 0)
         goto out;
     json_t *list = json_array();
@@ -223,7 +227,7 @@ int mn_mcp_resource_templates_list(mn_ctx *ctx, const json_t *params, json_t **r
 
 /* ---- resources/read ---- */
 
-static int read_overview(mn_ctx *ctx, json_t **text_out)
+static int read_overview(mn_ctx *ctx, json_t **text_out, json_t *ids)
 {
     json_t *cargs =
         json_pack("{s:s,s:I}", "mode", "discovery", "max_tokens", (json_int_t)OVERVIEW_TOKENS);
@@ -249,6 +253,8 @@ static int read_overview(mn_ctx *ctx, json_t **text_out)
             const char *title = json_string_value(json_object_get(m, "title"));
             const char *id = json_string_value(json_object_get(m, "id"));
             mn_buf_printf(&md, "- %s (" MEMORY_PREFIX "%s)\n", title ? title : "", id ? id : "");
+            if (id)
+                json_array_append_new(ids, json_string(id));
         }
     }
     if (json_array_size(json_object_get(cout, "items")) == 0 && json_array_size(l1) == 0)
@@ -266,7 +272,8 @@ out:
     return rc;
 }
 
-static int read_memory(mn_ctx *ctx, const char *uri, const char *id_in, json_t **text_out)
+static int read_memory(mn_ctx *ctx, const char *uri, const char *id_in, json_t **text_out,
+                       json_t *ids)
 {
     char id[MN_ID_LEN + 1];
     size_t n = strlen(id_in);
@@ -294,6 +301,7 @@ static int read_memory(mn_ctx *ctx, const char *uri, const char *id_in, json_t *
         return mn_error_set(MN_EINTERNAL, "resources/read: cannot write memory '%s' as JSON", id);
     *text_out = json_string(text);
     free(text);
+    json_array_append_new(ids, json_string(id));
     return *text_out ? 0 : mn_error_set(MN_EINTERNAL, "resources/read: bad text in '%s'", id);
 }
 
@@ -316,20 +324,25 @@ int mn_mcp_resources_read(mn_ctx *ctx, const json_t *params, json_t **result)
                             "resources/read: unsupported uri '%.100s': this server serves "
                             "mnemo://overview and mnemo://memory/{id}",
                             uri);
-    json_t *text = NULL;
+    json_t *text = NULL, *ids = json_array();
     const char *mime;
     if (!strcmp(uri, OVERVIEW_URI)) {
         mime = OVERVIEW_MIME;
-        rc = read_overview(ctx, &text);
+        rc = read_overview(ctx, &text, ids);
     } else if (!strncmp(uri, MEMORY_PREFIX, strlen(MEMORY_PREFIX))) {
         mime = MEMORY_MIME;
-        rc = read_memory(ctx, uri, uri + strlen(MEMORY_PREFIX), &text);
+        rc = read_memory(ctx, uri, uri + strlen(MEMORY_PREFIX), &text, ids);
     } else {
+        json_decref(ids);
         return mn_error_set(MN_ENOTFOUND,
                             "resource '%.100s' not found: this server serves mnemo://overview "
                             "and mnemo://memory/{id}",
                             uri);
     }
+    /* who read which memories, as for every read (the overview's context call has its own row) */
+    if (rc == 0)
+        mn_api_audit_resource(ctx, uri, ids);
+    json_decref(ids);
     if (rc)
         return rc;
     *result =

@@ -89,6 +89,26 @@ static json_t *title_of(const char *name)
     return t;
 }
 
+/*
+ * What an agent's save must carry, said in the schema it reads: a gotcha,
+ * fact, pattern or few-shot (the default kind is fact) needs
+ * context.situation, context.solution and context.trigger_keywords; the
+ * save pipeline enforces it for every agent (memory.c: check_agent_context)
+ * and answers with an example when it is missing. A person's save through
+ * the CLI is not held to it, so the op's own schema cannot say it.
+ */
+static void agent_rules(const mn_op *op, json_t *schema)
+{
+    if (strcmp(op->name, "save") != 0)
+        return;
+    json_object_set_new(schema, "anyOf",
+                        json_pack("[{s:[s],s:{s:{s:[s,s,s,s]}}},{s:[s],s:{s:{s:[s,s,s]}}}]",
+                                  "required", "kind", "properties", "kind", "enum", "decision",
+                                  "rule", "episode", "doc_link", "required", "context",
+                                  "properties", "context", "required", "situation", "solution",
+                                  "trigger_keywords"));
+}
+
 static json_t *definition(const mn_op *op, bool *structured)
 {
     json_t *def = json_object(), *out_schema;
@@ -101,7 +121,9 @@ static json_t *definition(const mn_op *op, bool *structured)
     json_object_set_new(def, "name", json_string(op->name));
     json_object_set_new(def, "title", title_of(op->name));
     json_object_set_new(def, "description", json_string(desc.ptr));
-    json_object_set_new(def, "inputSchema", strip(mn_api_input_schema(op)));
+    json_t *in_schema = strip(mn_api_input_schema(op));
+    agent_rules(op, in_schema);
+    json_object_set_new(def, "inputSchema", in_schema);
     *structured = false;
     if (os && json_is_string(json_object_get(os, "type")) &&
         !strcmp(json_string_value(json_object_get(os, "type")), "object")) {

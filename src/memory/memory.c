@@ -13,7 +13,12 @@
  */
 #include "common.h"
 
+#include "memory/distill.h"
+#include "memory/judge.h"
 #include "memory/memory.h"
+#include "memory/citations.h"
+#include "memory/lifecycle.h"
+#include "memory/memory_internal.h"
 #include "memory/scrub.h"
 #include "store/store_terms.h"
 #include "text/keywords.h"
@@ -252,8 +257,15 @@ static json_t *ensure_group(json_t *mem, const char *group)
     return g;
 }
 
-/* Merge a new save into the live duplicate `old` (modified in place). */
-static void merge_into(json_t *old, const json_t *mem, double threshold)
+/*
+ * Merge a new save into the live duplicate `old` (modified in place): lists
+ * united (keywords, errors, files, paths, symbols, tags), a text field the
+ * old one lacks taken, citations united, the higher confidence kept, the
+ * more complete wording kept (the new title and body when its body is a
+ * fifth longer: a duplicate that says more replaces one that says less),
+ * a hit counted and the time it was seen again made its recency.
+ */
+void mn_memory__merge_into(json_t *old, const json_t *mem, double threshold, int64_t now)
 {
     static const char *const lists[][2] = {
         {"context", "trigger_keywords"},
@@ -300,6 +312,16 @@ static void merge_into(json_t *old, const json_t *mem, double threshold)
         if (strcmp(str(old, "status"), "pending") == 0 && nc >= threshold)
             json_object_set_new(old, "status", json_string("active"));
     }
+    size_t old_body = json_string_length(json_object_get(old, "body")),
+           new_body = json_string_length(json_object_get(mem, "body"));
+    if (new_body * 5 > old_body * 6) {
+        json_object_set(old, "title", json_object_get(mem, "title"));
+        json_object_set(old, "body", json_object_get(mem, "body"));
+    }
+    json_t *counters = ensure_group(old, "counters");
+    json_object_set_new(counters, "hits",
+                        json_integer(json_integer_value(json_object_get(counters, "hits")) + 1));
+    set_time(old, "accessed_at", now);
     json_object_set(old, "updated_at", json_object_get(mem, "updated_at"));
     prune_group(old, "context");
     prune_group(old, "scope");
@@ -372,50 +394,43 @@ static int add_keywords(mn_store *s, json_t *mem)
 /*
  * A copy of a save's (or an update's, or an imported memory's) input with
  * every secret, and personal data unless the project quarantines it,
- * redacted: the text fields first, to tell whether anything worth keeping
- * is left (mostly a secret: refused, naming the rule), then everything else
- * (scope, provenance, links' notes, citations). *rep says what was found.
+ * redacted in every field (scope, provenance, links' notes, citations too).
+ * A memory whose words (title, body, context) were mostly secrets is refused,
+ * naming the rule, rather than kept as a row of markers: "my key: <the key>"
+ * says nothing once the key is gone, while a note that says what a key is
+ * for and quotes it keeps its words. *rep says what was found.
  */
+#define SCRUB_MIN_LEFT 12 /* bytes of words a memory must keep */
+
+static size_t words_bytes(const json_t *mem, size_t *markers)
+{
+    static const char *const texts[] = {"title", "body", "context"};
+    size_t total = 0, m = 0;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(texts); i++) {
+        const json_t *v = json_object_get(mem, texts[i]);
+        if (v)
+            m += mn_scrub_marker_bytes(v, &total);
+    }
+    if (markers)
+        *markers = m;
+    return total;
+}
+
 static int scrub_input(json_t **out, const json_t *in, const mn_memory_settings *cfg,
                        mn_scrub_report *rep)
 {
-    static const char *const texts[] = {"title", "body", "context"};
     json_t *copy = json_deep_copy(in);
     int rc = 0;
     *out = NULL;
-    if (!cfg->scanner || !cfg->redact) {
-        *out = copy;
-        return 0;
-    }
-    for (size_t i = 0; i < MN_ARRAY_SIZE(texts) && rc == 0; i++) {
-        json_t *v = json_object_get(copy, texts[i]);
-        if (v)
-            rc = mn_scrub_json(v, cfg->scanner, cfg->redact, rep);
-    }
-    if (rc == 0 && mn_scrub_mostly_redacted(rep))
-        rc = mn_error_set(MN_EINVAL,
-                          "the memory is mostly a secret or personal data (rule '%s'): nothing was "
-                          "saved; say what it is for without the value itself",
-                          json_string_value(json_array_get(rep->rules, 0)));
-    if (rc == 0) {
-        mn_scrub_report rest = MN_SCRUB_REPORT_INIT;
-        rc = mn_scrub_json(copy, cfg->scanner, cfg->redact, &rest);
-        rep->secrets += rest.secrets;
-        rep->pii += rest.pii;
-        size_t i;
-        json_t *r;
-        json_array_foreach(rest.rules, i, r)
-        {
-            if (!rep->rules)
-                rep->rules = json_array();
-            bool seen = false;
-            size_t j;
-            json_t *q;
-            json_array_foreach(rep->rules, j, q) if (json_equal(q, r)) seen = true;
-            if (!seen)
-                json_array_append(rep->rules, r);
-        }
-        mn_scrub_report_release(&rest);
+    if (cfg->scanner && cfg->redact) {
+        size_t before = words_bytes(copy, NULL), markers;
+        rc = mn_scrub_json(copy, cfg->scanner, cfg->redact, rep);
+        size_t after = words_bytes(copy, &markers), left = after - markers;
+        if (rc == 0 && rep->rules && markers && (left * 5 < before || left < SCRUB_MIN_LEFT))
+            rc = mn_error_set(MN_EINVAL,
+                              "the memory is mostly a secret or personal data (rule '%s'): "
+                              "nothing was saved; say what it is for without the value itself",
+                              json_string_value(json_array_get(rep->rules, 0)));
     }
     if (rc)
         json_decref(copy);
@@ -460,8 +475,8 @@ static bool has_evidence(const json_t *mem, const json_t *in)
     json_array_foreach(json_object_get(in, "links"), i, l)
     {
         const char *to = str(l, "to");
-        if (to && (!strncmp(to, "commit:", 7) || !strncmp(to, "issue:", 6) ||
-                   !strncmp(to, "task:", 5)))
+        if (to &&
+            (!strncmp(to, "commit:", 7) || !strncmp(to, "issue:", 6) || !strncmp(to, "task:", 5)))
             return true;
     }
     return false;
@@ -470,6 +485,174 @@ static bool has_evidence(const json_t *mem, const json_t *in)
 static bool is_instruction(const char *kind)
 {
     return !strcmp(kind, "rule") || !strcmp(kind, "pattern");
+}
+
+/*
+ * What an agent must say for a memory to be worth recalling (the structured
+ * context of the seed Rekall): when it applies, what to do, and the words a
+ * future question will use. A person saving from the command line is not
+ * held to it; an agent (any caller but the mnemo command) saving a gotcha,
+ * fact, pattern or few-shot is, and the error shows a complete example.
+ */
+static int check_agent_context(const json_t *mem, const mn_memory_settings *cfg)
+{
+    const char *kind = str(mem, "kind");
+    const json_t *ctx = json_object_get(mem, "context");
+    const char *source = str(json_object_get(mem, "provenance"), "source");
+    if (!(cfg->agent || !strcmp(source, "agent")) ||
+        (strcmp(kind, "fact") && strcmp(kind, "gotcha") && strcmp(kind, "fewshot") &&
+         strcmp(kind, "pattern")))
+        return 0;
+    mn_buf missing = MN_BUF_INIT;
+    if (!json_string_length(json_object_get(ctx, "situation")))
+        mn_buf_puts(&missing, "context.situation");
+    if (!json_string_length(json_object_get(ctx, "solution")))
+        mn_buf_printf(&missing, "%scontext.solution", missing.len ? ", " : "");
+    if (!json_array_size(json_object_get(ctx, "trigger_keywords")))
+        mn_buf_printf(&missing, "%scontext.trigger_keywords", missing.len ? ", " : "");
+    int rc = 0;
+    if (missing.len)
+        rc = mn_error_set(
+            MN_EINVAL,
+            "missing required field%s %s: an agent saving a %s must give context.situation "
+            "(when it applies), context.solution (what to do) and context.trigger_keywords "
+            "(3-8 words or identifiers a future question would use). Example: "
+            "{\"kind\":\"%s\",\"title\":\"Cart sessions expire at once when delay is None\","
+            "\"body\":\"Session.refresh() treats delay=None as 0.\",\"context\":{\"situation\":"
+            "\"checkout returned 401 after the cart was idle\",\"solution\":\"default delay to 30s "
+            "in cart/session.py\",\"trigger_keywords\":[\"cart\",\"session\",\"delay\",\"401\"]}}",
+            strchr(missing.ptr, ',') ? "s" : "", missing.ptr, kind, kind);
+    mn_buf_release(&missing);
+    return rc;
+}
+
+/* How a memory's text came to be, when the save does not say. */
+static const char *extraction_of(const char *source)
+{
+    if (!strcmp(source, "manual"))
+        return "manual";
+    if (!strcmp(source, "agent"))
+        return "agent";
+    return "auto";
+}
+
+/* Captured without a person or an agent choosing the words: git, documents, issues, discovery. */
+static bool automatic(const char *source)
+{
+    return strcmp(source, "manual") && strcmp(source, "agent") && strcmp(source, "import");
+}
+
+/* An episode is a turn of a conversation and a doc_link a document's part: their length is the
+ * source's, not a memory's. */
+static bool kind_capped(const char *kind)
+{
+    return strcmp(kind, "episode") && strcmp(kind, "doc_link");
+}
+
+/*
+ * The confidence of a save that does not give one: the source's prior
+ * (default_confidence) weighed by the judge, prior * (0.5 + 0.5 score): a
+ * judged-perfect memory keeps its prior, the weakest (score 0.15) keeps
+ * 57% of it. A person's save is trusted: its prior stands.
+ */
+static double judged_confidence(const char *source, const json_t *judgement)
+{
+    double prior = default_confidence(source);
+    if (!strcmp(source, "manual"))
+        return prior;
+    double score = json_number_value(json_object_get(judgement, "score"));
+    return (double)(int)(prior * (0.5 + 0.5 * score) * 100 + 0.5) / 100;
+}
+
+/* The audit detail of a merge: how near, and why, for a near-duplicate; the new provenance. */
+static json_t *merge_detail(const json_t *mem, const mn_nearby *near)
+{
+    json_t *d = json_pack("{s:s,s:O?}", "match", near ? "near" : "exact", "provenance",
+                          json_object_get(mem, "provenance"));
+    if (near) {
+        json_object_set_new(d, "similarity", json_real(near->similarity));
+        if (near->reasons)
+            json_object_set(d, "reasons", near->reasons);
+    }
+    return d;
+}
+
+/*
+ * Both provenances are kept: the merged memory keeps its own, and the
+ * commit and task of the save it absorbed become links (commit:SHA,
+ * task:ID) when they differ from its own; the audit row keeps the rest.
+ */
+int mn_memory__keep_provenance(mn_store *s, const char *id, const json_t *old, const json_t *mem,
+                               int64_t now)
+{
+    static const struct {
+        const char *key, *prefix;
+    } refs[] = {{"commit", "commit:"}, {"task", "task:"}};
+    const json_t *np = json_object_get(mem, "provenance"), *op = json_object_get(old, "provenance");
+    for (size_t i = 0; i < MN_ARRAY_SIZE(refs); i++) {
+        const char *v = str(np, refs[i].key);
+        if (!v || (str(op, refs[i].key) && !strcmp(str(op, refs[i].key), v)))
+            continue;
+        mn_buf to = MN_BUF_INIT;
+        mn_buf_printf(&to, "%s%s", refs[i].prefix, v);
+        int rc = mn_store_link_add(s, id, "relates_to", to.ptr, "provenance of a merged save", now);
+        mn_buf_release(&to);
+        if (rc == MN_EEXISTS)
+            mn_error_clear();
+        else if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/*
+ * A save that conflicts with a stored memory: linked to it (supersedes when
+ * its words say it is the newer, contradicts otherwise) and the other one
+ * sent to review too; the person who reviews them decides which holds.
+ */
+static int link_conflict(mn_store *s, const mn_memory_settings *cfg, const char *id,
+                         const mn_nearby *near, int64_t now)
+{
+    const char *kind = near->newer == MN_NEWER_A ? "supersedes" : "contradicts";
+    json_t *old = NULL;
+    int rc = mn_store_link_add(s, id, kind, near->id, "found by the near-duplicate check", now);
+    if (rc == MN_EEXISTS) {
+        mn_error_clear();
+        rc = 0;
+    }
+    if (rc == 0 && (rc = mn_store_memory_get(s, &old, near->id)) == 0 &&
+        !strcmp(str(old, "status"), "active")) {
+        json_object_set_new(old, "status", json_string("pending"));
+        mn_review__hold(old, id); /* back to active if the newcomer is rejected (review.c) */
+        rc = mn_store_memory_replace(s, old);
+    }
+    if (rc == 0) {
+        json_t *detail = json_pack("{s:s,s:s,s:f,s:O?}", "conflicts_with", id, "link", kind,
+                                   "similarity", near->similarity, "reasons", near->reasons);
+        rc = mn_store_audit(s, cfg->actor, "review", near->id, detail);
+        json_decref(detail);
+    }
+    json_decref(old);
+    return rc;
+}
+
+/*
+ * Whether the save itself says it supersedes the memory id (a `supersedes`
+ * link in its links): then a near-duplicate with another conclusion is what
+ * the caller meant to replace, not a conflict to review (the life cycle's
+ * supersession decides: memory/lifecycle.h).
+ */
+static bool says_supersedes(const json_t *in, const char *id)
+{
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(in, "links"), i, l)
+    {
+        if (!strcmp(str(l, "kind") ? str(l, "kind") : "", "supersedes") && str(l, "to") &&
+            !strcmp(str(l, "to"), id))
+            return true;
+    }
+    return false;
 }
 
 int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
@@ -481,6 +664,7 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     bool in_tx = false;
     mn_scrub_report scrubbed = MN_SCRUB_REPORT_INIT;
     json_t *clean = NULL;
+    mn_nearby near = {0};
 
     if ((rc = scrub_input(&clean, in, cfg, &scrubbed)) != 0)
         goto out;
@@ -514,16 +698,14 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     const char *source = str(prov, "source");
     const char *kind = str(mem, "kind");
 
-    if (strcmp(source, "agent") == 0 &&
-        (!strcmp(kind, "fact") || !strcmp(kind, "gotcha") || !strcmp(kind, "fewshot") ||
-         !strcmp(kind, "pattern")) &&
-        !json_array_size(json_object_get(json_object_get(mem, "context"), "trigger_keywords"))) {
-        rc = mn_error_set(MN_EINVAL,
-                          "missing required field 'context.trigger_keywords': an agent saving a "
-                          "%s must give 3-8 words or identifiers that should bring it back",
-                          kind);
+    if ((rc = check_agent_context(mem, cfg)) != 0)
         goto out;
-    }
+    if (!str(prov, "extraction_method"))
+        json_object_set_new(prov, "extraction_method", json_string(extraction_of(source)));
+    mn_memory_normalise(mem);
+    if ((rc = mn_memory_cap_body(mem, kind_capped(kind) ? cfg->body_cap : 0, automatic(source))) !=
+        0)
+        goto out;
     if (!json_array_size(json_object_get(json_object_get(mem, "context"), "trigger_keywords")) &&
         (rc = add_keywords(s, mem)) != 0)
         goto out;
@@ -531,9 +713,17 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
         json_object_set_new(mem, "citations", json_deep_copy(json_object_get(in, "citations")));
     json_object_set_new(mem, "level",
                         json_string(str(in, "level") ? str(in, "level") : default_level(mem)));
+    if ((rc = mn_store_begin(s)) != 0)
+        goto out;
+    in_tx = true;
+    /* near-duplicates first: the judge's novelty is the distance to the nearest */
+    if (cfg->dedup && (rc = mn_memory__nearby(&near, s, mem)) != 0)
+        goto out;
+    json_t *judgement = mn_memory_judge(mem, json_object_get(in, "links"), near.nearest);
     double confidence = json_is_number(json_object_get(in, "confidence"))
                             ? json_number_value(json_object_get(in, "confidence"))
-                            : default_confidence(source);
+                            : judged_confidence(source, judgement);
+    json_object_set_new(mem, "judgement", judgement);
     json_object_set_new(mem, "confidence", json_real(confidence));
     if (json_object_get(in, "quality"))
         json_object_set_new(mem, "quality",
@@ -541,10 +731,9 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     const char *status = confidence < cfg->review_threshold ? "pending" : "active";
     const char *note = NULL;
     if ((cfg->agent || !strcmp(source, "agent")) && is_instruction(kind) &&
-        !has_evidence(mem, in) &&
-        strcmp(status, "active") == 0) {
+        !has_evidence(mem, in) && strcmp(status, "active") == 0) {
         status = "pending";
-        note = "an agent's rule or pattern waits for review (mnemo list --status pending) unless "
+        note = "an agent's rule or pattern waits for review (mnemo review) unless "
                "it cites evidence: a commit (provenance.commit), code (citations) or an issue "
                "(provenance.task)";
     }
@@ -573,34 +762,77 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     set_time(mem, "created_at", created);
     set_time(mem, "updated_at", created);
 
-    if ((rc = mn_store_begin(s)) != 0)
+    /* life cycle (memory/citations.h): the code it cites and names, with hashes and text;
+     * after the status, which only the citations the caller gave can earn */
+    if ((rc = mn_citations_fill(s, mem, now)) != 0)
         goto out;
-    in_tx = true;
     mn_store_content_hash(hash, mem);
-    if (cfg->dedup && mn_store_memory_find_hash(s, dup, hash) == 0) {
+    bool exact = cfg->dedup && mn_store_memory_find_hash(s, dup, hash) == 0;
+    mn_error_clear();
+    /* what a reviewer rejected is not proposed again (review.c) */
+    if ((rc = mn_review__skip_rejected(out, s, cfg, mem, exact ? dup : NULL, &near)) != 0) {
+        if (rc < 0 || (rc = mn_store_commit(s)) != 0) {
+            json_decref(*out);
+            *out = NULL;
+            goto out;
+        }
+        in_tx = false;
+        goto done;
+    }
+    if (exact || near.kind == MN_NEARDUP_DUPLICATE) {
+        /* said before: merged into the memory that says it */
+        if (!exact)
+            snprintf(dup, sizeof(dup), "%s", near.id);
         if ((rc = mn_store_memory_get(s, &old, dup)) != 0)
             goto out;
-        merge_into(old, mem, cfg->review_threshold);
-        if ((rc = mn_store_memory_replace(s, old)) != 0 ||
-            (rc = add_links(s, dup, json_object_get(in, "links"), now)) != 0 ||
-            (rc = mn_store_audit(s, cfg->actor, "merge", dup, NULL)) != 0 ||
-            (rc = audit_redaction(s, cfg, dup, &scrubbed)) != 0 ||
+        mn_memory__merge_into(old, mem, cfg->review_threshold, now);
+        json_t *detail = merge_detail(mem, exact ? NULL : &near);
+        rc = mn_citations_fill(s, old, now); /* life cycle: duplicates out */
+        if (rc == 0)
+            rc = mn_store_memory_replace(s, old);
+        if (rc == 0)
+            rc = add_links(s, dup, json_object_get(in, "links"), now);
+        if (rc == 0)
+            rc = mn_lifecycle_apply(s, cfg->actor, dup); /* life cycle: supersedes */
+        if (rc == 0)
+            rc = mn_memory__keep_provenance(s, dup, old, mem, now);
+        if (rc == 0)
+            rc = mn_store_audit(s, cfg->actor, "merge", dup, detail);
+        json_decref(detail);
+        if (rc || (rc = audit_redaction(s, cfg, dup, &scrubbed)) != 0 ||
             (rc = mn_store_commit(s)) != 0)
             goto out;
         in_tx = false;
         *out = result(dup, "merged", old);
+        json_object_set_new(*out, "merged_into", json_string(dup));
+        if (!exact)
+            json_object_set_new(*out, "similarity", json_real(near.similarity));
         goto done;
     }
-    mn_error_clear();
+    if (near.kind == MN_NEARDUP_CONFLICTING && says_supersedes(in, near.id))
+        near.kind = MN_NEARDUP_DISTINCT; /* replaced on purpose: no conflict to review */
+    if (near.kind == MN_NEARDUP_CONFLICTING) {
+        /* the same subject, another conclusion: both wait for a person */
+        json_object_set_new(mem, "status", json_string("pending"));
+        note = "it conflicts with a memory that says otherwise: both wait for review";
+    }
     if ((rc = mn_store_memory_insert(s, mem)) != 0 ||
         (rc = add_links(s, id, json_object_get(in, "links"), now)) != 0 ||
+        (rc = mn_lifecycle_apply(s, cfg->actor, id)) != 0 || /* life cycle: supersedes */
         (rc = mn_store_audit(s, cfg->actor, "save", id, NULL)) != 0 ||
+        (near.kind == MN_NEARDUP_CONFLICTING &&
+         (rc = link_conflict(s, cfg, id, &near, now)) != 0) ||
         (rc = audit_redaction(s, cfg, id, &scrubbed)) != 0 || (rc = mn_store_commit(s)) != 0)
         goto out;
     in_tx = false;
     *out = result(id, "created", mem);
     if (note)
         json_object_set_new(*out, "note", json_string(note));
+    if (near.kind == MN_NEARDUP_CONFLICTING)
+        json_object_set_new(*out, "conflicts_with",
+                            json_pack("{s:s,s:s,s:O}", "id", near.id, "link",
+                                      near.newer == MN_NEWER_A ? "supersedes" : "contradicts",
+                                      "reasons", near.reasons ? near.reasons : json_null()));
 done:
     if (scrubbed.rules)
         json_object_set_new(*out, "redacted",
@@ -613,6 +845,7 @@ out:
     json_decref(mem);
     json_decref(clean);
     mn_scrub_report_release(&scrubbed);
+    mn_memory__nearby_release(&near);
     return rc;
 }
 
@@ -747,7 +980,16 @@ int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
     if (json_array_size(changed)) {
         set_time(mem, "updated_at", now);
         json_t *detail = json_pack("{s:O}", "changed", changed);
-        rc = mn_store_memory_replace(s, mem);
+        size_t ci;
+        const json_t *cv;
+        json_array_foreach(changed, ci, cv) /* a review decision: the status it came to */
+            if (!strcmp(json_string_value(cv), "status"))
+                json_object_set_new(detail, "status", json_string(str(mem, "status")));
+        rc = mn_citations_fill(s, mem, now); /* life cycle: new citations, new names */
+        if (rc == 0)
+            rc = mn_store_memory_replace(s, mem);
+        if (rc == 0) /* life cycle: approved, its supersedes links take effect */
+            rc = mn_lifecycle_apply(s, cfg->actor, id);
         if (rc == 0)
             rc = mn_store_audit(s, cfg->actor, "update", id, detail);
         if (rc == 0)
@@ -788,10 +1030,13 @@ int mn_memory_forget(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
         return rc;
     if ((rc = mn_store_memory_resolve(s, id, str(in, "id"))) != 0)
         goto fail;
-    if (purge)
+    rc = mn_store_memory_set_deleted(s, id, undo ? 0 : mn_time_now_ms());
+    /* life cycle: what it superseded may come back; undone, its links hold again */
+    if (rc == 0)
+        rc = undo ? mn_lifecycle_apply(s, cfg->actor, id)
+                  : mn_lifecycle_forgotten(s, cfg->actor, id);
+    if (rc == 0 && purge)
         rc = mn_store_memory_purge(s, id);
-    else
-        rc = mn_store_memory_set_deleted(s, id, undo ? 0 : mn_time_now_ms());
     if (rc || (rc = mn_store_audit(s, cfg->actor,
                                    purge  ? "purge"
                                    : undo ? "restore"
@@ -835,6 +1080,10 @@ int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
         free(to);
         return 0;
     }
+    /* life cycle: a supersedes link retires its target, removed it brings it back */
+    if (rc == 0 && !strcmp(str(in, "kind"), "supersedes") && !strchr(to, ':'))
+        rc = remove ? mn_lifecycle_release(s, cfg->actor, to)
+                    : mn_lifecycle_apply(s, cfg->actor, from);
     if (rc)
         goto fail;
     json_t *detail = json_pack("{s:s,s:s}", "kind", str(in, "kind"), "to", to);

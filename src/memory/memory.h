@@ -22,15 +22,16 @@
 #include "text/scan.h"
 
 typedef struct {
-    size_t excerpt_cap;         /* bytes kept of a conversation excerpt */
-    double review_threshold;    /* confidence below it: status pending */
-    bool dedup;                 /* merge exact duplicates */
-    const char *author;         /* default provenance author */
-    const char *actor;          /* who calls, for the audit log */
-    const mn_scanner *scanner;  /* secrets and personal data (NULL: nothing is scanned) */
-    unsigned redact;            /* classes redacted on the way in (mn_scan_class mask) */
-    bool quarantine_pii;        /* personal data kept, the memory quarantined for review */
-    bool agent;                 /* the caller is an agent (MCP, HTTP, hooks), not a person */
+    size_t excerpt_cap;        /* bytes kept of a conversation excerpt */
+    double review_threshold;   /* confidence below it: status pending */
+    bool dedup;                /* merge duplicates (exact and near) */
+    const char *author;        /* default provenance author */
+    const char *actor;         /* who calls, for the audit log */
+    const mn_scanner *scanner; /* secrets and personal data (NULL: nothing is scanned) */
+    unsigned redact;           /* classes redacted on the way in (mn_scan_class mask) */
+    bool quarantine_pii;       /* personal data kept, the memory quarantined for review */
+    bool agent;                /* the caller is an agent (MCP, HTTP, hooks), not a person */
+    size_t body_cap;           /* characters a body may have (memory.body_cap; 0: no cap) */
 } mn_memory_settings;
 
 int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in);

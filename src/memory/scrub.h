@@ -26,7 +26,10 @@ typedef struct {
     json_t *rules;          /* the ids of the rules that hit, each once, in order; NULL if none */
 } mn_scrub_report;
 
-#define MN_SCRUB_REPORT_INIT {0, 0, 0, 0, 0, NULL}
+#define MN_SCRUB_REPORT_INIT \
+    {                        \
+        0, 0, 0, 0, 0, NULL  \
+    }
 
 /**
  * Redact every string inside v (objects and arrays, recursively) that holds
@@ -39,14 +42,11 @@ int mn_scrub_json(json_t *v, const mn_scanner *sc, unsigned classes, mn_scrub_re
 bool mn_scrub_json_any(const json_t *v, const mn_scanner *sc, unsigned classes);
 
 /**
- * true when a scrub left little of the text: more than four fifths of its
- * bytes were secrets, or fewer than MN_SCRUB_MIN_LEFT bytes are left. A
- * memory like that ("my key: <the key>") is refused rather than kept as a
- * row of markers; one that says what a key is for and quotes it in places
- * keeps its words.
+ * Bytes of all the strings inside v (*total) and, of them, bytes that are
+ * redaction markers ("[REDACTED:<rule>]"); what a scrub left of a text is
+ * the difference.
  */
-bool mn_scrub_mostly_redacted(const mn_scrub_report *rep);
-#define MN_SCRUB_MIN_LEFT 12
+size_t mn_scrub_marker_bytes(const json_t *v, size_t *total);
 
 void mn_scrub_report_release(mn_scrub_report *rep);
 

@@ -51,7 +51,8 @@
  *   graph  = attached to a matched file (its normalised score), or an
  *            episode next to a matched one (graph.c)
  *   scope  = 1 when scoped to a file of the request or a path the query names
- *   rec    = 2^(-age_days / 90)                      (updated_at)
+ *   rec    = 2^(-age_days / 90)     (age: since updated_at or, when later, the last
+ *                                     time it was served, accessed_at, if not after now)
  *   use    = (used + 1) / (used + ignored + 2)       (0.5 without feedback)
  *   level  = 1 for L0, 0.5 for L1, 0 otherwise
  *   conv   = an episode's conversation (same session reference, else same
@@ -300,7 +301,13 @@ void mn_fusion_memories(mn_search_ctx *c)
     }
     for (size_t i = 0; i < n; i++) {
         mn_memory_cand *m = &c->memories.items[i];
-        double age_days = (double)(c->now_ms - m->updated_at) / 86400000.0;
+        /* recency counts from the last change or the last time it was served (a hit
+         * keeps a memory in use recent); a hit after the question's moment (as_of in
+         * the past) did not happen yet for it */
+        int64_t last = m->updated_at;
+        if (m->accessed_at > last && m->accessed_at <= c->now_ms)
+            last = m->accessed_at;
+        double age_days = (double)(c->now_ms - last) / 86400000.0;
         double rec = age_days > 0 ? exp2(-age_days / HALF_LIFE_DAYS) : 1.0;
         double use = ((double)m->used + 1.0) / ((double)m->used + (double)m->ignored + 2.0);
         double level = m->level == 0 ? 1.0 : m->level == 1 ? 0.5 : 0;

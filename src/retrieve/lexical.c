@@ -297,6 +297,7 @@ mn_memory_cand *mn_search_memory(mn_search_ctx *c, const mn_memory_hit *h)
     m.bm25 = h->bm25;
     m.created_at = h->created_at;
     m.updated_at = h->updated_at;
+    m.accessed_at = h->accessed_at;
     m.hits = h->hits;
     m.used = h->used;
     m.ignored = h->ignored;

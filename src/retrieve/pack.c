@@ -3,14 +3,11 @@
  * a token budget, and write it for an agent.
  *
  * Candidates come from one search (retrieve.h) over memories, code chunks
- * and files, plus the project's L0 facts. Each becomes an entry: a section
- * (project, knowledge, decisions, code), a score, one Markdown line (or
- * two, for a decision and its chain) and the reason it is there. Entries
- * are chosen greedily: L0 facts first, up to OVERVIEW_SHARE of the budget
- * (they are what every task needs and they are short), then every other
- * entry by descending score while it fits, a section's heading charged
- * with its first entry. Then the chosen entries are written grouped by
- * section, so the text reads as a briefing, not as a ranked list.
+ * and files, plus the project's L0 facts. Each becomes an entry
+ * (pack_internal.h: a head line and units, written by pack_item.c) with a
+ * section (project, knowledge, decisions, code), a score, the reason it is
+ * there, and whether it is relevant; a file's best chunk takes the file's
+ * rank when the file ranked higher (place_score).
  *
  * The floor: an entry is relevant when its lexical signal reaches
  * LEXICAL_FLOOR of the best match's and its text holds enough of the
@@ -18,28 +15,73 @@
  * the index tokenizes them: search scores are relative to the best match,
  * so one shared uncommon word must not pass for an answer), or its
  * semantic signal reaches SEMANTIC_FLOOR, or it is in the scope the caller
- * named (files, symbols). Without one relevant memory or code entry, the
- * text says there is no relevant project memory, after the overview,
- * instead of serving weak matches.
+ * named (files, symbols). Code that is one line naming other code (an
+ * alias, an import, a re-export: pack_item.c) is never relevant. Without
+ * one relevant memory or code entry, the text says there is no relevant
+ * project memory, after the overview, instead of serving weak matches.
  *
- * Token accounting: each line's estimate (tokens.h) is added up; an
- * estimate of a concatenation never exceeds the sum of its parts' (the
- * pieces never straddle a newline, and the margin is subadditive), so the
- * whole text stays within max_tokens; `tokens` reports its own estimate.
+ * Tokens are counted exactly (tokens.h: the reader's encoding, config
+ * context.tokenizer), unit by unit, when first needed; a form's cost is the
+ * sum of its units' (pack_internal.h says why that is exact). The choice,
+ * for a budget B less what the title, the "nothing relevant" line and the
+ * footer (the served answer's id, written by mn_context_footer) take:
+ *  0. the overview: L0 lines ranked by how many of the question's terms
+ *     they hold (then in their stored order), each whole, up to
+ *     OVERVIEW_SHARE of B with its heading; with overview "matching" (the
+ *     hook, after the first prompt of an agent session) only lines holding
+ *     one of the terms, with "none" no line;
+ *  1. breadth: every relevant entry by descending score gets its largest
+ *     form that fits both what is left and BREADTH_SHARE of B (or, when
+ *     even its smallest is larger than that share, its smallest if it
+ *     fits), a section's heading charged with its first entry;
+ *  2. depth: the chosen entries, by score, grow to their largest form that
+ *     fits what is left;
+ *  3. an entry of 1 that did not fit gets its smallest form if it fits now.
+ * So the answer fills the budget when there is enough relevant material
+ * (whatever is left is smaller than any form not taken) and never passes
+ * it: the text is counted again, whole, at the end, and an entry is taken
+ * out should it pass (it cannot: the whole never costs more than the sum
+ * of its parts).
+ * `complete` says whether every relevant entry was given whole.
+ *
+ * The chosen entries are written grouped by section (Project, Relevant
+ * knowledge, Decisions and their reasons, Where to look, May be out of
+ * date), by score within a section, so the text reads as a briefing, not
+ * as a ranked list.
+ *
+ * The life cycle (docs/internals/memory.md, "Life cycle"): expired
+ * memories are not served (req->expiry, the search's and the overview's
+ * filter); a stale memory (a span it cites changed) is not served as
+ * current: it goes to "May be out of date" as one line, kind, title and
+ * id (pk_stale_entry), chosen like any entry, and is not a relevant
+ * finding (`relevant` and `complete` leave it out); recall lists it in
+ * `stale`, outside facts, few_shots and decisions, and it adds nothing to
+ * the confidence.
  */
 #include "common.h"
+#include <inttypes.h>
 
 #include "retrieve/pack.h"
+#include "retrieve/pack_internal.h"
 #include "retrieve/retrieve.h"
 #include "retrieve/tokens.h"
+#include "store/store_search.h"
 #include "text/tokenize.h"
-#include "util/map.h"
 #include "util/buf.h"
+#include "util/map.h"
 #include "util/vec.h"
 
-#define OVERVIEW_SHARE 0.35 /* of the budget, at most, for L0 facts */
+#define OVERVIEW_SHARE 0.15 /* of the budget, at most, for L0 lines */
 #define OVERVIEW_MAX   16   /* L0 facts considered */
-#define SEARCH_K       40   /* search items considered */
+/*
+ * Pass 1 gives no entry more than this share of the budget, so that more
+ * places are named before the best grow (pass 2). On the prompt set of
+ * bench_hook (30 SWE-bench tasks, budget 1800) 0.10 and 0.30 name a gold
+ * file equally often (27/30; 32/34 on the other dev instances); 0.10
+ * names more files in an answer.
+ */
+#define BREADTH_SHARE 0.10
+#define SEARCH_K      40 /* search items considered */
 /*
  * Code rows ranked by the words for the files to look at: 4,000, not the
  * 12,000 of a file search. The context lists several files, and on the
@@ -51,33 +93,27 @@
 #define CONTEXT_FILE_ROWS 4000
 #define LEXICAL_FLOOR     0.15
 #define SEMANTIC_FLOOR    0.5
-#define FACT_CHARS        300 /* a fact's text, at most (recall says so too) */
-#define EVIDENCE_CHARS    160 /* a line of evidence for code */
+#define FACT_CHARS        300 /* recall: a fact's text, at most (its schema says so too) */
 #define CHAIN_MAX         3   /* links of a decision's chain shown under it (Markdown) */
 #define CHAIN_DATA_MAX    8   /* ... given with it (recall) */
 #define CHAIN_DEPTH       3   /* links followed from a decision, at most */
 #define MIN_TOKENS        64  /* smaller budgets are refused by the schema too */
-
-typedef enum { SEC_PROJECT, SEC_KNOWLEDGE, SEC_DECISIONS, SEC_CODE, SEC_COUNT } section;
+#define FOOTER_MIN_BUDGET 400 /* smaller budgets have no room for the footer */
+#define FOOTER_ID_MAX     "999999999999" /* the footer is reserved at this many digits */
 
 static const char *const section_title[SEC_COUNT] = {
-    "## Project", "## Relevant knowledge", "## Decisions and their reasons", "## Where to look"};
-static const char *const section_name[SEC_COUNT] = {"project", "knowledge", "decisions", "code"};
+    "\n## Project\n", "\n## Relevant knowledge\n", "\n## Decisions and their reasons\n",
+    "\n## Where to look\n", "\n## May be out of date (the code they cite changed)\n"};
+static const char *const section_name[SEC_COUNT] = {"project", "knowledge", "decisions", "code",
+                                                    "stale"};
 
-typedef struct {
-    section sec;
-    double score;
-    bool relevant;
-    char *line; /* Markdown, ending in '\n' */
-    json_t *item;
-    size_t tokens;
-    bool chosen;
-    size_t order; /* position among the search's items, for a stable output */
-} entry;
+static const char *const none_text =
+    "\nNo relevant project memory was found for this question: nothing in the memories or the "
+    "code index matches it well enough to be worth reading.\n";
 
-typedef MN_VEC(entry) entry_vec;
+typedef MN_VEC(pk_entry) entry_vec;
 
-/* Append at most max characters (whole UTF-8 characters) of text, on one line. */
+/* Append at most max characters (whole UTF-8 characters) of text, on one line (recall). */
 static void put_clipped(mn_buf *b, const char *text, size_t max)
 {
     /* chars counts what is written, the single spaces that stand for runs
@@ -167,13 +203,21 @@ static void question_init(question *q, const char *text)
         q->need = 3;
 }
 
-/* Whether text holds enough of the question's terms. */
-static bool covers(const question *q, const char *text)
+/* How many of the question's distinct terms text holds. */
+static size_t coverage(const question *q, const char *text)
 {
+    if (!q->terms.len)
+        return 0;
     term_count c = {&q->terms, MN_MAP_INIT, 0};
     mn_tokenize(text, strlen(text), MN_LANG_UNKNOWN, 0, count_term, &c);
     mn_map_release(&c.seen);
-    return c.n >= q->need;
+    return c.n;
+}
+
+/* Whether text holds enough of the question's terms. */
+static bool covers(const question *q, const char *text)
+{
+    return coverage(q, text) >= q->need;
 }
 
 /* The text a memory is matched on (title, body, context, keywords). */
@@ -189,6 +233,8 @@ static char *memory_text(const json_t *mem)
     const json_t *k;
     json_array_foreach(json_object_get(ctx, "trigger_keywords"), i, k)
         mn_buf_printf(&b, " %s", json_string_value(k));
+    json_array_foreach(json_object_get(ctx, "error_messages"), i, k)
+        mn_buf_printf(&b, "\n%s", json_string_value(k));
     return mn_buf_detach(&b);
 }
 
@@ -201,20 +247,39 @@ static char *code_text(const mn_search_item *it)
     return mn_buf_detach(&b);
 }
 
-static const char *why_of(const mn_search_item *it, bool in_scope, bool lexical)
+/*
+ * Why an item is there, in a few words: the question's words it matches
+ * when its words matched, else the signal that brought it; for code, also
+ * the memory that cites its file ("cited by the gotcha 01AB..."). Malloc'd.
+ */
+static char *why_of(const pk_ctx *c, const mn_search_item *it, bool in_scope, bool lexical,
+                    const char *text)
 {
-    if (in_scope)
-        return "in the files or symbols you named";
-    if (lexical)
-        return it->type == MN_ITEM_MEMORY ? "its words match the question"
-                                          : "its code matches the question's words and names";
-    if ((it->sig.has & MN_SIG_SEMANTIC) && it->sig.semantic >= SEMANTIC_FLOOR)
-        return "close in meaning to the question";
-    if ((it->sig.has & MN_SIG_WHEN) && it->sig.when > 0)
-        return "from the time the question names";
-    if ((it->sig.has & MN_SIG_GRAPH) && it->sig.graph > 0)
-        return "imports or calls code that matches";
-    return "weak match";
+    mn_buf b = MN_BUF_INIT;
+    const char *cited =
+        it->type != MN_ITEM_MEMORY && it->path ? mn_map_get(&c->cited, it->path) : NULL;
+    if (in_scope) {
+        mn_buf_puts(&b, "in the files or symbols you named");
+    } else if (lexical) {
+        char *m = pk_matches(c, text);
+        mn_buf_puts(&b, m                            ? m
+                        : it->type == MN_ITEM_MEMORY ? "its words match the question"
+                                                     : "its code matches the question's words");
+        free(m);
+    } else if ((it->sig.has & MN_SIG_SEMANTIC) && it->sig.semantic >= SEMANTIC_FLOOR) {
+        mn_buf_puts(&b, "close in meaning to the question");
+    } else if ((it->sig.has & MN_SIG_WHEN) && it->sig.when > 0) {
+        mn_buf_puts(&b, "from the time the question names");
+    } else if (!cited && (it->sig.has & MN_SIG_NAMES) && it->sig.names > 0) {
+        mn_buf_puts(&b, "defines a name the question uses");
+    } else if (!cited && (it->sig.has & MN_SIG_GRAPH) && it->sig.graph > 0) {
+        mn_buf_puts(&b, "imports or calls code that matches");
+    } else if (!cited) {
+        mn_buf_puts(&b, "weak match");
+    }
+    if (cited)
+        mn_buf_printf(&b, "%s%s", b.len ? "; " : "", cited);
+    return mn_buf_detach(&b);
 }
 
 /* The lexical half of the floor: a strong enough match whose text covers the question. */
@@ -230,7 +295,7 @@ static bool relevant(const mn_search_item *it, bool lexical)
            ((it->sig.has & MN_SIG_WHEN) && it->sig.when > 0);
 }
 
-static json_t *item_json(const mn_search_item *it, section sec, const char *why)
+static json_t *item_json(const mn_search_item *it, pk_section sec, const char *why)
 {
     json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s}", "section", section_name[sec], "type",
                           it->type == MN_ITEM_MEMORY ? "memory"
@@ -247,19 +312,6 @@ static json_t *item_json(const mn_search_item *it, section sec, const char *why)
     if (it->status && strcmp(it->status, "active") != 0)
         json_object_set_new(o, "status", json_string(it->status));
     return o;
-}
-
-/* " (pending review)" and the like, for a memory that is not plainly active. */
-static void put_status(mn_buf *b, const char *status)
-{
-    if (!status || !strcmp(status, "active"))
-        return;
-    if (!strcmp(status, "stale"))
-        mn_buf_puts(b, " [stale: the code it cites changed]");
-    else if (!strcmp(status, "pending"))
-        mn_buf_puts(b, " [pending review]");
-    else
-        mn_buf_printf(b, " [%s]", status);
 }
 
 /*
@@ -322,74 +374,26 @@ static void chain_release(chain_link *c, size_t n)
         json_decref(c[i].mem);
 }
 
-/* The chain under a decision's line, one line a link, indented by depth. */
-static void put_chain(mn_store *s, mn_buf *b, const json_t *mem)
+void pk_chain_units(pk_ctx *c, pk_entry *e, const json_t *mem, int place)
 {
-    chain_link c[CHAIN_MAX];
-    size_t n = chain_walk(s, mem, c, CHAIN_MAX);
+    chain_link l[CHAIN_MAX];
+    size_t n = chain_walk(c->store, mem, l, CHAIN_MAX);
     for (size_t i = 0; i < n; i++) {
-        mn_buf_printf(b, "%*s- %s: ", 2 * c[i].depth, "",
-                      !strcmp(c[i].kind, "supersedes") ? "supersedes" : "caused by");
-        put_clipped(b, jstr(c[i].mem, "title"), 120);
-        mn_buf_printf(b, " (%.12s)\n", jstr(c[i].mem, "id"));
+        mn_buf b = MN_BUF_INIT;
+        mn_buf_printf(&b, "%*s- %s: ", 2 * l[i].depth, "",
+                      !strcmp(l[i].kind, "supersedes") ? "supersedes" : "caused by");
+        for (const char *t = jstr(l[i].mem, "title"); *t; t++)
+            mn_buf_putc(&b, *t == '\n' || *t == '\r' || *t == '\t' ? ' ' : *t);
+        mn_buf_printf(&b, " (%.12s)\n", jstr(l[i].mem, "id"));
+        pk_unit_add(e, mn_buf_detach(&b), place + (int)i);
     }
-    chain_release(c, n);
+    chain_release(l, n);
 }
 
-/* The Markdown line(s) of a memory found by the search. */
-static void memory_line(mn_store *s, mn_buf *b, const mn_search_item *it, const json_t *mem,
-                        bool causal)
+static void entry_push(entry_vec *v, pk_entry *e)
 {
-    const char *kind = jstr(mem, "kind"), *title = jstr(mem, "title"), *body = jstr(mem, "body");
-    const json_t *ctx = json_object_get(mem, "context");
-    bool decision = !strcmp(kind, "decision");
-    mn_buf text = MN_BUF_INIT;
-    /* the body, unless it only repeats the title; a decision's situation is its reason */
-    if (*body && strncmp(body, title, strlen(body)) != 0)
-        mn_buf_printf(&text, "%s: %s", title, body);
-    else
-        mn_buf_puts(&text, title);
-    const char *situation = jstr(ctx, "situation"), *solution = jstr(ctx, "solution");
-    if (*situation)
-        mn_buf_printf(&text, decision ? " Because: %s" : " When: %s", situation);
-    if (*solution)
-        mn_buf_printf(&text, " Fix: %s", solution);
-    if (decision)
-        mn_buf_puts(b, "- ");
-    else
-        mn_buf_printf(b, "- **%s** ", kind);
-    put_clipped(b, text.ptr ? text.ptr : "", FACT_CHARS);
-    put_status(b, it->status);
-    mn_buf_printf(b, " (%.12s)\n", it->id);
-    if (decision && causal)
-        put_chain(s, b, mem);
-    mn_buf_release(&text);
-}
-
-static void code_line(mn_buf *b, const mn_search_item *it)
-{
-    mn_buf_printf(b, "- `%s", it->path ? it->path : it->title);
-    if (it->start_line > 0)
-        mn_buf_printf(b, ":%lld-%lld", (long long)it->start_line, (long long)it->end_line);
-    mn_buf_puts(b, "`");
-    if (it->type == MN_ITEM_CODE && it->title && it->path && strcmp(it->title, it->path) != 0) {
-        mn_buf_puts(b, " ");
-        put_clipped(b, it->title, 80);
-    }
-    if (it->snippet && *it->snippet) {
-        mn_buf_puts(b, ": ");
-        put_clipped(b, it->snippet, EVIDENCE_CHARS);
-    }
-    mn_buf_puts(b, "\n");
-}
-
-static void entry_add(entry_vec *v, section sec, double score, bool rel, mn_buf *line, json_t *item,
-                      size_t order)
-{
-    entry e = {sec, score, rel, mn_buf_detach(line), item, 0, false, order};
-    e.tokens = mn_tokens_estimate(e.line, strlen(e.line));
-    json_object_set_new(item, "tokens", json_integer((json_int_t)e.tokens));
-    mn_vec_push(v, e);
+    e->chosen = PK_UNCOUNTED;
+    mn_vec_push(v, *e);
 }
 
 static int collect_overview(void *payload, json_t *mem)
@@ -398,28 +402,46 @@ static int collect_overview(void *payload, json_t *mem)
     return 0;
 }
 
-/* The project's L0 facts: one line each. */
-static int add_overview(mn_store *s, entry_vec *v)
+/* The project's L0 facts: one whole line each, ranked by the question's terms they hold. */
+static int add_overview(mn_store *s, entry_vec *v, const question *q, mn_overview_mode mode,
+                        const mn_expiry *expiry)
 {
     mn_memory_filter f = MN_MEMORY_FILTER_INIT;
+    f.expiry = *expiry; /* what expired is not served */
     f.level = 0;
     f.status = "active";
     f.limit = OVERVIEW_MAX;
+    if (mode == MN_OVERVIEW_NONE)
+        return 0;
     json_t *rows = json_array();
     int rc = mn_store_memory_list(s, &f, collect_overview, rows);
     size_t i;
     const json_t *r;
     json_array_foreach(rows, i, r)
     {
+        const char *title = jstr(r, "title");
+        size_t cov = coverage(q, title);
+        if (mode == MN_OVERVIEW_MATCHING && cov == 0)
+            continue;
+        pk_entry e;
+        memset(&e, 0, sizeof(e));
         mn_buf line = MN_BUF_INIT;
         mn_buf_puts(&line, "- ");
-        put_clipped(&line, jstr(r, "title"), FACT_CHARS);
+        for (const char *t = title; *t; t++)
+            mn_buf_putc(&line, *t == '\n' || *t == '\r' || *t == '\t' ? ' ' : *t);
         mn_buf_puts(&line, "\n");
-        json_t *item = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s}", "section", "project", "type",
-                                 "memory", "id", jstr(r, "id"), "title", jstr(r, "title"), "score",
-                                 1.0, "why", "project overview (L0): always included");
-        /* scores above any search score: chosen first, in their stored order */
-        entry_add(v, SEC_PROJECT, 2.0 - (double)i / 1000.0, false, &line, item, i);
+        e.sec = SEC_PROJECT;
+        /* above any search score: the overview is chosen first, the lines holding most of
+           the question's terms first, then in their stored order */
+        e.score = 2.0 + (double)cov - (double)i / 1000.0;
+        e.order = i;
+        e.head = mn_buf_detach(&line);
+        e.head_tokens = PK_UNCOUNTED;
+        e.item = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s}", "section", "project", "type", "memory",
+                           "id", jstr(r, "id"), "title", title, "score", 1.0, "why",
+                           cov ? "project overview (L0), holds the question's words"
+                               : "project overview (L0)");
+        entry_push(v, &e);
     }
     json_decref(rows);
     return rc;
@@ -436,12 +458,74 @@ static bool in_scope(const mn_context_request *req, const mn_search_item *it)
     return (it->sig.has & MN_SIG_SCOPE) && it->sig.scope > 0;
 }
 
-/* Search and turn what it found into entries. *any: whether one is relevant. */
-static int add_found(mn_store *s, const mn_context_request *req, const question *q, entry_vec *v,
-                     bool *any, json_t *notes)
+/* Whether a file item has a chunk of its own among the items (the chunk says more). */
+static bool file_shown_by_chunk(const mn_search_result *res, const mn_search_item *it)
+{
+    for (size_t j = 0; j < res->n; j++)
+        if (res->items[j].type == MN_ITEM_CODE && res->items[j].path && it->path &&
+            !strcmp(res->items[j].path, it->path))
+            return true;
+    return false;
+}
+
+/*
+ * A code item's place in the choice: its score, or, for the best chunk of
+ * a file that ranked higher as a file, the file's - the file item is left
+ * out for its chunk (the chunk says more), and must not take the file's
+ * rank down with it. On bench_hook's prompt set, the hook's answer named a
+ * gold file for 24 of 30 tasks without this, 27 with it (the file ranked
+ * second, its best chunk 20th: pydata__xarray-3677); giving every chunk
+ * of the file its rank instead crowds the answer with one file (21).
+ */
+static double place_score(const mn_search_result *res, const mn_search_item *it)
+{
+    double score = it->score;
+    if (it->type != MN_ITEM_CODE || !it->path)
+        return score;
+    for (size_t j = 0; j < res->n; j++) {
+        const mn_search_item *o = &res->items[j];
+        if (o == it)
+            break;
+        if (o->type == MN_ITEM_CODE && o->path && !strcmp(o->path, it->path))
+            return score; /* not the file's best chunk */
+    }
+    for (size_t j = 0; j < res->n; j++) {
+        const mn_search_item *f = &res->items[j];
+        if (f->type == MN_ITEM_FILE && f->path && !strcmp(f->path, it->path) && f->score > score)
+            score = f->score;
+    }
+    return score;
+}
+
+/*
+ * How many characters of a memory's id the answer shows: SHORT_ID, or
+ * more when another memory among the candidates starts the same (ids made
+ * in the same millisecond share their first 12 or more: ULIDs count up
+ * within one), so that each printed id names one item for feedback.
+ */
+#define SHORT_ID 12
+
+static int id_length(const mn_search_result *res, const char *id)
+{
+    int len = SHORT_ID, full = (int)strlen(id);
+    for (size_t j = 0; j < res->n; j++) {
+        const mn_search_item *o = &res->items[j];
+        if (o->type != MN_ITEM_MEMORY || !o->id || !strcmp(o->id, id))
+            continue;
+        int same = 0;
+        while (id[same] && id[same] == o->id[same])
+            same++;
+        if (same + 1 > len)
+            len = same + 1;
+    }
+    return len < full ? len : full;
+}
+
+/* Search and turn what it found into entries: memories first (their files are cited), then code. */
+static int add_found(pk_ctx *c, const mn_context_request *req, const question *q, entry_vec *v,
+                     json_t *notes, mn_search_result *res)
 {
     mn_search_request sr;
-    mn_search_result res;
     memset(&sr, 0, sizeof(sr));
     sr.query = req->query;
     sr.kinds = MN_SEARCH_MEMORY | MN_SEARCH_CODE | MN_SEARCH_FILE;
@@ -452,58 +536,74 @@ static int add_found(mn_store *s, const mn_context_request *req, const question 
     sr.embedder = req->embedder;
     sr.semantic_note = req->semantic_note;
     sr.file_rows = CONTEXT_FILE_ROWS;
+    sr.filter.expiry = req->expiry;
     sr.branch = req->branch;
-    int rc = mn_search_run(s, &sr, &res);
+    int rc = mn_search_run(c->store, &sr, res);
     if (rc)
         return rc;
-    /* a file and a chunk of it both found: the chunk says more, keep one line per place */
-    for (size_t i = 0; i < res.n; i++) {
-        const mn_search_item *it = &res.items[i];
-        if (it->type == MN_ITEM_MEMORY && it->level == 0)
-            continue; /* in the overview already */
-        if (it->type == MN_ITEM_FILE) {
-            bool dup = false;
-            for (size_t j = 0; j < res.n && !dup; j++)
-                dup = res.items[j].type == MN_ITEM_CODE && res.items[j].path && it->path &&
-                      !strcmp(res.items[j].path, it->path);
-            if (dup)
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < res->n; i++) {
+            const mn_search_item *it = &res->items[i];
+            if ((it->type == MN_ITEM_MEMORY) != (pass == 0))
                 continue;
-        }
-        bool scope = in_scope(req, it), lex = false;
-        mn_buf line = MN_BUF_INIT;
-        section sec = SEC_CODE;
-        if (it->type == MN_ITEM_MEMORY) {
-            json_t *mem = NULL;
-            if (mn_store_memory_get(s, &mem, it->id) != 0) {
-                mn_error_clear();
+            if (it->type == MN_ITEM_MEMORY && it->level == 0)
+                continue; /* in the overview already */
+            if (it->type == MN_ITEM_FILE && file_shown_by_chunk(res, it))
                 continue;
+            bool scope = in_scope(req, it), lex = false;
+            pk_entry e;
+            memset(&e, 0, sizeof(e));
+            e.sec = SEC_CODE;
+            e.score = it->score;
+            e.order = i;
+            char *why = NULL;
+            if (it->type == MN_ITEM_MEMORY) {
+                json_t *mem = NULL;
+                if (mn_store_memory_get(c->store, &mem, it->id) != 0) {
+                    mn_error_clear();
+                    continue;
+                }
+                char *text = memory_text(mem);
+                lex = lexical_ok(it, q, text);
+                why = why_of(c, it, scope, lex, text);
+                free(text);
+                e.sec = !strcmp(jstr(mem, "kind"), "decision") ? SEC_DECISIONS : SEC_KNOWLEDGE;
+                e.relevant = scope || relevant(it, lex);
+                int idlen = id_length(res, it->id);
+                if (it->status && !strcmp(it->status, "stale")) {
+                    e.sec = SEC_STALE; /* not served as current: named apart */
+                    pk_stale_entry(&e, mem, idlen);
+                } else {
+                    pk_memory_entry(c, &e, mem, it->status, why, req->include_causal, idlen);
+                    if (e.relevant)
+                        pk_cite_paths(c, mem);
+                }
+                json_decref(mem);
+            } else {
+                char *text = code_text(it);
+                lex = lexical_ok(it, q, text);
+                why = why_of(c, it, scope, lex, text);
+                free(text);
+                e.relevant = scope || relevant(it, lex);
+                e.score = place_score(res, it);
+                pk_code_entry(&e, it, why);
             }
-            char *text = memory_text(mem);
-            lex = lexical_ok(it, q, text);
-            free(text);
-            sec = !strcmp(jstr(mem, "kind"), "decision") ? SEC_DECISIONS : SEC_KNOWLEDGE;
-            memory_line(s, &line, it, mem, req->include_causal);
-            json_decref(mem);
-        } else {
-            char *text = code_text(it);
-            lex = lexical_ok(it, q, text);
-            free(text);
-            code_line(&line, it);
+            e.item = item_json(it, e.sec, why);
+            if (it->type == MN_ITEM_MEMORY)
+                json_object_set_new(e.item, "ref",
+                                    json_stringn(it->id, (size_t)id_length(res, it->id)));
+            free(why);
+            entry_push(v, &e);
         }
-        bool rel = scope || relevant(it, lex);
-        const char *why = why_of(it, scope, lex);
-        *any |= rel;
-        entry_add(v, sec, it->score, rel, &line, item_json(it, sec, why), i);
     }
-    for (size_t i = 0; i < res.nnotes; i++)
-        note_once(notes, res.notes[i]);
-    mn_search_result_release(&res);
+    for (size_t i = 0; i < res->nnotes; i++)
+        note_once(notes, res->notes[i]);
     return 0;
 }
 
 static int cmp_choice(const void *a, const void *b)
 {
-    const entry *x = a, *y = b;
+    const pk_entry *x = a, *y = b;
     if (x->score != y->score)
         return x->score > y->score ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
@@ -511,85 +611,169 @@ static int cmp_choice(const void *a, const void *b)
 
 static int cmp_output(const void *a, const void *b)
 {
-    const entry *x = a, *y = b;
+    const pk_entry *x = a, *y = b;
     if (x->sec != y->sec)
         return x->sec < y->sec ? -1 : 1;
     return cmp_choice(a, b);
 }
 
-/* Choose entries under the budget; write the chosen, grouped by section. */
-static json_t *pack(entry_vec *v, const mn_context_request *req, const char *intro,
-                    const char *none)
+/*
+ * The largest k (min_units <= k <= nunits) whose form costs at most limit,
+ * or PK_UNCOUNTED. Units are counted only as far as they could fit: a
+ * form's cost never falls below its head and units, so the walk stops
+ * once those alone pass the limit.
+ */
+static size_t largest_form(pk_ctx *c, pk_entry *e, size_t limit, size_t *cost)
 {
-    size_t budget = req->max_tokens, used = 0;
-    bool heading[SEC_COUNT] = {false};
-    mn_buf md = MN_BUF_INIT;
-    used += mn_tokens_estimate(intro, strlen(intro));
-    size_t none_cost = none ? mn_tokens_estimate(none, strlen(none)) : 0;
-    used += none_cost;
-    size_t overview_cap = (size_t)((double)budget * OVERVIEW_SHARE);
+    size_t best = PK_UNCOUNTED;
+    for (size_t k = e->min_units; k <= e->nunits; k++) {
+        size_t t = pk_form_tokens(c, e, k);
+        size_t bare = t - (k < e->nunits && e->pointer ? e->pointer_tokens : 0);
+        if (t <= limit) {
+            best = k;
+            *cost = t;
+        }
+        if (bare > limit)
+            break;
+    }
+    return best;
+}
+
+typedef struct {
+    size_t budget, used;
+    bool heading[SEC_COUNT];
+    size_t heading_tokens[SEC_COUNT];
+} plan;
+
+static size_t heading_cost(pk_ctx *c, plan *p, pk_section sec)
+{
+    if (p->heading[sec])
+        return 0;
+    if (!p->heading_tokens[sec])
+        p->heading_tokens[sec] = pk_count(c, section_title[sec]);
+    return p->heading_tokens[sec];
+}
+
+/* Take the form of e with k units, costing cost (its heading included). */
+static void take(plan *p, pk_entry *e, size_t k, size_t cost)
+{
+    e->chosen = k;
+    p->heading[e->sec] = true;
+    p->used += cost;
+}
+
+/* Whether a code entry can be shown (its lines read); false: an alias, never relevant. */
+static bool ready(pk_ctx *c, pk_entry *e)
+{
+    if (e->fenced && !e->built && !pk_code_build(c, e)) {
+        e->relevant = false;
+        return false;
+    }
+    return true;
+}
+
+static void choose(pk_ctx *c, entry_vec *v, plan *p, size_t overview_budget)
+{
     if (v->len > 1)
-        qsort(v->items, v->len, sizeof(entry), cmp_choice);
-    for (int pass = 0; pass < 2; pass++) {
-        size_t overview_used = 0;
-        for (size_t i = 0; i < v->len; i++) {
-            entry *e = &v->items[i];
-            if (e->chosen || (pass == 0) != (e->sec == SEC_PROJECT))
-                continue;
-            if (e->sec != SEC_PROJECT && !e->relevant)
-                continue; /* under the floor: never padding */
-            size_t cost = e->tokens;
-            if (!heading[e->sec])
-                cost += mn_tokens_estimate(section_title[e->sec], strlen(section_title[e->sec])) +
-                        1; /* and the blank line before it */
-            if (used + cost > budget)
-                continue;
-            if (pass == 0 && overview_used + cost > overview_cap)
-                continue;
-            e->chosen = true;
-            heading[e->sec] = true;
-            used += cost;
-            if (pass == 0)
-                overview_used += cost;
+        qsort(v->items, v->len, sizeof(pk_entry), cmp_choice);
+    /* 0: the overview */
+    size_t overview_used = 0;
+    for (size_t i = 0; i < v->len; i++) {
+        pk_entry *e = &v->items[i];
+        if (e->sec != SEC_PROJECT)
+            continue;
+        size_t cost = pk_form_tokens(c, e, 0) + heading_cost(c, p, e->sec);
+        if (overview_used + cost > overview_budget || p->used + cost > p->budget)
+            continue;
+        overview_used += cost;
+        take(p, e, 0, cost);
+    }
+    /* 1: breadth */
+    size_t share = (size_t)((double)p->budget * BREADTH_SHARE);
+    for (size_t i = 0; i < v->len; i++) {
+        pk_entry *e = &v->items[i];
+        if (e->sec == SEC_PROJECT || !e->relevant || !ready(c, e))
+            continue;
+        size_t h = heading_cost(c, p, e->sec), left = p->budget - p->used, cost = 0;
+        if (h >= left)
+            continue;
+        size_t limit = left - h < share ? left - h : share;
+        size_t k = largest_form(c, e, limit, &cost);
+        if (k == PK_UNCOUNTED && limit < left - h) /* larger than the share: its smallest form */
+            k = largest_form(c, e, pk_form_tokens(c, e, e->min_units), &cost);
+        if (k != PK_UNCOUNTED && cost + h <= left)
+            take(p, e, k, cost + h);
+    }
+    /* 2: depth */
+    for (size_t i = 0; i < v->len; i++) {
+        pk_entry *e = &v->items[i];
+        if (e->sec == SEC_PROJECT || e->chosen == PK_UNCOUNTED || e->chosen == e->nunits)
+            continue;
+        size_t now = pk_form_tokens(c, e, e->chosen), cost = 0;
+        size_t k = largest_form(c, e, now + (p->budget - p->used), &cost);
+        if (k != PK_UNCOUNTED && k > e->chosen) {
+            e->chosen = k;
+            p->used = p->used - now + cost;
         }
     }
+    /* 3: what did not fit in 1, at its smallest, if it fits now */
+    for (size_t i = 0; i < v->len; i++) {
+        pk_entry *e = &v->items[i];
+        if (e->sec == SEC_PROJECT || !e->relevant || e->chosen != PK_UNCOUNTED)
+            continue;
+        size_t h = heading_cost(c, p, e->sec), cost = pk_form_tokens(c, e, e->min_units);
+        if (p->used + h + cost <= p->budget)
+            take(p, e, e->min_units, cost + h);
+    }
+}
+
+/* Write the chosen entries grouped by section; *items their JSON. */
+static void write_answer(entry_vec *v, mn_buf *md, const char *intro, const char *none,
+                         json_t *items)
+{
     if (v->len > 1)
-        qsort(v->items, v->len, sizeof(entry), cmp_output);
-    json_t *items = json_array();
-    mn_buf_puts(&md, intro);
+        qsort(v->items, v->len, sizeof(pk_entry), cmp_output);
+    mn_buf_puts(md, intro);
     int last = -1;
     for (size_t i = 0; i < v->len; i++) {
-        entry *e = &v->items[i];
-        if (!e->chosen)
+        pk_entry *e = &v->items[i];
+        if (e->chosen == PK_UNCOUNTED)
             continue;
         if ((int)e->sec != last) {
-            mn_buf_printf(&md, "\n%s\n", section_title[e->sec]);
+            mn_buf_puts(md, section_title[e->sec]);
             last = (int)e->sec;
         }
-        mn_buf_puts(&md, e->line);
-        json_array_append(items, e->item);
+        pk_form_write(e, e->chosen, md);
+        if (items)
+            json_array_append(items, e->item);
     }
     if (none)
-        mn_buf_puts(&md, none);
-    size_t tokens = mn_tokens_estimate(md.ptr ? md.ptr : "", md.len);
-    if (tokens > budget) { /* cannot happen (see the top of the file); never send it anyway */
-        mn_buf_release(&md);
-        json_decref(items);
-        return NULL;
+        mn_buf_puts(md, none);
+}
+
+/* The short id an entry is printed with, for feedback: memory id prefix, path:line, path. */
+static void set_ref(pk_entry *e)
+{
+    const char *type = jstr(e->item, "type"), *id = jstr(e->item, "id");
+    mn_buf b = MN_BUF_INIT;
+    if (!strcmp(type, "memory")) {
+        if (json_object_get(e->item, "ref"))
+            return; /* given with the head */
+        mn_buf_printf(&b, "%.*s", SHORT_ID, id);
+    } else {
+        mn_buf_puts(&b, jstr(e->item, "path"));
+        json_int_t line = json_integer_value(json_object_get(e->item, "line"));
+        if (line > 0 && e->chosen != PK_UNCOUNTED)
+            mn_buf_printf(&b, ":%lld", (long long)line);
     }
-    json_t *out =
-        json_pack("{s:s%,s:I,s:I,s:o}", "markdown", md.ptr ? md.ptr : "", md.len, "tokens",
-                  (json_int_t)tokens, "max_tokens", (json_int_t)budget, "items", items);
-    mn_buf_release(&md);
-    return out;
+    json_object_set_new(e->item, "ref", json_string(b.ptr ? b.ptr : ""));
+    mn_buf_release(&b);
 }
 
 static void entries_release(entry_vec *v)
 {
-    for (size_t i = 0; i < v->len; i++) {
-        free(v->items[i].line);
-        json_decref(v->items[i].item);
-    }
+    for (size_t i = 0; i < v->len; i++)
+        pk_entry_release(&v->items[i]);
     mn_vec_release(v);
 }
 
@@ -598,51 +782,164 @@ static const char *mode_name(mn_context_mode m)
     return m == MN_CONTEXT_DISCOVERY ? "discovery" : m == MN_CONTEXT_ROUTE ? "route" : "auto";
 }
 
+/*
+ * The line naming the answer, after the last line of the text with no
+ * blank line between: a line that starts with a letter after a newline
+ * costs exactly its own tokens (pack_internal.h), so the footer is counted
+ * alone.
+ */
+static char *footer_text(const char *id)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_printf(&b,
+                  "Answer %s: rate what helped with feedback (served %s; items by the ids in "
+                  "parentheses, code by path:line).\n",
+                  id, id);
+    return mn_buf_detach(&b);
+}
+
 int mn_context_build(mn_store *s, const mn_context_request *req, json_t **out)
 {
     entry_vec v = MN_VEC_INIT;
-    bool any = false;
+    mn_search_result res;
+    bool searched = false;
     const char *q = req->query ? req->query : "";
     mn_context_mode mode = req->mode;
+    mn_token_counter estimate = {NULL, "estimate"};
+    pk_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.store = s;
+    c.counter = req->counter ? req->counter : &estimate;
     if (mode == MN_CONTEXT_AUTO)
         mode = *q || req->nfiles || req->nsymbols ? MN_CONTEXT_ROUTE : MN_CONTEXT_DISCOVERY;
     if (req->max_tokens < MIN_TOKENS)
         return mn_error_set(MN_EINVAL, "max_tokens must be at least %d", MIN_TOKENS);
     json_t *notes = json_array();
-    int rc = add_overview(s, &v);
     question qn;
     question_init(&qn, q);
-    if (rc == 0 && mode == MN_CONTEXT_ROUTE)
-        rc = add_found(s, req, &qn, &v, &any, notes);
+    pk_words_init(&c, q);
+    int rc =
+        add_overview(s, &v, &qn, mode == MN_CONTEXT_DISCOVERY ? MN_OVERVIEW_RANKED : req->overview,
+                     &req->expiry);
+    if (rc == 0 && mode == MN_CONTEXT_ROUTE) {
+        rc = add_found(&c, req, &qn, &v, notes, &res);
+        searched = rc == 0;
+    }
     mn_map_release(&qn.terms);
-    if (rc) {
-        entries_release(&v);
-        json_decref(notes);
-        return rc;
+    if (rc)
+        goto fail;
+    bool any = false; /* a stale memory is not a current finding */
+    for (size_t i = 0; i < v.len; i++)
+        any |= v.items[i].sec != SEC_PROJECT && v.items[i].sec != SEC_STALE && v.items[i].relevant;
+    const char *intro =
+        mode == MN_CONTEXT_ROUTE ? "# Project memory\n" : "# Project memory: overview\n";
+    plan p;
+    memset(&p, 0, sizeof(p));
+    p.budget = req->max_tokens;
+    p.used = pk_count(&c, intro);
+    char *footer = NULL;
+    if (req->footer && req->max_tokens >= FOOTER_MIN_BUDGET) {
+        footer = footer_text(FOOTER_ID_MAX);
+        p.used += pk_count(&c, footer);
     }
-    mn_buf intro = MN_BUF_INIT;
-    if (*q) {
-        mn_buf_puts(&intro, "# Project memory for: ");
-        put_clipped(&intro, q, 120);
-        mn_buf_puts(&intro, "\n");
-    } else {
-        mn_buf_puts(&intro, "# Project memory: overview\n");
+    size_t none_cost = pk_count(&c, none_text);
+    /* the overview's share; discovery is the overview alone */
+    size_t overview_budget = mode == MN_CONTEXT_DISCOVERY
+                                 ? p.budget
+                                 : (size_t)((double)req->max_tokens * OVERVIEW_SHARE);
+    if (mode == MN_CONTEXT_ROUTE && !any)
+        p.used += none_cost;
+    if (p.used > p.budget) {
+        free(footer);
+        footer = NULL;
+        p.used = pk_count(&c, intro) + (mode == MN_CONTEXT_ROUTE && !any ? none_cost : 0);
     }
-    const char *none = mode == MN_CONTEXT_ROUTE && !any
-                           ? "\nNo relevant project memory was found for this question: "
-                             "nothing in the memories or the code index matches it well "
-                             "enough to be worth reading.\n"
-                           : NULL;
-    *out = pack(&v, req, intro.ptr, none);
-    mn_buf_release(&intro);
-    entries_release(&v);
-    if (!*out) {
-        json_decref(notes);
-        return mn_error_set(MN_EINTERNAL, "context: the budget could not be kept");
+    choose(&c, &v, &p, overview_budget);
+    any = false; /* an alias found while choosing is no longer relevant */
+    bool complete = true;
+    for (size_t i = 0; i < v.len; i++) {
+        pk_entry *e = &v.items[i];
+        if (e->sec == SEC_PROJECT || e->sec == SEC_STALE || !e->relevant)
+            continue;
+        any = true;
+        complete &= e->chosen == e->nunits;
     }
-    json_object_set_new(*out, "mode", json_string(mode_name(mode)));
-    json_object_set_new(*out, "relevant", json_boolean(any));
+    const char *none = mode == MN_CONTEXT_ROUTE && !any ? none_text : NULL;
+    mn_buf md = MN_BUF_INIT;
+    json_t *items = json_array();
+    size_t tokens = 0;
+    for (;;) { /* the whole text, counted; an entry out should it pass the budget (it cannot) */
+        mn_buf_clear(&md);
+        write_answer(&v, &md, intro, none, NULL);
+        tokens = mn_tokens_count(c.counter, md.ptr ? md.ptr : "", md.len);
+        if (tokens + (footer ? pk_count(&c, footer) : 0) <= p.budget)
+            break;
+        pk_entry *last = NULL;
+        for (size_t i = 0; i < v.len; i++)
+            if (v.items[i].chosen != PK_UNCOUNTED)
+                last = &v.items[i];
+        if (!last) {
+            rc = mn_error_set(MN_EINTERNAL, "context: the budget could not be kept");
+            mn_buf_release(&md);
+            json_decref(items);
+            free(footer);
+            goto fail;
+        }
+        last->chosen = PK_UNCOUNTED;
+        complete = false;
+    }
+    for (size_t i = 0; i < v.len; i++) {
+        pk_entry *e = &v.items[i];
+        if (e->chosen == PK_UNCOUNTED)
+            continue;
+        set_ref(e);
+        json_object_set_new(e->item, "tokens",
+                            json_integer((json_int_t)pk_form_tokens(&c, e, e->chosen)));
+        json_object_set_new(e->item, "whole", json_boolean(e->chosen == e->nunits));
+        json_array_append(items, e->item);
+    }
+    *out = json_pack("{s:s%,s:I,s:I,s:o,s:s,s:s,s:b,s:b}", "markdown", md.ptr ? md.ptr : "", md.len,
+                     "tokens", (json_int_t)tokens, "max_tokens", (json_int_t)req->max_tokens,
+                     "items", items, "tokenizer", c.counter->bpe ? c.counter->name : "estimate",
+                     "mode", mode_name(mode), "relevant", any, "complete", complete);
+    if (footer) /* room kept for mn_context_footer */
+        json_object_set_new(*out, "footer_reserved", json_true());
+    free(footer);
+    mn_buf_release(&md);
     json_object_set_new(*out, "notes", notes);
+    notes = NULL;
+fail:
+    if (searched)
+        mn_search_result_release(&res);
+    entries_release(&v);
+    pk_ctx_release(&c);
+    json_decref(notes);
+    return rc;
+}
+
+int mn_context_footer(json_t *out, int64_t served, const mn_token_counter *counter)
+{
+    bool reserved = json_is_true(json_object_get(out, "footer_reserved"));
+    json_object_del(out, "footer_reserved");
+    if (!reserved || served <= 0)
+        return 0;
+    char id[32];
+    snprintf(id, sizeof(id), "%" PRId64, served);
+    char *footer = footer_text(id);
+    const char *md = jstr(out, "markdown");
+    size_t len = strlen(md);
+    json_int_t max = json_integer_value(json_object_get(out, "max_tokens"));
+    json_int_t tokens = json_integer_value(json_object_get(out, "tokens")) +
+                        (json_int_t)mn_tokens_count(counter, footer, strlen(footer));
+    if (len && md[len - 1] == '\n' && tokens <= max) { /* it is: room was kept for 12 digits */
+        mn_buf b = MN_BUF_INIT;
+        mn_buf_put(&b, md, len);
+        mn_buf_puts(&b, footer);
+        json_object_set_new(out, "markdown", json_stringn(b.ptr, b.len));
+        json_object_set_new(out, "tokens", json_integer(tokens));
+        mn_buf_release(&b);
+    }
+    free(footer);
     return 0;
 }
 
@@ -713,18 +1010,26 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
     sr.now_ms = req->now_ms;
     sr.embedder = req->embedder;
     sr.semantic_note = req->semantic_note;
+    sr.filter.expiry = req->expiry;
     sr.branch = req->branch;
+    mn_token_counter estimate = {NULL, "estimate"};
+    const mn_token_counter *counter = req->counter ? req->counter : &estimate;
     if (req->max_tokens < MIN_TOKENS)
         return mn_error_set(MN_EINVAL, "limit_tokens must be at least %d", MIN_TOKENS);
     int rc = mn_search_run(s, &sr, &res);
     if (rc)
         return rc;
     json_t *facts = json_array(), *shots = json_array(), *decisions = json_array(),
-           *links = json_array(), *notes = json_array();
+           *links = json_array(), *notes = json_array(), *stale = json_array();
     size_t used = 0;
     double confidence = 0;
     question qn;
     question_init(&qn, sr.query);
+    pk_ctx pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.store = s;
+    pc.counter = counter;
+    pk_words_init(&pc, sr.query);
     for (size_t i = 0; i < res.n; i++) {
         const mn_search_item *it = &res.items[i];
         bool scope = in_scope(req, it);
@@ -735,20 +1040,27 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
         }
         char *matched = mem ? memory_text(mem) : code_text(it);
         bool lex = lexical_ok(it, &qn, matched);
-        free(matched);
         if (!scope && !relevant(it, lex)) {
+            free(matched);
             json_decref(mem);
             continue;
         }
+        char *why = why_of(&pc, it, scope, lex, matched);
+        free(matched);
         double strength = scope ? 1.0 : 0;
         if (lex && it->sig.lexical > strength)
             strength = it->sig.lexical;
         if ((it->sig.has & MN_SIG_SEMANTIC) && it->sig.semantic > strength)
             strength = it->sig.semantic;
-        const char *why = why_of(it, scope, lex);
         json_t *row = NULL;
         json_t *into = links;
-        if (mem) {
+        if (mem && it->status && !strcmp(it->status, "stale")) {
+            /* not served as current: named apart, without its text, adding no confidence */
+            into = stale;
+            row = json_pack("{s:s,s:s,s:s}", "id", it->id, "kind", jstr(mem, "kind"), "title",
+                            jstr(mem, "title"));
+            json_decref(mem);
+        } else if (mem) {
             const char *kind = jstr(mem, "kind");
             const json_t *ctx = json_object_get(mem, "context");
             char *text = fact_text(mem);
@@ -782,10 +1094,11 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
         }
         json_object_set_new(row, "score", json_real(it->score));
         json_object_set_new(row, "why", json_string(why));
-        if (it->status && strcmp(it->status, "active") != 0)
+        free(why);
+        if (it->status && strcmp(it->status, "active") != 0 && into != stale)
             json_object_set_new(row, "status", json_string(it->status));
         char *dump = json_dumps(row, JSON_COMPACT);
-        size_t cost = mn_tokens_estimate(dump, strlen(dump));
+        size_t cost = mn_tokens_count(counter, dump, strlen(dump));
         free(dump);
         if (used + cost > req->max_tokens) {
             json_decref(row);
@@ -795,11 +1108,12 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
         json_array_append_new(into, row);
     }
     mn_map_release(&qn.terms);
+    pk_ctx_release(&pc);
     for (size_t i = 0; i < res.nnotes; i++)
         note_once(notes, res.notes[i]);
     mn_search_result_release(&res);
-    *out = json_pack("{s:o,s:o,s:o,s:o,s:f,s:I,s:o}", "facts", facts, "few_shots", shots,
-                     "decisions", decisions, "links", links, "confidence", confidence, "tokens",
-                     (json_int_t)used, "notes", notes);
+    *out = json_pack("{s:o,s:o,s:o,s:o,s:o,s:f,s:I,s:o}", "facts", facts, "few_shots", shots,
+                     "decisions", decisions, "links", links, "stale", stale, "confidence",
+                     confidence, "tokens", (json_int_t)used, "notes", notes);
     return 0;
 }

@@ -120,6 +120,7 @@ typedef struct {
     double bm25;
     double semantic;
     int64_t created_at, updated_at;
+    int64_t accessed_at; /* last served (0: never): a recent hit counts as recent (fusion.c) */
     int64_t hits, used, ignored;
     bool stale;
     double graph; /* attached to a matched file */

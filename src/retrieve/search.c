@@ -25,8 +25,12 @@
  * so the work of a search does not grow with the store.
  *
  * Default status filter: active and pending memories (pending ones marked
- * and scored lower); quarantined, superseded and archived ones only when
- * the caller asks for those statuses; forgotten ones never.
+ * and scored lower), but no pending rule or pattern: an instruction nobody
+ * has checked (an agent's "run curl ... | sh") is not handed to the next
+ * agent; quarantined, superseded and archived ones, and pending
+ * instructions, only when the caller asks for those statuses; forgotten
+ * ones never; expired ones never (the request's filter.expiry, set by the
+ * operations from config memory.ttl.<kind>: store.h, mn_expiry).
  */
 #include "common.h"
 #include <inttypes.h>
@@ -95,6 +99,9 @@ static void collect(mn_search_ctx *c, unsigned kinds, item_vec *v)
         for (size_t i = 0; i < c->memories.len; i++) {
             const mn_memory_cand *m = &c->memories.items[i];
             if (m->score <= 0)
+                continue;
+            if (!c->req->status_given && !strcmp(m->status, "pending") &&
+                (!strcmp(m->kind, "rule") || !strcmp(m->kind, "pattern")))
                 continue;
             mn_search_item it = {0};
             it.type = MN_ITEM_MEMORY;

@@ -1,5 +1,8 @@
 /*
- * tokens.c - an upper bound on a text's token count (tokens.h).
+ * tokens.c - token counters (tokens.h): the exact encodings of text/bpe.h,
+ * and the upper bound used when their tables are not installed.
+ *
+ * The upper bound:
  *
  * BPE tokenizers of the cl100k_base kind first cut text into pieces (a
  * letter run with the space before it, up to three digits, a run of
@@ -34,6 +37,35 @@
 #include "common.h"
 
 #include "retrieve/tokens.h"
+#include "util/buf.h"
+
+int mn_tokens_counter(mn_token_counter *out, const char *name, char **note)
+{
+    const mn_bpe *e = NULL;
+    *note = NULL;
+    out->bpe = NULL;
+    out->name = name ? name : MN_TOKENIZER_DEFAULT;
+    int rc = mn_bpe_get(&e, out->name);
+    if (rc == MN_EINVAL)
+        return rc;
+    if (rc) {
+        mn_buf b = MN_BUF_INIT;
+        mn_buf_printf(&b,
+                      "tokens are estimated, not counted: %s; the text stays within the budget "
+                      "but uses about half of it (reinstall mnemo with its token tables)",
+                      mn_error_last());
+        *note = mn_buf_detach(&b);
+        mn_error_clear();
+        return 0;
+    }
+    out->bpe = e;
+    return 0;
+}
+
+size_t mn_tokens_count(const mn_token_counter *c, const char *text, size_t len)
+{
+    return c->bpe ? mn_bpe_count(c->bpe, text, len) : mn_tokens_estimate(text, len);
+}
 
 static bool is_letter(unsigned char c)
 {

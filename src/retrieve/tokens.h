@@ -1,18 +1,41 @@
 /*
- * tokens.h - a conservative count of the tokens a text costs a model.
+ * tokens.h - what a text costs a model, in tokens.
  *
- * `context` promises never to exceed its budget (max_tokens), and the
- * models it feeds count with their own BPE vocabularies (cl100k_base and
- * its kind), which mnemo does not ship. So it counts an upper bound instead
- * of the exact figure, cheaply, from the shape of the text; see tokens.c
- * for the rules. tests/integration/token_bound.sh checks the bound against
- * cl100k_base (js-tiktoken) over this repository's files and the texts
- * `context` produces.
+ * `context` promises never to exceed its budget (max_tokens) and to use
+ * it. It counts exactly, with the byte-pair encoding the reader's model
+ * uses (text/bpe.h: o200k_base, the default of config context.tokenizer,
+ * or cl100k_base), through a counter. When the encoding's table is not
+ * installed, the counter falls back on an upper bound computed from the
+ * shape of the text (mn_tokens_estimate; the rules are in tokens.c), which
+ * keeps the promise not to exceed at the price of filling only about half
+ * of the budget, and the caller says so in its notes.
+ * tests/integration/token_bound.sh checks both against js-tiktoken.
  */
 #ifndef MN_RETRIEVE_TOKENS_H
 #define MN_RETRIEVE_TOKENS_H
 
 #include <stddef.h>
+
+#include "text/bpe.h"
+
+/** A token counter: an exact encoding, or the estimate. */
+typedef struct {
+    const mn_bpe *bpe; /* NULL: the estimate */
+    const char *name;  /* the encoding asked for */
+} mn_token_counter;
+
+#define MN_TOKENIZER_DEFAULT "o200k_base"
+
+/**
+ * The counter for encoding name (NULL: MN_TOKENIZER_DEFAULT). MN_EINVAL for
+ * a name that is not an encoding. When its table is not installed or is
+ * damaged, *out counts with the estimate and *note (malloc'd; NULL
+ * otherwise) says why, for the answer's notes.
+ */
+int mn_tokens_counter(mn_token_counter *out, const char *name, char **note);
+
+/** The tokens of text[0..len) as c counts them. */
+size_t mn_tokens_count(const mn_token_counter *c, const char *text, size_t len);
 
 /** An upper bound on the tokens of text[0..len) (NUL bytes included). */
 size_t mn_tokens_estimate(const char *text, size_t len);

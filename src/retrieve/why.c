@@ -522,8 +522,8 @@ done:
         free(t[i].path);
         free(t[i].label);
     }
-    *out = json_pack("{s:s,s:I,s:o,s:o,s:o}", "markdown", w.md.ptr, "tokens",
-                     (json_int_t)w.used, "items", w.items, "history", history, "notes", notes);
+    *out = json_pack("{s:s,s:I,s:o,s:o,s:o}", "markdown", w.md.ptr, "tokens", (json_int_t)w.used,
+                     "items", w.items, "history", history, "notes", notes);
     mn_buf_release(&w.md);
     return 0;
 }

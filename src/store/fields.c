@@ -3,6 +3,7 @@
  */
 #include "common.h"
 #include "store/fields.h"
+#include "store/store.h"
 
 const mn_field mn_memory_fields[] = {
     {NULL, "kind", "kind", MN_F_TEXT},
@@ -26,9 +27,11 @@ const mn_field mn_memory_fields[] = {
     {"provenance", "task", "task_ref", MN_F_TEXT},
     {"provenance", "dialog", "dialog_ref", MN_F_TEXT},
     {"provenance", "session", "session_ref", MN_F_TEXT},
+    {"provenance", "extraction_method", "extraction_method", MN_F_TEXT},
     {NULL, "status", "status", MN_F_TEXT},
     {NULL, "confidence", "confidence", MN_F_REAL},
     {NULL, "quality", "quality", MN_F_REAL},
+    {NULL, "judgement", "judgement", MN_F_OBJECT},
     {NULL, "expires_at", "expires_at", MN_F_TIME},
     {NULL, "created_at", "created_at", MN_F_TIME},
     {NULL, "updated_at", "updated_at", MN_F_TIME},
@@ -40,6 +43,10 @@ const mn_field mn_memory_fields[] = {
 };
 
 const size_t mn_memory_field_count = MN_ARRAY_SIZE(mn_memory_fields);
+
+/* the order of the kind enum of the schemas, and of mn_expiry.kind_ttl_ms */
+const char *const mn_memory_kinds[MN_MEMORY_KINDS] = {"fact", "decision", "gotcha",  "pattern",
+                                                      "rule", "fewshot",  "episode", "doc_link"};
 
 json_t *mn_field_get(const json_t *mem, const mn_field *f)
 {

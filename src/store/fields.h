@@ -14,13 +14,14 @@
 #include <stddef.h>
 
 typedef enum {
-    MN_F_TEXT,   /* string <-> TEXT; omitted when NULL */
-    MN_F_STRV,   /* array of strings <-> JSON text; omitted when empty */
-    MN_F_LEVEL,  /* "L0".."L3" <-> 0..3 */
-    MN_F_REAL,   /* number <-> REAL; omitted when NULL */
-    MN_F_COUNT,  /* integer <-> INTEGER, always present (default 0) */
-    MN_F_TIME,   /* RFC 3339 string <-> ms INTEGER; omitted when NULL */
-    MN_F_EXCERPT /* string <-> zlib BLOB + excerpt_len */
+    MN_F_TEXT,    /* string <-> TEXT; omitted when NULL */
+    MN_F_STRV,    /* array of strings <-> JSON text; omitted when empty */
+    MN_F_LEVEL,   /* "L0".."L3" <-> 0..3 */
+    MN_F_REAL,    /* number <-> REAL; omitted when NULL */
+    MN_F_COUNT,   /* integer <-> INTEGER, always present (default 0) */
+    MN_F_TIME,    /* RFC 3339 string <-> ms INTEGER; omitted when NULL */
+    MN_F_EXCERPT, /* string <-> zlib BLOB + excerpt_len */
+    MN_F_OBJECT   /* object <-> JSON text; omitted when NULL */
 } mn_field_type;
 
 typedef struct {

@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "text/neardup.h"
+#include "util/buf.h"
 #include "util/util.h"
 
 typedef struct mn_store mn_store;
@@ -32,17 +34,29 @@ typedef struct {
     bool read_only;
     const char *project;   /* project name; default derived from the path */
     const char *root_path; /* repository root recorded for the project */
+    bool adopt;            /* make a SQLite database of another program a store (mnemo init only) */
 } mn_store_options;
 
 #define MN_STORE_OPTIONS_VERSION 1
-#define MN_STORE_OPTIONS_INIT                                    \
-    {                                                            \
-        MN_STORE_OPTIONS_VERSION, 10000, true, false, NULL, NULL \
+#define MN_STORE_OPTIONS_INIT                                           \
+    {                                                                   \
+        MN_STORE_OPTIONS_VERSION, 10000, true, false, NULL, NULL, false \
     }
 
-/** Open (and migrate forward) the store at path. */
+/**
+ * Open (and migrate forward) the store at path. Nothing is written to a
+ * file before it is known as a mnemo store (PRAGMA application_id, or meta
+ * 'written_by' of an older store): another program's SQLite database is
+ * refused untouched (MN_EINVAL) unless opts->adopt; a missing or empty
+ * (0-byte) file becomes a store only with opts->create. A new store and
+ * its -wal/-shm files are 0600; an existing one the user owns is made so.
+ * A store that cannot be written (its file, its directory, a read-only file
+ * system) opens read-only: mn_store_read_only_reason says why.
+ */
 int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts);
 void mn_store_free(mn_store *s);
+/** Why nothing can be written to the store (a phrase for a note), or NULL when it can. */
+const char *mn_store_read_only_reason(const mn_store *s);
 const char *mn_store_path(const mn_store *s);
 /** The schema version the store is at, and the newest this build knows. */
 int mn_store_schema_version(const mn_store *s);
@@ -58,6 +72,23 @@ int mn_store_check(mn_store *s);
 
 /* ---- memories (canonical JSON shape) ---- */
 
+/*
+ * Expiry (docs/internals/memory.md, "Life cycle"): an active or pending
+ * memory has expired by `at` when its own expires_at (a save's ttl) is at
+ * or before it, or
+ * when its kind has a time to live (config memory.ttl.<kind>) and the last
+ * of the times the store took it in, it was changed and it was served
+ * (saved_at, updated_at, accessed_at) lies that long before `at`.
+ */
+#define MN_MEMORY_KINDS 8 /* fact decision gotcha pattern rule fewshot episode doc_link */
+extern const char *const mn_memory_kinds[MN_MEMORY_KINDS];
+
+typedef struct {
+    int64_t at;                           /* 0: no expiry test */
+    bool only;                            /* only expired memories (else: only live ones) */
+    int64_t kind_ttl_ms[MN_MEMORY_KINDS]; /* per mn_memory_kinds; 0: never by age */
+} mn_expiry;
+
 typedef struct {
     const char *kind;   /* NULL: any */
     int level;          /* -1: any */
@@ -71,11 +102,15 @@ typedef struct {
     int64_t limit; /* 0: no limit */
     int64_t offset;
     bool newest_first; /* by updated_at, newest first (then id); else by id, oldest first */
+    mn_expiry expiry;  /* at 0: expired or not */
 } mn_memory_filter;
 
-#define MN_MEMORY_FILTER_INIT                                          \
-    {                                                                  \
-        NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false \
+#define MN_MEMORY_FILTER_INIT                                           \
+    {                                                                   \
+        NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false, \
+        {                                                               \
+            0                                                           \
+        }                                                               \
     }
 
 /** Insert a memory (links excluded; see mn_store_link_add). MN_EEXISTS when the id is taken. */
@@ -88,6 +123,30 @@ int mn_store_memory_get(mn_store *s, json_t **out, const char *id);
 int mn_store_memory_resolve(mn_store *s, char out[MN_ID_LEN + 1], const char *prefix);
 /** A live (not deleted) memory with this content hash, if any (MN_ENOTFOUND). */
 int mn_store_memory_find_hash(mn_store *s, char out[MN_ID_LEN + 1], const char *hash);
+
+/* ---- near-duplicates (schema v9; text/neardup.h, docs/internals/memory.md) ---- */
+
+/** The text a memory's fingerprint is made of: its title, body, situation, solution, what failed.
+ */
+void mn_memory_fingerprint_text(mn_buf *out, const json_t *mem);
+
+/* A memory sharing an LSH key with a text; strings live until the callback returns. */
+typedef struct {
+    const char *uid, *kind, *status;
+    const char *title, *body, *situation, *solution, *what_failed;
+    bool deleted;   /* forgotten */
+    double jaccard; /* estimated from the two signatures */
+} mn_memory_neighbour;
+
+/**
+ * The memories of this project that share an LSH key with fp (the store
+ * keeps every memory's keys, written with it), best estimated Jaccard first,
+ * at most limit of them; cb for each (a non-zero return stops and is
+ * returned). Forgotten and archived ones are included: the caller decides.
+ */
+int mn_store_memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t limit,
+                               int (*cb)(void *payload, const mn_memory_neighbour *n),
+                               void *payload);
 /**
  * Call cb for each matching memory, in id order (creation order: exports are
  * stable) or newest first (f->newest_first); a non-zero return stops and is
@@ -121,8 +180,32 @@ int mn_store_config_set(mn_store *s, const char *key, const char *value); /* NUL
 /** {key: value} of every key set. */
 int mn_store_config_all(mn_store *s, json_t **out);
 
-/* ---- audit ---- */
+/* ---- audit (sqlite_store.c writes, audit_store.c reads and prunes) ---- */
+/** One row: who (actor) did what (action) to what (target, an id), with a JSON detail. */
 int mn_store_audit(mn_store *s, const char *actor, const char *action, const char *target,
                    const json_t *detail);
+
+typedef struct {
+    int64_t since_ms;   /* rows at or after this time; 0: all */
+    const char *action; /* this action only; NULL: all */
+    const char *actor;  /* this actor only; NULL: all */
+    int64_t limit;      /* a page of at most this many; <= 0: all */
+    int64_t offset;     /* skip this many of the newest first */
+} mn_audit_filter;
+
+/**
+ * The rows the filter matches, newest first, as a JSON array of {id, time
+ * (RFC 3339), actor, op, target?, detail?}; *total counts every match.
+ */
+int mn_store_audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total);
+/** Whether rows of this action record a read (context, recall, search...), pruned as served. */
+bool mn_store_audit_is_read(const char *action);
+/**
+ * Delete this project's read rows older than max_age_ms (0: no age limit)
+ * and, on one call in max_rows / 256 (added: the caller's served id), all
+ * but the newest max_rows of them (0: no cap). Needs a transaction.
+ */
+int mn_store_audit_prune_reads(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
+                               int64_t added);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * store_ingest.h - what the ingests (src/ingest/) and the branch and "why"
- * parts of retrieval keep in the store (schema v9, sqlite/ingest_store.c):
+ * parts of retrieval keep in the store (schema v12, sqlite/ingest_store.c):
  *
  *   git commits    every commit read, claimed before its candidates are
  *                  saved and marked done after (a re-run or a concurrent

@@ -104,7 +104,8 @@ typedef struct {
      * ranking, which reads the phrase's posting list); at most MN_SEARCH_MAX_PHRASES */
     const double *idf;
     size_t nidf;
-    double newest; /* in (0, 1): rank only this share of the table's rows, the newest; 0: all */
+    double newest;    /* in (0, 1): rank only this share of the table's rows, the newest; 0: all */
+    mn_expiry expiry; /* at > 0: expired memories are left out (store.h) */
 } mn_memory_query;
 
 typedef struct {
@@ -113,6 +114,7 @@ typedef struct {
     int level;
     double bm25; /* > 0, higher is better; 0 for rows found without text */
     int64_t created_at, updated_at;
+    int64_t accessed_at; /* last served; 0: never */
     int64_t hits, used, ignored;
     const char *scope_paths, *scope_symbols; /* JSON arrays, or NULL */
     bool stale;                              /* one of its citations is marked stale */
@@ -287,23 +289,64 @@ int mn_store_file_imports(mn_store *s, const char *path, int (*cb)(void *payload
 
 /* ---- served answers and feedback ---- */
 
-/** Whether the store was opened read-only (nothing can be recorded). */
+/**
+ * Whether nothing can be written to the store (opened read-only, or its
+ * file, directory or file system is read-only: mn_store_read_only_reason).
+ */
 bool mn_store_read_only(const mn_store *s);
 
 /** Record an answer served (op, query, items as JSON); *out its id. Needs a transaction. */
 int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *query,
                         const json_t *items);
-/** A served answer as {id, op, query, ts, items} (new reference): MN_ENOTFOUND when unknown. */
+/**
+ * Forget served answers of this project older than max_age_ms (0: no age
+ * limit) or beyond the newest max_rows (0: no count limit); their feedback
+ * rows stay, with served_id NULL. Needs a transaction. added: the id of the
+ * row just added, with which the count is checked on one add in
+ * max_rows / 256 (the check steps max_rows index entries: amortized, ~256
+ * a call), so up to that many rows more are kept for a while; 0: now.
+ */
+int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
+                          int64_t added);
+/**
+ * A served answer as {id, op, query, ts, items, session?} (new reference):
+ * MN_ENOTFOUND when unknown.
+ */
 int mn_store_served_get(mn_store *s, json_t **out, int64_t id);
+
+/* served_store.c (schema v8): answers of an agent session */
+
+/** Name the agent session an answer was served in (served.session). */
+int mn_store_served_set_session(mn_store *s, int64_t id, const char *session);
+/** Whether session had an answer of op served already. */
+int mn_store_served_session_seen(mn_store *s, const char *session, const char *op, bool *out);
+/**
+ * The answers served in session and not settled yet, oldest first, each
+ * to cb as mn_store_served_get gives it (borrowed); a non-zero return
+ * stops and is returned.
+ */
+int mn_store_served_open(mn_store *s, const char *session, int (*cb)(void *payload, json_t *a),
+                         void *payload);
+/** The newest answers of this project, newest first, at most limit, as mn_store_served_open. */
+int mn_store_served_recent(mn_store *s, size_t limit, int (*cb)(void *payload, json_t *a),
+                           void *payload);
+/** Mark an answer settled (its session's Stop counted it). Needs a transaction. */
+int mn_store_served_settle(mn_store *s, int64_t id, int64_t now_ms);
+/** Whether feedback on this item of this answer was recorded already (any signal). */
+int mn_store_feedback_has(mn_store *s, int64_t served_id, const char *item_kind,
+                          const char *item_id, bool *out);
 
 /**
  * Record feedback on one item of a served answer (served_id 0: none) and,
  * for a memory, move its counters: used -> used_count + 1, ignored ->
- * ignored_count + 1, refined -> neither (the query was rephrased). Needs a
- * transaction. MN_ENOTFOUND when a memory item does not exist.
+ * ignored_count + 1, refined -> neither (the query was rephrased). session:
+ * the agent session of implicit feedback (NULL: explicit); query: the new
+ * query of refined (NULL: none). Needs a transaction. MN_ENOTFOUND when a
+ * memory item does not exist.
  */
 int mn_store_feedback_add(mn_store *s, int64_t served_id, const char *actor, const char *item_kind,
-                          const char *item_id, const char *signal, const char *note);
+                          const char *item_id, const char *signal, const char *note,
+                          const char *session, const char *query);
 
 /** hit_count + 1 and accessed_at = now for these memories (served). Needs a transaction. */
 int mn_store_memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms);

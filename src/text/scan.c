@@ -3,25 +3,31 @@
  * (text/scan.h), with the rules of scan_rules.c and the prefilter of
  * scan_prefilter.c.
  *
- * A scan: (1) redaction markers already in the text are blanked in a
- * private copy (same length, so offsets hold), so that a marker never
- * matches and redacting twice changes nothing; (2) the prefilter makes one
- * pass and yields anchors: where a rule's keyword, prefix or digit run is;
+ * A scan: (1) the prefilter makes one pass and yields anchors (where a
+ * rule's keyword, prefix or digit run is) and where redaction markers
+ * start; (2) markers are blanked in a private copy (same length, so offsets
+ * hold), so that a marker never matches and redacting twice changes nothing;
  * (3) each rule's regex runs only in windows around its anchors: a match
  * may start from `before` bytes ahead of a trigger to `after` bytes past it
  * (on the trigger's line unless the rule is multiline; PCRE2's offset limit
  * bounds where a match starts, the pattern's own bounds where it ends);
- * (4) each match's secret part passes the rule's checks (checksums,
- * entropy, placeholders, context words, allow-lists) or is dropped, and the
- * search resumes one byte after a dropped match's start; (5) hits that
- * overlap are merged into one span named after the longer hit's rule, so
- * that no byte of either survives redaction.
+ * (4) each candidate's secret part must pass the rule's checks (checksums,
+ * entropy, placeholders, context words, allow-lists): every pattern ends in
+ * a callout that runs them, so a candidate that fails makes PCRE2 backtrack
+ * to the next one (a shorter number, another alternative, another start);
+ * (5) hits that overlap are merged into one span named after the longer
+ * hit's rule, so that no byte of either survives redaction.
  *
  * Rules without a trigger (possible in a project's file) run over the
- * whole text. A scanner is immutable: each call has its own match data and
- * its own copy of the match context (which carries the per-window offset
- * limit); PCRE2's match limit bounds the work of one match attempt, so no
- * text, however long its lines, can make a pattern backtrack for long.
+ * whole text. The built-in scanner is generated data (mn_scan__builtin_data:
+ * the rules file read at build time, its automaton built), so a process
+ * starts it for nothing. A scanner is immutable but for each rule's
+ * compiled code, made on the rule's first use under a lock
+ * (scan_rules.c, mn_scan__code): each call has its own
+ * match data and its own copy of the match context (which carries the
+ * offset limit and the callout). PCRE2's match limit bounds the work of one
+ * call, and a call tries at most SLICE start positions, so no text, however
+ * long its lines, can make a pattern backtrack for long.
  */
 #include "common.h"
 #include <pthread.h>
@@ -33,18 +39,15 @@
 #define MARKER_OPEN     "[REDACTED:"
 #define MARKER_OPEN_LEN 10
 #define MARKER_ID_MAX   80
-#define MATCH_LIMIT     100000 /* backtracking steps per match attempt */
+#define MATCH_LIMIT     100000 /* backtracking steps per pcre2_match call */
 #define HEAP_LIMIT_KIB  8192
 #define RULES_FILE_MAX  ((size_t)1 << 20)
-
-extern const char mn_text_scan_rules[];
+#define SLICE           4096 /* start positions per pcre2_match call (run_window) */
 
 /* ---- the scanners ---- */
 
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 static mn_scanner *builtin;
-static int builtin_rc;
-static char builtin_err[512];
 
 static pcre2_match_context *limits_context(void)
 {
@@ -56,31 +59,36 @@ static pcre2_match_context *limits_context(void)
     return m;
 }
 
+/* The rules, ids and automaton are data (checked when mnemo was built);
+ * the patterns compile on their first use. What is left is the match
+ * context. */
 static void builtin_init(void)
 {
-    mn_scanner *s = mn_calloc(1, sizeof(*s));
-    s->builtin = true;
-    s->mctx = limits_context();
-    builtin_rc =
-        mn_scan__load(s, mn_text_scan_rules, strlen(mn_text_scan_rules), "built-in", false);
-    if (!builtin_rc)
-        builtin_rc = mn_scan__finish(s);
-    if (builtin_rc) {
-        snprintf(builtin_err, sizeof(builtin_err), "%s", mn_error_last());
-        mn_scan__release(s);
-        free(s);
-        return;
-    }
-    builtin = s;
+    mn_scan__builtin_data.mctx = limits_context();
+    builtin = &mn_scan__builtin_data;
 }
 
 int mn_scanner_builtin(const mn_scanner **out)
 {
     pthread_once(&builtin_once, builtin_init);
     *out = builtin;
-    if (!builtin)
-        return mn_error_set(builtin_rc ? builtin_rc : MN_EINTERNAL, "%s", builtin_err);
     return 0;
+}
+
+int mn_scan__from_yaml(mn_scanner **out, const char *yaml, size_t len, const char *origin)
+{
+    mn_scanner *s = mn_calloc(1, sizeof(*s));
+    s->mctx = limits_context();
+    int rc = mn_scan__load(s, yaml, len, origin, false);
+    if (rc == 0)
+        rc = mn_scan__finish(s, NULL);
+    if (rc) {
+        mn_scan__release(s);
+        free(s);
+        s = NULL;
+    }
+    *out = s;
+    return rc;
 }
 
 int mn_scanner_new(mn_scanner **out, const char *rules_path)
@@ -105,10 +113,12 @@ int mn_scanner_new(mn_scanner **out, const char *rules_path)
         goto out;
     s = mn_calloc(1, sizeof(*s));
     s->mctx = limits_context();
-    /* The built-in rules are compiled once per process: the project's
-     * scanner borrows them (the built-in scanner lives until exit). */
+    /* The project's scanner borrows the built-in rules (the built-in
+     * scanner lives until exit) with their compiled code, and its automaton
+     * when the file adds no keyword. */
     mn_scan__borrow(s, base);
-    if ((rc = mn_scan__load(s, text.ptr, text.len, rules_path, true)) || (rc = mn_scan__finish(s)))
+    if ((rc = mn_scan__load(s, text.ptr, text.len, rules_path, true)) ||
+        (rc = mn_scan__finish(s, base)))
         goto out;
     *out = s;
     s = NULL;
@@ -131,7 +141,7 @@ void mn_scanner_free(mn_scanner *s)
 
 const char *const *mn_scanner_rules(const mn_scanner *s, size_t *n)
 {
-    *n = s->nrules;
+    *n = s->nids;
     return s->ids;
 }
 
@@ -171,25 +181,23 @@ static bool id_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
 }
 
-/* A copy of text with each "[REDACTED:<id>]" blanked, or NULL when it
- * holds none. */
-static char *blank_markers(const char *text, size_t len)
+/* A copy of text with each "[REDACTED:<id>]" that starts at one of the
+ * prefilter's marker offsets blanked (same length), or NULL when there is
+ * none. */
+static char *blank_markers(const char *text, size_t len, const size_t *at, size_t n)
 {
     char *copy = NULL;
-    const char *p = text, *end = text + len;
-    while ((p = memmem(p, (size_t)(end - p), MARKER_OPEN, MARKER_OPEN_LEN))) {
+    for (size_t i = 0; i < n; i++) {
+        const char *p = text + at[i], *end = text + len;
         const char *q = p + MARKER_OPEN_LEN;
         while (q < end && q - p < MARKER_ID_MAX && id_char(*q))
             q++;
         if (q < end && *q == ']' && q > p + MARKER_OPEN_LEN) {
             if (!copy) {
-                copy = mn_malloc(len ? len : 1);
+                copy = mn_malloc(len);
                 memcpy(copy, text, len);
             }
             memset(copy + (p - text), ' ', (size_t)(q + 1 - p));
-            p = q + 1;
-        } else {
-            p += MARKER_OPEN_LEN;
         }
     }
     return copy;
@@ -264,8 +272,9 @@ static bool accept(scan_ctx *c, const mn_scan__rule *r, size_t ms, size_t me, si
         if ((!r->context_if_bare || bare) && !context_near(r, t, c->len, ms, me))
             return false;
     }
+    /* compiled with the rule's code, which this thread has loaded (mn_scan__lazy) */
     for (size_t i = 0; i < r->nallow; i++)
-        if (regex_in(r->allow[i], c->md2, sec, n))
+        if (regex_in(r->lazy->allow[i], c->md2, sec, n))
             return false;
     const mn_scanner *s = c->s;
     for (size_t i = 0; i < s->nallow_values; i++) {
@@ -308,41 +317,46 @@ static int on_candidate(pcre2_callout_block *cb, void *data)
     const mn_scan__rule *r = st->r;
     size_t ms = cb->start_match, me = cb->current_position;
     size_t ss = ms, se = me;
-    if (r->group) {
-        if (cb->capture_top <= r->group || cb->offset_vector[2 * r->group] == PCRE2_UNSET)
-            return 1;
+    /* the secret group, where the alternative that matched has it */
+    if (r->group && cb->capture_top > r->group && cb->offset_vector[2 * r->group] != PCRE2_UNSET) {
         ss = cb->offset_vector[2 * r->group];
         se = cb->offset_vector[2 * r->group + 1];
     }
     return se > ss && accept(st->c, r, ms, me, ss, se) ? 0 : 1;
 }
 
-/* Run rule ri over the matches that start in [from, limit). Returns 0, or
- * MN_ENOMEM when the regex engine ran out of memory. */
-static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
+/* Run rule ri's code over the matches that start in [from, limit). */
+static int match_window(scan_ctx *c, uint32_t ri, const pcre2_code *code, size_t from, size_t limit)
 {
     const mn_scan__rule *r = &c->s->rules[ri];
     callout_state st = {c, r};
-    pcre2_set_offset_limit(c->mctx, limit);
     pcre2_set_callout(c->mctx, on_candidate, &st);
     size_t off = from;
     while (off <= limit && off <= c->len) {
-        int rc = pcre2_match(r->re, (PCRE2_SPTR)c->text, c->len, off, 0, c->md, c->mctx);
-        if (rc == PCRE2_ERROR_NOMATCH)
-            return 0;
+        /* Start positions are tried a slice at a time: PCRE2's match limit
+         * counts the work of one call, and a window merged from many
+         * triggers can be long; a slice that hits the limit is given up
+         * (with a warning), not the rest of the window. */
+        size_t slice_end = limit - off > SLICE ? off + SLICE : limit;
+        pcre2_set_offset_limit(c->mctx, slice_end);
+        int rc = pcre2_match(code, (PCRE2_SPTR)c->text, c->len, off, 0, c->md, c->mctx);
+        if (rc == PCRE2_ERROR_NOMATCH) {
+            off = slice_end + 1;
+            continue;
+        }
         if (rc == PCRE2_ERROR_NOMEMORY)
             return mn_error_set(MN_ENOMEM, "scan: out of memory in rule '%s'", r->id);
         if (rc < 0) {
-            /* a match limit: the rest of this window is skipped (bounded
-             * patterns never get here) */
-            mn_log(MN_LOG_WARN, "scan: rule '%s' stopped at byte %zu (pcre2 error %d)", r->id, off,
-                   rc);
-            return 0;
+            /* a match or heap limit (bounded patterns never get here) */
+            mn_log(MN_LOG_WARN, "scan: rule '%s' gave up bytes %zu to %zu (pcre2 error %d)", r->id,
+                   off, slice_end, rc);
+            off = slice_end + 1;
+            continue;
         }
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
         size_t ms = ov[0], me = ov[1];
         size_t ss = ms, se = me;
-        if (r->group) {
+        if (r->group && (uint32_t)rc > r->group && ov[2 * r->group] != PCRE2_UNSET) {
             ss = ov[2 * r->group];
             se = ov[2 * r->group + 1];
         }
@@ -354,12 +368,62 @@ static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
     return 0;
 }
 
+/* Run rule ri over the matches that start in [from, limit). Returns 0, or
+ * MN_ENOMEM when the regex engine ran out of memory. */
+static int run_window(scan_ctx *c, uint32_t ri, size_t from, size_t limit)
+{
+    const mn_scan__rule *r = &c->s->rules[ri];
+    bool timed = false;
+    const pcre2_code *code = mn_scan__code(r, limit - from, &timed);
+    if (!code)
+        return mn_error_last_code();
+    /* The time the interpreter takes decides when the rule's JIT copy is
+     * made (mn_scan__lazy). Monotonic time (~20 ns a reading) rather than
+     * the thread's CPU time (a system call, ~0.5 us here): a window during
+     * which the thread was preempted only brings the JIT copy earlier. */
+    uint64_t t0 = timed ? mn_time_mono_ns() : 0;
+    int rc = match_window(c, ri, code, from, limit);
+    if (timed)
+        mn_scan__spent(r, mn_time_mono_ns() - t0);
+    return rc;
+}
+
 static int cmp_anchor(const void *a, const void *b)
 {
     const mn_scan__anchor *x = a, *y = b;
-    if (x->rule != y->rule)
-        return x->rule < y->rule ? -1 : 1;
     return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Anchors grouped by rule (a counting sort, stable), each rule's in text
+ * order. The prefilter emits them in text order per trigger kind, so a
+ * rule's slice needs sorting only when it has keywords and digits both. */
+static void sort_anchors(mn_scan__anchors *a, size_t nrules)
+{
+    size_t small[257], *start = nrules < 256 ? small : mn_calloc(nrules + 1, sizeof(size_t));
+    memset(start, 0, (nrules + 1) * sizeof(size_t));
+    for (size_t i = 0; i < a->len; i++)
+        start[a->items[i].rule + 1]++;
+    for (size_t r = 0; r < nrules; r++)
+        start[r + 1] += start[r];
+    mn_scan__anchor *out = mn_malloc(a->len * sizeof(*out));
+    for (size_t i = 0; i < a->len; i++)
+        out[start[a->items[i].rule]++] = a->items[i];
+    free(a->items);
+    a->items = out;
+    a->cap = a->len;
+    /* start[r] is now the end of rule r's slice */
+    size_t from = 0;
+    for (size_t r = 0; r < nrules; r++) {
+        size_t to = start[r];
+        for (size_t i = from + 1; i < to; i++)
+            if (out[i].start < out[i - 1].start) {
+                qsort(out + from, to - from, sizeof(*out), cmp_anchor);
+                break;
+            }
+        from = to;
+    }
+    if (start != small)
+        free(start);
 }
 
 /* The end of the line holding pos, or limit when the line runs past it. */
@@ -382,13 +446,17 @@ static int scan(scan_ctx *c)
     const mn_scanner *s = c->s;
     mn_scan__anchors anchors = {0};
     int rc = 0;
+    char *copy = NULL;
     mn_scan__prefilter(&anchors, s, c->text, c->len);
+    if (anchors.nmarkers &&
+        (copy = blank_markers(c->text, c->len, anchors.markers, anchors.nmarkers)))
+        c->text = copy;
     bool always = false;
     for (size_t i = 0; i < s->nrules; i++)
-        always |= s->rules[i].always && (s->rules[i].cls & c->classes);
+        always |= s->rules[i].always && !s->rules[i].disabled && (s->rules[i].cls & c->classes);
     if (!anchors.len && !always)
         goto out;
-    qsort(anchors.items, anchors.len, sizeof(*anchors.items), cmp_anchor);
+    sort_anchors(&anchors, s->nrules);
     c->md = pcre2_match_data_create((uint32_t)s->max_groups + 1, NULL);
     c->md2 = pcre2_match_data_create(1, NULL);
     c->mctx = pcre2_match_context_copy(s->mctx);
@@ -399,7 +467,7 @@ static int scan(scan_ctx *c)
     size_t a = 0;
     for (uint32_t ri = 0; ri < s->nrules && !(c->any && c->found); ri++) {
         const mn_scan__rule *r = &s->rules[ri];
-        bool wanted = (r->cls & c->classes) != 0;
+        bool wanted = (r->cls & c->classes) != 0 && !r->disabled;
         if (r->always) {
             if (wanted && (rc = run_window(c, ri, 0, c->len)))
                 goto out;
@@ -436,6 +504,8 @@ static int scan(scan_ctx *c)
     }
 out:
     free(anchors.items);
+    free(anchors.markers);
+    free(copy);
     pcre2_match_data_free(c->md);
     pcre2_match_data_free(c->md2);
     pcre2_match_context_free(c->mctx);
@@ -487,15 +557,53 @@ static int scan_text(scan_ctx *c, const mn_scanner *s, const char *text, size_t 
     c->any = any;
     if (!s || len == 0 || !c->classes)
         return 0;
-    char *copy = blank_markers(text, len);
-    c->text = copy ? copy : text;
+    c->text = text;
     c->len = len;
     int rc = scan(c);
-    free(copy);
     c->text = NULL;
     if (rc == 0)
         resolve(c);
     return rc;
+}
+
+/* The hits of c as the interface gives them (malloc'd), or NULL for none. */
+static mn_scan_hit *public_hits(const mn_scanner *s, const scan_ctx *c)
+{
+    if (!c->nhits)
+        return NULL;
+    mn_scan_hit *h = mn_malloc(c->nhits * sizeof(*h));
+    for (size_t i = 0; i < c->nhits; i++) {
+        h[i].rule = s->rules[c->hits[i].rule].id;
+        h[i].cls = s->rules[c->hits[i].rule].cls;
+        h[i].start = c->hits[i].start;
+        h[i].end = c->hits[i].end;
+    }
+    return h;
+}
+
+/* text with c's hits replaced by markers, appended to out; sum (may be NULL) filled. */
+static void put_redacted(mn_buf *out, const mn_scanner *s, const scan_ctx *c, const char *text,
+                         size_t len, mn_scan_summary *sum)
+{
+    size_t pos = 0;
+    for (size_t i = 0; i < c->nhits; i++) {
+        const mn_scan__rule *r = &s->rules[c->hits[i].rule];
+        mn_buf_put(out, text + pos, c->hits[i].start - pos);
+        mn_buf_puts(out, MARKER_OPEN);
+        mn_buf_puts(out, r->id);
+        mn_buf_putc(out, ']');
+        pos = c->hits[i].end;
+        if (sum) {
+            if (r->cls == MN_SCAN_SECRET)
+                sum->secrets++;
+            else
+                sum->pii++;
+            sum->bytes += c->hits[i].end - c->hits[i].start;
+            if (!sum->rule)
+                sum->rule = r->id;
+        }
+    }
+    mn_buf_put(out, text + pos, len - pos);
 }
 
 int mn_scan_find(mn_scan_hit **out, size_t *n, const mn_scanner *s, const char *text, size_t len,
@@ -505,18 +613,10 @@ int mn_scan_find(mn_scan_hit **out, size_t *n, const mn_scanner *s, const char *
     *n = 0;
     scan_ctx c;
     int rc = scan_text(&c, s, text, len, classes, false);
-    if (rc || !c.nhits)
-        goto out;
-    mn_scan_hit *h = mn_malloc(c.nhits * sizeof(*h));
-    for (size_t i = 0; i < c.nhits; i++) {
-        h[i].rule = s->rules[c.hits[i].rule].id;
-        h[i].cls = s->rules[c.hits[i].rule].cls;
-        h[i].start = c.hits[i].start;
-        h[i].end = c.hits[i].end;
+    if (rc == 0) {
+        *out = public_hits(s, &c);
+        *n = c.nhits;
     }
-    *out = h;
-    *n = c.nhits;
-out:
     free(c.hits);
     return rc;
 }
@@ -538,28 +638,28 @@ int mn_scan_redact(mn_buf *out, const mn_scanner *s, const char *text, size_t le
         memset(sum, 0, sizeof(*sum));
     scan_ctx c;
     int rc = scan_text(&c, s, text, len, classes, false);
-    if (rc)
-        goto out;
-    size_t pos = 0;
-    for (size_t i = 0; i < c.nhits; i++) {
-        const mn_scan__rule *r = &s->rules[c.hits[i].rule];
-        mn_buf_put(out, text + pos, c.hits[i].start - pos);
-        mn_buf_puts(out, MARKER_OPEN);
-        mn_buf_puts(out, r->id);
-        mn_buf_putc(out, ']');
-        pos = c.hits[i].end;
-        if (sum) {
-            if (r->cls == MN_SCAN_SECRET)
-                sum->secrets++;
-            else
-                sum->pii++;
-            sum->bytes += c.hits[i].end - c.hits[i].start;
-            if (!sum->rule)
-                sum->rule = r->id;
-        }
+    if (rc == 0)
+        put_redacted(out, s, &c, text, len, sum);
+    free(c.hits);
+    return rc;
+}
+
+int mn_scan_find_redact(mn_scan_hit **hits, size_t *n, mn_buf *out, const mn_scanner *s,
+                        const char *text, size_t len, unsigned classes, mn_scan_summary *sum)
+{
+    if (hits)
+        *hits = NULL;
+    *n = 0;
+    if (sum)
+        memset(sum, 0, sizeof(*sum));
+    scan_ctx c;
+    int rc = scan_text(&c, s, text, len, classes, false);
+    if (rc == 0 && c.nhits) {
+        if (hits)
+            *hits = public_hits(s, &c);
+        *n = c.nhits;
+        put_redacted(out, s, &c, text, len, sum);
     }
-    mn_buf_put(out, text + pos, len - pos);
-out:
     free(c.hits);
     return rc;
 }

@@ -1,21 +1,22 @@
 /*
  * scan.h - finds secrets and personal data in text, and redacts them.
  *
- * Rules are data: the built-in set is src/text/scan_rules.yaml (embedded in
- * the binary at build time); a project adds rules and allow-list entries in
- * its own file (see docs/internals/scan.md for the format). Each rule has an
- * id, a class (secret or pii), a PCRE2 pattern (compiled once, with JIT) and
- * optional checks that a match must pass: Shannon entropy of the secret
- * part, Luhn, IBAN mod 97, a known prefix, keywords that must occur nearby.
- * A cheap prefilter (each rule's keywords, or the character class it cannot
- * match without) decides which rules run at all, so text with nothing
- * secret-looking costs one pass.
+ * Rules are data: the built-in set is src/text/scan_rules.yaml (turned into
+ * C data at build time, so a process gets it for nothing); a project adds
+ * rules and allow-list entries in its own file (see docs/internals/scan.md
+ * for the format). Each rule has an id, a class (secret or pii), a PCRE2
+ * pattern (compiled on the rule's first use, with JIT) and optional checks
+ * that a match must pass: Shannon entropy of the secret part, Luhn, IBAN
+ * mod 97, a known prefix, keywords that must occur nearby. A cheap
+ * prefilter (each rule's keywords, prefixes or digit runs) decides which
+ * rules run at all, so text with nothing secret-looking costs one pass.
  *
  * Redaction replaces the secret part of a match with "[REDACTED:<rule id>]"
  * (for "password=hunter2" only "hunter2"). Redacting text that is already
  * redacted changes nothing (a redaction marker never matches a rule).
  *
- * A scanner is immutable once built and may be shared by threads; every call
+ * A scanner is immutable once built (but for each rule's code, made once on
+ * its first use, under a lock) and may be shared by threads; every call
  * allocates its own match data.
  */
 #ifndef MN_TEXT_SCAN_H
@@ -67,9 +68,9 @@ void mn_scanner_free(mn_scanner *s);
 
 /**
  * Every hit in text[0, len) of the given classes (a mask of mn_scan_class),
- * sorted by start and never overlapping (of overlapping matches the longer
- * one is kept). *out is malloc'd (free it), NULL when *n is 0. text need
- * not be NUL-terminated and may hold any bytes.
+ * sorted by start and never overlapping (overlapping matches merge into one
+ * hit that covers both, named after the longer one's rule). *out is malloc'd (free it), NULL when
+ * *n is 0. text need not be NUL-terminated and may hold any bytes.
  */
 int mn_scan_find(mn_scan_hit **out, size_t *n, const mn_scanner *s, const char *text, size_t len,
                  unsigned classes);
@@ -84,6 +85,16 @@ bool mn_scan_any(const mn_scanner *s, const char *text, size_t len, unsigned cla
  */
 int mn_scan_redact(mn_buf *out, const mn_scanner *s, const char *text, size_t len, unsigned classes,
                    mn_scan_summary *sum);
+
+/**
+ * mn_scan_find and mn_scan_redact in one scan, for a caller that wants the
+ * hits and the redacted text both. *hits (may be NULL: not wanted) and *n
+ * as mn_scan_find gives them. When there is a hit, the redacted text is
+ * appended to out and sum (may be NULL) says what was replaced; when there
+ * is none, out is left as it was (a clean text costs no copy) and *n is 0.
+ */
+int mn_scan_find_redact(mn_scan_hit **hits, size_t *n, mn_buf *out, const mn_scanner *s,
+                        const char *text, size_t len, unsigned classes, mn_scan_summary *sum);
 
 /**
  * true when a project's file allow-lists this repository path (a glob such

@@ -323,7 +323,8 @@ static bool check_ca_sin(const char *s, size_t n)
     char d[16];
     if (alnum_of(d, sizeof(d), s, n) != 9 || !all_digits(d, 9))
         return false;
-    return d[0] != '0' && d[0] != '8' && luhn_digits(d, 9);
+    /* 0 and 8 are not assigned, but the published examples start with 0 */
+    return !all_same(d, 9) && luhn_digits(d, 9);
 }
 
 static bool check_fr_nir(const char *s, size_t n)
@@ -711,8 +712,12 @@ static bool check_date(const char *s, size_t n)
         f[nf++] = v;
     }
     if (nf < 3) {
-        /* "12 March 1985": a day and a year around a name */
-        return true;
+        /* "12 March 1985": a day and a year around a month's name (the
+         * pattern checked the name); the year must be a plausible one */
+        for (int k = 0; k < nf; k++)
+            if (len[k] == 4)
+                return f[k] >= 1900 && f[k] <= 2030;
+        return false;
     }
     int y, m, d;
     if (len[0] == 4) {
@@ -753,8 +758,8 @@ static bool check_ipv4_public(const char *s, size_t n)
     }
     if (k != 4)
         return false;
-    if (o[0] == 0 || o[0] == 10 || o[0] == 127 || o[0] >= 224)
-        return false;
+    if (o[0] == 0 || o[0] == 10 || o[0] == 127 || o[0] >= 224 || o[3] == 0 || o[3] == 255)
+        return false; /* private, loopback, multicast; network and broadcast addresses */
     if ((o[0] == 169 && o[1] == 254) || (o[0] == 172 && o[1] >= 16 && o[1] <= 31) ||
         (o[0] == 192 && o[1] == 168) || (o[0] == 100 && o[1] >= 64 && o[1] <= 127))
         return false;
@@ -943,7 +948,27 @@ bool mn_scan__placeholder(const char *s, size_t n)
     for (size_t i = 0; i < MN_ARRAY_SIZE(templ); i++)
         if (n >= 2 && memmem(s, n, templ[i], 2))
             return true;
-    if (s[0] == '$' && n > 1 && (is_alpha(s[1]) || s[1] == '_'))
+    if (s[0] == '$' && (n == 1 || is_alpha(s[1]) || s[1] == '_'))
+        return true;
+    /* file paths and URLs name where a secret is, not the secret */
+    if (s[0] == '/' || (n > 1 && s[0] == '~' && s[1] == '/') ||
+        (n > 2 && s[0] == '.' && (s[1] == '/' || (s[1] == '.' && s[2] == '/')))) {
+        /* a path has a file extension or no capitals; base64 has both
+         * cases and no dot */
+        size_t slashes = 0;
+        bool pathy = true, caps = false;
+        for (size_t i = 0; i < n && pathy; i++) {
+            slashes += s[i] == '/';
+            caps |= s[i] >= 'A' && s[i] <= 'Z';
+            pathy = is_alnum(s[i]) || strchr("/._-~", s[i]);
+        }
+        const char *last = memrchr(s, '/', n);
+        bool ext = last && memchr(last, '.', n - (size_t)(last - s));
+        if (pathy && (ext || (!caps && slashes >= 2)))
+            return true;
+    }
+    if ((n > 7 && memcmp(s, "http://", 7) == 0) || (n > 8 && memcmp(s, "https://", 8) == 0) ||
+        (n > 7 && memcmp(s, "file://", 7) == 0))
         return true;
     if (s[0] == '%' && s[n - 1] == '%')
         return true; /* %APPDATA% */
@@ -986,15 +1011,14 @@ bool mn_scan__placeholder(const char *s, size_t n)
     for (size_t i = 0; i < MN_ARRAY_SIZE(within); i++)
         if (memmem(low, ln, within[i], strlen(within[i])))
             return true;
+
+    /* values that stand for "no value" or name the field; weak passwords
+     * (admin, root, 123456, password123) are secrets and stay out */
     static const char *const exact[] = {
-        "password",    "passwd",     "secret",   "token",    "apikey",    "api_key", "none",
-        "null",        "nil",        "true",     "false",    "undefined", "empty",   "string",
-        "str",         "bytes",      "int",      "optional", "required",  "test",    "testing",
-        "example",     "sample",     "foo",      "bar",      "foobar",    "baz",     "admin",
-        "root",        "user",       "username", "pass",     "default",   "unknown", "value",
-        "xxx",         "abc",        "abc123",   "1234",     "12345",     "123456",  "secret123",
-        "password123", "mypassword", "mysecret", "mytoken",  "secretkey", "na",      "n/a",
-        "tbd"};
+        "password", "passwd",   "secret",   "token",     "apikey", "api_key", "none",    "null",
+        "nil",      "true",     "false",    "undefined", "empty",  "string",  "str",     "bytes",
+        "int",      "optional", "required", "example",   "sample", "value",   "default", "unknown",
+        "xxx",      "na",       "n/a",      "tbd",       "foo",    "bar",     "foobar",  "baz"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(exact); i++)
         if (strlen(exact[i]) == n && memcmp(low, exact[i], n) == 0)
             return true;
@@ -1006,12 +1030,6 @@ bool mn_scan__placeholder(const char *s, size_t n)
     for (size_t i = 0; i < MN_ARRAY_SIZE(refs); i++)
         if (memmem(low, ln, refs[i], strlen(refs[i])))
             return true;
-    /* 123456789, abcdefgh: an ascending run over the whole value */
-    size_t asc = 0;
-    for (size_t i = 1; i < n; i++)
-        asc += s[i] == s[i - 1] + 1;
-    if (n >= 6 && asc + 1 >= n - 1)
-        return true;
     return false;
 }
 

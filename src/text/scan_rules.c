@@ -14,10 +14,25 @@
  * Patterns are compiled for bytes (no UTF mode: the text may hold any
  * bytes), with ^ and $ at line boundaries (PCRE2_MULTILINE) and
  * PCRE2_USE_OFFSET_LIMIT, since a rule's regex runs only where a match may
- * start near one of its triggers (scan.c). JIT compilation is asked for;
- * where it is unavailable the interpreter runs the same pattern.
+ * start near one of its triggers (scan.c). A file read here has each
+ * pattern compiled at once, for its errors. The built-in rules come as
+ * generated data (scripts/scan_rules_gen.c reads the built-in file with
+ * this code at build time), and each pattern is compiled on its rule's
+ * first use (mn_scan__code), so that a process pays only for the rules its
+ * texts wake; a rule's JIT copy is made once the interpreter has spent on
+ * the rule about what JIT compilation costs (mn_scan__lazy). Where the JIT
+ * is unavailable the interpreter runs the same pattern.
  */
 #include "common.h"
+#include <pthread.h>
+/* valgrind's client-request header, where valgrind is installed (it is a
+ * test dependency): see use_jit() */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define MN_HAVE_VALGRIND_H 1
+#endif
+#endif
 
 #include "text/scan_internal.h"
 #include "util/buf.h"
@@ -53,11 +68,13 @@ static int rule_error(const char *origin, const char *id, size_t index, const ch
     return mn_error_set(MN_EINVAL, "scan rules '%s': rule #%zu: %s", origin, index + 1, msg);
 }
 
-static void free_strings(char **v, size_t n)
+/* v and its strings are malloc'd (a rule read from a file); const only
+ * because the built-in rules' lists are static data. */
+static void free_strings(const char *const *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
+        free((void *)v[i]);
+    free((void *)v);
 }
 
 static void free_codes(pcre2_code **v, size_t n)
@@ -73,13 +90,34 @@ static void rule_release(mn_scan__rule *r)
         memset(r, 0, sizeof(*r));
         return;
     }
-    free(r->id);
-    pcre2_code_free(r->re);
+    free((void *)r->id);
+    free((void *)r->pattern);
+    if (r->lazy) {
+        pcre2_code_free(atomic_load(&r->lazy->code));
+        pcre2_code_free(atomic_load(&r->lazy->jit));
+        pcre2_code_free(r->lazy->pending);
+        if (r->lazy->allow)
+            free_codes(r->lazy->allow, r->nallow);
+        free(r->lazy);
+    }
     free_strings(r->context, r->ncontext);
-    free_codes(r->allow, r->nallow);
+    free_strings(r->allow, r->nallow);
     free_strings(r->keywords, r->nkeywords);
     free_strings(r->prefixes, r->nprefixes);
     memset(r, 0, sizeof(*r));
+}
+
+/* PCRE2's JIT code reads the subject 16 bytes at a time and may read past
+ * its end (never past the page): harmless, but memcheck reports each such
+ * read. Under valgrind the interpreter runs instead (same results), so that
+ * the project's valgrind tests see mnemo's own errors only. */
+static bool use_jit(void)
+{
+#ifdef MN_HAVE_VALGRIND_H
+    return !RUNNING_ON_VALGRIND;
+#else
+    return true;
+#endif
 }
 
 /* Compile `pattern` as every pattern is compiled; on failure, *why gets
@@ -87,8 +125,9 @@ static void rule_release(mn_scan__rule *r)
  * "(?:PATTERN)(?C1)": the callout at the end runs the rule's checks on each
  * candidate match, so that a candidate that fails them makes the engine
  * backtrack to the next one (a shorter number, another start) instead of
- * ending the search (scan.c). */
-static pcre2_code *compile(const char *pattern, size_t len, bool wrap, char *why, size_t cap)
+ * ending the search (scan.c). jit: also make the JIT code (where it runs). */
+static pcre2_code *compile(const char *pattern, size_t len, bool wrap, bool jit, char *why,
+                           size_t cap)
 {
     int err = 0;
     PCRE2_SIZE off = 0;
@@ -112,14 +151,15 @@ static pcre2_code *compile(const char *pattern, size_t len, bool wrap, char *why
         snprintf(why, cap, "does not compile at offset %zu: %s", at, (const char *)msg);
         return NULL;
     }
-    /* JIT is an optimisation: a platform without it runs the interpreter. */
-    (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    /* JIT is an optimisation (a platform without it runs the interpreter) */
+    if (jit && use_jit())
+        (void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
     return re;
 }
 
 /* A JSON array of strings (or a single string) into a malloc'd vector. */
-static int strings_of(char ***out, size_t *n, const json_t *v, bool lower, const char *what,
-                      const char *origin, const char *id, size_t index)
+static int strings_of(const char *const **out, size_t *n, const json_t *v, bool lower,
+                      const char *what, const char *origin, const char *id, size_t index)
 {
     *out = NULL;
     *n = 0;
@@ -135,7 +175,7 @@ static int strings_of(char ***out, size_t *n, const json_t *v, bool lower, const
         const json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
         size_t len = json_is_string(e) ? json_string_length(e) : 0;
         if (!json_is_string(e) || len == 0 || len > WORD_MAX) {
-            free_strings(vec, i);
+            free_strings((const char *const *)vec, i);
             return rule_error(origin, id, index, "'%s' entries must be strings of 1 to %d bytes",
                               what, WORD_MAX);
         }
@@ -145,7 +185,7 @@ static int strings_of(char ***out, size_t *n, const json_t *v, bool lower, const
                 if (*p >= 'A' && *p <= 'Z')
                     *p = (char)(*p - 'A' + 'a');
     }
-    *out = vec;
+    *out = (const char *const *)vec;
     *n = count;
     return 0;
 }
@@ -162,12 +202,13 @@ static bool valid_id(const char *id)
     return true;
 }
 
-static const mn_scan__rule *find_rule(const mn_scanner *s, const char *id)
+/* The index of the rule `id` that runs (disabled ones are gone), or -1. */
+static ptrdiff_t find_rule(const mn_scanner *s, const char *id)
 {
     for (size_t i = 0; i < s->nrules; i++)
-        if (strcmp(s->rules[i].id, id) == 0)
-            return &s->rules[i];
-    return NULL;
+        if (!s->rules[i].disabled && strcmp(s->rules[i].id, id) == 0)
+            return (ptrdiff_t)i;
+    return -1;
 }
 
 static int size_field(size_t *out, const json_t *v, size_t min, size_t max, const char *what,
@@ -207,7 +248,7 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
         if (!known)
             return rule_error(origin, id, index, "unknown key '%s'", key);
     }
-    if (find_rule(s, id))
+    if (find_rule(s, id) >= 0)
         return rule_error(origin, id, index,
                           user ? "a rule with this id exists already (disable the built-in one "
                                  "to replace it)"
@@ -231,13 +272,18 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
                         PATTERN_MAX);
         goto out;
     }
-    r->re = compile(json_string_value(pat), json_string_length(pat), true, why, sizeof(why));
-    if (!r->re) {
+    r->pattern = mn_strndup(json_string_value(pat), json_string_length(pat));
+    r->pattern_len = json_string_length(pat);
+    r->lazy = mn_calloc(1, sizeof(*r->lazy));
+    /* compiled now for its errors, kept for its first use */
+    r->lazy->pending = compile(r->pattern, r->pattern_len, true, false, why, sizeof(why));
+    if (!r->lazy->pending) {
         rc = rule_error(origin, id, index, "pattern %s", why);
         goto out;
     }
     uint32_t ncap = 0;
-    pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &ncap);
+    pcre2_pattern_info(r->lazy->pending, PCRE2_INFO_CAPTURECOUNT, &ncap);
+    r->ncap = ncap;
 
     /* The secret part: `group` (a number or a name), else a group named
      * "secret", else the whole match. */
@@ -251,7 +297,7 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
         r->group = (uint32_t)json_integer_value(grp);
     } else if (json_is_string(grp) || !grp) {
         const char *name = grp ? json_string_value(grp) : "secret";
-        int g = pcre2_substring_number_from_name(r->re, (PCRE2_SPTR)name);
+        int g = pcre2_substring_number_from_name(r->lazy->pending, (PCRE2_SPTR)name);
         if (g < 0 && grp) {
             rc =
                 rule_error(origin, id, index, "'group': the pattern has no group named '%s'", name);
@@ -274,10 +320,43 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
 
     const json_t *v;
     if ((v = json_object_get(j, "digits"))) {
+        /* `digits: N`, or `digits: {min: N, upper_before: K, upper_after: true,
+         * plus_before: true, dots: true}` (scan_prefilter.c says what each means) */
         size_t d;
-        if ((rc = size_field(&d, v, 2, 64, "digits", origin, id, index)))
+        const json_t *min = json_is_object(v) ? json_object_get(v, "min") : v;
+        if ((rc = size_field(&d, min, 2, 64, "digits", origin, id, index)))
             goto out;
         r->digits = (unsigned)d;
+        const char *dk;
+        json_t *dv;
+        json_object_foreach((json_t *)(json_is_object(v) ? v : NULL), dk, dv)
+        {
+            if (strcmp(dk, "min") == 0)
+                continue;
+            if (strcmp(dk, "upper_before") == 0) {
+                if ((rc = size_field(&d, dv, 1, 8, "digits.upper_before", origin, id, index)))
+                    goto out;
+                r->digit_shape.upper_before = (unsigned)d;
+            } else if (strcmp(dk, "upper_after") == 0 || strcmp(dk, "plus_before") == 0 ||
+                       strcmp(dk, "dots") == 0) {
+                if (!json_is_true(dv)) {
+                    rc = rule_error(origin, id, index, "'digits.%s' can only be true", dk);
+                    goto out;
+                }
+                if (strcmp(dk, "upper_after") == 0)
+                    r->digit_shape.upper_after = true;
+                else if (strcmp(dk, "plus_before") == 0)
+                    r->digit_shape.plus_before = true;
+                else
+                    r->digit_shape.dots = true;
+            } else {
+                rc = rule_error(origin, id, index,
+                                "unknown key 'digits.%s' (expected min, upper_before, "
+                                "upper_after, plus_before or dots)",
+                                dk);
+                goto out;
+            }
+        }
     }
     r->always = !r->has_keywords && !r->digits;
 
@@ -336,7 +415,7 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
         goto out;
 
     if ((v = json_object_get(j, "checks"))) {
-        char **names = NULL;
+        const char *const *names = NULL;
         size_t n = 0;
         if ((rc = strings_of(&names, &n, v, false, "checks", origin, id, index)))
             goto out;
@@ -355,41 +434,35 @@ static int parse_rule(mn_scan__rule *r, const mn_scanner *s, const json_t *j, co
     }
 
     if ((v = json_object_get(j, "allow"))) {
-        char **pats = NULL;
-        size_t n = 0;
-        if (json_is_array(v) || json_is_string(v)) {
-            /* allow-list regexes may be long: read them without WORD_MAX */
-            n = json_is_array(v) ? json_array_size(v) : 1;
-            if (n > LIST_MAX) {
-                rc = rule_error(origin, id, index, "'allow' has more than %d entries", LIST_MAX);
-                goto out;
-            }
-            pats = mn_calloc(n ? n : 1, sizeof(*pats));
-            for (size_t i = 0; i < n; i++) {
-                const json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
-                if (!json_is_string(e) || json_string_length(e) == 0 ||
-                    json_string_length(e) > PATTERN_MAX) {
-                    free_strings(pats, i);
-                    rc = rule_error(origin, id, index, "'allow' entries must be regexes (strings)");
-                    goto out;
-                }
-                pats[i] = mn_strndup(json_string_value(e), json_string_length(e));
-            }
-        } else {
+        if (!json_is_array(v) && !json_is_string(v)) {
             rc = rule_error(origin, id, index, "'allow' must be a list of regexes");
             goto out;
         }
-        r->allow = mn_calloc(n ? n : 1, sizeof(*r->allow));
+        /* allow-list regexes may be long: read them without WORD_MAX */
+        size_t n = json_is_array(v) ? json_array_size(v) : 1;
+        if (n > LIST_MAX) {
+            rc = rule_error(origin, id, index, "'allow' has more than %d entries", LIST_MAX);
+            goto out;
+        }
+        char **pats = mn_calloc(n ? n : 1, sizeof(*pats));
+        r->allow = (const char *const *)pats;
+        r->lazy->allow = mn_calloc(n ? n : 1, sizeof(*r->lazy->allow));
         for (size_t i = 0; i < n; i++) {
-            r->allow[i] = compile(pats[i], strlen(pats[i]), false, why, sizeof(why));
-            if (!r->allow[i]) {
-                rc = rule_error(origin, id, index, "allow pattern '%.60s' %s", pats[i], why);
-                free_strings(pats, n);
+            const json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
+            if (!json_is_string(e) || json_string_length(e) == 0 ||
+                json_string_length(e) > PATTERN_MAX) {
+                rc = rule_error(origin, id, index, "'allow' entries must be regexes (strings)");
                 goto out;
             }
+            pats[i] = mn_strndup(json_string_value(e), json_string_length(e));
             r->nallow++;
+            /* run on a match's secret part (a few bytes): no JIT */
+            r->lazy->allow[i] = compile(pats[i], strlen(pats[i]), false, false, why, sizeof(why));
+            if (!r->lazy->allow[i]) {
+                rc = rule_error(origin, id, index, "allow pattern '%.60s' %s", pats[i], why);
+                goto out;
+            }
         }
-        free_strings(pats, n);
     }
 out:
     if (rc)
@@ -440,7 +513,7 @@ static int parse_allow(mn_scanner *s, const json_t *a, const char *origin)
                 s->allow_paths = mn_realloc(s->allow_paths, (s->nallow_paths + 1) * sizeof(char *));
                 s->allow_paths[s->nallow_paths++] = mn_strndup(str, len);
             } else {
-                pcre2_code *re = compile(str, len, false, why, sizeof(why));
+                pcre2_code *re = compile(str, len, false, true, why, sizeof(why));
                 if (!re)
                     return file_error(origin, "allow: pattern '%.60s' %s", str, why);
                 s->allow_res =
@@ -450,13 +523,6 @@ static int parse_allow(mn_scanner *s, const json_t *a, const char *origin)
         }
     }
     return 0;
-}
-
-static void drop_rule(mn_scanner *s, size_t i)
-{
-    rule_release(&s->rules[i]);
-    memmove(&s->rules[i], &s->rules[i + 1], (s->nrules - i - 1) * sizeof(*s->rules));
-    s->nrules--;
 }
 
 int mn_scan__load(mn_scanner *s, const char *yaml, size_t len, const char *origin, bool user)
@@ -505,20 +571,20 @@ int mn_scan__load(mn_scanner *s, const char *yaml, size_t len, const char *origi
             rc = file_error(origin, "'disable' must be a list of rule ids");
             goto out;
         }
+        /* A disabled rule keeps its place (the built-in automaton, shared,
+         * names rules by index) and never runs. */
         for (size_t i = 0; i < json_array_size(dis); i++) {
             const json_t *e = json_array_get(dis, i);
             const char *id = json_is_string(e) ? json_string_value(e) : NULL;
-            size_t k = 0;
-            while (id && k < s->nrules && strcmp(s->rules[k].id, id) != 0)
-                k++;
-            if (!id || k == s->nrules) {
+            ptrdiff_t k = id ? find_rule(s, id) : -1;
+            if (k < 0) {
                 rc = file_error(origin,
                                 "disable: no rule '%s' to disable (see `docs/internals/"
                                 "scan.md` for the built-in ids)",
                                 id ? id : "(not a string)");
                 goto out;
             }
-            drop_rule(s, k);
+            s->rules[k].disabled = true;
         }
     }
     const json_t *rules = json_object_get(top, "rules");
@@ -546,6 +612,92 @@ out:
     return rc;
 }
 
+static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+mn_scan__jit_policy mn_scan__jit = MN_SCAN__JIT_POLICY_INIT;
+
+/* The rule's code, made under lazy_lock: the pattern compiled (or the code
+ * compiled when the file was read) and its allow-list regexes, published
+ * once all of it is ready. Its first use by 8 threads at once is a test
+ * (unit/text/scan, test_threads_first_use). */
+static pcre2_code *first_use(const mn_scan__rule *r)
+{
+    mn_scan__lazy *l = r->lazy;
+    char why[384];
+    pcre2_code *code = l->pending;
+    pcre2_code **allow = l->allow;
+    if (!code && !(code = compile(r->pattern, r->pattern_len, true, false, why, sizeof(why)))) {
+        /* a built-in pattern compiled when mnemo was built: out of memory,
+         * or a PCRE2 at run time that differs from the one at build time */
+        mn_error_set(MN_EINTERNAL, "scan: rule '%s': pattern %s", r->id, why);
+        return NULL;
+    }
+    if (!allow && r->nallow) {
+        allow = mn_calloc(r->nallow, sizeof(*allow));
+        for (size_t i = 0; i < r->nallow; i++)
+            if (!(allow[i] =
+                      compile(r->allow[i], strlen(r->allow[i]), false, false, why, sizeof(why)))) {
+                mn_error_set(MN_EINTERNAL, "scan: rule '%s': allow pattern %s", r->id, why);
+                free_codes(allow, i);
+                if (code != l->pending)
+                    pcre2_code_free(code);
+                return NULL;
+            }
+    }
+    l->pending = NULL;
+    l->allow = allow;
+    atomic_store_explicit(&l->code, code, memory_order_release);
+    return code;
+}
+
+/* The JIT copy of code, made under lazy_lock: a copy, since other threads
+ * may be running the interpreted code; the interpreted code when the copy
+ * cannot be made (out of memory: the interpreter gives the same hits). */
+static const pcre2_code *jit_copy(const mn_scan__rule *r, pcre2_code *code)
+{
+    pcre2_code *jit = pcre2_code_copy(code);
+    if (!jit)
+        return code;
+    (void)pcre2_jit_compile(jit, PCRE2_JIT_COMPLETE);
+    atomic_store_explicit(&r->lazy->jit, jit, memory_order_release);
+    return jit;
+}
+
+const pcre2_code *mn_scan__code(const mn_scan__rule *r, size_t bytes, bool *timed)
+{
+    mn_scan__lazy *l = r->lazy;
+    *timed = false;
+    pcre2_code *jit = atomic_load_explicit(&l->jit, memory_order_acquire);
+    if (jit)
+        return jit;
+    pcre2_code *code = atomic_load_explicit(&l->code, memory_order_acquire);
+    bool hot = use_jit() &&
+               (bytes >= mn_scan__jit.window ||
+                atomic_load_explicit(&l->spent_ns, memory_order_relaxed) >= mn_scan__jit.after_ns);
+    if (code && !hot) {
+        *timed = use_jit();
+        return code;
+    }
+    const pcre2_code *out;
+    pthread_mutex_lock(&lazy_lock);
+    code = atomic_load_explicit(&l->code, memory_order_relaxed);
+    if (!code)
+        code = first_use(r);
+    out = code;
+    if (code && hot) {
+        jit = atomic_load_explicit(&l->jit, memory_order_relaxed);
+        out = jit ? jit : jit_copy(r, code);
+    }
+    pthread_mutex_unlock(&lazy_lock);
+    *timed = out == code && use_jit();
+    return out;
+}
+
+void mn_scan__spent(const mn_scan__rule *r, uint64_t ns)
+{
+    atomic_fetch_add_explicit(&r->lazy->spent_ns, ns, memory_order_relaxed);
+}
+
 void mn_scan__borrow(mn_scanner *s, const mn_scanner *base)
 {
     s->rules = mn_calloc(base->nrules ? base->nrules : 1, sizeof(*s->rules));
@@ -556,48 +708,102 @@ void mn_scan__borrow(mn_scanner *s, const mn_scanner *base)
     s->nrules = base->nrules;
 }
 
-int mn_scan__finish(mn_scanner *s)
+int mn_scan__finish(mn_scanner *s, const mn_scanner *base)
 {
-    int rc = 0;
-    free(s->ids);
-    s->ids = mn_calloc(s->nrules + 1, sizeof(*s->ids));
+    free((void *)s->ids);
+    const char **ids = mn_calloc(s->nrules + 1, sizeof(*ids));
+    s->ids = ids;
+    s->nids = 0;
     s->min_digits = 0;
     s->max_groups = 0;
-    /* One keyword entry per distinct (text, case rule); each lists its rules. */
-    mn_scan__keyword *kw = NULL;
-    size_t nkw = 0;
+    bool own_keywords = false;
     for (size_t i = 0; i < s->nrules; i++) {
-        mn_scan__rule *r = &s->rules[i];
-        s->ids[i] = r->id;
-        uint32_t ncap = 0;
-        pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &ncap);
-        if (ncap > s->max_groups)
-            s->max_groups = ncap;
+        const mn_scan__rule *r = &s->rules[i];
+        if (r->disabled)
+            continue;
+        ids[s->nids++] = r->id;
+        if (r->ncap > s->max_groups)
+            s->max_groups = r->ncap;
         if (r->digits && (!s->min_digits || r->digits < s->min_digits))
             s->min_digits = r->digits;
-        for (size_t k = 0; k < r->nkeywords + r->nprefixes; k++) {
-            bool exact = k >= r->nkeywords;
-            const char *t = exact ? r->prefixes[k - r->nkeywords] : r->keywords[k];
-            size_t j = 0;
-            while (j < nkw && !(kw[j].exact_case == exact && strcmp(kw[j].text, t) == 0))
-                j++;
-            if (j == nkw) {
-                kw = mn_realloc(kw, (nkw + 1) * sizeof(*kw));
-                memset(&kw[nkw], 0, sizeof(*kw));
-                kw[nkw].text = mn_strdup(t);
-                kw[nkw].len = strlen(t);
-                kw[nkw].exact_case = exact;
-                nkw++;
-            }
-            if (kw[j].nrules && kw[j].rules[kw[j].nrules - 1] == (uint32_t)i)
-                continue;
-            kw[j].rules = mn_realloc(kw[j].rules, (kw[j].nrules + 1) * sizeof(uint32_t));
-            kw[j].rules[kw[j].nrules++] = (uint32_t)i;
-        }
+        own_keywords |= !r->borrowed && r->has_keywords;
     }
     mn_scan__ac_release(&s->ac);
-    rc = mn_scan__ac_build(&s->ac, kw, nkw); /* takes kw */
-    return rc;
+    if (base && !own_keywords) {
+        /* The built-in automaton names the same rules by the same indexes
+         * (a disabled rule keeps its place; the prefilter skips it): share
+         * it rather than build it again. */
+        s->ac = base->ac;
+        s->ac.shared = true;
+        return 0;
+    }
+    /* One keyword entry per distinct (text, case rule); each lists its
+     * rules once, in order. Two passes over the rules' triggers (a hash
+     * table finds the entry; the first pass counts, the second fills), so
+     * that a project's file with a hundred keywords costs no quadratic
+     * search. */
+    size_t cap = 1;
+    for (size_t i = 0; i < s->nrules; i++)
+        if (!s->rules[i].disabled)
+            cap += s->rules[i].nkeywords + s->rules[i].nprefixes;
+    size_t hcap = 16;
+    while (hcap < 2 * cap)
+        hcap *= 2;
+    mn_scan__keyword *kw = mn_calloc(cap, sizeof(*kw));
+    uint32_t *table = mn_calloc(hcap, sizeof(*table)); /* keyword index + 1; 0: empty */
+    uint32_t *last = mn_calloc(cap, sizeof(*last));    /* per keyword: last rule + 1 counted */
+    size_t nkw = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < s->nrules; i++) {
+            const mn_scan__rule *r = &s->rules[i];
+            if (r->disabled)
+                continue;
+            for (size_t k = 0; k < r->nkeywords + r->nprefixes; k++) {
+                bool exact = k >= r->nkeywords;
+                const char *t = exact ? r->prefixes[k - r->nkeywords] : r->keywords[k];
+                size_t len = strlen(t);
+                uint64_t h = exact ? 0x9e3779b97f4a7c15ull : 0xcbf29ce484222325ull; /* FNV-1a */
+                for (size_t b = 0; b < len; b++)
+                    h = (h ^ (uint8_t)t[b]) * 0x100000001b3ull;
+                size_t at = (size_t)h & (hcap - 1);
+                while (table[at] &&
+                       !(kw[table[at] - 1].exact_case == exact && kw[table[at] - 1].len == len &&
+                         memcmp(kw[table[at] - 1].text, t, len) == 0))
+                    at = (at + 1) & (hcap - 1);
+                if (!table[at]) {
+                    kw[nkw].text = mn_strndup(t, len);
+                    kw[nkw].len = len;
+                    kw[nkw].exact_case = exact;
+                    table[at] = (uint32_t)++nkw;
+                }
+                mn_scan__keyword *w = &kw[table[at] - 1];
+                uint32_t *l = &last[table[at] - 1];
+                if (*l == (uint32_t)i + 1)
+                    continue; /* the rule is listed already */
+                *l = (uint32_t)i + 1;
+                if (pass == 0)
+                    w->nrules++;
+                else
+                    ((uint32_t *)w->rules)[w->nrules++] = (uint32_t)i;
+            }
+        }
+        if (pass == 0) {
+            for (size_t j = 0; j < nkw; j++) {
+                kw[j].rules = mn_malloc(kw[j].nrules * sizeof(uint32_t));
+                kw[j].nrules = 0;
+                last[j] = 0;
+            }
+        }
+    }
+    free(table);
+    free(last);
+    /* where redaction markers start, found in the same pass (scan.c blanks them) */
+    kw[nkw].text = mn_strdup("[REDACTED:");
+    kw[nkw].len = strlen(kw[nkw].text);
+    kw[nkw].exact_case = true;
+    kw[nkw].marker = true;
+    nkw++;
+    return mn_scan__ac_build(&s->ac, kw, nkw); /* takes kw */
 }
 
 void mn_scan__release(mn_scanner *s)
@@ -605,11 +811,11 @@ void mn_scan__release(mn_scanner *s)
     for (size_t i = 0; i < s->nrules; i++)
         rule_release(&s->rules[i]);
     free(s->rules);
-    free(s->ids);
+    free((void *)s->ids);
     mn_scan__ac_release(&s->ac);
     pcre2_match_context_free(s->mctx);
-    free_strings(s->allow_values, s->nallow_values);
+    free_strings((const char *const *)s->allow_values, s->nallow_values);
     free_codes(s->allow_res, s->nallow_res);
-    free_strings(s->allow_paths, s->nallow_paths);
+    free_strings((const char *const *)s->allow_paths, s->nallow_paths);
     memset(s, 0, sizeof(*s));
 }

@@ -2,6 +2,18 @@
  * fs.c - file helpers. Reads are capped (sizes from outside are checked
  * before allocating); writes that replace a file go through a temporary
  * file and rename so a crash leaves the old or the new content, never half.
+ *
+ * Confinement: what mnemo reads of a repository is read with
+ * mn_fs_read_regular (O_NOFOLLOW, O_NONBLOCK, then fstat): a symbolic link
+ * put where a file was listed is refused instead of followed out of the
+ * work tree, and a FIFO or device swapped in is neither waited on nor read.
+ * mn_fs_realpath and mn_fs_path_within decide whether a directory lies
+ * inside another once symbolic links are resolved.
+ *
+ * Privacy: a store's directory is made with mn_fs_mkdir_private (0700) and
+ * mn_fs_make_private takes group and other permissions off a file or
+ * directory the current user owns (an older mnemo made them 0644/0755);
+ * the caller decides which existing directories are the store's own.
  */
 #include "common.h"
 #include <fcntl.h>
@@ -10,12 +22,9 @@
 
 #include "util/util.h"
 
-int mn_fs_read(mn_buf *out, const char *path, size_t max_size)
+/* Read fd to its end into out, within max_size; path names it in errors. */
+static int read_fd(mn_buf *out, int fd, const char *path, size_t max_size)
 {
-    int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return mn_error_set(errno == ENOENT ? MN_ENOTFOUND : MN_EIO, "cannot open '%s': %s", path,
-                            strerror(errno));
     int rc = 0;
     char chunk[65536];
     for (;;) {
@@ -35,8 +44,40 @@ int mn_fs_read(mn_buf *out, const char *path, size_t max_size)
         }
         mn_buf_put(out, chunk, (size_t)n);
     }
+    return rc;
+}
+
+int mn_fs_read(mn_buf *out, const char *path, size_t max_size)
+{
+    int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return mn_error_set(errno == ENOENT ? MN_ENOTFOUND : MN_EIO, "cannot open '%s': %s", path,
+                            strerror(errno));
+    int rc = read_fd(out, fd, path, max_size);
     if (fd != 0)
         close(fd);
+    return rc;
+}
+
+int mn_fs_read_regular(mn_buf *out, const char *path, size_t max_size)
+{
+    struct stat st;
+    int rc, fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            return mn_error_set(MN_EINVAL, "'%s' is a symbolic link: not followed", path);
+        return mn_error_set(errno == ENOENT ? MN_ENOTFOUND : MN_EIO, "cannot open '%s': %s", path,
+                            strerror(errno));
+    }
+    if (fstat(fd, &st) != 0)
+        rc = mn_error_set(MN_EIO, "cannot read '%s': %s", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = mn_error_set(MN_EINVAL, "'%s' is not a regular file: not read", path);
+    else if ((uint64_t)st.st_size > max_size)
+        rc = mn_error_set(MN_ETOOBIG, "'%s' is larger than the limit of %zu bytes", path, max_size);
+    else
+        rc = read_fd(out, fd, path, max_size);
+    close(fd);
     return rc;
 }
 
@@ -91,7 +132,7 @@ bool mn_fs_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-int mn_fs_mkdir_p(const char *path)
+static int mkdir_mode(const char *path, mode_t mode)
 {
     if (!*path)
         return mn_error_set(MN_EINVAL, "cannot create a directory with an empty name");
@@ -101,7 +142,7 @@ int mn_fs_mkdir_p(const char *path)
         if (*s == '/' || *s == '\0') {
             char saved = *s;
             *s = '\0';
-            if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            if (mkdir(p, mode) != 0 && errno != EEXIST) {
                 rc = mn_error_set(MN_EIO, "cannot create directory '%s': %s", p, strerror(errno));
                 break;
             }
@@ -114,6 +155,40 @@ int mn_fs_mkdir_p(const char *path)
     if (rc == 0 && !mn_fs_is_dir(path))
         rc = mn_error_set(MN_EIO, "'%s' exists and is not a directory", path);
     return rc;
+}
+
+int mn_fs_mkdir_p(const char *path)
+{
+    return mkdir_mode(path, 0755);
+}
+
+int mn_fs_mkdir_private(const char *path)
+{
+    return mkdir_mode(path, 0700);
+}
+
+bool mn_fs_make_private(const char *path)
+{
+    struct stat st;
+    /* lstat: a link is left alone (chmod would change what it points to) */
+    if (lstat(path, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) == 0 ||
+        !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+        return false;
+    /* a read-only file system or a race with a remover: nothing to do about it here */
+    return chmod(path, st.st_mode & 0700) == 0;
+}
+
+char *mn_fs_realpath(const char *path)
+{
+    return realpath(path, NULL);
+}
+
+bool mn_fs_path_within(const char *dir, const char *path)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/')
+        return path[0] == '/';
+    return strncmp(dir, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
 char *mn_fs_abspath(const char *path)

@@ -60,14 +60,32 @@ bool mn_text_needs_escape(const char *s, size_t len, bool multiline);
 /* ---- files ---- */
 /** Read a whole file, refusing files over max_size (MN_ETOOBIG). "-" reads stdin. */
 int mn_fs_read(mn_buf *out, const char *path, size_t max_size);
+/**
+ * Read a whole regular file without following a symbolic link at its last
+ * component (O_NOFOLLOW) or waiting on a FIFO: MN_EINVAL for a link or
+ * anything but a regular file, MN_ENOTFOUND, MN_ETOOBIG as mn_fs_read.
+ */
+int mn_fs_read_regular(mn_buf *out, const char *path, size_t max_size);
 /** Write a file atomically (temp file in the same directory, fsync, rename). */
 int mn_fs_write_atomic(const char *path, const void *data, size_t len);
 /** mkdir -p with mode 0755 for created directories. */
 int mn_fs_mkdir_p(const char *path);
+/** mkdir -p with mode 0700 for created directories (existing ones are left as they are). */
+int mn_fs_mkdir_private(const char *path);
+/**
+ * Take group and other permissions off a regular file or directory the
+ * current user owns (chmod to mode & 0700). Best effort: true when it
+ * changed the mode; a link, another user's file or a failure is left as is.
+ */
+bool mn_fs_make_private(const char *path);
 bool mn_fs_is_dir(const char *path);
 bool mn_fs_exists(const char *path);
 /** Absolute, normalized form of path (need not exist); caller frees. */
 char *mn_fs_abspath(const char *path);
+/** The canonical path (symbolic links, "." and ".." resolved; it must exist), or NULL (errno). */
+char *mn_fs_realpath(const char *path);
+/** Whether path is dir or lies below it; both canonical (mn_fs_realpath). */
+bool mn_fs_path_within(const char *dir, const char *path);
 /** Append `line` to the file if no line equals it already (e.g. .git/info/exclude). */
 int mn_fs_append_line_once(const char *path, const char *line);
 

@@ -357,7 +357,7 @@ js "show --json has every field saved" "
     JSON.stringify(d.memory.scope) === JSON.stringify({paths: ['cart/session.py'],
         symbols: ['Cart.expire'], tags: ['cart', 'sessions'], branch: 'main'}) &&
     JSON.stringify(d.memory.provenance) === JSON.stringify({source: 'manual', author: 'alice',
-        commit: 'abc123', task: 'PROJ-12', dialog: 'd-1', session: 's-1'}) &&
+        commit: 'abc123', task: 'PROJ-12', dialog: 'd-1', session: 's-1', extraction_method: 'manual'}) &&
     d.memory.status === 'active' && d.memory.confidence === 0.8 && d.memory.quality === 0.6 &&
     /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(d.memory.created_at) &&
     d.memory.updated_at === d.memory.created_at &&
@@ -368,7 +368,7 @@ js "show --json has every field saved" "
     Array.isArray(d.linked_from) && d.linked_from.length === 0"
 js "a memory's keys come in the canonical order" "JSON.stringify(Object.keys(d.memory)) === JSON.stringify(
     ['id','kind','level','title','body','context','scope','provenance','status','confidence',
-     'quality','expires_at','created_at','updated_at','counters','citations'])"
+     'quality','judgement','expires_at','created_at','updated_at','counters','citations'])"
 mn show "$G"
 out_has "show prints YAML" "kind: gotcha" "title: Cart sessions expire" "  situation: checkout returned 401 after idle" \
     "confidence: 0.8" "  - 'SessionExpired: delay=None'" "  tags:" "  conversation_excerpt: \|-"
@@ -398,12 +398,15 @@ mn --json show "$P"
 js "a title derived from a long first line is cut at a word, to 100 characters" "
     d.memory.title.length <= 100 && d.memory.title.length > 90 && d.memory.body.startsWith(d.memory.title) &&
     !d.memory.title.endsWith(' ') && d.memory.body.startsWith(d.memory.title + ' ')"
-new_id A "agent save" --db "$db" save --source agent --keyword a,b,c --title "Agent fact" "found by an agent"
+new_id A "agent save" --db "$db" save --source agent --keyword a,b,c --situation "reading the docs" \
+    --solution "look in the agent notes" --title "Agent fact" "found by an agent"
 mn --json show "$A"
-js "an agent save defaults to confidence 0.7" "d.memory.confidence === 0.7 && d.memory.status === 'active' &&
-    d.memory.provenance.source === 'agent'"
-refused 2 "^mnemo: error: save: missing required field 'context.trigger_keywords'" "agent save without keywords" \
-    --db "$db" save --source agent "no keywords"
+js "an agent save's confidence is its 0.7 weighed by the judge" "
+    d.memory.confidence === Math.round(0.7 * (0.5 + 0.5 * d.memory.judgement.score) * 100) / 100 &&
+    d.memory.status === 'active' && d.memory.provenance.source === 'agent' &&
+    d.memory.provenance.extraction_method === 'agent'"
+refused 2 "^mnemo: error: save: missing required fields context.situation, context.solution, context.trigger_keywords: an agent saving a fact must give" \
+    "agent save without its context" --db "$db" save --source agent "no keywords"
 refused 2 "^mnemo: error: save: needs a title or a body" "save with neither title nor body" --db "$db" save --tag x
 
 # An exact duplicate merges into the live memory (lists united).
@@ -418,17 +421,22 @@ js "the merge united the lists and kept the rest" "JSON.stringify(d.memory.scope
 mn save --confidence 0.3 --title "Unsure" "maybe"
 L=$(sed -E -n 's/^created ([0-9A-Z]{26}) \(fact, L1, pending\): Unsure$/\1/p' "$tmp/out")
 [ -n "$L" ] || { fail "a low-confidence save is not pending"; dump; }
-out_has "low-confidence save" "\(low confidence: it waits in the review queue; approve with: mnemo edit $L --status active\)"
-mn --json save --confidence 0.3 --title "Unsure too" "maybe not"
-js "--json save" "d.action === 'created' && d.status === 'pending' && d.kind === 'fact' && d.title === 'Unsure too' &&
+out_has "low-confidence save" "\(low confidence: it waits in the review queue; approve with: mnemo review approve $L\)"
+mn --json save --confidence 0.3 --title "Unsure about the cache" "perhaps the cache layer is slow"
+js "--json save" "d.action === 'created' && d.status === 'pending' && d.kind === 'fact' && d.title === 'Unsure about the cache' &&
     JSON.stringify(Object.keys(d)) === '[\"id\",\"action\",\"kind\",\"level\",\"status\",\"title\"]'"
 
 # ==== list ====================================================================
 ldb=$tmp/list.db
+# a command that only reads finds a store, and makes none
+refused 1 "no mnemo store at '.*list.db'" "list where no store is" --db "$ldb" list
+[ -e "$ldb" ] && fail "list made a store"
+ok "config makes a store" --db "$ldb" config set memory.dedup true
 ok "list an empty store" --db "$ldb" list
 out_is "list an empty store" "no memories"
 new_id l1 "save l1" --db "$ldb" save --kind decision --tag a,b --path src/x.c --title "First decision" "d"
-new_id l2 "save l2" --db "$ldb" save --kind fact --tag b --path lib --source agent --keyword k1,k2,k3 --title "Second fact" "f"
+new_id l2 "save l2" --db "$ldb" save --kind fact --tag b --path lib --source agent --keyword k1,k2,k3 \
+    --situation "s" --solution "x" --title "Second fact" "f"
 new_id l3 "save l3" --db "$ldb" save --kind gotcha --title "Third gotcha" "g"
 ok "list" --db "$ldb" list
 out_has "list" "${l1}  decision L2  active   First decision  \[a, b\]" \
@@ -549,8 +557,8 @@ mn config list
 out_has "config list" "memory.dedup = true  \(default\)" "memory.excerpt_cap = 32768  \(default\)" \
     "memory.review_threshold = 0.5  \(default\)" "user.name =   \(default\)" "    Author recorded on saves.*"
 mn --json config list
-js "config list --json" "d.settings.length === 26 && d.settings.every(s => s.set === false && s.description) &&
-    d.settings.map(s => s.key).join() === 'capture.auto_approve,discovery.max_age,embed.batch,embed.document_prefix,embed.key,embed.model,embed.provider,embed.query_prefix,embed.retries,embed.timeout,embed.url,hook.max_tokens,index.history,index.refresh_age,mcp.tools,memory.dedup,memory.excerpt_cap,memory.review_threshold,scan.pii,serve.allowed_origins,serve.host,serve.max_sessions,serve.port,serve.session_idle,serve.threads,user.name'"
+js "config list --json" "d.settings.length === 39 && d.settings.every(s => s.set === false && s.description) &&
+    d.settings.map(s => s.key).join() === 'capture.auto_approve,context.tokenizer,discovery.max_age,embed.batch,embed.document_prefix,embed.key,embed.model,embed.provider,embed.query_prefix,embed.retries,embed.timeout,embed.url,hook.max_tokens,index.history,index.refresh_age,mcp.tools,memory.body_cap,memory.dedup,memory.excerpt_cap,memory.gc.superseded_after,memory.review_threshold,memory.ttl.decision,memory.ttl.doc_link,memory.ttl.episode,memory.ttl.fact,memory.ttl.fewshot,memory.ttl.gotcha,memory.ttl.pattern,memory.ttl.rule,scan.pii,serve.allowed_origins,serve.host,serve.max_sessions,serve.port,serve.session_idle,serve.threads,served.max_age,served.max_rows,user.name'"
 mn config set user.name alice-config
 out_is "config set" "alice-config"
 mn config get user.name

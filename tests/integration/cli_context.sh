@@ -20,8 +20,8 @@ deps=${MNEMO_DEPS_DIR:-$MNEMO_SOURCE_DIR/.deps}/npm
 mkdir -p "$tmp/node_modules"
 ln -s "$deps/js-tiktoken@1.0.21" "$tmp/node_modules/js-tiktoken"
 ln -s "$deps/base64-js@1.5.1" "$tmp/node_modules/base64-js"
-# cl100k: the true token count of the markdown of the JSON on stdin
-cl100k() { NODE_PATH=$tmp/node_modules node -e "const {getEncoding}=require('js-tiktoken'); const d=JSON.parse(require('fs').readFileSync(0,'utf8')); console.log(getEncoding('cl100k_base').encode(d.markdown).length)"; }
+# real ENCODING: the true token count of the markdown of the JSON on stdin (js-tiktoken)
+real() { NODE_PATH=$tmp/node_modules node -e "const {getEncoding}=require('js-tiktoken'); const d=JSON.parse(require('fs').readFileSync(0,'utf8')); console.log(getEncoding('$1').encode(d.markdown, [], []).length)"; }
 
 repo=$tmp/repo
 mkdir -p "$repo/shop/cart" "$repo/tests"
@@ -89,19 +89,37 @@ js "where to look: session.py" "d.items.some(i => i.section === 'code' && i.path
 js "the unrelated fact is left out" "!/billing export/.test(d.markdown)" <"$tmp/c1.json"
 js "tokens within budget" "d.tokens <= d.max_tokens && d.max_tokens === 3000" <"$tmp/c1.json"
 js "served id" "d.served > 0" <"$tmp/c1.json"
-real=$(cl100k <"$tmp/c1.json")
-est=$(node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).tokens)" <"$tmp/c1.json")
-[ "$real" -le "$est" ] || fail "cl100k counts $real tokens, the estimate said $est"
+# the reported count is the exact one, in the encoding asked for (default o200k_base)
+js "o200k_base by default" "d.tokenizer === 'o200k_base'" <"$tmp/c1.json"
+real=$(real o200k_base <"$tmp/c1.json")
+said=$(node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).tokens)" <"$tmp/c1.json")
+[ "$real" = "$said" ] || fail "o200k_base counts $real tokens, context said $said"
+"$MNEMO" context --json --tokenizer cl100k_base "why does checkout return 401 after the session refresh" >"$tmp/c1k.json"
+real=$(real cl100k_base <"$tmp/c1k.json")
+said=$(node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).tokens)" <"$tmp/c1k.json")
+[ "$real" = "$said" ] || fail "cl100k_base counts $real tokens, context said $said"
 
-# budgets: the markdown never costs more than max_tokens in cl100k tokens
-for budget in 64 100 150 250 400 800; do
-    "$MNEMO" context --json --max-tokens "$budget" "session refresh delay checkout 401" >"$tmp/b.json"
-    real=$(cl100k <"$tmp/b.json")
-    [ "$real" -le "$budget" ] || fail "budget $budget: cl100k counts $real tokens"
-    js "budget $budget: reported tokens" "d.tokens <= $budget" <"$tmp/b.json"
+# budgets: the markdown never costs more than max_tokens, in either encoding
+for enc in o200k_base cl100k_base; do
+    for budget in 64 100 150 250 400 800; do
+        "$MNEMO" context --json --tokenizer "$enc" --max-tokens "$budget" "session refresh delay checkout 401" >"$tmp/b.json"
+        n=$(real "$enc" <"$tmp/b.json")
+        [ "$n" -le "$budget" ] || fail "budget $budget: $enc counts $n tokens"
+        js "budget $budget: reported tokens" "d.tokens === $n && d.tokens <= $budget" <"$tmp/b.json"
+    done
 done
 "$MNEMO" context --json --max-tokens 250 "session refresh delay checkout 401" >"$tmp/b.json"
 js "a small budget keeps the best" "d.items.some(i => i.id === '$gotcha')" <"$tmp/b.json"
+
+# without its token tables (a mnemo copied without share/mnemo/tokenizers): the estimate, an
+# upper bound, and the notes say so
+mkdir -p "$tmp/bare"
+cp "$MNEMO" "$tmp/bare/mnemo"
+"$tmp/bare/mnemo" context --json --max-tokens 300 "session refresh delay checkout 401" >"$tmp/est.json"
+js "no table: estimated, said in the notes" "d.tokenizer === 'estimate' && d.notes.some(n => /tokens are estimated, not counted/.test(n)) && d.tokens <= 300" <"$tmp/est.json"
+n=$(real cl100k_base <"$tmp/est.json")
+[ "$n" -le 300 ] || fail "no table: cl100k_base counts $n tokens over 300"
+js "with its tables: counted" "d.tokenizer === 'o200k_base' && !d.notes.some(n => /estimated/.test(n))" <"$tmp/c1.json"
 
 # nothing relevant: said, not padded
 "$MNEMO" context --json "kubernetes helm chart ingress annotations" >"$tmp/none.json"
@@ -131,7 +149,7 @@ js "recall: nothing, confidence 0" "d.confidence === 0 && d.facts.length === 0" 
 
 # a long fact is clipped to 300 characters and "…", whitespace runs counted as the one space
 # they become (they once were not, and clipped prose came out ~340 characters long)
-long=$(for i in $(seq 1 120); do printf 'zebrafish  \n\t  ledger%d ' "$i"; done)
+long=$(for i in $(seq 1 85); do printf 'zebrafish  \n\t  ledger%d ' "$i"; done)
 "$MNEMO" save --kind fact --title "Zebrafish ledger notes" --keyword zebrafish --keyword ledger -- "$long" >/dev/null
 "$MNEMO" recall --json "zebrafish ledger notes" >"$tmp/rl.json"
 js "a long fact is clipped to 301 characters" "d.facts.some(f => /^Zebrafish|zebrafish/.test(f.text) && [...f.text].length <= 301 && f.text.endsWith('…') && [...f.text].length >= 290)" <"$tmp/rl.json"

@@ -7,7 +7,8 @@
 # nothing matches, a trivial prompt, another tool or event, a budget of 0:
 # nothing. Whatever is wrong (garbage, not an object, bad cwd, no store,
 # oversize input) gives empty stdout, exit 0 and one line on stderr, and
-# never creates a store. The budget (config hook.max_tokens) bounds the text. A stale
+# never creates a store; outside any repository: nothing at all (hook_quiet.sh has more).
+# The budget (config hook.max_tokens) bounds the text. A stale
 # index is used as it is and re-indexed in the background, one re-index at a time.
 set -euo pipefail
 : "${MNEMO:?}"
@@ -179,7 +180,7 @@ hook "{\"cwd\":\"$tmp/other\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\
 silent "no store"
 [ ! -e "$tmp/other/.mnemo" ] && [ ! -e "$XDG_DATA_HOME/mnemo" ] || fail "the hook never creates a store"
 hook "{\"cwd\":\"$tmp\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":$(json "$q")}"
-silent "outside any repository, no user store"
+nothing "outside any repository, no user store (hook_quiet.sh: with one)"
 big=$(head -c 5000000 /dev/zero | tr '\0' 'a')
 printf '{"cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"%s"}' "$repo" "$big" >"$tmp/big.json"
 rc=0

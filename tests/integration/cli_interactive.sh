@@ -82,6 +82,8 @@ set +e
     "expect:Title: " "send:Sessions expire when the delay is nil" \
     "expect:Body (end with a line holding only '.', or Ctrl-D):" \
     "send:The cart session used delay=None" "send:  and expired at once." "send:." \
+    "expect:Situation: " "send:checkout after idle" "expect:Solution: " "send:default the delay" \
+    "expect:What failed: " "send:" \
     "expect:Tags (comma-separated, optional): " "send:a,b" \
     "expect:Trigger keywords (comma-separated, optional): " "send:k1, k2" \
     -- "$MNEMO" --db "$db" save >"$tmp/pty.out" 2>"$tmp/pty.err"
@@ -103,6 +105,8 @@ json_check "interactive save stored the answers" "$tmp/mem.json" '
     d.memory.body === "The cart session used delay=None\n  and expired at once." &&
     JSON.stringify(d.memory.scope.tags) === "[\"a\",\"b\"]" &&
     JSON.stringify(d.memory.context.trigger_keywords) === "[\"k1\",\"k2\"]" &&
+    d.memory.context.situation === "checkout after idle" &&
+    d.memory.context.solution === "default the delay" && !("what_failed" in d.memory.context) &&
     d.memory.provenance.source === "manual" && d.memory.status === "active"'
 
 # Enter keeps the default kind (fact); Ctrl-D also ends the body.
@@ -138,6 +142,7 @@ cmp -s "$tmp/before.jsonl" "$tmp/after.jsonl" || fail "interactive save cut shor
 # A kind the schema refuses: exit 2, one error line, nothing saved.
 set +e
 "$PTY" "expect:Kind [fact]" "send:wisdom" "expect:Title: " "send:t" "expect:Body" "send:." \
+    "expect:Situation" "send:" "expect:Solution" "send:" "expect:What failed" "send:" \
     "expect:Tags" "send:" "expect:keywords" "send:" \
     -- "$MNEMO" --db "$db" save >"$tmp/pty.out" 2>&1
 rc=$?

@@ -136,7 +136,8 @@ JS
 node "$tmp/clean.js" "$tmp"/*.out || fail "raw control characters reached the terminal (above)"
 grep -qF '\x1b[31mRED\x1b[0m' "$tmp/list.out" || fail "list does not show the escape visibly: $(cat "$tmp/list.out")"
 grep -qF '\u009b2J' "$tmp/list.out" || fail "list does not show the C1 CSI visibly"
-grep -qF 'cr\rover' "$tmp/save.out" || fail "save does not show the CR visibly: $(cat "$tmp/save.out")"
+# the save pipeline makes white space regular (a CR in a title becomes a space); else it shows escaped
+grep -qE 'cr(\\r| )over' "$tmp/save.out" || fail "save does not show the CR visibly: $(cat "$tmp/save.out")"
 [ "$(grep -c . "$tmp/list.out")" = "$(mn --json list --deleted include | node -e 'console.log(JSON.parse(require("fs").readFileSync(0,"utf8")).memories.length)')" ] ||
     fail "a list row is not one line: $(cat "$tmp/list.out")"
 grep -qF '\x1b[31mevil.py' "$tmp/files.out" || fail "files does not show the path visibly: $(cat "$tmp/files.out")"

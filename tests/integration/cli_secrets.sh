@@ -10,7 +10,8 @@
 #   out       rows stored while the project allow-listed the values (its
 #             .mnemo-scan.yaml, removed afterwards: as if they were stored
 #             before a rule existed) are not served by search, context,
-#             recall, show or export;
+#             recall, show or export; a question, and feedback's note and
+#             new query, are recorded redacted;
 #   scan      `mnemo scan` reports them by rule, never the text; --fix
 #             redacts in place and leaves no byte of them in the store's
 #             files (main file, WAL, side files), and a second scan finds
@@ -122,8 +123,21 @@ nowhere "show" "$tmp/show.json"
 grep -q "REDACTED" "$tmp/show.json" || fail "show marks what it left out"
 mn export -o "$tmp/export.jsonl"
 nowhere "export" "$tmp/export.jsonl"
+mn search "why is $GH refused by the release job" --json >"$tmp/q.json" || fail "a search quoting a token"
+nowhere "a search quoting a token" "$tmp/q.json"
+sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM served WHERE query LIKE '%REDACTED:github-pat%'" | grep -qx 1 ||
+    fail "the question was not recorded, redacted"
 sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM served WHERE query LIKE '%$GH_PART%'" | grep -qx 0 ||
     fail "a query was recorded with its secret"
+served=$(node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).served)" <"$tmp/q.json")
+mn feedback refined --served "$served" --query "the release job and $SL" --note "it printed $AWS" \
+    >/dev/null || fail "feedback refined quoting tokens"
+sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM feedback WHERE query LIKE '%REDACTED:slack%' AND note LIKE '%REDACTED:aws%'" |
+    grep -qx 1 || fail "feedback's query and note were not recorded, redacted"
+sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM feedback WHERE query LIKE '%$SL_PART%' OR note LIKE '%$AWS_PART%'" |
+    grep -qx 0 || fail "feedback was recorded with its secrets"
+sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM audit WHERE action = 'feedback' AND (detail LIKE '%$SL_PART%' OR detail LIKE '%$AWS_PART%')" |
+    grep -qx 0 || fail "feedback's audit row holds its secrets"
 
 # ---- scan and scan --fix ----------------------------------------------------
 mn scan --json >"$tmp/scan.json" || fail "scan"

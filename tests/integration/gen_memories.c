@@ -355,6 +355,8 @@ static json_t *make_memory(char ids[][MN_ID_LEN + 1], size_t n, size_t i)
     json_object_set_new(prov, "task", line_str(2));
     json_object_set_new(prov, "dialog", line_str(2));
     json_object_set_new(prov, "session", line_str(2));
+    static const char *const methods[] = {"manual", "agent", "auto", "hybrid"};
+    json_object_set_new(prov, "extraction_method", json_string(methods[below(4)]));
     json_object_set_new(m, "provenance", prov);
 
     json_object_set_new(m, "status", json_string(statuses[i % MN_ARRAY_SIZE(statuses)]));
@@ -363,6 +365,13 @@ static json_t *make_memory(char ids[][MN_ID_LEN + 1], size_t n, size_t i)
                         : i == 4 ? json_real(1.0)
                                  : ratio());
     json_object_set_new(m, "quality", i == 0 ? json_real(1.0) : ratio());
+    json_t *reasons = json_array();
+    for (size_t k = below(4); k > 0; k--)
+        json_array_append_new(reasons, line_str(4));
+    json_object_set_new(m, "judgement",
+                        json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "score", ratio(), "novelty", ratio(),
+                                  "specificity", ratio(), "evidence", ratio(), "length", ratio(),
+                                  "reasons", reasons));
 
     int64_t created = some_time();
     static const int64_t edges[] = {
@@ -404,6 +413,14 @@ static json_t *make_memory(char ids[][MN_ID_LEN + 1], size_t n, size_t i)
         json_object_set_new(c, "start_line", json_integer(start));
         json_object_set_new(c, "end_line", json_integer(end));
         json_object_set_new(c, "hash", json_string(h));
+        /* what mnemo keeps of a cited span (docs/memory-format.md, "Citations"): its text when
+         * cited, whether it is stale, when it was checked; import takes them as they are */
+        char text[128];
+        snprintf(text, sizeof(text), "int %s(void)\n{\n\treturn %zu; /* \"é\" */\n}\n", sym,
+                 below(1000));
+        json_object_set_new(c, "text", json_string(text));
+        json_object_set_new(c, "stale", json_string(below(2) ? "changed" : "gone"));
+        json_object_set_new(c, "checked_at", later(created, (int64_t)below(100000000)));
         json_array_append_new(cits, c);
     }
     json_object_set_new(m, "citations", cits);

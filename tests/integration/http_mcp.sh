@@ -178,7 +178,7 @@ rpc "$sid" '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
 expect_code 200 "tools/list"
 js "tools/list has context and save" "d.id === 2 && ['context','save','search'].every(n => d.result.tools.some(t => t.name === n))" <"$tmp/body"
 
-rpc "$sid" '{"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"save","arguments":{"kind":"gotcha","title":"Checkout over HTTP","body":"The cart total must be charged once; retries double-charge without the idempotency key.","context":{"trigger_keywords":["checkout","retry","idempotency key"]}}}}'
+rpc "$sid" '{"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"save","arguments":{"kind":"gotcha","title":"Checkout over HTTP","body":"The cart total must be charged once; retries double-charge without the idempotency key.","context":{"situation":"a checkout retried","solution":"send the idempotency key","trigger_keywords":["checkout","retry","idempotency key"]}}}}'
 expect_code 200 "tools/call save"
 js "save result" "d.id === 's1' && !d.result.isError && /^[0-9A-Z]{26}$/.test(d.result.structuredContent.id)" <"$tmp/body"
 mid=$(node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).result.structuredContent.id)" <"$tmp/body" 2>/dev/null || true)

@@ -49,7 +49,7 @@ for _ in $(seq 50); do grep -q '"id":2' "$tmp/out" && break; sleep 0.1; done
 sleep 0.5
 [ "$(vectors)" = 0 ] || fail "starting a session embeds nothing (only a tool that wrote does)"
 [ "$(segments)" -gt 8 ] || fail "starting a session rebuilds nothing (got $(segments) segments)"
-send '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"save","arguments":{"kind":"fact","title":"kiln schedule","body":"the pottery kiln fires on fridays","context":{"trigger_keywords":["kiln","pottery"]}}}}'
+send '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"save","arguments":{"kind":"fact","title":"kiln schedule","body":"the pottery kiln fires on fridays","context":{"situation":"planning a firing","solution":"book friday","trigger_keywords":["kiln","pottery"]}}}}'
 n=0
 for _ in $(seq 100); do
     n=$(vectors)
@@ -84,7 +84,7 @@ H+=(-H "Mcp-Session-Id: $sid" -H 'MCP-Protocol-Version: 2025-11-25')
 curl -s -o /dev/null "${H[@]}" -X POST "$url" --data-binary '{"jsonrpc":"2.0","method":"notifications/initialized"}'
 "$MNEMO" save --kind fact --title "glaze colours" "the pottery glaze colours are blue and green" >/dev/null
 curl -s -o "$tmp/saved.json" "${H[@]}" -X POST "$url" --data-binary \
-    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"save","arguments":{"kind":"fact","title":"kiln cone","body":"the pottery kiln fires to cone six","context":{"trigger_keywords":["kiln","cone"]}}}}'
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"save","arguments":{"kind":"fact","title":"kiln cone","body":"the pottery kiln fires to cone six","context":{"situation":"loading the kiln","solution":"use cone six pieces","trigger_keywords":["kiln","cone"]}}}}'
 grep -q '"isError":false\|"structuredContent"' "$tmp/saved.json" || fail "the save over HTTP succeeded: $(head -c 300 "$tmp/saved.json")"
 n=0
 for _ in $(seq 100); do

@@ -84,25 +84,49 @@ static char *excerpt_text(const char *title, long i)
     return mn_buf_detach(&b);
 }
 
+/*
+ * n made-up words, deterministic in (title, salt): the subject of a
+ * memory. Memories whose texts differed only in their numbers would be
+ * near-duplicates with another conclusion (sent to review, not active);
+ * each stress memory must be a memory of its own.
+ */
+static void subject(mn_buf *b, const char *title, unsigned salt, int n)
+{
+    static const char cons[] = "bdfgklmnprstvz", vow[] = "aeiou";
+    uint64_t x = fnv1a(title) ^ (0x9e3779b97f4a7c15ULL * (salt + 1));
+    for (int w = 0; w < n; w++) {
+        if (w)
+            mn_buf_putc(b, ' ');
+        for (int k = 0; k < 3; k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            mn_buf_putc(b, cons[(x >> 33) % (sizeof(cons) - 1)]);
+            mn_buf_putc(b, vow[(x >> 45) % (sizeof(vow) - 1)]);
+        }
+    }
+}
+
 /* The save input of memory PREFIX-i (a new reference). */
 static json_t *make_memory(const char *prefix, long i)
 {
     char title[256], s[512];
+    mn_buf b = MN_BUF_INIT;
     snprintf(title, sizeof(title), "%s-%ld", prefix, i);
     json_t *m = json_object();
     json_object_set_new(m, "kind", json_string(kinds[i % 4]));
     json_object_set_new(m, "title", json_string(title));
-    snprintf(s, sizeof(s),
-             "Stress memory %s, saved while other processes read and write the same store. "
-             "Case %ld; the body differs per case so no two saves merge.",
-             title, i);
-    json_object_set_new(m, "body", json_string(s));
+    mn_buf_printf(&b, "Stress memory %s: ", title);
+    subject(&b, title, 0, 14);
+    mn_buf_puts(&b, ".");
+    json_object_set_new(m, "body", json_stringn(b.ptr, b.len));
 
     json_t *ctx = json_object();
-    snprintf(s, sizeof(s), "case %ld of %s: several processes share one database", i, prefix);
-    json_object_set_new(ctx, "situation", json_string(s));
-    snprintf(s, sizeof(s), "write in BEGIN IMMEDIATE and wait on the lock (case %ld)", i);
-    json_object_set_new(ctx, "solution", json_string(s));
+    mn_buf_truncate(&b, 0);
+    subject(&b, title, 1, 8);
+    json_object_set_new(ctx, "situation", json_stringn(b.ptr, b.len));
+    mn_buf_truncate(&b, 0);
+    subject(&b, title, 2, 8);
+    json_object_set_new(ctx, "solution", json_stringn(b.ptr, b.len));
+    mn_buf_release(&b);
     snprintf(s, sizeof(s), "case%ld", i);
     json_object_set_new(ctx, "trigger_keywords", json_pack("[s,s,s]", "stress", s, "race"));
     json_t *errs = json_array();

@@ -144,7 +144,8 @@ await section("every tool, valid arguments", async () => {
     title: "Quux importer drops the trailing semicolon",
     body: "The quux importer strips the last semicolon of every flibbertigibbet record; keep a sentinel line.",
     scope: { tags: ["importer"] },
-    context: { trigger_keywords: ["quux", "importer", "semicolon", "flibbertigibbet"] },
+    context: { situation: "importing quux flibbertigibbet records", solution: "append a sentinel line",
+      trigger_keywords: ["quux", "importer", "semicolon", "flibbertigibbet"] },
   });
   check("save creates a memory with an id", saved && typeof saved.id === "string" && saved.action === "created", saved);
   newId = saved?.id;
@@ -178,10 +179,13 @@ await section("every tool, valid arguments", async () => {
   // text outside ASCII and JSON escapes survive the round trip
   const uni = "Zählerstände — 日本語 🚀 \"quoted\" back\\slash\ttab";
   const u = await call("save", { kind: "fact", title: uni, body: `Ümlaut check: ${uni}`,
-    context: { trigger_keywords: ["Zählerstände", "日本語", "🚀"] } });
+    context: { situation: "reading meters", solution: "keep the text as it is",
+      trigger_keywords: ["Zählerstände", "日本語", "🚀"] } });
   sc = await call("search", { query: "Zählerstände", kinds: ["memory"] });
   const hit = (sc?.items || []).find((i) => i.id === u?.id);
-  check("non-ASCII text round-trips through save and search", hit && hit.title === uni, { want: uni, hit });
+  // a title is one line with single spaces (the save pipeline makes its white space regular)
+  const want = uni.replace(/\s+/g, " ");
+  check("non-ASCII text round-trips through save and search", hit && hit.title === want, { want, hit });
 });
 // --- resources ---------------------------------------------------------------
 await section("resources", async () => {
@@ -264,6 +268,8 @@ await section("invalid arguments: tool errors, nothing stored", async () => {
   await fails("save", { kind: "nonsense", body: "zzyzx should never be stored" }, "an unknown kind");
   await fails("save", {}, "no body");
   await fails("save", { kind: "fact", body: "zzyzx facts from an agent need trigger keywords" }, "an agent's fact without trigger_keywords");
+  await fails("save", { kind: "gotcha", body: "zzyzx gotchas from an agent need their situation and solution",
+    context: { trigger_keywords: ["zzyzx"] } }, "an agent's gotcha without situation and solution");
   await fails("search", {}, "no query");
   await fails("search", { query: "x", k: -3 }, "a negative k");
   await fails("search_code", {}, "no query");

@@ -64,7 +64,7 @@ check(`${mode}: other keys can still be set`, !ok.isError, ok);
 // the next save and search send nothing anywhere
 const saved = await client.callTool({ name: "save", arguments: {
   kind: "fact", title: `Secret rotation schedule (${mode})`, body: "The payment keys rotate every 90 days; the runbook is in ops/rotate.md.",
-  context: { trigger_keywords: ["rotation", "payment", "keys"] } } });
+  context: { situation: "rotating keys", solution: "follow ops/rotate.md", trigger_keywords: ["rotation", "payment", "keys"] } } });
 check(`${mode}: save works`, !saved.isError, saved);
 const found = await client.callTool({ name: "search", arguments: { query: "payment key rotation" } });
 check(`${mode}: search works`, !found.isError, found);

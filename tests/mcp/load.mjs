@@ -31,7 +31,8 @@ const MIX = [
   ["search_code", () => ({ query: "load_entries keyed by amount" }), (sc) => sc.items.some((i) => i.path === "ledger/store.py")],
   ["save", (i, c) => ({
     body: `Load note ${run} client ${c} call ${i}: batch ${i} of the statement importer was retried after a timeout.`,
-    context: { trigger_keywords: ["importer", "retry", "timeout", `batch${i}`] },
+    context: { situation: "a statement import timed out", solution: "the importer retries the batch",
+      trigger_keywords: ["importer", "retry", "timeout", `batch${i}`] },
   }),
     (sc) => typeof sc.id === "string" && sc.id.length > 0],
   ["search", () => ({ query: "reconcile_statement", kinds: ["code", "file"], k: 5 }),

@@ -15,7 +15,7 @@ const steps = [
   note("notifications/initialized"),
   req(2, "tools/list"),
   tool(3, "save", { title: "Valgrind session memory", body: "Saved by the scripted valgrind session about quux widgets.",
-    context: { trigger_keywords: ["valgrind", "quux", "widgets"] } }),
+    context: { situation: "a scripted session", solution: "none needed", trigger_keywords: ["valgrind", "quux", "widgets"] } }),
   tool(4, "search", { query: "quux widgets valgrind" }),
   tool(5, "context", { query: "reconcile pennies half to even", max_tokens: 600 }),
   tool(6, "recall", { query: "ledger entries duplicate" }),

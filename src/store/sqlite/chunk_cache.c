@@ -194,15 +194,16 @@ static mn_chunk_cache *file_read(const mn_store *s, uint64_t path_hash, int64_t 
 {
     mn_buf path = MN_BUF_INIT;
     file_path(&path, s, s->project_id);
-    int fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
+    int fd = open(path.ptr, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     mn_buf_release(&path);
     struct stat st;
     if (fd < 0)
         return NULL;
     char *buf = NULL;
     size_t len = 0;
-    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(file_header) &&
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size >= sizeof(file_header) &&
         st.st_size < (1 << 30)) {
+        mn_sidecar_make_private(fd, &st);
         len = (size_t)st.st_size;
         buf = mn_malloc(len);
         if (read(fd, buf, len) != (ssize_t)len) {

@@ -1,5 +1,5 @@
 /*
- * ingest_store.c - the SQLite side of store_ingest.h (schema v9): commits
+ * ingest_store.c - the SQLite side of store_ingest.h (schema v12): commits
  * read by the git ingest, the keys ingests save under, tasks and their
  * links, documents, the ancestry cache of the branch filter and the blame
  * cache of "why".

@@ -15,6 +15,11 @@
  * damaged by the first update. meta 'tokenizer_version' records the
  * version the indexes were built with (absent: 1, the first); a store
  * opened writable by a build of another MN_TOK_VERSION rebuilds them, once.
+ *
+ * The first migration also sets PRAGMA application_id (sqlite_internal.h),
+ * by which a mnemo store is known before anything is written to it; a
+ * store made before that is known by meta 'written_by' and is given the id
+ * the first time it is opened writable (one header write, once).
  */
 #include "common.h"
 
@@ -82,10 +87,25 @@ static int check_tokenizer(mn_store *s)
     return mn_store_commit(s);
 }
 
-int mn_sqlite__migrate(mn_store *s)
+/* Mark a store of the latest schema made before stores carried the application id. */
+static int mark_ours(mn_store *s, int application_id)
+{
+    char sql[80];
+    if (s->read_only || application_id == MN_STORE_APPLICATION_ID)
+        return 0;
+    snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", MN_STORE_APPLICATION_ID);
+    int rc = mn_store_begin(s);
+    if (rc == 0 && (rc = mn_sqlite__exec(s, sql)) == 0)
+        return mn_store_commit(s);
+    if (rc)
+        mn_store_rollback(s);
+    return rc;
+}
+
+int mn_sqlite__migrate(mn_store *s, int application_id)
 {
     int latest = mn_store_schema_latest(), version = 0, rc;
-    char sql[160];
+    char sql[240];
 
     if ((rc = read_version(s, &version)) != 0)
         return rc;
@@ -93,7 +113,14 @@ int mn_sqlite__migrate(mn_store *s)
         goto too_new;
     if (version == latest) {
         s->schema_version = version;
-        return check_tokenizer(s);
+        if ((rc = mark_ours(s, application_id)) != 0) {
+            /* known by meta until a later open can write the header: not worth failing for */
+            mn_log(MN_LOG_DEBUG, "cannot mark '%s' as a mnemo store: %s", s->path, mn_error_last());
+            mn_error_clear();
+        }
+        if ((rc = check_tokenizer(s)) != 0)
+            return rc;
+        return mn_sqlite__fingerprints_check(s);
     }
     if (s->read_only)
         return mn_error_set(MN_EVERSION,
@@ -115,10 +142,12 @@ int mn_sqlite__migrate(mn_store *s)
             goto fail;
         }
     }
-    snprintf(sql, sizeof(sql),
-             "PRAGMA user_version = %d; INSERT OR REPLACE INTO meta(key, value) VALUES "
-             "('schema_version', '%d'), ('written_by', 'mnemo " MNEMO_VERSION "')",
-             latest, latest);
+    snprintf(
+        sql, sizeof(sql),
+        "PRAGMA user_version = %d; PRAGMA application_id = %d; INSERT OR REPLACE INTO "
+        "meta(key, value) VALUES ('schema_version', '%d'), ('written_by', 'mnemo " MNEMO_VERSION
+        "')",
+        latest, MN_STORE_APPLICATION_ID, latest);
     if ((rc = mn_sqlite__exec(s, sql)) != 0)
         goto fail;
     /* a migration through v3 built the full-text indexes with this tokenizer */
@@ -130,7 +159,9 @@ int mn_sqlite__migrate(mn_store *s)
     if ((rc = mn_store_commit(s)) != 0)
         return rc;
     s->schema_version = latest;
-    return check_tokenizer(s);
+    if ((rc = check_tokenizer(s)) != 0)
+        return rc;
+    return mn_sqlite__fingerprints_check(s);
 fail:
     mn_store_rollback(s);
     return rc;

@@ -27,6 +27,8 @@ static const struct {
     {"history_commits", "subject"},
     {"history_docs", "subjects"},
     {"served", "query"},
+    {"feedback", "note"},
+    {"feedback", "query"},
     {"audit", "detail"},
     {"links", "note"},
     {"tasks", "title"},
@@ -85,8 +87,8 @@ int mn_store_texts_each(mn_store *s,
         sqlite3_stmt *st = NULL;
         rewrite_vec todo = MN_VEC_INIT;
         mn_text_cell c = {cells[t].table, cells[t].column, 0};
-        mn_buf_printf(&sql, "SELECT rowid, %s FROM %s WHERE %s IS NOT NULL AND %s <> ''",
-                      c.column, c.table, c.column, c.column);
+        mn_buf_printf(&sql, "SELECT rowid, %s FROM %s WHERE %s IS NOT NULL AND %s <> ''", c.column,
+                      c.table, c.column, c.column);
         if (sqlite3_prepare_v2(s->db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
             rc = fail(s, "cannot read stored texts");
         int step;
@@ -122,12 +124,10 @@ int mn_store_purge_freed(mn_store *s)
         rc = mn_store_begin(s);
     for (size_t i = 0; rc == 0 && i < MN_ARRAY_SIZE(fts_tables); i++) {
         mn_buf sql = MN_BUF_INIT;
-        mn_buf_printf(&sql, "INSERT INTO %s(%s) VALUES ('rebuild')", fts_tables[i],
-                      fts_tables[i]);
+        mn_buf_printf(&sql, "INSERT INTO %s(%s) VALUES ('rebuild')", fts_tables[i], fts_tables[i]);
         rc = mn_sqlite__exec(s, sql.ptr);
         mn_buf_clear(&sql);
-        mn_buf_printf(&sql, "INSERT INTO %s(%s) VALUES ('optimize')", fts_tables[i],
-                      fts_tables[i]);
+        mn_buf_printf(&sql, "INSERT INTO %s(%s) VALUES ('optimize')", fts_tables[i], fts_tables[i]);
         if (rc == 0)
             rc = mn_sqlite__exec(s, sql.ptr);
         mn_buf_release(&sql);
@@ -140,8 +140,8 @@ int mn_store_purge_freed(mn_store *s)
      * then copies it home and TRUNCATE leaves no old frame in the WAL */
     if (rc == 0)
         rc = mn_sqlite__exec(s, "VACUUM");
-    if (rc == 0 && sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
-                                             NULL) != SQLITE_OK)
+    if (rc == 0 &&
+        sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) != SQLITE_OK)
         rc = fail(s, "cannot checkpoint the write-ahead log");
     /* the caches beside the store (chunk_cache.c, vector_file.c) are keyed by row ids and
      * counts that a rewrite in place does not move: drop them, the next search rebuilds them */

@@ -15,6 +15,7 @@ struct mn_store {
     char *path;
     int64_t project_id;
     bool read_only;
+    const char *read_only_why; /* a static phrase when read_only; mn_store_read_only_reason */
     bool in_tx;
     int schema_version;
     mn_map stmts;     /* SQL text -> prepared statement */
@@ -28,7 +29,24 @@ struct mn_store {
     struct mn_memory_sizes *memory_sizes; /* memory_sizes.c: NULL until prepared */
 };
 
+/*
+ * PRAGMA application_id of a mnemo store ("mnmo"): how mnemo knows its own
+ * files (sqlite_store.c: probe). Stores made before it was set are known by
+ * meta 'written_by' ("mnemo <version>") and get it when next opened writable.
+ */
+#define MN_STORE_APPLICATION_ID 0x6d6e6d6f
+
 sqlite3_stmt *mn_sqlite__stmt(mn_store *s, const char *sql);
+/*
+ * Forget rows kept for a while (served answers, the audit's reads): by_age
+ * deletes the project's rows older than ?2 (now_ms - max_age_ms; skipped
+ * when max_age_ms is 0), by_count those before the ?2-th newest (max_rows;
+ * run on one add in max_rows / 256, so that its cost per add stays that of
+ * ~256 index entries; skipped when 0). ?1 is the project. Needs a
+ * transaction; `what` names a failure.
+ */
+int mn_sqlite__prune(mn_store *s, const char *by_age, const char *by_count, int64_t now_ms,
+                     int64_t max_age_ms, int64_t max_rows, int64_t added, const char *what);
 /*
  * Run st, a file search (?1 match, ?2 project, ?3 limit; columns id, path,
  * role, rank, score), reporting each row to cb; what: the error's words.
@@ -38,6 +56,24 @@ int mn_sqlite__file_hits(mn_store *s, sqlite3_stmt *st, const char *match, size_
                          int (*cb)(void *payload, const mn_file_hit *h), void *payload,
                          const char *what);
 int mn_sqlite__exec(mn_store *s, const char *sql);
-int mn_sqlite__migrate(mn_store *s);
+
+/*
+ * The expiry test of a memory query (life_store.c; store.h: mn_expiry):
+ * "<expired>" over the memory columns prefixed by p ("m." or ""), its
+ * parameters numbered from *next; expired_bind binds them in the same
+ * order. Callers write "NOT <expired>" or "<expired>".
+ */
+void mn_sqlite__expired_sql(mn_buf *b, const char *p, const mn_expiry *e, int *next);
+void mn_sqlite__expired_bind(sqlite3_stmt *st, const mn_expiry *e, int *next);
+/* neardup_store.c: a memory's fingerprint and LSH keys, written with its row */
+int mn_sqlite__fingerprint_put(mn_store *s, int64_t rowid, const json_t *mem);
+/* neardup_store.c: recompute every fingerprint when they were made by another version */
+int mn_sqlite__fingerprints_check(mn_store *s);
+/*
+ * Migrate forward; application_id is what the file held when opened. Sets
+ * PRAGMA application_id to MN_STORE_APPLICATION_ID with the first
+ * migration, and once on a store made before it was set.
+ */
+int mn_sqlite__migrate(mn_store *s, int application_id);
 
 #endif

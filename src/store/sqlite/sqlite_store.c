@@ -8,6 +8,17 @@
  * concurrent processes queue instead of failing; every write inside
  * BEGIN IMMEDIATE so two writers never deadlock on a lock upgrade.
  *
+ * Opening reads what the file is before anything is written to it
+ * (probe): a store of ours (PRAGMA application_id, or meta's written_by
+ * for stores older than it), an empty file we may make one, or another
+ * program's database, refused and left as it was. Stores are their user's:
+ * a new one is created 0600 before SQLite sees it (SQLite gives the -wal,
+ * -shm and -journal it creates the database's permissions), an older one
+ * is made 0600 when opened. A store that cannot be written (its file, its
+ * directory, a read-only file system, a full disk) opens read-only and
+ * says why (mn_store_read_only_reason): queries answer, writes are refused
+ * with that reason. docs/internals/store.md has the whole story.
+ *
  * Statements are prepared once per handle and cached by their SQL text.
  * Memory rows convert to and from the canonical JSON through the field
  * table of fields.h, so adding a field is one line there and one migration.
@@ -16,9 +27,13 @@
 #include <sqlite3.h>
 #include <zlib.h>
 #include <xxhash.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store/store.h"
 #include "store/fields.h"
@@ -203,12 +218,224 @@ static void sqlite_setup(void)
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/* ---- what a file is, before anything is written to it ---- */
+
+/* What opening may do to the file: nothing is written before probe() says it is ours. */
+typedef struct {
+    int application_id, user_version, objects, pages;
+    bool written_by_mnemo; /* meta 'written_by' = "mnemo ..." (every store before application_id) */
+} probe_result;
+
+static int probe(mn_store *s, probe_result *p)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+    memset(p, 0, sizeof(*p));
+    rc = sqlite3_prepare_v2(s->db,
+                            "SELECT (SELECT application_id FROM pragma_application_id), "
+                            "(SELECT user_version FROM pragma_user_version), "
+                            "(SELECT count(*) FROM sqlite_schema), "
+                            "(SELECT page_count FROM pragma_page_count), "
+                            "(SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+                            "name = 'meta')",
+                            -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        p->application_id = sqlite3_column_int(st, 0);
+        p->user_version = sqlite3_column_int(st, 1);
+        p->objects = sqlite3_column_int(st, 2);
+        p->pages = sqlite3_column_int(st, 3);
+        rc = sqlite3_column_int(st, 4) ? SQLITE_DONE : SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE) {
+        /* another program's "meta" table may have other columns: then it is not ours */
+        if (sqlite3_prepare_v2(
+                s->db, "SELECT 1 FROM meta WHERE key = 'written_by' AND value LIKE 'mnemo %'", -1,
+                &st, NULL) == SQLITE_OK) {
+            p->written_by_mnemo = sqlite3_step(st) == SQLITE_ROW;
+            sqlite3_finalize(st);
+        }
+        rc = SQLITE_OK;
+    }
+    return rc == SQLITE_OK ? 0 : sqlite3_extended_errcode(s->db);
+}
+
+/* Whether the directory of a store can take the files SQLite writes beside it. */
+typedef enum { DIR_WRITABLE, DIR_READ_ONLY_FS, DIR_NO_PERMISSION } dir_state;
+
+/* The state of path's directory; *dir_out (malloc'd) names the directory. */
+static dir_state dir_of(const char *path, char **dir_out)
+{
+    char *dir = mn_strdup(path), *slash = strrchr(dir, '/');
+    struct statvfs vfs;
+    dir_state st = DIR_WRITABLE;
+    if (slash == dir)
+        dir[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, strlen(path) + 1, ".");
+    if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+        st = DIR_READ_ONLY_FS;
+    else if (faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) != 0 && errno != ENOENT)
+        st = DIR_NO_PERMISSION;
+    *dir_out = dir;
+    return st;
+}
+
+/* The error of a store that could not even be read (the probe failed with code). */
+static int unreadable(mn_store *s, int code)
+{
+    char *dir = NULL;
+    dir_state ds = dir_of(s->path, &dir);
+    const char *why = ds == DIR_READ_ONLY_FS    ? "it is on a read-only file system at"
+                      : ds == DIR_NO_PERMISSION ? "there is no write permission on its directory"
+                                                : NULL;
+    int rc;
+    if ((code & 0xff) == SQLITE_NOTADB)
+        rc = mn_error_set(MN_ECORRUPT,
+                          "'%s' is not a mnemo store: not a SQLite database (left untouched)",
+                          s->path);
+    else if (((code & 0xff) == SQLITE_CANTOPEN || (code & 0xff) == SQLITE_READONLY) && why)
+        /* the store's write-ahead log needs a shared-memory file (-shm) beside it to be read */
+        rc = mn_error_set(MN_EIO,
+                          "cannot read store '%s': %s '%s', and SQLite must create '%s-shm' "
+                          "there to read the store's write-ahead log ('%s-wal'); open it once "
+                          "where it can be written, or copy the store with its -wal file to a "
+                          "writable directory",
+                          s->path, why, dir, s->path, s->path);
+    else if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
+        rc = mn_error_set(MN_EBUSY, "store '%s' stayed locked by another process: %s", s->path,
+                          sqlite3_errmsg(s->db));
+    else
+        rc = mn_error_set(MN_EIO, "cannot read store '%s': %s", s->path, sqlite3_errmsg(s->db));
+    free(dir);
+    return rc;
+}
+
+/* How a store is opened: as usual, or without the shared-memory file (-shm). */
+typedef enum {
+    OPEN_SHARED,    /* the usual way: the -wal index in the -shm file beside the store */
+    OPEN_EXCLUSIVE, /* exclusive locking mode: the -wal index in this process's memory */
+    OPEN_IMMUTABLE  /* no locks, no -wal: only for a store with no write-ahead log to read */
+} open_mode;
+
+/* "file:" URI of path for SQLite (immutable=1 needs one): %, ? and # escaped. */
+static char *uri_of(const char *path)
+{
+    mn_buf u = MN_BUF_INIT;
+    mn_buf_puts(&u, "file:");
+    for (const char *p = path; *p; p++)
+        if (*p == '%' || *p == '?' || *p == '#')
+            mn_buf_printf(&u, "%%%02X", (unsigned char)*p);
+        else
+            mn_buf_putc(&u, *p);
+    mn_buf_puts(&u, "?immutable=1");
+    return mn_buf_detach(&u);
+}
+
+static int open_db(mn_store *s, int flags, open_mode mode)
+{
+    char *uri = mode == OPEN_IMMUTABLE ? uri_of(s->path) : NULL;
+    if (uri)
+        flags = (flags & ~SQLITE_OPEN_READWRITE) | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    int rc = sqlite3_open_v2(uri ? uri : s->path, &s->db, flags, NULL);
+    free(uri);
+    if (rc != SQLITE_OK)
+        return mn_error_set(MN_EIO, "cannot open store '%s': %s", s->path,
+                            s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_handler(s->db, busy_wait, s);
+    if (mode == OPEN_EXCLUSIVE)
+        return mn_sqlite__exec(s, "PRAGMA locking_mode=EXCLUSIVE");
+    return 0;
+}
+
+/*
+ * After a first read failed with code: how to read the store without its
+ * -shm file, or OPEN_SHARED when that is not what failed.
+ *  - A full disk (the directory is writable, the read failed on I/O) has
+ *    no room for the 32 KB -shm: in exclusive locking mode SQLite keeps
+ *    the index of the -wal in memory; this connection then holds the
+ *    store to itself (other processes wait; a one-shot command is over in
+ *    a moment).
+ *  - A directory that cannot be written (permissions, a read-only file
+ *    system) cannot take a -shm either. Without a write-ahead log to read
+ *    (the usual state: the last process to close a store removes it), the
+ *    store file is all there is, and is read immutable (no locks, no
+ *    -wal): nothing can commit to it there without creating a -wal. With
+ *    one, exclusive mode reads it when the store file is writable; else
+ *    the error says what to do.
+ */
+static open_mode without_shm(const mn_store *s, int code)
+{
+    char *dir = NULL;
+    dir_state ds = dir_of(s->path, &dir);
+    free(dir);
+    int primary = code & 0xff;
+    if (ds == DIR_WRITABLE)
+        return primary == SQLITE_IOERR || primary == SQLITE_FULL ? OPEN_EXCLUSIVE : OPEN_SHARED;
+    if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY)
+        return OPEN_SHARED;
+    mn_buf wal = MN_BUF_INIT;
+    struct stat st;
+    mn_buf_printf(&wal, "%s-wal", s->path);
+    bool has_log = stat(wal.ptr, &st) == 0 && st.st_size > 0;
+    mn_buf_release(&wal);
+    if (!has_log)
+        return OPEN_IMMUTABLE;
+    return access(s->path, W_OK) == 0 && ds == DIR_NO_PERMISSION ? OPEN_EXCLUSIVE : OPEN_SHARED;
+}
+
+/* Whether the file system of path has no space left for an unprivileged user. */
+static bool disk_full(const char *path)
+{
+    char *dir = NULL;
+    struct statvfs vfs;
+    dir_of(path, &dir);
+    bool full = statvfs(dir, &vfs) == 0 && vfs.f_bavail == 0;
+    free(dir);
+    return full;
+}
+
+/* The files SQLite keeps beside a store: they get the store's permissions. */
+static void make_private(const char *path)
+{
+    static const char *const sides[] = {"", "-wal", "-shm", "-journal"};
+    mn_buf p = MN_BUF_INIT;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(sides); i++) {
+        mn_buf_clear(&p);
+        mn_buf_printf(&p, "%s%s", path, sides[i]);
+        if (mn_fs_make_private(p.ptr))
+            mn_log(MN_LOG_DEBUG, "'%s' was readable by other users: now 0600", p.ptr);
+    }
+    mn_buf_release(&p);
+}
+
+/*
+ * Before SQLite sees a store that does not exist yet: an empty file made
+ * 0600 (SQLite would make it 0644, less the umask, and gives the -wal,
+ * -shm and -journal files it creates the database file's permissions).
+ */
+static int create_private(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) /* EEXIST: another process made it first */
+        return mn_error_set(errno == ENOENT ? MN_ENOTFOUND : MN_EIO, "cannot create store '%s': %s",
+                            path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return 0;
+}
+
 int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, sqlite_setup);
     mn_store_options defaults = MN_STORE_OPTIONS_INIT;
     mn_store *s;
+    probe_result pr;
+    struct stat sb;
     int rc, flags;
 
     *out = NULL;
@@ -216,29 +443,99 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
         opts = &defaults;
     if (opts->version != MN_STORE_OPTIONS_VERSION)
         return mn_error_set(MN_EINVAL, "store options version %u is not supported", opts->version);
-    if (!opts->create && !mn_fs_exists(path))
-        return mn_error_set(MN_ENOTFOUND, "no mnemo store at '%s'; run 'mnemo init' first", path);
+    if (stat(path, &sb) != 0) {
+        if (errno != ENOENT)
+            return mn_error_set(MN_EIO, "cannot open store '%s': %s", path, strerror(errno));
+        if (!opts->create || opts->read_only)
+            return mn_error_set(MN_ENOTFOUND,
+                                "no mnemo store at '%s'; run 'mnemo init' first, or a command "
+                                "that writes (mnemo save, mnemo index) to create it",
+                                path);
+        if ((rc = create_private(path)) != 0)
+            return rc;
+    } else if (S_ISDIR(sb.st_mode)) {
+        return mn_error_set(MN_EINVAL,
+                            "'%s' is a directory, not a mnemo store: give the store's file "
+                            "(such as %s/mnemo.db)",
+                            path, path);
+    } else {
+        if (sb.st_size == 0 && (!opts->create || opts->read_only))
+            return mn_error_set(MN_ENOTFOUND,
+                                "'%s' is an empty file, not a mnemo store; a command that "
+                                "writes (mnemo save, mnemo index) makes it one",
+                                path);
+    }
 
     s = mn_calloc(1, sizeof(*s));
     s->path = mn_strdup(path);
-    s->read_only = opts->read_only;
-    flags = (opts->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-            SQLITE_OPEN_NOMUTEX;
-    rc = sqlite3_open_v2(path, &s->db, flags, NULL);
-    if (rc != SQLITE_OK) {
-        rc = mn_error_set(MN_EIO, "cannot open database '%s': %s", path,
-                          s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-        goto fail;
-    }
-    sqlite3_extended_result_codes(s->db, 1);
+    /* never SQLITE_OPEN_CREATE: the file exists now, and a path that vanished is an error */
+    flags = (opts->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
     s->busy_timeout_ms = opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 10000;
-    sqlite3_busy_handler(s->db, busy_wait, s);
+    if ((rc = open_db(s, flags, OPEN_SHARED)) != 0)
+        goto fail;
 
-    /* Fail early with a clear message on a file that is not a database. */
-    if ((rc = mn_sqlite__exec(s, "SELECT count(*) FROM sqlite_schema")) != 0) {
-        mn_error_prefix("'%s' is not a mnemo store", path);
+    /* What the file is, read before anything is written: a store of ours (the
+     * application id, or meta's written_by for stores older than it), an
+     * empty file we may make one, or anything else, which is left untouched. */
+    open_mode mode;
+    if ((rc = probe(s, &pr)) != 0 && (mode = without_shm(s, rc)) != OPEN_SHARED) {
+        int first = rc;
+        mn_log(MN_LOG_DEBUG, "store '%s': %s; reading it %s", path, sqlite3_errmsg(s->db),
+               mode == OPEN_IMMUTABLE ? "as an immutable file" : "in exclusive mode");
+        sqlite3_close(s->db);
+        s->db = NULL;
+        if ((rc = open_db(s, flags, mode)) != 0)
+            goto fail;
+        if ((rc = probe(s, &pr)) == 0) {
+            if (mode == OPEN_EXCLUSIVE && disk_full(path))
+                s->read_only_why = "the disk is full";
+            else if (mode == OPEN_EXCLUSIVE)
+                mn_log(MN_LOG_INFO,
+                       "store '%s': no shared-memory file beside it; this process holds the "
+                       "store to itself",
+                       path);
+        } else {
+            rc = first; /* the first failure says what is wrong */
+        }
+    }
+    if (rc) {
+        rc = unreadable(s, rc);
         goto fail;
     }
+    /* empty: no page at all (a new file, or one whose first migration was cut short by a
+     * crash: SQLite rolled its hot journal back to the 0 pages it had). Another program's
+     * empty database has its first page. */
+    bool ours = pr.application_id == MN_STORE_APPLICATION_ID || pr.written_by_mnemo;
+    bool empty = pr.pages == 0 && pr.objects == 0 && pr.user_version == 0;
+    if (!ours && !(empty && opts->create) && !opts->adopt) {
+        rc = mn_error_set(MN_EINVAL,
+                          "'%s' is not a mnemo store but another program's SQLite "
+                          "database; mnemo left it untouched (name a mnemo store or a new file "
+                          "with --db PATH)",
+                          path);
+        goto fail;
+    }
+    /* a store made before stores were private: its files lose group and other access */
+    make_private(path);
+    {
+        /* a store SQLite cannot write (its file, its directory, the file system) is read as
+         * it is: queries answer, nothing is recorded (mn_store_read_only_reason says why) */
+        char *dir = NULL;
+        dir_state ds = dir_of(path, &dir);
+        free(dir);
+        if (s->read_only_why) /* the disk is full: found by the first read */
+            ds = DIR_WRITABLE;
+        if (opts->read_only)
+            s->read_only_why = "the store was opened read-only";
+        else if (ds == DIR_READ_ONLY_FS)
+            s->read_only_why = "the store is on a read-only file system";
+        else if (ds == DIR_NO_PERMISSION)
+            s->read_only_why = "there is no write permission on the store's directory";
+        else if (sqlite3_db_readonly(s->db, "main") == 1)
+            s->read_only_why = "there is no write permission on the store's file";
+    }
+    s->read_only = s->read_only_why != NULL;
+
     /* mmap and a 32 MB page cache: a search reads the full-text indexes all
      * over; through the default 2 MB cache a third of it was pread() */
     if ((rc = mn_sqlite__exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
@@ -249,11 +546,11 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
      * connection needs it before a migration or a write touches them */
     if ((rc = mn_sqlite_fts_register(s->db)) != 0)
         goto fail;
-    if ((rc = mn_sqlite__migrate(s)) != 0)
+    if ((rc = mn_sqlite__migrate(s, pr.application_id)) != 0)
         goto fail;
     /* After the version check: switching to WAL writes the file header, and
      * a store from a newer mnemo must be left untouched. */
-    if (!opts->read_only) {
+    if (!s->read_only) {
         if ((rc = set_wal(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 10000)) != 0)
             goto fail;
     }
@@ -273,6 +570,11 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
 fail:
     mn_store_free(s);
     return rc;
+}
+
+const char *mn_store_read_only_reason(const mn_store *s)
+{
+    return s->read_only_why;
 }
 
 void mn_store_free(mn_store *s)
@@ -304,6 +606,9 @@ const char *mn_store_path(const mn_store *s)
 int mn_store_begin(mn_store *s)
 {
     MN_ASSERT_OR(!s->in_tx, MN_EINTERNAL);
+    if (s->read_only)
+        return mn_error_set(MN_EIO, "store '%s' cannot be written: %s", s->path,
+                            s->read_only_why ? s->read_only_why : "it was opened read-only");
     int rc = mn_sqlite__exec(s, "BEGIN IMMEDIATE");
     if (rc == 0)
         s->in_tx = true;
@@ -483,6 +788,14 @@ static int bind_field(mn_store *s, sqlite3_stmt *st, int *idx, const mn_field *f
         sqlite3_bind_int64(st, j, (sqlite3_int64)len);
         break;
     }
+    case MN_F_OBJECT:
+        if (json_is_object(v)) {
+            char *txt = json_dumps(v, JSON_COMPACT | JSON_ENSURE_ASCII);
+            sqlite3_bind_text(st, i, txt, -1, free);
+        } else {
+            sqlite3_bind_null(st, i);
+        }
+        break;
     }
     MN_UNUSED(s);
     return 0;
@@ -511,10 +824,12 @@ static void build_sql(mn_store *s)
         }
     }
     mn_buf ins = MN_BUF_INIT, rep = MN_BUF_INIT, get = MN_BUF_INIT;
+    /* saved_at (schema v10): when this store took the memory in, the clock of its kind's
+     * time to live; the store's own, never exported */
     mn_buf_printf(&ins,
-                  "INSERT INTO memories (%suid, project_id, content_hash) "
-                  "VALUES (%s?%d, ?%d, ?%d)",
-                  cols.ptr, vals.ptr, n, n + 1, n + 2);
+                  "INSERT INTO memories (%suid, project_id, content_hash, saved_at) "
+                  "VALUES (%s?%d, ?%d, ?%d, ?%d)",
+                  cols.ptr, vals.ptr, n, n + 1, n + 2, n + 3);
     mn_buf_printf(&rep,
                   "UPDATE memories SET %scontent_hash = ?%d WHERE uid = ?%d AND project_id = ?%d",
                   sets.ptr, n + 2, n, n + 1);
@@ -552,6 +867,9 @@ static int64_t memory_rowid(mn_store *s, const char *id)
 /* Side tables that mirror list fields: tags, scope paths, citations. */
 static int write_side_tables(mn_store *s, int64_t rowid, const json_t *mem)
 {
+    int fprc = mn_sqlite__fingerprint_put(s, rowid, mem);
+    if (fprc)
+        return fprc;
     static const char *const del[] = {
         "DELETE FROM memory_tags WHERE memory_id = ?1",
         "DELETE FROM memory_paths WHERE memory_id = ?1",
@@ -591,9 +909,15 @@ static int write_side_tables(mn_store *s, int64_t rowid, const json_t *mem)
     json_t *c;
     json_array_foreach(json_object_get(mem, "citations"), i, c)
     {
+        /* text, stale and checked_at come back as they were read (schema v10); a citation
+         * whose file was indexed again since it was checked (or never checked) waits for
+         * the next check: a rewrite never loses a mark the index left */
         sqlite3_stmt *st = mn_sqlite__stmt(
             s, "INSERT INTO citations(memory_id, seq, path, symbol, start_line, end_line, "
-               "content_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+               "content_hash, text, stale, checked_at, dirty) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+               "?7, ?8, ?9, ?10, CASE WHEN ?10 IS NULL THEN 1 ELSE coalesce((SELECT "
+               "f.indexed_at > ?10 FROM files f WHERE f.project_id = ?11 AND f.path = ?3), "
+               "?9 = 0 AND ?7 IS NOT NULL) END)");
         if (!st)
             return mn_error_last_code();
         sqlite3_bind_int64(st, 1, rowid);
@@ -606,6 +930,16 @@ static int write_side_tables(mn_store *s, int64_t rowid, const json_t *mem)
         if (json_is_integer(el))
             sqlite3_bind_int64(st, 6, json_integer_value(el));
         bind_text_or_null(st, 7, json_string_value(json_object_get(c, "hash")));
+        bind_text_or_null(st, 8, json_string_value(json_object_get(c, "text")));
+        const char *stale = json_string_value(json_object_get(c, "stale"));
+        sqlite3_bind_int(st, 9, !stale ? 0 : !strcmp(stale, "gone") ? 2 : 1);
+        int64_t checked = 0;
+        const char *ct = json_string_value(json_object_get(c, "checked_at"));
+        if (ct && mn_time_parse(&checked, ct) == 0)
+            sqlite3_bind_int64(st, 10, checked);
+        else
+            sqlite3_bind_null(st, 10);
+        sqlite3_bind_int64(st, 11, s->project_id);
         if ((rc = step_done(s, st, "cannot store a citation")) != 0)
             return rc;
     }
@@ -624,6 +958,8 @@ static int bind_memory(mn_store *s, sqlite3_stmt *st, const json_t *mem)
     sqlite3_bind_text(st, idx, json_string_value(json_object_get(mem, "id")), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, idx + 1, s->project_id);
     sqlite3_bind_text(st, idx + 2, hash, -1, SQLITE_TRANSIENT);
+    if (sqlite3_bind_parameter_count(st) >= idx + 3) /* insert only: saved_at */
+        sqlite3_bind_int64(st, idx + 3, mn_time_now_ms());
     return 0;
 }
 
@@ -727,14 +1063,28 @@ static json_t *column_json(mn_store *s, sqlite3_stmt *st, int *col, const mn_fie
         free(raw);
         return v;
     }
+    case MN_F_OBJECT: {
+        if (type == SQLITE_NULL)
+            return NULL;
+        json_t *o = json_loadb((const char *)sqlite3_column_text(st, i),
+                               (size_t)sqlite3_column_bytes(st, i), 0, NULL);
+        if (!json_is_object(o)) {
+            json_decref(o);
+            mn_error_set(MN_ECORRUPT, "database '%s': column %s is not a JSON object", s->path,
+                         f->column);
+            return NULL;
+        }
+        return o;
+    }
     }
     return NULL;
 }
 
 static int load_citations(mn_store *s, json_t *mem, int64_t rowid)
 {
-    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT path, symbol, start_line, end_line, content_hash "
-                                          "FROM citations WHERE memory_id = ?1 ORDER BY seq");
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "SELECT path, symbol, start_line, end_line, content_hash, text, stale, "
+                           "checked_at FROM citations WHERE memory_id = ?1 ORDER BY seq");
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_int64(st, 1, rowid);
@@ -751,6 +1101,16 @@ static int load_citations(mn_store *s, json_t *mem, int64_t rowid)
             json_object_set_new(c, "end_line", json_integer(sqlite3_column_int64(st, 3)));
         if (sqlite3_column_type(st, 4) != SQLITE_NULL)
             json_object_set_new(c, "hash", json_string((const char *)sqlite3_column_text(st, 4)));
+        if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+            json_object_set_new(c, "text", json_string((const char *)sqlite3_column_text(st, 5)));
+        int stale = sqlite3_column_int(st, 6);
+        if (stale)
+            json_object_set_new(c, "stale", json_string(stale == 2 ? "gone" : "changed"));
+        if (sqlite3_column_type(st, 7) != SQLITE_NULL) {
+            char t[32];
+            mn_time_format(t, sqlite3_column_int64(st, 7));
+            json_object_set_new(c, "checked_at", json_string(t));
+        }
         if (!arr)
             arr = json_array();
         json_array_append_new(arr, c);
@@ -964,6 +1324,11 @@ static void filter_sql(mn_buf *sql, const mn_memory_filter *f)
         mn_buf_puts(sql, " AND source = ?7");
     if (f->since)
         mn_buf_puts(sql, " AND updated_at >= ?8");
+    if (f->expiry.at) {
+        int next = 9;
+        mn_buf_puts(sql, f->expiry.only ? " AND " : " AND NOT ");
+        mn_sqlite__expired_sql(sql, "", &f->expiry, &next);
+    }
 }
 
 static void filter_bind(mn_store *s, sqlite3_stmt *st, const mn_memory_filter *f)
@@ -976,6 +1341,10 @@ static void filter_bind(mn_store *s, sqlite3_stmt *st, const mn_memory_filter *f
     bind_text_or_null(st, 6, f->path);
     bind_text_or_null(st, 7, f->source);
     sqlite3_bind_int64(st, 8, f->since);
+    if (f->expiry.at) {
+        int next = 9;
+        mn_sqlite__expired_bind(st, &f->expiry, &next);
+    }
 }
 
 int mn_store_memory_list(mn_store *s, const mn_memory_filter *f,

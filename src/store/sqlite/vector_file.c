@@ -16,7 +16,9 @@
  * power loss is not used. Written by whichever process loaded the rows, to
  * a temporary name then renamed (readers see the old file or the new one;
  * a mapped file stays valid after its replacement). A failure to write
- * costs nothing but the next read.
+ * costs nothing but the next read. Side files are 0600, like the store
+ * (one written by an older mnemo is made so when read), and a link in
+ * their place is not followed.
  */
 #include "common.h"
 #include <errno.h>
@@ -92,15 +94,16 @@ int mn_vfile_open(mn_vfile *out, const mn_vfile_key *k)
         return -1;
     mn_buf path = MN_BUF_INIT;
     path_of(&path, k);
-    int fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
+    int fd = open(path.ptr, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     mn_buf_release(&path);
     struct stat st;
     if (fd < 0)
         return -1;
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(header)) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(header)) {
         close(fd);
         return -1;
     }
+    mn_sidecar_make_private(fd, &st);
     size_t len = (size_t)st.st_size;
     void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
@@ -150,6 +153,12 @@ static bool write_all(int fd, const void *p, size_t n)
         n -= (size_t)w;
     }
     return true;
+}
+
+void mn_sidecar_make_private(int fd, const struct stat *st)
+{
+    if (st->st_uid == geteuid() && (st->st_mode & 077))
+        (void)fchmod(fd, st->st_mode & 0600);
 }
 
 bool mn_sidecar_write(const char *path, const void *data, size_t len)

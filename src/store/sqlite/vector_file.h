@@ -44,4 +44,8 @@ void mn_vfile_write(const mn_vfile_key *key, size_t n, const int64_t *ids, const
  */
 bool mn_sidecar_write(const char *path, const void *data, size_t len);
 
+struct stat;
+/* A side file read (fd, its fstat) loses group and other access when the user owns it. */
+void mn_sidecar_make_private(int fd, const struct stat *st);
+
 #endif

@@ -1,3 +1,11 @@
+-- A mnemo store at schema v8, made by mnemo 0.1.0 (schema v8): the v7
+-- fixture's store (same three memories, links, config, two files of code,
+-- vectors and built-in model rows) opened once by the schema-v8 build with
+-- MNEMO_NOW_MS=1795507200000 (`mnemo --db mnemo.db list --level L1`), which
+-- migrated it (v8 adds the session columns of served and feedback, empty:
+-- nothing was served); then dumped with `sqlite3 mnemo.db .dump`. `.dump`
+-- does not write PRAGMA user_version, so it is appended at the end by hand.
+-- Never edit this file: see README.md in this directory.
 PRAGMA foreign_keys=OFF;
 BEGIN TRANSACTION;
 CREATE TABLE meta (
@@ -188,7 +196,7 @@ CREATE TABLE tasks (
   state       TEXT,
   url         TEXT,
   created_at  INTEGER NOT NULL,
-  updated_at  INTEGER NOT NULL, author TEXT, labels TEXT, closed_at INTEGER,
+  updated_at  INTEGER NOT NULL,
   UNIQUE (project_id, tracker, external_id)
 ) STRICT;
 CREATE TABLE docs (
@@ -199,7 +207,7 @@ CREATE TABLE docs (
   title        TEXT,
   body         TEXT,
   content_hash TEXT NOT NULL,
-  updated_at   INTEGER NOT NULL, url TEXT,
+  updated_at   INTEGER NOT NULL,
   UNIQUE (project_id, path)
 ) STRICT;
 CREATE TABLE dialogs (
@@ -246,7 +254,7 @@ CREATE TABLE served (
   op         TEXT NOT NULL,
   query      TEXT,
   items      TEXT NOT NULL          -- JSON array of {kind, id, score, signals}
-) STRICT;
+, session TEXT, settled_at INTEGER) STRICT;
 CREATE TABLE feedback (
   id         INTEGER PRIMARY KEY,
   served_id  INTEGER REFERENCES served(id) ON DELETE SET NULL,
@@ -256,7 +264,7 @@ CREATE TABLE feedback (
   item_id    TEXT NOT NULL,
   signal     TEXT NOT NULL CHECK (signal IN ('used','ignored','refined')),
   note       TEXT
-) STRICT;
+, session TEXT, query TEXT) STRICT;
 CREATE TABLE weights (
   project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   name       TEXT NOT NULL,
@@ -383,63 +391,6 @@ CREATE TABLE IF NOT EXISTS 'history_fts_idx'(segid, term, pgno, PRIMARY KEY(segi
 CREATE TABLE IF NOT EXISTS 'history_fts_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
 CREATE TABLE IF NOT EXISTS 'history_fts_config'(k PRIMARY KEY, v) WITHOUT ROWID;
 INSERT INTO history_fts_config VALUES('version',4);
-CREATE TABLE git_commits (
-  id          INTEGER PRIMARY KEY,
-  project_id  INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-  sha         TEXT NOT NULL,
-  parents     TEXT NOT NULL DEFAULT '',   -- full shas, space separated
-  author      TEXT,
-  time        INTEGER NOT NULL,           -- commit time, ms
-  subject     TEXT NOT NULL DEFAULT '',
-  body        TEXT,                       -- the rest of the message
-  symbols     TEXT,                       -- JSON array of touched symbols (through the index)
-  candidates  INTEGER NOT NULL DEFAULT 0,
-  saved       INTEGER NOT NULL DEFAULT 0, -- saved active
-  queued      INTEGER NOT NULL DEFAULT 0, -- saved pending (the review queue)
-  state       TEXT NOT NULL CHECK (state IN ('claimed', 'done')),
-  ingested_at INTEGER NOT NULL,
-  UNIQUE (project_id, sha)
-) STRICT;
-CREATE TABLE git_commit_files (
-  commit_id INTEGER NOT NULL REFERENCES git_commits(id) ON DELETE CASCADE,
-  path      TEXT NOT NULL,
-  status    TEXT NOT NULL,                -- added modified deleted renamed
-  PRIMARY KEY (commit_id, path)
-) STRICT, WITHOUT ROWID;
-CREATE TABLE ingest_keys (
-  project_id  INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-  key         TEXT NOT NULL,
-  memory_uid  TEXT NOT NULL,
-  source_hash TEXT,
-  updated_at  INTEGER NOT NULL,
-  PRIMARY KEY (project_id, key)
-) STRICT;
-CREATE TABLE task_links (
-  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-  task_key   TEXT NOT NULL,
-  ref        TEXT NOT NULL,
-  kind       TEXT NOT NULL CHECK (kind IN ('fixes', 'mentions', 'relates_to')),
-  created_at INTEGER NOT NULL,
-  PRIMARY KEY (project_id, task_key, ref)
-) STRICT, WITHOUT ROWID;
-CREATE TABLE branch_ancestry (
-  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-  head       TEXT NOT NULL,
-  sha        TEXT NOT NULL,
-  merged     INTEGER NOT NULL,
-  checked_at INTEGER NOT NULL,
-  PRIMARY KEY (project_id, head, sha)
-) STRICT, WITHOUT ROWID;
-CREATE TABLE blame_cache (
-  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-  path       TEXT NOT NULL,
-  blob       TEXT NOT NULL,
-  first_line INTEGER NOT NULL,
-  last_line  INTEGER NOT NULL,
-  hunks      TEXT NOT NULL,               -- JSON [{sha, start, lines}]
-  created_at INTEGER NOT NULL,
-  PRIMARY KEY (project_id, path, blob, first_line, last_line)
-) STRICT, WITHOUT ROWID;
 CREATE INDEX symbols_file ON symbols(file_id);
 CREATE INDEX symbols_name ON symbols(name);
 CREATE INDEX edges_src ON edges(src_kind, src_id);
@@ -666,11 +617,7 @@ END;
 CREATE TRIGGER history_fts_delete AFTER DELETE ON history_docs BEGIN
   INSERT INTO history_fts(history_fts, rowid, subjects) VALUES ('delete', old.id, old.subjects);
 END;
-CREATE INDEX git_commits_time ON git_commits(project_id, time);
-CREATE INDEX git_commit_files_path ON git_commit_files(path);
-CREATE INDEX ingest_keys_memory ON ingest_keys(memory_uid);
-CREATE INDEX task_links_ref ON task_links(ref);
-CREATE INDEX links_dst_ref ON links(dst_ref) WHERE dst_ref IS NOT NULL;
+CREATE INDEX served_session ON served(project_id, session) WHERE session IS NOT NULL;
 PRAGMA writable_schema=OFF;
 COMMIT;
 PRAGMA user_version=8;

@@ -295,18 +295,29 @@ static void test_schemas_share_memory(void)
     /* save and update describe the same fields the same way */
     const json_t *save_in = mn_api_input_schema(mn_api_find("save"));
     const json_t *update_in = mn_api_input_schema(mn_api_find("update"));
-    static const char *const same_in_save[] = {"kind",    "level", "title",    "body",
-                                               "context", "scope", "citations"};
+    static const char *const same_in_save[] = {"kind", "level",   "title",
+                                               "body", "context", "scope"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(same_in_save); i++) {
         bool eq = json_equal(prop(save_in, same_in_save[i]), prop(memory, same_in_save[i]));
         if (!eq)
             fprintf(stderr, "save.%s differs from memory.%s\n", same_in_save[i], same_in_save[i]);
         CHECK(eq);
     }
-    static const char *const same_in_update[] = {"kind",      "level",      "title",  "body",
-                                                 "citations", "confidence", "quality"};
+    static const char *const same_in_update[] = {"kind", "level",      "title",
+                                                 "body", "confidence", "quality"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(same_in_update); i++)
         CHECK(json_equal(prop(update_in, same_in_update[i]), prop(memory, same_in_update[i])));
+    /* citations: what a memory holds, but for what mnemo sets (text, stale, checked_at) */
+    json_t *cites = json_deep_copy(prop(memory, "citations"));
+    json_t *cprops = json_object_get(json_object_get(cites, "items"), "properties");
+    CHECK(json_object_get(cprops, "text") && json_object_get(cprops, "stale") &&
+          json_object_get(cprops, "checked_at"));
+    json_object_del(cprops, "text");
+    json_object_del(cprops, "stale");
+    json_object_del(cprops, "checked_at");
+    CHECK(json_equal(prop(save_in, "citations"), cites));
+    CHECK(json_equal(prop(update_in, "citations"), cites));
+    json_decref(cites);
     const json_t *save_link = prop(json_object_get(prop(save_in, "links"), "items"), "kind");
     const json_t *mem_link = prop(json_object_get(prop(memory, "links"), "items"), "kind");
     CHECK(save_link && json_equal(save_link, mem_link));
@@ -340,13 +351,18 @@ static void test_save_defaults(void)
 
     json_t *m = get(ctx, id);
     REQUIRE(m);
+    /* the judge's view is kept with it (its scores are tested in test_judge_and_confidence) */
+    CHECK(json_is_object(json_object_get(m, "judgement")));
+    json_object_del(m, "judgement");
     json_t *want = Jf("{'id':'%s','kind':'fact','level':'L1',"
                       "'title':'The cache key includes the locale',"
-                      "'body':'  The cache key includes the locale\\nMore detail here.',"
+                      /* white space made regular: the leading blanks go */
+                      "'body':'The cache key includes the locale\\nMore detail here.',"
                       /* no keywords given: the text's own, by TF-IDF (no code indexed here) */
                       "'context':{'trigger_keywords':['includes','locale','cache','key','detail',"
                       "'more']},"
-                      "'provenance':{'source':'manual','author':'tester'},'status':'active',"
+                      "'provenance':{'source':'manual','author':'tester',"
+                      "'extraction_method':'manual'},'status':'active',"
                       "'confidence':0.9,'created_at':'2026-11-21T05:37:25.123Z',"
                       "'updated_at':'2026-11-21T05:37:25.123Z',"
                       "'counters':{'hits':0,'used':0,'ignored':0}}",
@@ -398,14 +414,17 @@ static void test_save_defaults(void)
         json_decref(out);
     }
 
-    /* confidence by source, and the review threshold */
+    /*
+     * confidence by source, weighed by the judge: prior * (0.5 + 0.5 score); a person's save
+     * keeps its prior. A one-word title is short, names nothing and cites nothing: score 0.43.
+     */
     struct {
         const char *source;
-        double confidence;
+        double prior;
         const char *status;
     } sources[] = {
         {"manual", 0.9, "active"}, {"document", 0.8, "active"}, {"discovery", 0.8, "active"},
-        {"issue", 0.7, "active"},  {"git", 0.6, "active"},
+        {"issue", 0.7, "active"},  {"git", 0.6, "pending"},
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(sources); i++) {
         json_t *a = json_pack("{s:s,s:{s:s}}", "title", sources[i].source, "provenance", "source",
@@ -413,7 +432,11 @@ static void test_save_defaults(void)
         h = save(ctx, a);
         m = get(ctx, h);
         REQUIRE(m);
-        CHECK(json_real_value(json_object_get(m, "confidence")) == sources[i].confidence);
+        double score = json_number_value(json_object_get(json_object_get(m, "judgement"), "score"));
+        double want_c = i == 0 ? sources[i].prior
+                               : (int)(sources[i].prior * (0.5 + 0.5 * score) * 100 + 0.5) / 100.0;
+        CHECK(score == 0.43);
+        CHECK(json_real_value(json_object_get(m, "confidence")) == want_c);
         CHECK_STR(sget(m, "status"), sources[i].status);
         CHECK_STR(sget(json_object_get(m, "provenance"), "source"), sources[i].source);
         json_decref(m);
@@ -434,7 +457,7 @@ static void test_save_defaults(void)
     REQUIRE_OK(call(ctx, &out, "save", J("{'title':'manual','body':'above 0.75'}")));
     CHECK_STR(sget(out, "status"), "active");
     json_decref(out);
-    CHECK(list_total(ctx, J("{'status':'pending'}")) == 2);
+    CHECK(list_total(ctx, J("{'status':'pending'}")) == 3);
 
     /* ttl */
     REQUIRE_OK(call(ctx, &out, "save", J("{'title':'temporary','ttl':'7d'}")));
@@ -481,7 +504,8 @@ static void test_save_agent_rule(void)
     json_t *out = NULL;
     REQUIRE_OK(call(ctx, &out, "save",
                     J("{'kind':'gotcha','title':'Cart 401','provenance':{'source':'agent'},"
-                      "'context':{'trigger_keywords':['cart','401','session']}}")));
+                      "'context':{'situation':'checkout after idle','solution':'default the "
+                      "delay','trigger_keywords':['cart','401','session']}}")));
     CHECK_STR(sget(out, "status"), "active");
     json_decref(out);
     CHECK_OK(call(ctx, NULL, "save", J("{'kind':'gotcha','title':'manual gotcha'}")));
@@ -522,10 +546,126 @@ static void test_agent_instructions(void)
     json_decref(out);
     REQUIRE_OK(call(ctx, &out, "save",
                     J("{'kind':'pattern','title':'Handlers return Result',"
-                      "'context':{'trigger_keywords':['handler','Result']},"
+                      "'context':{'situation':'writing a handler','solution':'return Result',"
+                      "'trigger_keywords':['handler','Result']},"
                       "'citations':[{'path':'api/handlers.py','start_line':1,'end_line':9}]}")));
     CHECK_STR(sget(out, "status"), "active");
     json_decref(out);
+    mn_ctx_free(ctx);
+}
+
+/*
+ * The save pipeline of "Memory that stays true": white space made regular,
+ * the body capped, the judge's scores and reasons kept, extraction_method
+ * recorded, a reworded duplicate merged (the caller told where), a look-alike
+ * with another number linked and sent to review with the memory it contradicts.
+ */
+static void test_pipeline(void)
+{
+    mn_ctx *ctx = open_ctx();
+    REQUIRE(ctx);
+    json_t *out = NULL;
+
+    /* white space */
+    const char *id =
+        save(ctx, json_pack("{s:s,s:s}", "title", "  Build   the docs\t first ", "body",
+                            "Run make docs.  \r\n\r\n\r\n\r\nThen  commit.\n```\n  x = 1\n\n\n"
+                            "  y = 2\n```\n"));
+    json_t *m = get(ctx, id);
+    CHECK_STR(sget(m, "title"), "Build the docs first");
+    CHECK_STR(sget(m, "body"), "Run make docs.\n\nThen  commit.\n```\n  x = 1\n\n\n  y = 2\n```");
+    CHECK_STR(sget(json_object_get(m, "provenance"), "extraction_method"), "manual");
+    json_decref(m);
+
+    /* the body cap: a person is told, an automatic capture is cut with a note */
+    mn_buf big = MN_BUF_INIT;
+    for (int i = 0; i < 300; i++)
+        mn_buf_printf(&big, "Sentence %d. ", i);
+    CHECK(call(ctx, NULL, "save", json_pack("{s:s,s:s}", "title", "long", "body", big.ptr)) ==
+          MN_EINVAL);
+    CHECK(has_msg("memory.body_cap (2000)"));
+    REQUIRE_OK(call(ctx, &out, "save",
+                    json_pack("{s:s,s:s,s:{s:s}}", "title", "long commit", "body", big.ptr,
+                              "provenance", "source", "git")));
+    m = get(ctx, sget(out, "id"));
+    const char *b = sget(m, "body");
+    CHECK(strstr(b, "[truncated: the text had") != NULL);
+    CHECK(mn_utf8_len(b, strlen(b)) <= 2000);
+    CHECK(strstr(b, ". [truncated") != NULL); /* cut after a whole sentence */
+    CHECK_STR(sget(json_object_get(m, "provenance"), "extraction_method"), "auto");
+    json_decref(m);
+    json_decref(out);
+    /* episodes are turns of a conversation: never capped */
+    mn_buf_clear(&big);
+    for (int i = 0; i < 300; i++)
+        mn_buf_printf(&big, "Sentence %d. ", i);
+    CHECK_OK(call(ctx, NULL, "save", json_pack("{s:s,s:s}", "kind", "episode", "body", big.ptr)));
+    mn_buf_release(&big);
+
+    /* the judge: specific, with evidence, keeps the agent's prior 0.7 */
+    REQUIRE_OK(call(
+        ctx, &out, "save",
+        J("{'kind':'gotcha','title':'Session.refresh drops delay=None in cart/session.py',"
+          "'context':{'situation':'checkout returned 401 after 30s idle','solution':"
+          "'default delay to 30 in Session.__init__','error_messages':['SessionExpired: "
+          "delay=None'],'trigger_keywords':['cart','session','delay']},"
+          "'provenance':{'source':'agent','commit':'3f2a9c0e1b7d4a6f8e2c5b9d0a1f3e7c6b8d2a4f'}}")));
+    m = get(ctx, sget(out, "id"));
+    const json_t *j = json_object_get(m, "judgement");
+    CHECK(json_number_value(json_object_get(j, "specificity")) == 1);
+    CHECK(json_number_value(json_object_get(j, "evidence")) == 1);
+    CHECK(json_number_value(json_object_get(j, "score")) == 1);
+    CHECK(json_real_value(json_object_get(m, "confidence")) == 0.7);
+    CHECK(json_array_size(json_object_get(j, "reasons")) >= 3);
+    CHECK_STR(sget(json_object_get(m, "provenance"), "extraction_method"), "agent");
+    json_decref(m);
+    json_decref(out);
+
+    /* a reworded duplicate merges, and says where */
+    char first[MN_ID_LEN + 1];
+    snprintf(first, sizeof(first), "%s",
+             save(ctx, J("{'title':'Migrations before workers','body':'The deploy script must run "
+                         "the database migrations before restarting the web workers.'}")));
+    REQUIRE_OK(
+        call(ctx, &out, "save",
+             J("{'title':'Migrations before workers','body':'Run the database migrations "
+               "before restarting the web workers in the deploy script.','scope':{'tags':"
+               "['deploy']},'provenance':{'commit':'0123456789abcdef0123456789abcdef01234567'}}")));
+    CHECK_STR(sget(out, "action"), "merged");
+    CHECK_STR(sget(out, "merged_into"), first);
+    CHECK(json_number_value(json_object_get(out, "similarity")) >= 0.5);
+    json_decref(out);
+    m = get(ctx, first);
+    CHECK(json_array_size(json_object_get(json_object_get(m, "scope"), "tags")) == 1);
+    CHECK(json_integer_value(json_object_get(json_object_get(m, "counters"), "hits")) == 1);
+    /* both provenances: the merged save's commit is a link */
+    char *links = json_dumps(json_object_get(m, "links"), 0);
+    CHECK(links && strstr(links, "commit:0123456789abcdef0123456789abcdef01234567") != NULL);
+    free(links);
+    json_decref(m);
+
+    /* a look-alike with another number is not merged: linked, and both wait for review */
+    char a[MN_ID_LEN + 1];
+    snprintf(a, sizeof(a), "%s",
+             save(ctx, J("{'title':'Payment API timeout','body':'Set the HTTP client timeout to 30 "
+                         "seconds for the payment API.'}")));
+    REQUIRE_OK(call(ctx, &out, "save",
+                    J("{'title':'Payment API timeout','body':'Set the HTTP client timeout to 60 "
+                      "seconds for the payment API.'}")));
+    CHECK_STR(sget(out, "action"), "created");
+    CHECK_STR(sget(out, "status"), "pending");
+    const json_t *cw = json_object_get(out, "conflicts_with");
+    CHECK_STR(sget(cw, "id"), a);
+    CHECK_STR(sget(cw, "link"), "contradicts");
+    m = get(ctx, sget(out, "id"));
+    links = json_dumps(json_object_get(m, "links"), 0);
+    CHECK(links && strstr(links, a) != NULL);
+    free(links);
+    json_decref(m);
+    json_decref(out);
+    m = get(ctx, a);
+    CHECK_STR(sget(m, "status"), "pending");
+    json_decref(m);
     mn_ctx_free(ctx);
 }
 
@@ -547,7 +687,8 @@ static void test_save_dedup(void)
     REQUIRE_OK(call(ctx, &out, "save",
                     J("{'title':'retry  FLAKY tests','body':'use the retry helper.\\n',"
                       "'scope':{'tags':['flaky','ci'],'paths':['tests']},"
-                      "'context':{'trigger_keywords':['flaky','retry'],'solution':'wrap it'},"
+                      "'context':{'trigger_keywords':['flaky','retry'],'solution':'wrap it',"
+                      "'situation':'a flaky test'},"
                       "'provenance':{'source':'agent'}}")));
     CHECK_STR(sget(out, "action"), "merged");
     CHECK_STR(sget(out, "id"), id);
@@ -1422,8 +1563,8 @@ static void test_cleanup(void)
 MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_table), MN_TEST(test_schemas_check),
              MN_TEST(test_schemas_share_memory), MN_TEST(test_save_defaults),
              MN_TEST(test_save_agent_rule), MN_TEST(test_agent_instructions),
-             MN_TEST(test_save_dedup),
-             MN_TEST(test_save_links_atomic), MN_TEST(test_get), MN_TEST(test_list),
-             MN_TEST(test_update), MN_TEST(test_forget), MN_TEST(test_link),
-             MN_TEST(test_export_import_round_trip), MN_TEST(test_import_all_or_nothing),
-             MN_TEST(test_config), MN_TEST(test_bad_input), MN_TEST(test_cleanup))
+             MN_TEST(test_pipeline), MN_TEST(test_save_dedup), MN_TEST(test_save_links_atomic),
+             MN_TEST(test_get), MN_TEST(test_list), MN_TEST(test_update), MN_TEST(test_forget),
+             MN_TEST(test_link), MN_TEST(test_export_import_round_trip),
+             MN_TEST(test_import_all_or_nothing), MN_TEST(test_config), MN_TEST(test_bad_input),
+             MN_TEST(test_cleanup))

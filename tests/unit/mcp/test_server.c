@@ -481,10 +481,11 @@ static void test_tools_call(void)
     r = call_tool(&f, 20, "save", J("{'kind':'fact','body':'the ledger rounds half up'}"));
     CHECK(strstr(error_text(r), "trigger_keywords") != NULL);
     json_decref(r);
+    /* an MCP client is an agent whatever provenance it claims */
     r = call_tool(&f, 21, "save",
                   J("{'kind':'fact','body':'the ledger rounds half up','provenance':{'source':"
                     "'manual'}}"));
-    check_ok_result(r, list, "save");
+    CHECK(strstr(error_text(r), "trigger_keywords") != NULL);
     json_decref(r);
 
     /* invalid arguments: a result with isError that names the field */

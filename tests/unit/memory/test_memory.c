@@ -19,8 +19,8 @@ static char db[128];
 
 static mn_memory_settings settings(void)
 {
-    mn_memory_settings cfg = {32768, 0.5, true, "author-x", "actor-y", NULL, MN_SCAN_ALL, false,
-                              false};
+    mn_memory_settings cfg = {32768, 0.5,         true,  "author-x", "actor-y",
+                              NULL,  MN_SCAN_ALL, false, false,      0};
     CHECK(mn_scanner_builtin(&cfg.scanner) == 0);
     return cfg;
 }
@@ -242,7 +242,9 @@ static void cleanup_dir(const char *dir)
 }
 
 /* The fake GitHub token of the tests: the format of a classic personal access token. */
-#define FAKE_TOKEN "ghp_" "FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6"
+#define FAKE_TOKEN \
+    "ghp_"         \
+    "FAKEa1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6"
 
 /* Every text field of a save is scrubbed before anything is stored, keywords included. */
 static void test_secrets_redacted(void)
@@ -258,8 +260,8 @@ static void test_secrets_redacted(void)
         "context", "situation", "release failed with token " FAKE_TOKEN, "solution",
         "export GH_TOKEN=" FAKE_TOKEN " before make release", "trigger_keywords", FAKE_TOKEN,
         "error_messages", "Bad credentials for " FAKE_TOKEN, "conversation_excerpt",
-        "user: here it is " FAKE_TOKEN, "scope", "tags", FAKE_TOKEN, "links", "kind", "about",
-        "to", "file:ci/release.sh", "note", "token " FAKE_TOKEN);
+        "user: here it is " FAKE_TOKEN, "scope", "tags", FAKE_TOKEN, "links", "kind", "about", "to",
+        "file:ci/release.sh", "note", "token " FAKE_TOKEN);
     REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
     json_decref(in);
     const json_t *red = json_object_get(out, "redacted");
@@ -320,7 +322,8 @@ static void test_agent_rules_need_evidence(void)
     json_decref(out);
     in = J("{'kind':'pattern','title':'Handlers return Result, never raise',"
            "'body':'Every handler in api/ returns Result.','provenance':{'commit':"
-           "'3f2a9c0e1b7d4a6f8e2c5b9d0a1f3e7c6b8d2a4f'}}");
+           "'3f2a9c0e1b7d4a6f8e2c5b9d0a1f3e7c6b8d2a4f'},'context':{'situation':'writing a "
+           "handler','solution':'return Result','trigger_keywords':['handler','Result']}}");
     REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
     json_decref(in);
     CHECK_STR(json_string_value(json_object_get(out, "status")), "active");

@@ -183,6 +183,8 @@ static void setup(void)
     o.db_path = db.ptr;
     o.actor = "test";
     o.progress = false;
+    /* a person's saves: a pattern without evidence is active (an agent's would wait in review) */
+    o.front_end = MN_FRONT_LOCAL_CLI;
     if (mn_ctx_open(&ctx, &o) != 0)
         abort();
     mn_buf_release(&db);
@@ -416,17 +418,73 @@ static void test_feedback(void)
     json_t *bad = NULL;
     json_t *args = J(b.ptr);
     CHECK(mn_api_call(ctx, "feedback", args, &bad) == MN_EINVAL);
-    CHECK(strstr(mn_error_last(), "not in served answer") != NULL);
+    CHECK(strstr(mn_error_last(), "is not in answer") != NULL);
     json_decref(args);
     args = J("{'signal':'used','items':['x'],'served':999999}");
     CHECK(mn_api_call(ctx, "feedback", args, &bad) == MN_ENOTFOUND);
     json_decref(args);
-    /* code and files are rated too (no counters) */
-    out = call("feedback", J("{'signal':'refined','items':['chunk:1','cart/store.py'],"
-                             "'note':'wanted the writer'}"));
-    CHECK(out && json_integer_value(json_object_get(out, "recorded")) == 2);
+    /* a made-up id, and no answer named: refused (it was served nowhere), nothing recorded */
+    args = J("{'signal':'used','items':['01ZZZZZZZZZZZZZZZZZZZZZZZZ']}");
+    CHECK(mn_api_call(ctx, "feedback", args, &bad) == MN_EINVAL);
+    CHECK(strstr(mn_error_last(), "was not served") != NULL);
+    json_decref(args);
+    /* an id as context prints it (12 characters, more when another id of the answer starts
+       alike: the twins were saved in the same millisecond) finds its memory in the newest
+       answer; a prefix both twins share names neither */
+    int same = 0;
+    while (other[same] && other[same] == first[same])
+        same++;
+    int len = same + 1 > 12 ? same + 1 : 12;
+    mn_buf_clear(&b);
+    mn_buf_printf(&b, "{'signal':'used','items':['%.*s']}", same, other);
+    args = J(b.ptr);
+    if (same >= 8) {
+        CHECK(mn_api_call(ctx, "feedback", args, &bad) == MN_EINVAL);
+        mn_error_clear();
+    }
+    json_decref(args);
+    mn_buf_clear(&b);
+    mn_buf_printf(&b, "{'signal':'used','items':['%.*s']}", len, other);
+    out = call("feedback", J(b.ptr));
+    REQUIRE(out);
+    mem = json_array_get(json_object_get(out, "memories"), 0);
+    CHECK_STR(json_string_value(json_object_get(mem, "id")), other);
+    CHECK(json_integer_value(json_object_get(mem, "used")) == 2);
+    json_decref(out);
+    /* code and files are rated too (no counters): as path:line, path, chunk:<n> */
+    out = search("{'query':'cart store writer','kinds':['code','file']}");
+    REQUIRE(out && json_array_size(json_object_get(out, "items")) > 0);
+    int64_t code_served = json_integer_value(json_object_get(out, "served"));
+    const json_t *c0 = item(out, 0);
+    mn_buf_clear(&b);
+    if (!strcmp(json_string_value(json_object_get(c0, "type")), "code"))
+        mn_buf_printf(&b,
+                      "{'signal':'refined','items':['%s:%lld'],'served':%lld,"
+                      "'query':'where is the cart written','note':'wanted the writer'}",
+                      json_string_value(json_object_get(c0, "path")),
+                      (long long)json_integer_value(json_object_get(c0, "start_line")),
+                      (long long)code_served);
+    else
+        mn_buf_printf(&b,
+                      "{'signal':'refined','items':['%s'],'served':%lld,"
+                      "'query':'where is the cart written'}",
+                      json_string_value(json_object_get(c0, "id")), (long long)code_served);
+    json_decref(out);
+    out = call("feedback", J(b.ptr));
+    CHECK(out && json_integer_value(json_object_get(out, "recorded")) == 1);
     CHECK(out && json_array_size(json_object_get(out, "memories")) == 0);
     json_decref(out);
+    /* refined without items: the answer as a whole, with the new question */
+    mn_buf_clear(&b);
+    mn_buf_printf(&b, "{'signal':'refined','served':%lld,'query':'gift wrap price'}",
+                  (long long)served);
+    out = call("feedback", J(b.ptr));
+    CHECK(out && json_integer_value(json_object_get(out, "recorded")) == 1);
+    json_decref(out);
+    /* used without items: refused */
+    args = J("{'signal':'used'}");
+    CHECK(mn_api_call(ctx, "feedback", args, &bad) == MN_EINVAL);
+    json_decref(args);
     mn_buf_release(&b);
     free(first);
 }

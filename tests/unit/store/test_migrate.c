@@ -356,11 +356,25 @@ static void check_fixture(const char *sql_path, const char *name)
     mn_buf_release(&sql);
     REQUIRE(rc == SQLITE_OK);
 
+    /* an old store carries no application id: it is known by meta's written_by */
+    sqlite3_stmt *app = NULL;
+    REQUIRE(sqlite3_open_v2(db.ptr, &raw, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(raw, "PRAGMA application_id", -1, &app, NULL) == SQLITE_OK &&
+          sqlite3_step(app) == SQLITE_ROW && sqlite3_column_int(app, 0) == 0);
+    sqlite3_finalize(app);
+    sqlite3_close(raw);
+
     mn_store *s = NULL;
     rc = mn_store_open(&s, db.ptr, NULL);
     if (rc)
         fprintf(stderr, "%s: open failed: %s\n", name, mn_error_last());
     REQUIRE(rc == 0);
+    /* and marked as a mnemo store by the migration */
+    REQUIRE(sqlite3_open_v2(db.ptr, &raw, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(raw, "PRAGMA application_id", -1, &app, NULL) == SQLITE_OK &&
+          sqlite3_step(app) == SQLITE_ROW && sqlite3_column_int(app, 0) == 0x6d6e6d6f);
+    sqlite3_finalize(app);
+    sqlite3_close(raw);
     CHECK(mn_store_schema_version(s) == mn_store_schema_latest());
     CHECK_OK(mn_store_check(s));
     CHECK(check_keys(db.ptr, name) >= (version < 4 ? 9 : 0));

@@ -326,12 +326,15 @@ static void test_open_errors(void)
 
 static void test_newer_store_untouched(void)
 {
-    char sql[128];
+    char sql[200];
     int newer = mn_store_schema_latest() + 1;
 
-    /* a database in the default rollback-journal mode marked as newer */
+    /* a store of a newer mnemo (its application id, a schema this one does not know) in the
+     * default rollback-journal mode */
     char *path = new_db_path();
-    snprintf(sql, sizeof(sql), "CREATE TABLE future(x); PRAGMA user_version = %d;", newer);
+    snprintf(sql, sizeof(sql),
+             "CREATE TABLE future(x); PRAGMA user_version = %d; PRAGMA application_id = %d;", newer,
+             0x6d6e6d6f);
     REQUIRE(sql_exec(path, sql) == SQLITE_OK);
     mn_buf before = MN_BUF_INIT, after = MN_BUF_INIT;
     REQUIRE(read_file(&before, path));
@@ -362,12 +365,14 @@ static void test_newer_store_untouched(void)
     CHECK(read_file(&after, path2));
     CHECK(before.len == after.len && memcmp(before.ptr, after.ptr, before.len) == 0);
 
-    /* an old (empty) store opened read-only cannot be migrated */
+    /* an old store (known by meta's written_by) opened read-only cannot be migrated */
     char *path3 = new_db_path();
-    REQUIRE(sql_exec(path3, "CREATE TABLE t(x)") == SQLITE_OK);
+    REQUIRE(sql_exec(path3, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL); "
+                            "INSERT INTO meta VALUES ('written_by', 'mnemo 0.1.0'); "
+                            "PRAGMA user_version = 1") == SQLITE_OK);
     CHECK(mn_store_open(&s, path3, &ro) == MN_EVERSION);
     CHECK(strstr(mn_error_last(), "writable") != NULL);
-    CHECK(sql_int(path3, "PRAGMA user_version") == 0);
+    CHECK(sql_int(path3, "PRAGMA user_version") == 1);
 
     mn_buf_release(&before);
     mn_buf_release(&after);
@@ -638,51 +643,55 @@ static void test_list_filters(void)
         mn_memory_filter f;
         const char *want;
     } cases[] = {
-        {{NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false}, ID_A "," ID_B "," ID_D},
-        {{"fact", -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false}, ID_A "," ID_D},
-        {{"gotcha", -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false}, ""},
-        {{"gotcha", -1, NULL, NULL, NULL, NULL, 0, true, false, 0, 0, false}, ID_C},
-        {{NULL, 2, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false}, ID_B "," ID_D},
-        {{NULL, 0, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false}, ""},
-        {{NULL, -1, "pending", NULL, NULL, NULL, 0, false, false, 0, 0, false}, ID_B},
-        {{NULL, -1, "active", NULL, NULL, NULL, 0, true, false, 0, 0, false}, ID_A "," ID_C},
-        {{NULL, -1, NULL, "x", NULL, NULL, 0, false, false, 0, 0, false}, ID_A},
-        {{NULL, -1, NULL, "x", NULL, NULL, 0, true, false, 0, 0, false}, ID_A "," ID_C},
-        {{NULL, -1, NULL, "y", NULL, NULL, 0, false, false, 0, 0, false}, ID_B},
-        {{NULL, -1, NULL, "z", NULL, NULL, 0, false, false, 0, 0, false}, ""},
-        {{NULL, -1, NULL, NULL, NULL, NULL, 0, false, true, 0, 0, false}, ID_C},
-        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 0, 0, false},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false, {0}},
+         ID_A "," ID_B "," ID_D},
+        {{"fact", -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false, {0}}, ID_A "," ID_D},
+        {{"gotcha", -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false, {0}}, ""},
+        {{"gotcha", -1, NULL, NULL, NULL, NULL, 0, true, false, 0, 0, false, {0}}, ID_C},
+        {{NULL, 2, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false, {0}}, ID_B "," ID_D},
+        {{NULL, 0, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false, {0}}, ""},
+        {{NULL, -1, "pending", NULL, NULL, NULL, 0, false, false, 0, 0, false, {0}}, ID_B},
+        {{NULL, -1, "active", NULL, NULL, NULL, 0, true, false, 0, 0, false, {0}}, ID_A "," ID_C},
+        {{NULL, -1, NULL, "x", NULL, NULL, 0, false, false, 0, 0, false, {0}}, ID_A},
+        {{NULL, -1, NULL, "x", NULL, NULL, 0, true, false, 0, 0, false, {0}}, ID_A "," ID_C},
+        {{NULL, -1, NULL, "y", NULL, NULL, 0, false, false, 0, 0, false, {0}}, ID_B},
+        {{NULL, -1, NULL, "z", NULL, NULL, 0, false, false, 0, 0, false, {0}}, ""},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 0, false, true, 0, 0, false, {0}}, ID_C},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 0, 0, false, {0}},
          ID_A "," ID_B "," ID_C "," ID_D},
         /* path: the memory's path, a path below it, or a directory above it */
-        {{NULL, -1, NULL, NULL, "src/a", NULL, 0, false, false, 0, 0, false}, ID_A "," ID_D},
-        {{NULL, -1, NULL, NULL, "src/a/b.c", NULL, 0, false, false, 0, 0, false}, ID_A "," ID_D},
-        {{NULL, -1, NULL, NULL, "src/a/other.c", NULL, 0, false, false, 0, 0, false}, ID_A},
-        {{NULL, -1, NULL, NULL, "src", NULL, 0, false, false, 0, 0, false}, ID_A "," ID_B "," ID_D},
-        {{NULL, -1, NULL, NULL, "src/ab", NULL, 0, false, false, 0, 0, false}, ID_B},
-        {{NULL, -1, NULL, NULL, "src/ab/c", NULL, 0, false, false, 0, 0, false}, ID_B},
-        {{NULL, -1, NULL, NULL, "sr", NULL, 0, false, false, 0, 0, false}, ""},
-        {{NULL, -1, NULL, NULL, "src/a.c", NULL, 0, false, false, 0, 0, false}, ""},
-        {{NULL, -1, NULL, NULL, "docs/x.md", NULL, 0, true, false, 0, 0, false}, ID_C},
-        {{NULL, -1, NULL, NULL, NULL, "agent", 0, false, false, 0, 0, false}, ID_B},
-        {{NULL, -1, NULL, NULL, NULL, "manual", 0, false, false, 0, 0, false}, ID_A "," ID_D},
-        {{NULL, -1, NULL, NULL, NULL, "issue", 0, false, false, 0, 0, false}, ""},
+        {{NULL, -1, NULL, NULL, "src/a", NULL, 0, false, false, 0, 0, false, {0}}, ID_A "," ID_D},
+        {{NULL, -1, NULL, NULL, "src/a/b.c", NULL, 0, false, false, 0, 0, false, {0}},
+         ID_A "," ID_D},
+        {{NULL, -1, NULL, NULL, "src/a/other.c", NULL, 0, false, false, 0, 0, false, {0}}, ID_A},
+        {{NULL, -1, NULL, NULL, "src", NULL, 0, false, false, 0, 0, false, {0}},
+         ID_A "," ID_B "," ID_D},
+        {{NULL, -1, NULL, NULL, "src/ab", NULL, 0, false, false, 0, 0, false, {0}}, ID_B},
+        {{NULL, -1, NULL, NULL, "src/ab/c", NULL, 0, false, false, 0, 0, false, {0}}, ID_B},
+        {{NULL, -1, NULL, NULL, "sr", NULL, 0, false, false, 0, 0, false, {0}}, ""},
+        {{NULL, -1, NULL, NULL, "src/a.c", NULL, 0, false, false, 0, 0, false, {0}}, ""},
+        {{NULL, -1, NULL, NULL, "docs/x.md", NULL, 0, true, false, 0, 0, false, {0}}, ID_C},
+        {{NULL, -1, NULL, NULL, NULL, "agent", 0, false, false, 0, 0, false, {0}}, ID_B},
+        {{NULL, -1, NULL, NULL, NULL, "manual", 0, false, false, 0, 0, false, {0}}, ID_A "," ID_D},
+        {{NULL, -1, NULL, NULL, NULL, "issue", 0, false, false, 0, 0, false, {0}}, ""},
         /* since: updated at or after */
-        {{NULL, -1, NULL, NULL, NULL, NULL, 1767225602000LL, false, false, 0, 0, false},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 1767225602000LL, false, false, 0, 0, false, {0}},
          ID_B "," ID_D},
-        {{NULL, -1, NULL, NULL, NULL, NULL, 1767225602001LL, false, false, 0, 0, false}, ID_D},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 1767225602001LL, false, false, 0, 0, false, {0}}, ID_D},
         /* combined */
-        {{"fact", 2, "archived", NULL, "src", "manual", 0, false, false, 0, 0, false}, ID_D},
-        {{"fact", 1, "archived", NULL, NULL, NULL, 0, false, false, 0, 0, false}, ""},
+        {{"fact", 2, "archived", NULL, "src", "manual", 0, false, false, 0, 0, false, {0}}, ID_D},
+        {{"fact", 1, "archived", NULL, NULL, NULL, 0, false, false, 0, 0, false, {0}}, ""},
         /* limit and offset, in id order */
-        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 2, 0, false}, ID_A "," ID_B},
-        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 2, 1, false}, ID_B "," ID_C},
-        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 0, 3, false}, ID_D},
-        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 10, 4, false}, ""},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 2, 0, false, {0}}, ID_A "," ID_B},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 2, 1, false, {0}}, ID_B "," ID_C},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 0, 3, false, {0}}, ID_D},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 10, 4, false, {0}}, ""},
         /* newest (last updated) first, and its pages */
-        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 0, 0, true},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 0, 0, true, {0}},
          ID_D "," ID_C "," ID_B "," ID_A},
-        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 2, 1, true}, ID_C "," ID_B},
-        {{NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, true}, ID_D "," ID_B "," ID_A},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 0, true, false, 2, 1, true, {0}}, ID_C "," ID_B},
+        {{NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, true, {0}},
+         ID_D "," ID_B "," ID_A},
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(cases); i++) {
         char *ids = list_ids(s, &cases[i].f);

@@ -1,7 +1,9 @@
 /*
  * test_fs.c - file helpers in a scratch directory: atomic write then read
  * back, the size cap (MN_ETOOBIG), missing files (MN_ENOTFOUND), mkdir -p,
- * abspath normalization, and append_line_once being idempotent.
+ * abspath normalization, and append_line_once being idempotent; the
+ * confinement helpers (read_regular refuses a link and a FIFO, realpath
+ * and path_within) and the privacy ones (mkdir_private, make_private).
  */
 #include "common.h"
 #include <sys/stat.h>
@@ -244,6 +246,100 @@ static void test_append_line_once(void)
     free(path);
 }
 
+static void test_read_regular(void)
+{
+    char *target = in_tmp("secret.txt"), *link = in_tmp("link.txt"), *fifo = in_tmp("fifo");
+    REQUIRE_OK(mn_fs_write_atomic(target, "top secret", 10));
+    REQUIRE(symlink(target, link) == 0);
+    REQUIRE(mkfifo(fifo, 0600) == 0);
+    mn_buf b = MN_BUF_INIT;
+    /* a regular file reads as with mn_fs_read */
+    CHECK_OK(mn_fs_read_regular(&b, target, 1024));
+    CHECK(b.len == 10 && memcmp(b.ptr, "top secret", 10) == 0);
+    /* a link is not followed, though mn_fs_read would follow it */
+    mn_buf_clear(&b);
+    CHECK(mn_fs_read_regular(&b, link, 1024) == MN_EINVAL);
+    CHECK(strstr(mn_error_last(), "symbolic link") != NULL);
+    CHECK(b.len == 0);
+    /* a FIFO is neither waited on nor read (this would hang if it were opened blocking) */
+    CHECK(mn_fs_read_regular(&b, fifo, 1024) == MN_EINVAL);
+    CHECK(strstr(mn_error_last(), "not a regular file") != NULL);
+    /* size cap before reading, and a missing file */
+    CHECK(mn_fs_read_regular(&b, target, 5) == MN_ETOOBIG);
+    char *missing = in_tmp("missing.txt");
+    CHECK(mn_fs_read_regular(&b, missing, 1024) == MN_ENOTFOUND);
+    mn_buf_release(&b);
+    free(target);
+    free(link);
+    free(fifo);
+    free(missing);
+}
+
+static void test_realpath_within(void)
+{
+    char *dir = in_tmp("proj"), *sub = in_tmp("proj/sub"), *out = in_tmp("proj2");
+    char *via = in_tmp("proj/escape");
+    REQUIRE_OK(mn_fs_mkdir_p(sub));
+    REQUIRE_OK(mn_fs_mkdir_p(out));
+    REQUIRE(symlink(out, via) == 0);
+    char *rdir = mn_fs_realpath(dir), *rsub = mn_fs_realpath(sub), *rout = mn_fs_realpath(out);
+    char *rvia = mn_fs_realpath(via);
+    REQUIRE(rdir && rsub && rout && rvia);
+    CHECK(mn_fs_path_within(rdir, rdir));
+    CHECK(mn_fs_path_within(rdir, rsub));
+    /* a sibling sharing the prefix is not inside */
+    CHECK(!mn_fs_path_within(rdir, rout));
+    CHECK(!mn_fs_path_within(rsub, rdir));
+    /* a link inside that points outside resolves outside */
+    CHECK(strcmp(rvia, rout) == 0);
+    CHECK(!mn_fs_path_within(rdir, rvia));
+    CHECK(mn_fs_path_within("/", rdir));
+    char *missing = in_tmp("nope");
+    CHECK(mn_fs_realpath(missing) == NULL);
+    free(missing);
+    free(rdir);
+    free(rsub);
+    free(rout);
+    free(rvia);
+    free(dir);
+    free(sub);
+    free(out);
+    free(via);
+}
+
+static void test_private(void)
+{
+    mode_t old = umask(022);
+    char *dir = in_tmp("priv/a/b"), *top = in_tmp("priv"), *file = in_tmp("priv/f");
+    struct stat st;
+    REQUIRE_OK(mn_fs_mkdir_private(dir));
+    CHECK(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700);
+    CHECK(stat(top, &st) == 0 && (st.st_mode & 0777) == 0700);
+    /* an existing directory is left as it is by mkdir_private, tightened by make_private */
+    CHECK(chmod(dir, 0755) == 0);
+    REQUIRE_OK(mn_fs_mkdir_private(dir));
+    CHECK(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0755);
+    CHECK(mn_fs_make_private(dir));
+    CHECK(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700);
+    /* a file loses group and other bits, keeps the owner's */
+    REQUIRE_OK(mn_fs_write_atomic(file, "x", 1));
+    CHECK(chmod(file, 0644) == 0);
+    CHECK(mn_fs_make_private(file));
+    CHECK(stat(file, &st) == 0 && (st.st_mode & 0777) == 0600);
+    CHECK(!mn_fs_make_private(file)); /* nothing left to take */
+    /* a link is left alone, and so is what it points to */
+    char *link = in_tmp("priv/l");
+    CHECK(chmod(file, 0644) == 0);
+    REQUIRE(symlink(file, link) == 0);
+    CHECK(!mn_fs_make_private(link));
+    CHECK(stat(file, &st) == 0 && (st.st_mode & 0777) == 0644);
+    umask(old);
+    free(link);
+    free(dir);
+    free(top);
+    free(file);
+}
+
 static void test_setup(void)
 {
     setup();
@@ -258,4 +354,5 @@ static void test_cleanup(void)
 
 MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_write_read), MN_TEST(test_read_limits),
              MN_TEST(test_mkdir_p), MN_TEST(test_abspath), MN_TEST(test_append_line_once),
+             MN_TEST(test_read_regular), MN_TEST(test_realpath_within), MN_TEST(test_private),
              MN_TEST(test_cleanup))

@@ -1,0 +1,13 @@
+-- mnemo store schema, version 11: the audit log read and bounded (issue
+-- 20, Audit; docs/internals/memory.md, "Audit"). Never edit this file once
+-- released: add schema_v12.sql.
+--
+-- Every answer served (context, recall, search, search_code) and every
+-- MCP resource read now writes an audit row, and those rows are pruned as
+-- served rows are (served.max_age, served.max_rows) while rows of changes
+-- are kept. The prune deletes by (action, ts) within a project: with only
+-- audit_ts (ts) it would step over every row of a change older than the
+-- cutoff on each read, a cost growing with the store's history. This
+-- index makes it five range scans, one per read action, of the rows it
+-- deletes; `mnemo audit --op OP` and `--actor` read by it too.
+CREATE INDEX audit_action ON audit(project_id, action, ts);

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# mcp_consolidate.sh - consolidation as an agent's tool, through the
+# official MCP SDK client on `mnemo mcp`: tests/mcp/consolidate.mjs on the
+# fixture of tests/mcp/fixture.sh, with mcp.tools offering consolidate and
+# review.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../mcp/fixture.sh
+. "${MNEMO_SOURCE_DIR:?}/tests/mcp/fixture.sh"
+mcp_setup
+mcp_fixture
+(cd "$tmp/repo" && "$MNEMO" config set mcp.tools "save,search,consolidate,review" >/dev/null)
+node "$tmp/run/consolidate.mjs"

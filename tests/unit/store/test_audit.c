@@ -1,0 +1,188 @@
+/*
+ * test_audit.c - reading the audit log and keeping its reads bounded
+ * (audit_store.c): mn_store_audit_list returns rows newest first with the
+ * total the filters match (since, action, actor), pages with limit and
+ * offset, leaves another project's rows out and parses the detail;
+ * mn_store_audit_prune_reads deletes reads (context, recall, search,
+ * search_code, resource) past max_age and beyond the newest max_rows, and
+ * never a row of a change nor another project's row.
+ */
+#include "common.h"
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "util/util.h"
+#include "test.h"
+#include "test_fs.h"
+
+#define T0     1795239445000LL
+#define MINUTE 60000LL
+
+static char tmp[64];
+static char path[96];
+
+static int64_t sql_int(const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int64_t v = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* One row at T0 + minute, in its own transaction. */
+static int add(mn_store *s, int minute, const char *actor, const char *action, const char *target)
+{
+    char now[32];
+    snprintf(now, sizeof(now), "%lld", T0 + minute * MINUTE);
+    setenv("MNEMO_NOW_MS", now, 1);
+    json_t *detail = json_pack("{s:i}", "minute", minute);
+    int rc = mn_store_begin(s);
+    if (rc == 0 && (rc = mn_store_audit(s, actor, action, target, detail)) == 0)
+        rc = mn_store_commit(s);
+    else if (rc)
+        mn_store_rollback(s);
+    json_decref(detail);
+    return rc;
+}
+
+static int list(mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total)
+{
+    int rc = mn_store_begin_read(s);
+    if (rc == 0 && (rc = mn_store_audit_list(s, f, rows, total)) == 0)
+        return mn_store_commit(s);
+    if (rc == 0)
+        mn_store_rollback(s);
+    return rc;
+}
+
+static int prune(mn_store *s, int64_t now, int64_t max_age, int64_t max_rows)
+{
+    int rc = mn_store_begin(s);
+    if (rc == 0 && (rc = mn_store_audit_prune_reads(s, now, max_age, max_rows, 0)) == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
+static const char *row_str(const json_t *rows, size_t i, const char *key)
+{
+    return json_string_value(json_object_get(json_array_get(rows, i), key));
+}
+
+static void open_store(mn_store **s, mn_store **other)
+{
+    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-audit-XXXXXX");
+    REQUIRE(mkdtemp(tmp));
+    snprintf(path, sizeof(path), "%s/mnemo.db", tmp);
+    REQUIRE_OK(mn_store_open(s, path, NULL));
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    o.project = "other";
+    REQUIRE_OK(mn_store_open(other, path, &o));
+}
+
+static void test_list(void)
+{
+    mn_store *s = NULL, *other = NULL;
+    open_store(&s, &other);
+    /* minute 0..9: saves by cli, searches by mcp, alternately; one row in another project */
+    for (int i = 0; i < 10; i++)
+        REQUIRE_OK(add(s, i, i % 2 ? "mcp" : "cli", i % 2 ? "search" : "save",
+                       i % 2 ? NULL : "01M8FT8G778SXMCY02NZHNBZA0"));
+    REQUIRE_OK(add(other, 5, "cli", "save", "01M8FT8G778SXMCY02NZHNBZA1"));
+    /* two rows of one millisecond keep the order they were written in */
+    REQUIRE_OK(add(s, 9, "cli", "config", "user.name"));
+
+    mn_audit_filter f = {0};
+    json_t *rows = NULL;
+    int64_t total = 0;
+    REQUIRE_OK(list(s, &f, &rows, &total));
+    CHECK(total == 11);
+    CHECK(json_array_size(rows) == 11);
+    CHECK_STR(row_str(rows, 0, "op"), "config");
+    CHECK_STR(row_str(rows, 1, "op"), "search");
+    CHECK_STR(row_str(rows, 10, "op"), "save");
+    CHECK_STR(row_str(rows, 10, "target"), "01M8FT8G778SXMCY02NZHNBZA0");
+    CHECK(json_object_get(json_array_get(rows, 1), "target") == NULL);
+    CHECK(json_integer_value(
+              json_object_get(json_object_get(json_array_get(rows, 10), "detail"), "minute")) == 0);
+    char t0[32];
+    mn_time_format(t0, T0);
+    CHECK_STR(row_str(rows, 10, "time"), t0);
+    json_decref(rows);
+
+    /* filters: actor, action, since; the total counts them all, the page is a part */
+    f.actor = "mcp";
+    REQUIRE_OK(list(s, &f, &rows, &total));
+    CHECK(total == 5);
+    json_decref(rows);
+    f.actor = NULL;
+    f.action = "save";
+    f.since_ms = T0 + 4 * MINUTE;
+    REQUIRE_OK(list(s, &f, &rows, &total));
+    CHECK(total == 3); /* minutes 4, 6, 8 */
+    json_decref(rows);
+    f.action = NULL;
+    f.since_ms = 0;
+    f.limit = 3;
+    f.offset = 2;
+    REQUIRE_OK(list(s, &f, &rows, &total));
+    CHECK(total == 11);
+    CHECK(json_array_size(rows) == 3);
+    CHECK(json_integer_value(
+              json_object_get(json_object_get(json_array_get(rows, 0), "detail"), "minute")) == 8);
+    json_decref(rows);
+    f.offset = 11;
+    REQUIRE_OK(list(s, &f, &rows, &total));
+    CHECK(json_array_size(rows) == 0);
+    json_decref(rows);
+    mn_store_free(other);
+    mn_store_free(s);
+    rm_rf(tmp);
+}
+
+static void test_prune_reads(void)
+{
+    mn_store *s = NULL, *other = NULL;
+    open_store(&s, &other);
+    static const char *const reads[] = {"context", "recall", "search", "search_code", "resource"};
+    for (int i = 0; i < 20; i++) /* a read a minute, and a change every fourth */
+        REQUIRE_OK(add(s, i, "cli", i % 4 ? reads[i % 5] : "save", NULL));
+    for (int i = 0; i < 5; i++)
+        REQUIRE_OK(add(other, i, "cli", "search", NULL));
+    CHECK(mn_store_audit_is_read("search_code"));
+    CHECK(mn_store_audit_is_read("resource"));
+    CHECK(!mn_store_audit_is_read("save"));
+    CHECK(!mn_store_audit_is_read("export"));
+    CHECK(!mn_store_audit_is_read(NULL));
+
+    int64_t now = T0 + 20 * MINUTE;
+    CHECK_OK(prune(s, now, 0, 0)); /* no limits: nothing goes */
+    CHECK(sql_int("SELECT count(*) FROM audit") == 25);
+    /* older than 10 minutes: the reads of minutes 0..9 go, the changes stay */
+    CHECK_OK(prune(s, now, 10 * MINUTE, 0));
+    CHECK(sql_int("SELECT count(*) FROM audit WHERE action = 'save'") == 5);
+    CHECK(sql_int("SELECT count(*) FROM audit WHERE action <> 'save' AND project_id = (SELECT id "
+                  "FROM projects WHERE name = 'default')") == 8); /* 10..19 but 12 and 16 */
+    CHECK(sql_int("SELECT count(*) FROM audit WHERE project_id = (SELECT id FROM projects WHERE "
+                  "name = 'other')") == 5);
+    /* the newest 3 reads stay (minutes 17, 18, 19) */
+    CHECK_OK(prune(s, now, 0, 3));
+    CHECK(sql_int("SELECT count(*) FROM audit WHERE action <> 'save' AND project_id = (SELECT id "
+                  "FROM projects WHERE name = 'default')") == 3);
+    CHECK(sql_int("SELECT min(ts) FROM audit WHERE action <> 'save' AND project_id = (SELECT id "
+                  "FROM projects WHERE name = 'default')") == T0 + 17 * MINUTE);
+    CHECK(sql_int("SELECT count(*) FROM audit WHERE action = 'save'") == 5);
+    CHECK(sql_int("SELECT count(*) FROM audit") == 13);
+    CHECK_OK(mn_store_check(s));
+    mn_store_free(other);
+    mn_store_free(s);
+    rm_rf(tmp);
+}
+
+MN_TEST_MAIN(MN_TEST(test_list), MN_TEST(test_prune_reads))

@@ -1,0 +1,158 @@
+/*
+ * test_served.c - how long the served table keeps what was asked
+ * (mn_store_served_prune): the newest max_rows rows stay, rows older than
+ * max_age go, 0 means no limit, another project's rows are not touched,
+ * pruned with every add the count stays within max_rows / 256 of the cap,
+ * and feedback on a forgotten answer stays with served_id NULL (the
+ * foreign key's ON DELETE SET NULL), checked with sqlite3 on the file.
+ */
+#include "common.h"
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "store/store_search.h"
+#include "util/util.h"
+#include "test.h"
+#include "test_fs.h"
+
+#define T0     1795239445000LL
+#define MINUTE 60000LL
+
+static char tmp[64];
+static char path[96];
+
+static int64_t sql_int(const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int64_t v = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* n answers to "question <i>", one a minute from T0 + first minutes; ids into ids. */
+static int add_rows(mn_store *s, int first, int n, int64_t *ids)
+{
+    char now[32], q[32];
+    int rc = mn_store_begin(s);
+    json_t *items = json_pack("[{s:s,s:s,s:f}]", "kind", "memory", "id", "01ABC", "score", 0.5);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        snprintf(now, sizeof(now), "%lld", T0 + (first + i) * MINUTE);
+        setenv("MNEMO_NOW_MS", now, 1);
+        snprintf(q, sizeof(q), "question %d", first + i);
+        rc = mn_store_served_add(s, &ids[i], "search", q, items);
+    }
+    json_decref(items);
+    if (rc == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
+static int prune(mn_store *s, int64_t now, int64_t max_age, int64_t max_rows)
+{
+    int rc = mn_store_begin(s);
+    if (rc == 0 && (rc = mn_store_served_prune(s, now, max_age, max_rows, 0)) == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
+static void test_prune(void)
+{
+    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-served-XXXXXX");
+    REQUIRE(mkdtemp(tmp));
+    snprintf(path, sizeof(path), "%s/mnemo.db", tmp);
+    mn_store *s = NULL, *other = NULL;
+    int64_t ids[30], oids[5];
+    REQUIRE_OK(mn_store_open(&s, path, NULL));
+    REQUIRE_OK(add_rows(s, 0, 30, ids));
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    o.project = "other";
+    REQUIRE_OK(mn_store_open(&other, path, &o));
+    REQUIRE_OK(add_rows(other, 0, 5, oids));
+
+    /* feedback on the oldest answer and on the newest */
+    REQUIRE_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_feedback_add(s, ids[0], "test", "file", "a.py", "used", NULL, NULL, NULL));
+    CHECK_OK(mn_store_feedback_add(s, ids[29], "test", "file", "b.py", "used", NULL, NULL, NULL));
+    REQUIRE_OK(mn_store_commit(s));
+
+    /* no limits: nothing goes */
+    int64_t now = T0 + 30 * MINUTE;
+    CHECK_OK(prune(s, now, 0, 0));
+    CHECK(sql_int("SELECT count(*) FROM served") == 35);
+
+    /* at most 10: the newest 10 of this project stay */
+    CHECK_OK(prune(s, now, 0, 10));
+    CHECK(sql_int("SELECT count(*) FROM served WHERE project_id = (SELECT id FROM projects WHERE "
+                  "name = 'default')") == 10);
+    CHECK(sql_int("SELECT min(ts) FROM served WHERE query LIKE 'question %' AND project_id = "
+                  "(SELECT id FROM projects WHERE name = 'default')") == T0 + 20 * MINUTE);
+    json_t *got = NULL;
+    CHECK(mn_store_served_get(s, &got, ids[19]) == MN_ENOTFOUND);
+    CHECK_OK(mn_store_served_get(s, &got, ids[20]));
+    json_decref(got);
+    /* the other project's five are its own */
+    CHECK(sql_int("SELECT count(*) FROM served") == 15);
+    /* feedback stays, the forgotten answer's reference is NULL */
+    CHECK(sql_int("SELECT count(*) FROM feedback") == 2);
+    CHECK(sql_int("SELECT count(*) FROM feedback WHERE item_id = 'a.py' AND served_id IS NULL") ==
+          1);
+    CHECK(sql_int("SELECT served_id FROM feedback WHERE item_id = 'b.py'") == ids[29]);
+    /* again: nothing more goes */
+    CHECK_OK(prune(s, now, 0, 10));
+    CHECK(sql_int("SELECT count(*) FROM served") == 15);
+
+    /* older than 5 minutes at T0 + 30 min: the rows of minutes 25..29 stay */
+    CHECK_OK(prune(s, now, 5 * MINUTE, 0));
+    CHECK(sql_int("SELECT count(*) FROM served WHERE project_id = (SELECT id FROM projects WHERE "
+                  "name = 'default')") == 5);
+    CHECK(sql_int("SELECT min(ts) FROM served WHERE project_id = (SELECT id FROM projects WHERE "
+                  "name = 'default')") == T0 + 25 * MINUTE);
+    CHECK(sql_int("SELECT count(*) FROM served") == 10);
+
+    /* one row kept: the newest */
+    CHECK_OK(prune(s, now, 0, 1));
+    CHECK_OK(mn_store_served_get(s, &got, ids[29]));
+    json_decref(got);
+    CHECK(sql_int("SELECT count(*) FROM served") == 6);
+    CHECK_OK(mn_store_check(s));
+    mn_store_free(other);
+    mn_store_free(s);
+    rm_rf(tmp);
+}
+
+/* With every add: the count is checked on one add in max_rows / 256, and never let far past. */
+static void test_prune_as_added(void)
+{
+    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-served-XXXXXX");
+    REQUIRE(mkdtemp(tmp));
+    snprintf(path, sizeof(path), "%s/mnemo.db", tmp);
+    mn_store *s = NULL;
+    REQUIRE_OK(mn_store_open(&s, path, NULL));
+    int64_t most = 0, id;
+    for (int i = 0; i < 1200; i++) {
+        REQUIRE_OK(add_rows(s, i, 1, &id));
+        REQUIRE_OK(mn_store_begin(s));
+        CHECK_OK(mn_store_served_prune(s, T0 + i * MINUTE, 0, 512, id));
+        REQUIRE_OK(mn_store_commit(s));
+        if (i >= 500 && i % 3 == 0) { /* the peaks come and go with the step of 2 */
+            int64_t n = sql_int("SELECT count(*) FROM served");
+            most = n > most ? n : most;
+        }
+    }
+    CHECK(most <= 512 + 2);
+    CHECK(sql_int("SELECT count(*) FROM served") >= 512);
+    CHECK(sql_int("SELECT count(*) FROM served WHERE query = 'question 1199'") == 1);
+    CHECK(sql_int("SELECT count(*) FROM served WHERE query = 'question 600'") == 0);
+    mn_store_free(s);
+    rm_rf(tmp);
+}
+
+MN_TEST_MAIN(MN_TEST(test_prune), MN_TEST(test_prune_as_added))
