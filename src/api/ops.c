@@ -317,8 +317,10 @@ static const mn_op ops[] = {
      "transcript adds only what is new.",
      mn_schema_capture, mn_schema_out_capture, MN_OP_IDEMPOTENT, "transcript_path", mn_op_capture},
     {"record_decision", "Record a decision with its reasons, alternatives and consequences.",
-     "Saves a decision memory linked into the causal chains: supersedes (those decisions become "
-     "superseded) and caused_by (what led to it). Example: {\"decision\":\"Use PostgreSQL for "
+     "Saves a decision memory through the save pipeline, linked into the causal chains: "
+     "supersedes (those decisions become superseded once it is active: at once, or when a "
+     "reviewer approves it) and caused_by (what led to it). Example: {\"decision\":\"Use "
+     "PostgreSQL for "
      "the team store\",\"reasons\":[\"concurrent writers\"],\"alternatives\":[\"MySQL\"],"
      "\"supersedes\":[\"01J...\"]}.",
      mn_schema_record_decision, mn_schema_out_record_decision, 0, "decision",

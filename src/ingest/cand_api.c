@@ -32,12 +32,6 @@
 #define MANY      8
 #define NAME_MAX_ 96
 
-static void intro(mn_candidate *k, mn_commit_view *c)
-{
-    mn_buf_printf(&k->body, "In commit %s (%s, %s): %s", c->short_sha, c->date, c->author,
-                  c->subject);
-}
-
 typedef struct {
     char name[NAME_MAX_];
     char qualified[2 * NAME_MAX_];
@@ -206,7 +200,7 @@ static void emit(mn_commit_view *c, mn_candidate_vec *out, change *x)
     if (!strcmp(x->what, "renamed")) {
         mn_candidate_title(k, "Renamed %s %s to %s (%s)", g->kind, g->qualified, x->to->qualified,
                            x->to->d->path);
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_buf_printf(&k->body, "\n%s %s%s was renamed to %s%s in %s; callers use the new name.",
                       g->kind, g->qualified, g->tail, x->to->qualified, x->to->tail,
                       x->to->d->path);
@@ -214,7 +208,7 @@ static void emit(mn_commit_view *c, mn_candidate_vec *out, change *x)
     } else if (!strcmp(x->what, "moved")) {
         mn_candidate_title(k, "Moved %s %s from %s to %s", g->kind, g->qualified, g->d->old_path,
                            x->to->d->path);
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_buf_printf(&k->body, "\n%s %s is now defined in %s (it was in %s).", g->kind,
                       g->qualified, x->to->d->path, g->d->old_path);
         mn_strv_add(k->paths, x->to->d->path);
@@ -222,7 +216,7 @@ static void emit(mn_commit_view *c, mn_candidate_vec *out, change *x)
     } else {
         mn_candidate_title(k, "Removed public %s %s from %s", g->kind, g->qualified,
                            g->d->old_path);
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_buf_printf(&k->body, "\n%s %s%s was removed from %s%s.", g->kind, g->qualified, g->tail,
                       g->d->old_path,
                       g->d->status == MN_DELTA_DELETED ? " (the file was deleted)" : "");
@@ -302,7 +296,7 @@ static void moved_tree(mn_commit_view *c, mn_candidate_vec *out, size_t n)
                            *to ? to : "./");
     else
         mn_candidate_title(k, "Renamed %zu modules", n);
-    intro(k, c);
+    mn_candidate_intro(k, c);
     mn_buf_puts(&k->body, "\nImports of the old paths break:");
     size_t listed = 0;
     for (size_t i = 0; i < c->ndeltas; i++) {
@@ -345,7 +339,7 @@ int mn_cand_api(mn_commit_view *c, mn_candidate_vec *out)
         mn_candidate *k = mn_candidate_add(out, "api", "fact", 0.86);
         mn_candidate_key(k, "module-renamed:%s", d->old_path);
         mn_candidate_title(k, "Renamed %s to %s", d->old_path, d->path);
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_buf_printf(&k->body, "\nThe %s module %s is now %s; imports of the old path break.",
                       d->cls.language, d->old_path, d->path);
         mn_strv_add(k->paths, d->path);
@@ -433,7 +427,7 @@ int mn_cand_api(mn_commit_view *c, mn_candidate_vec *out)
             mn_buf_printf(&fl, " and %zu more", json_array_size(files) - 4);
         mn_candidate_title(k, "API reworked in %s: %zu removed, %zu renamed, %zu moved", fl.ptr,
                            nrem, nren, nmov);
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_buf_puts(&k->body, "\n");
         for (size_t i = 0; i < ch.len && i < 40; i++) {
             change *x = &ch.items[i];
@@ -453,12 +447,13 @@ int mn_cand_api(mn_commit_view *c, mn_candidate_vec *out)
             const char *dot = strchr(ch.items[i].gone->qualified, '.');
             bool with_class = false;
             for (size_t j = 0; dot && j < ch.len && !with_class; j++)
-                with_class = j != i && !strcmp(ch.items[j].gone->kind, "class") &&
-                             strcmp(ch.items[j].what, "renamed") != 0 &&
-                             ch.items[j].gone->d == ch.items[i].gone->d &&
-                             strlen(ch.items[j].gone->name) == (size_t)(dot - ch.items[i].gone->qualified) &&
-                             !strncmp(ch.items[j].gone->name, ch.items[i].gone->qualified,
-                                      (size_t)(dot - ch.items[i].gone->qualified));
+                with_class =
+                    j != i && !strcmp(ch.items[j].gone->kind, "class") &&
+                    strcmp(ch.items[j].what, "renamed") != 0 &&
+                    ch.items[j].gone->d == ch.items[i].gone->d &&
+                    strlen(ch.items[j].gone->name) == (size_t)(dot - ch.items[i].gone->qualified) &&
+                    !strncmp(ch.items[j].gone->name, ch.items[i].gone->qualified,
+                             (size_t)(dot - ch.items[i].gone->qualified));
             if (!with_class)
                 emit(c, out, &ch.items[i]);
         }

@@ -133,12 +133,6 @@ static const char *tool_of(const char *path)
     return NULL;
 }
 
-static void intro(mn_candidate *k, mn_commit_view *c)
-{
-    mn_buf_printf(&k->body, "In commit %s (%s, %s): %s", c->short_sha, c->date, c->author,
-                  c->subject);
-}
-
 /* ---- versions a CI matrix tests ---- */
 
 static const char *lang_of_key(const char *key)
@@ -339,7 +333,7 @@ static void matrix_change(mn_commit_view *c, mn_delta *d, mn_candidate_vec *out)
                                now.len ? now.ptr : "(none)", added.len ? "added " : "",
                                added.len ? added.ptr : "", added.len && dropped.len ? "; " : "",
                                dropped.len ? "dropped " : "", dropped.len ? dropped.ptr : "");
-            intro(cand, c);
+            mn_candidate_intro(cand, c);
             mn_buf_printf(&cand->body, "\n%s now tests %s %s.", d->path, langs[li],
                           now.len ? now.ptr : "no version");
             mn_strv_add(cand->paths, d->path);
@@ -480,7 +474,7 @@ int mn_cand_ci_build(mn_commit_view *c, mn_candidate_vec *out)
                 matrix_gone(k, d->path);
             mn_candidate_title(k, "CI: %s %s configuration %s", add ? "added" : "removed", sys,
                                d->path);
-            intro(k, c);
+            mn_candidate_intro(k, c);
             mn_buf_printf(&k->body, "\n%s %s %s.", d->path,
                           add ? "now runs on" : "no longer runs on", sys);
             size_t len;
@@ -508,7 +502,7 @@ int mn_cand_ci_build(mn_commit_view *c, mn_candidate_vec *out)
                 mn_buf_printf(&st, "docker-from:%s", d->path);
                 k->state_key = mn_buf_detach(&st);
                 mn_candidate_title(k, "Docker base image now %s (was %s) (%s)", f1, f0, d->path);
-                intro(k, c);
+                mn_candidate_intro(k, c);
                 mn_buf_printf(&k->body, "\n%s builds FROM %s (was %s).", d->path, f1, f0);
                 mn_strv_add(k->paths, d->path);
                 mn_strv_add(k->tags, "build");
@@ -532,7 +526,7 @@ int mn_cand_ci_build(mn_commit_view *c, mn_candidate_vec *out)
                 matrix_gone(k, d->path);
             mn_candidate_title(k, "%s %s (%s %s)", add ? "Adopted" : "Dropped", tool, d->path,
                                add ? "added" : "removed");
-            intro(k, c);
+            mn_candidate_intro(k, c);
             mn_buf_printf(&k->body, "\nThe project %s %s: %s was %s.",
                           add ? "uses" : "no longer uses", tool, d->path,
                           add ? "added" : "removed");
@@ -559,7 +553,7 @@ int mn_cand_ci_build(mn_commit_view *c, mn_candidate_vec *out)
         mn_candidate *k = mn_candidate_add(out, "build", "fact", 0.40);
         mn_candidate_key(k, "build-edit");
         mn_candidate_title(k, "Build and configuration changed: %s", build.ptr);
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_buf_printf(&k->body, "\nChanged: %s.", build.ptr);
         mn_strv_add(k->paths, first_build->path);
         mn_strv_add(k->tags, "build");

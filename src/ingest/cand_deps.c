@@ -933,12 +933,6 @@ static void file_list(mn_buf *b, mn_delta **files, size_t n)
         mn_buf_printf(b, "%s%s", i ? ", " : "", files[i]->path);
 }
 
-static void intro(mn_candidate *k, mn_commit_view *c)
-{
-    mn_buf_printf(&k->body, "In commit %s (%s, %s): %s", c->short_sha, c->date, c->author,
-                  c->subject);
-}
-
 typedef struct {
     const char *dir;
     mn_delta *files[16];
@@ -1005,12 +999,11 @@ static void compare(mn_commit_view *c, dir_group *g, mn_candidate_vec *out)
             mn_candidate_title(k, "Dependencies declared in %s: %s%s (%zu)", files.ptr, names.ptr,
                                ch.len > 6 ? "..." : "", added);
             mn_buf_release(&names);
-        }
-        else
+        } else
             mn_candidate_title(k,
                                "Dependencies of %s changed: %zu added, %zu removed, %zu re-pinned",
                                files.ptr, added, removed, changed);
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_buf_puts(&k->body, "\n");
         for (size_t i = 0; i < ch.len && i < 60; i++) {
             const change *x = &ch.items[i];
@@ -1062,7 +1055,7 @@ static void compare(mn_commit_view *c, dir_group *g, mn_candidate_vec *out)
             mn_candidate_title(k, "%s %s now %s (was %s) (%s)", words, d->shown,
                                *x->new ? x->new : "unpinned", *x->old ? x->old : "unpinned", where);
         k->title[0] = (char)toupper((unsigned char)k->title[0]);
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_buf_printf(&k->body, "\n%s %s %s", where, x->what, d->shown);
         if (x->old && x->new)
             mn_buf_printf(&k->body, ": %s -> %s", *x->old ? x->old : "(any)",
@@ -1094,7 +1087,7 @@ static void compare_runtime(mn_commit_view *c, dir_group *g, mn_candidate_vec *o
             mn_candidate_title(k, "Requires %s %s (was %s)", names[i], b, a);
         else
             mn_candidate_title(k, "Requires %s %s", names[i], b);
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_buf_printf(&k->body, "\nThe %s version required is now %s%s%s.", names[i], b,
                       a ? ", was " : "", a ? a : "");
         mn_strv_add(k->tags, "runtime");
@@ -1127,7 +1120,7 @@ static void compare_runtime(mn_commit_view *c, dir_group *g, mn_candidate_vec *o
         mn_candidate_title(k, "Supported Python versions: %s%s%s%s%s", added.len ? "added " : "",
                            added.len ? added.ptr : "", added.len && dropped.len ? "; " : "",
                            dropped.len ? "dropped " : "", dropped.len ? dropped.ptr : "");
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_buf_printf(&k->body, "\nThe package classifiers now list Python %s.",
                       all.len ? all.ptr : "(none)");
         mn_strv_add(k->tags, "runtime");
@@ -1157,8 +1150,8 @@ int mn_cand_dependencies(mn_commit_view *c, mn_candidate_vec *out)
             static const char *const pkg[] = {"setup.py", "setup.cfg", "pyproject.toml"};
             for (size_t j = 0; j < MN_ARRAY_SIZE(pkg); j++) {
                 mn_buf p = MN_BUF_INIT;
-                mn_buf_printf(&p, "%s%s%s", strcmp(dir, ".") ? dir : "", strcmp(dir, ".") ? "/" : "",
-                              pkg[j]);
+                mn_buf_printf(&p, "%s%s%s", strcmp(dir, ".") ? dir : "",
+                              strcmp(dir, ".") ? "/" : "", pkg[j]);
                 bool there = mn_commit_has_path(c, p.ptr, false);
                 mn_buf_release(&p);
                 if (there) {

@@ -101,12 +101,6 @@ static char *state_of(const char *prefix, const char *text, mn_text_span s)
     return out;
 }
 
-static void intro(mn_candidate *k, mn_commit_view *c)
-{
-    mn_buf_printf(&k->body, "From commit %s (%s, %s): %s", c->short_sha, c->date, c->author,
-                  c->subject);
-}
-
 static void decisions(mn_commit_view *c, mn_candidate_vec *out)
 {
     mn_decision_opts opts = MN_DECISION_OPTS_INIT;
@@ -155,12 +149,9 @@ static void decisions(mn_commit_view *c, mn_candidate_vec *out)
         if (reasons.len)
             k->reasons = mn_buf_detach(&reasons);
         mn_buf_release(&reasons);
-        /* the commit, and its subject when the decision is not the subject itself */
-        mn_buf_printf(&k->body, "From commit %s (%s, %s)", c->short_sha, c->date, c->author);
+        /* the commit's subject when the decision is not the subject itself */
         if (!strstr(c->subject, statement))
-            mn_buf_printf(&k->body, ": %s", c->subject);
-        else
-            mn_buf_puts(&k->body, ".");
+            mn_candidate_intro(k, c);
         /* how sure the detector was, for the person reviewing it: the report's evidence */
         mn_buf why = MN_BUF_INIT;
         mn_decision_why_format(&why, d[i].why);
@@ -214,7 +205,7 @@ static void gotchas(mn_commit_view *c, mn_candidate_vec *out)
         mn_candidate_title(k, "%s", statement);
         if (g[i].reason.end > g[i].reason.start)
             k->reasons = span(text, g[i].reason);
-        intro(k, c);
+        mn_candidate_intro(k, c);
         mn_strv_add(k->tags, "gotcha");
         for (size_t j = 0; j < c->ndeltas && c->ndeltas <= 5; j++)
             if (!mn_cand_noise_path(&c->deltas[j]))

@@ -205,8 +205,8 @@ int mn_cand_migrations(mn_commit_view *c, mn_candidate_vec *out)
             mn_candidate_title(k, "Schema migration %s: %s", base, what.ptr);
         else
             mn_candidate_title(k, "Schema migration %s added", base);
-        mn_buf_printf(&k->body, "In commit %s (%s, %s): %s\nMigration %s", c->short_sha, c->date,
-                      c->author, c->subject, d->path);
+        mn_candidate_intro(k, c);
+        mn_buf_printf(&k->body, "\nMigration %s", d->path);
         if (s.n)
             mn_buf_printf(&k->body, ": %s.", what.ptr);
         else

@@ -111,8 +111,8 @@ static void emit(mn_commit_view *c, mn_candidate_vec *out, dir_info *d, bool add
     else
         mn_candidate_title(k, "Removed module %s (%zu file%s)", d->dir, d->files,
                            d->files == 1 ? "" : "s");
-    mn_buf_printf(&k->body, "In commit %s (%s, %s): %s\n%s %s%s", c->short_sha, c->date, c->author,
-                  c->subject, added ? "It adds" : "It removes", d->dir, "/:");
+    mn_candidate_intro(k, c);
+    mn_buf_printf(&k->body, "\n%s %s%s", added ? "It adds" : "It removes", d->dir, "/:");
     size_t listed = 0, ndefs = 0;
     mn_buf defs = MN_BUF_INIT;
     size_t plen = strlen(d->dir);

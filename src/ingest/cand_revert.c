@@ -6,8 +6,8 @@
  * taken back (and why, when the message says more than git's lines), and
  * the memories learnt from the reverted commit no longer hold: save.c
  * marks them superseded by this one (supersedes_commit). The reverted
- * commit's subject and date come from the store when it was ingested
- * (commits are read oldest first), else from the quoted subject.
+ * commit's subject comes from the store when it was ingested (commits are
+ * read oldest first), else from the quoted subject.
  *
  * Confidence 0.88 with git's trailer naming the commit; 0.60 for a
  * subject that starts with "Revert" without it (a squash, a manual
@@ -77,7 +77,6 @@ int mn_cand_revert(mn_commit_view *c, mn_candidate_vec *out)
         what = quoted ? quoted : subj + 6;
     while (*what == ' ' || *what == ':')
         what++;
-    const char *when = json_string_value(json_object_get(orig, "time"));
     /* undoing a change of words, tests or assets (no code, build or configuration) is no
      * fact about the project: the review queue */
     bool substantive = !orig; /* not ingested: nothing to tell by */
@@ -88,8 +87,8 @@ int mn_cand_revert(mn_commit_view *c, mn_candidate_vec *out)
         const char *p = json_string_value(json_object_get(f, "path"));
         mn_file_class cls;
         mn_classify(&cls, p ? p : "", NULL, 0, 1);
-        if (!cls.binary && (cls.role == MN_ROLE_SOURCE || cls.role == MN_ROLE_BUILD ||
-                            cls.role == MN_ROLE_CONFIG))
+        if (!cls.binary &&
+            (cls.role == MN_ROLE_SOURCE || cls.role == MN_ROLE_BUILD || cls.role == MN_ROLE_CONFIG))
             substantive = true;
     }
     mn_candidate *k = mn_candidate_add(out, "revert", "fact", *sha && substantive ? 0.88 : 0.60);
@@ -99,12 +98,10 @@ int mn_cand_revert(mn_commit_view *c, mn_candidate_vec *out)
     else
         mn_candidate_title(k, "Reverted: %s", what);
     char *why = explanation(c->message);
-    mn_buf_printf(&k->body, "Commit %s (%s, %s) undid ", c->short_sha, c->date, c->author);
     if (*sha)
-        mn_buf_printf(&k->body, "commit %.12s%s%.10s%s: \"%s\".", sha, when ? " (" : "",
-                      when ? when : "", when ? ")" : "", what);
+        mn_buf_printf(&k->body, "Undid commit %.12s: \"%s\".", sha, what);
     else
-        mn_buf_printf(&k->body, "\"%s\".", what);
+        mn_buf_printf(&k->body, "Undid \"%s\".", what);
     if (*why) {
         mn_buf_printf(&k->body, "\nWhy: %s", why);
         k->reasons = mn_strdup(why);

@@ -111,6 +111,11 @@ static void put_side(mn_buf *b, const char *text, char mark, size_t *lines)
     }
 }
 
+void mn_candidate_intro(mn_candidate *c, const mn_commit_view *v)
+{
+    mn_buf_printf(&c->body, "%sCommit message: %s", c->body.len ? "\n" : "", v->subject);
+}
+
 static void evidence_to_body(mn_candidate *c)
 {
     if (!c->hunk || !*c->hunk)
@@ -322,9 +327,9 @@ bool mn_cand_noise_path(const mn_delta *d)
         break;
     }
     /* fixtures and examples speak of no project's facts */
-    static const char *const dirs[] = {"fixtures/",    "testdata/",     "examples/",  "example/",
-                                       "samples/",     "docs/_build/",  "test/",      "tests/",
-                                       "testserver/",  "dummyserver/",  "testutils/", "test_utils/"};
+    static const char *const dirs[] = {"fixtures/",   "testdata/",    "examples/",  "example/",
+                                       "samples/",    "docs/_build/", "test/",      "tests/",
+                                       "testserver/", "dummyserver/", "testutils/", "test_utils/"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(dirs); i++) {
         const char *p = strstr(d->path, dirs[i]);
         if (p && (p == d->path || p[-1] == '/'))

@@ -121,7 +121,18 @@ void mn_candidates_release(mn_candidate_vec *v);
 void mn_candidate_key(mn_candidate *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mn_candidate_title(mn_candidate *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/** Evidence: the file and a hunk's text (capped), also written at the end of the body. */
+/**
+ * The body's line naming the commit's subject ("Commit message: ..."). The
+ * commit's sha, date and author are the memory's provenance and created_at,
+ * which answers print ("Saved by Ada (git) on 2024-01-01, commit ..."): in
+ * the body they would only repeat them, as numbers and words the save
+ * pipeline's near-duplicate check would read as the memory's.
+ */
+void mn_candidate_intro(mn_candidate *c, const mn_commit_view *v);
+/**
+ * Evidence: the file and a hunk's text (capped), for the report (ingest_git's
+ * items), also written at the end of the body.
+ */
 void mn_candidate_evidence(mn_candidate *c, const char *file, const mn_hunk *h);
 /** The evidence of a whole added file: its first lines (capped). */
 void mn_candidate_evidence_text(mn_candidate *c, const char *file, const char *text, size_t len);

@@ -97,9 +97,13 @@ int mn_decision_record(mn_store *s, const mn_ingest_env *env, const json_t *args
             goto out;
         if (!strcmp(old, id))
             continue;
-        if ((rc = mn_ingest_set_status(s, env->settings, old, "superseded")) != 0)
+        /* the life cycle superseded it if the decision is active (else once approved) */
+        json_t *m = NULL;
+        if ((rc = mn_store_memory_get(s, &m, old)) != 0)
             goto out;
-        json_array_append_new(superseded, json_string(old));
+        if (!strcmp(jstr(m, "status"), "superseded"))
+            json_array_append_new(superseded, json_string(old));
+        json_decref(m);
     }
     json_object_set(res, "superseded", superseded);
     json_object_set_new(res, "links", json_integer((json_int_t)json_array_size(links)));

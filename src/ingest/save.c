@@ -13,16 +13,24 @@
  *
  * Chains: "state:<state key>" names the memory that holds a state (the
  * newest fact about a dependency, a runtime, what a decision chose). A
- * new candidate with the same state supersedes it: a supersedes link from
- * the new memory and status superseded on the old, so answers serve what
- * is true today and `chain` shows the history. A revert supersedes every
- * memory of the commit it undid (its "git:<sha>:" keys).
+ * new candidate with the same state supersedes it, and a revert every
+ * memory of the commit it undid (its "git:<sha>:" keys): the save itself
+ * says so, with `supersedes` links in its input, so the pipeline treats
+ * them as every save's links: its near-duplicate check takes the old fact
+ * for what the new one replaces on purpose, not a conflict to review, and
+ * the life cycle (memory/lifecycle.h) turns the old one superseded when
+ * the new one is active, or when a reviewer approves it. Answers serve
+ * what is true today and `chain` shows the history.
  *
  * Why the threshold and not a status: mn_memory_save decides the status
  * from the confidence and the review threshold (and its own rules: an
- * agent's unsupported rule, personal data under quarantine), so the
- * candidates are judged by the pipeline the same way as every save, with
- * the bar at auto_approve.
+ * agent's unsupported rule, personal data under quarantine, a conflict
+ * with a stored memory), so the candidates are judged by the pipeline the
+ * same way as every save, with the bar at auto_approve. Every ingest's
+ * memory is provenance.extraction_method "auto" (the words were picked by
+ * an extractor, not written by a person or an agent), and the settings
+ * are the extractor's (agent false): an agent that asks for an ingest or
+ * a capture did not write what it saves.
  */
 #include "common.h"
 #include <math.h>
@@ -40,6 +48,7 @@ void mn_ingest_settings(mn_memory_settings *out, const mn_ingest_env *env)
     *out = *env->settings;
     if (env->auto_approve > out->review_threshold)
         out->review_threshold = env->auto_approve;
+    out->agent = false;
 }
 
 double mn_ingest_detector_confidence(double d)
@@ -140,6 +149,12 @@ int mn_ingest_save_keyed(mn_store *s, const mn_memory_settings *cfg, const char 
         goto out;
     mn_error_clear();
 save:
+    /* the ingest picked the words: not a person's (manual) nor an agent's own (agent) */
+    {
+        json_t *prov = json_object_get(mem, "provenance");
+        if (json_is_object(prov) && !json_object_get(prov, "extraction_method"))
+            json_object_set_new(prov, "extraction_method", json_string("auto"));
+    }
     rc = mn_memory_save(&res, s, cfg, mem);
     if (refused(rc)) {
         mn_log(MN_LOG_WARN, "ingest: '%s' not saved: %s", key, mn_error_last());
@@ -157,6 +172,8 @@ save:
     const char *status = json_string_value(json_object_get(res, "status"));
     if (action && !strcmp(action, "merged"))
         tally->merged++;
+    else if (action && !strcmp(action, "skipped"))
+        tally->refused++; /* a reviewer rejected it before (memory/review.c): not proposed again */
     else if (status && !strcmp(status, "active"))
         tally->saved++;
     else
@@ -185,6 +202,7 @@ int mn_ingest_supersede(mn_store *s, const mn_memory_settings *cfg, const char *
 {
     if (!strcmp(newer, older))
         return 0;
+    /* the link; the life cycle turns the older one superseded when the newer is active */
     json_t *res = NULL,
            *in = json_pack("{s:s,s:s,s:s}", "from", newer, "kind", "supersedes", "to", older);
     int rc = mn_memory_link(&res, s, cfg, in);
@@ -194,8 +212,6 @@ int mn_ingest_supersede(mn_store *s, const mn_memory_settings *cfg, const char *
         mn_error_clear();
         return 0;
     }
-    if (rc == 0)
-        rc = mn_ingest_set_status(s, cfg, older, "superseded");
     return rc;
 }
 
@@ -309,36 +325,77 @@ json_t *mn_ingest_candidate_json(const mn_candidate *c, const mn_commit_view *v,
 
 typedef struct {
     mn_store *s;
-    const mn_memory_settings *cfg;
-    const char *newer;
-    size_t n;
-} sup_ctx;
+    json_t *links; /* the save's links: supersedes links are added */
+    json_t *olds;  /* the ids they name */
+} chain_ctx;
 
-static int supersede_key(void *payload, const char *key, const char *uid)
+/* A memory the candidate replaces, as a supersedes link of its save (a live one only: a
+ * purged one cannot be linked, a forgotten one is not brought back into a chain). */
+static int chain_add(chain_ctx *x, const char *uid, const char *note)
 {
-    sup_ctx *x = payload;
-    (void)key;
-    x->n++;
-    return mn_ingest_supersede(x->s, x->cfg, x->newer, uid);
+    json_t *m = NULL;
+    size_t i;
+    json_t *v;
+    json_array_foreach(x->olds, i, v)
+    {
+        if (!strcmp(json_string_value(v), uid))
+            return 0;
+    }
+    if (json_array_size(x->links) >= LINKS_MAX)
+        return 0;
+    int rc = mn_store_memory_get(x->s, &m, uid);
+    if (rc == MN_ENOTFOUND) {
+        mn_error_clear();
+        return 0;
+    }
+    if (rc == 0 && !json_object_get(m, "deleted_at")) {
+        json_array_append_new(
+            x->links, json_pack("{s:s,s:s,s:s}", "kind", "supersedes", "to", uid, "note", note));
+        json_array_append_new(x->olds, json_string(uid));
+    }
+    json_decref(m);
+    return rc;
 }
 
-/* The memory that holds `state` is superseded by id; then id holds it (unless only_old). */
-static int take_state(mn_store *s, const mn_memory_settings *cfg, const char *state, const char *id,
-                      bool hold, mn_ingest_tally *tally)
+static int chain_state(chain_ctx *x, const char *state)
 {
     char key[512], old[27];
     snprintf(key, sizeof(key), "state:%s", state);
-    int rc = mn_store_ingest_key_get(s, key, old, NULL);
-    if (rc == 0 && strcmp(old, id) != 0) {
-        if ((rc = mn_ingest_supersede(s, cfg, id, old)) != 0)
-            return rc;
-        tally->superseded++;
-    } else if (rc == MN_ENOTFOUND) {
+    int rc = mn_store_ingest_key_get(x->s, key, old, NULL);
+    if (rc == MN_ENOTFOUND) {
         mn_error_clear();
-        rc = 0;
+        return 0;
     }
-    if (rc == 0 && hold)
-        rc = key_set(s, key, id, NULL);
+    return rc ? rc : chain_add(x, old, "a later fact about the same thing");
+}
+
+static int chain_key(void *payload, const char *key, const char *uid)
+{
+    (void)key;
+    return chain_add(payload, uid, "learnt from the commit this one reverted");
+}
+
+/* The links of the memories c replaces: its state's holder, the states it ends, a revert's. */
+static int chain_links(mn_store *s, const mn_candidate *c, json_t *links, size_t *n)
+{
+    chain_ctx x = {s, links, json_array()};
+    int rc = 0;
+    if (c->state_key)
+        rc = chain_state(&x, c->state_key);
+    size_t i;
+    json_t *st;
+    json_array_foreach(c->supersedes_states, i, st)
+    {
+        if (rc == 0)
+            rc = chain_state(&x, json_string_value(st));
+    }
+    if (rc == 0 && c->supersedes_commit) {
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "git:%s:", c->supersedes_commit);
+        rc = mn_store_ingest_keys_each(s, prefix, chain_key, &x);
+    }
+    *n = json_array_size(x.olds);
+    json_decref(x.olds);
     return rc;
 }
 
@@ -349,42 +406,42 @@ int mn_ingest_save_candidate(mn_store *s, const mn_ingest_env *env, const mn_mem
     (void)env;
     char key[600];
     json_t *res = NULL;
+    size_t chained = 0;
+    const char *action = NULL;
     *status = NULL;
     if (c->global_key)
         snprintf(key, sizeof(key), "git:%s", c->key ? c->key : c->kind);
     else
         snprintf(key, sizeof(key), "git:%s:%s", meta->sha, c->key ? c->key : c->kind);
     json_t *mem = candidate_memory(c, meta);
-    int rc = mn_ingest_save_keyed(s, cfg, key, NULL, mem, tally, &res);
+    int rc = chain_links(s, c, json_object_get(mem, "links"), &chained);
+    if (rc == 0)
+        rc = mn_ingest_save_keyed(s, cfg, key, NULL, mem, tally, &res);
     json_decref(mem);
     if (rc || !res)
         goto out;
-    const char *action = json_string_value(json_object_get(res, "action"));
+    action = json_string_value(json_object_get(res, "action"));
     const char *id = json_string_value(json_object_get(res, "id"));
-    if (!id || !action || !strcmp(action, "unchanged") || !strcmp(action, "refused"))
+    if (!id || !action || (strcmp(action, "created") && strcmp(action, "merged")))
         goto report;
-    if (c->state_key)
-        rc = take_state(s, cfg, c->state_key, id, true, tally);
-    size_t i;
-    json_t *st;
-    json_array_foreach(c->supersedes_states, i, st) if (rc == 0) rc =
-        take_state(s, cfg, json_string_value(st), id, false, tally);
-    if (rc == 0 && c->supersedes_commit) {
-        char prefix[64];
-        snprintf(prefix, sizeof(prefix), "git:%s:", c->supersedes_commit);
-        sup_ctx x = {s, cfg, id, 0};
-        rc = mn_store_ingest_keys_each(s, prefix, supersede_key, &x);
-        tally->superseded += x.n;
+    /* this one holds its state now (a merge: the memory it went into) */
+    if (c->state_key) {
+        char skey[512];
+        snprintf(skey, sizeof(skey), "state:%s", c->state_key);
+        if ((rc = key_set(s, skey, id, NULL)) != 0)
+            goto out;
     }
-    if (rc)
-        goto out;
-    /* the status after the chains (a superseded one may be this one's duplicate) */
+    /* the status after the chains (a superseded one may be this one's duplicate); what it
+     * replaces is superseded when it is active (else once a reviewer approves it) */
     {
         json_t *now = NULL;
-        if (mn_store_memory_get(s, &now, id) == 0)
+        if (mn_store_memory_get(s, &now, id) == 0) {
             json_object_set(res, "status", json_object_get(now, "status"));
-        else
+            if (!strcmp(json_string_value(json_object_get(now, "status")), "active"))
+                tally->superseded += chained;
+        } else {
             mn_error_clear();
+        }
         json_decref(now);
     }
 report:

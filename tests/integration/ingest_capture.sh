@@ -23,7 +23,8 @@ export HOME=$tmp XDG_DATA_HOME=$tmp/xdg
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 unset MNEMO_DB MNEMO_PROJECT CLAUDE_CONFIG_DIR
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# a check on the right of a pipe runs in a subshell: its failure is counted in a file too
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); echo "$*" >>"$tmp/failed"; }
 js() { node -e "let d=JSON.parse(require('fs').readFileSync(0,'utf8')); if(!($2)){console.error(JSON.stringify(d).slice(0,1500)); process.exit(1)}" || fail "$1"; }
 mn() { "$MNEMO" "$@"; }
 T=$MNEMO_TEST_DATA/ingest/transcripts/claude_session.jsonl
@@ -45,6 +46,7 @@ js "the decision" "d.memories.some(m=>m.kind==='decision' && m.title==='We decid
 js "the fixed error" "d.memories.some(m=>m.kind==='fewshot' && /TypeError: unsupported operand/.test(m.title) && m.context.error_messages.length===1 && /convert each line amount to Decimal/.test(m.context.solution) && m.scope.paths.includes('shop/billing.py') && m.status==='active' && m.confidence>=0.85)" <"$tmp/all.json"
 js "the gotcha" "d.memories.some(m=>m.kind==='gotcha' && /rounds half-up/.test(m.title) && /gateway rounds again/.test(m.context.situation))" <"$tmp/all.json"
 js "no sidechain, no meta" "!d.memories.some(m=>/Rust/.test(m.title) || /command-name/.test(JSON.stringify(m)))" <"$tmp/all.json"
+js "through the save pipeline: extraction auto, judged" "d.memories.length===3 && d.memories.every(m=>m.provenance.extraction_method==='auto' && typeof m.judgement.score==='number')" <"$tmp/all.json"
 
 # served by the next context
 mn --json context "checkout total TypeError float and Decimal" >"$tmp/ctx.json"
@@ -77,6 +79,7 @@ mn --json capture --text "We decided to use Celery instead of cron jobs because 
 
 Turns out the broker drops messages over 256 KB, so split large payloads." |
     js "text: candidates pending under 0.99" "d.candidates.decision===1 && d.candidates.gotcha===1 && d.saved===0 && d.queued===2"
+mn --json review --all-from agent | js "the review queue lists them" "d.memories.length===2 && d.memories.every(m=>m.status==='pending')"
 if mn capture >/dev/null 2>"$tmp/err"; then fail "capture with nothing succeeded"; fi
 
-[ "$fails" = 0 ] && echo "ok: ingest_capture" || exit 1
+[ "$fails" = 0 ] && [ ! -s "$tmp/failed" ] && echo "ok: ingest_capture" || exit 1

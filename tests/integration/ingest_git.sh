@@ -28,7 +28,8 @@ export GIT_AUTHOR_NAME=Ada GIT_AUTHOR_EMAIL=ada@example.com
 export GIT_COMMITTER_NAME=Ada GIT_COMMITTER_EMAIL=ada@example.com
 unset MNEMO_DB MNEMO_PROJECT
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# a check on the right of a pipe runs in a subshell: its failure is counted in a file too
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); echo "$*" >>"$tmp/failed"; }
 js() { node -e "let d=JSON.parse(require('fs').readFileSync(0,'utf8')); if(!($2)){console.error(JSON.stringify(d).slice(0,1500)); process.exit(1)}" || fail "$1"; }
 mn() { "$MNEMO" "$@"; }
 n=0
@@ -167,6 +168,22 @@ js "created_at is the commit's time" "d.memories.filter(m=>m.provenance.commit==
 js "dependency added, active" "d.memories.some(m=>m.provenance.commit==='$swap' && /Added dependency charset_normalizer>=2,<4 \(setup.py\)/.test(m.title) && m.status==='superseded')" <"$tmp/all.json"
 js "dependency dropped" "d.memories.some(m=>m.provenance.commit==='$swap' && /Dropped dependency chardet/.test(m.title))" <"$tmp/all.json"
 js "dev dependency pending" "d.memories.some(m=>/Added development dependency pytest>=7/.test(m.title) && m.status==='pending' && m.confidence===0.75)" <"$tmp/all.json"
+# the save pipeline's marks on every git memory: extraction auto, the judge's scores, an audit row
+js "extraction auto, judged" "d.memories.filter(m=>m.provenance.source==='git').every(m=>m.provenance.extraction_method==='auto' && typeof m.judgement.score==='number')" <"$tmp/all.json"
+mn --json audit --op save --limit 500 >"$tmp/audit.json"
+node -e "
+  const a=JSON.parse(require('fs').readFileSync('$tmp/audit.json')), d=JSON.parse(require('fs').readFileSync('$tmp/all.json'));
+  const saved=new Set(a.entries.map(e=>e.target));
+  process.exit(d.memories.filter(m=>m.provenance.source==='git').every(m=>saved.has(m.id)) ? 0 : 1)" ||
+    fail "a git memory without its audit row"
+# below capture.auto_approve: in the review queue `mnemo review` lists; approved, active
+mn --json review --all-from git >"$tmp/queue.json"
+js "the review queue lists the pending candidates" "d.memories.length>0 && d.memories.every(m=>m.status==='pending') && d.memories.some(m=>/Added development dependency pytest>=7/.test(m.title))" <"$tmp/queue.json"
+dev=$(node -e "console.log(JSON.parse(require('fs').readFileSync('$tmp/queue.json')).memories.find(m=>/pytest>=7/.test(m.title)).id)")
+mn review approve "$dev" >/dev/null
+mn --json call get "{\"id\":\"$dev\"}" | node -e "process.exit(JSON.parse(require('fs').readFileSync(0)).memory.status==='active'?0:1)" ||
+    fail "an approved candidate is not active"
+
 # the decision, its reason, the diff agreeing; superseded by the switch back
 js "decision with its reason" "d.memories.some(m=>m.kind==='decision' && m.provenance.commit==='$swap' && /charset_normalizer instead of chardet/.test(m.title) && /LGPL/.test(m.context.situation) && m.status==='superseded')" <"$tmp/all.json"
 js "the diff agrees with the decision" "d.items.some(i=>i.kind==='decision' && i.evidence.sha==='$swap' && /the diff agrees/.test(i.evidence.hunk) && i.confidence>=0.85)" <"$tmp/run1.json"
@@ -227,4 +244,4 @@ mkdir "$tmp/plain" && cd "$tmp/plain" && mn init >/dev/null
 if mn ingest git >/dev/null 2>"$tmp/err2"; then fail "ingest git outside git succeeded"; fi
 [ "$(wc -l <"$tmp/err2")" = 1 ] || fail "outside git: $(cat "$tmp/err2")"
 
-[ "$fails" = 0 ] && echo "ok: ingest_git" || exit 1
+[ "$fails" = 0 ] && [ ! -s "$tmp/failed" ] && echo "ok: ingest_git" || exit 1
