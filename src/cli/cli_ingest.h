@@ -33,8 +33,7 @@ void cli_print_open_doc(const json_t *r);
     "                       project (ADRs become decisions with their status)\n"      \
     "  issues FILE          ingest_issues: a JSON export of issues and comments\n"    \
     "Candidates at or above config capture.auto_approve (0.85) are saved active,\n"   \
-    "the rest wait for review (mnemo list --status pending). Running again never\n"   \
-    "duplicates.\n"
+    "the rest wait for review (mnemo review). Running again never duplicates.\n"
 
 #define CLI_HOOKS_USAGE "install | uninstall | status"
 #define CLI_HOOKS_SUMMARY                                                                     \

@@ -141,7 +141,7 @@ int cli_cmd_hooks(const cli_command *cmd, cli_global *g, int argc, char **argv)
         rc = mn_hooks_install(loc.root, exe, &out);
         free(exe);
         verb = "installed: each commit's candidates are saved in the background "
-               "(mnemo list --status pending for the review queue)";
+               "(mnemo review lists the ones waiting for review)";
     } else if (!strcmp(argv[0], "uninstall")) {
         rc = mn_hooks_uninstall(loc.root, &out);
     } else if (!strcmp(argv[0], "status")) {

@@ -58,7 +58,7 @@ static void print_git(const json_t *r)
     if (json_is_true(json_object_get(r, "dry_run")))
         cli_printf("dry run: nothing saved\n");
     else
-        cli_printf("saved %lld active, %lld queued for review (mnemo list --status pending), %lld "
+        cli_printf("saved %lld active, %lld queued for review (mnemo review), %lld "
                    "merged, %lld refused, in %.1f s\n",
                    num(r, "saved"), num(r, "queued"), num(r, "merged"), num(r, "refused"),
                    json_number_value(json_object_get(r, "seconds")));
