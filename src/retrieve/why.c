@@ -376,7 +376,8 @@ typedef struct {
     bool heading;
 } writer;
 
-/* Append line (ending in '\n') when it fits, with the heading before the first. */
+/* Append line (ending in '\n') when it fits, with the heading before the first; item (may be
+ * NULL) is taken: added to the items when the line is written, else freed. */
 static bool put(writer *w, const char *line, json_t *item)
 {
     static const char heading[] = "\n## Why the code is like this\n";
@@ -479,7 +480,12 @@ int mn_why_build(mn_store *s, const mn_why_request *req, json_t **out)
                 json_object_set_new(item, "start_line", json_integer(t[i].first));
                 json_object_set_new(item, "end_line", json_integer(t[i].last));
             }
-            if (shown && put(&w, l.ptr, item)) {
+            bool written = false;
+            if (shown)
+                written = put(&w, l.ptr, item); /* takes item, written or not */
+            else
+                json_decref(item);
+            if (written) {
                 size_t j;
                 json_t *m;
                 json_array_foreach(mems, j, m)
@@ -507,8 +513,6 @@ int mn_why_build(mn_store *s, const mn_why_request *req, json_t **out)
                     put(&w, ml.ptr, mi);
                     mn_buf_release(&ml);
                 }
-            } else {
-                json_decref(item);
             }
             mn_buf_release(&l);
             json_decref(ci);
