@@ -35,6 +35,10 @@ static const struct config_key {
     int64_t max; /* KEY_INT upper bound; KEY_TEXT max length */
     const char *description;
 } keys[] = {
+    {"capture.auto_approve", KEY_RATIO, "0.85", 0,
+     "What the git, conversation and issue ingests find (ingest git, the post-commit hook, "
+     "capture) is saved active at or above this confidence; below, it waits in the review queue "
+     "(status pending). docs/internals/ingest.md says how candidates are scored."},
     {"context.tokenizer", KEY_TEXT, "o200k_base", 40,
      "The encoding context budgets are counted in: o200k_base or cl100k_base."},
     {"discovery.max_age", KEY_DURATION, "7d", 0,

@@ -17,6 +17,7 @@
 #include "common.h"
 
 #include "api/api_internal.h"
+#include "api/op_context_extra.h"
 #include "retrieve/pack.h"
 #include "retrieve/tokens.h"
 #include "store/store_search.h"
@@ -116,6 +117,8 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
         free(symbols);
         return mn_error_last_code();
     }
+    mn_context_extra extra = {NULL, NULL};
+    size_t asked = req.max_tokens;
     json_t *notes = json_array();
     const char *session = recall ? NULL : json_string_value(json_object_get(args, "session"));
     mn_token_counter counter;
@@ -167,8 +170,14 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
     req.embedder = e;
     req.semantic_note = semantic_note;
     if (rc == 0)
+        rc = mn_api__context_extra_begin(ctx, args, &req, &extra);
+    if (rc == 0)
         rc = recall ? mn_recall_build(ctx->store, &req, out)
                     : mn_context_build(ctx->store, &req, out);
+    if (rc == 0)
+        mn_api__context_extra_end(ctx, &extra, *out, recall, asked);
+    else
+        mn_api__context_extra_end(ctx, &extra, NULL, recall, asked);
     mn_embedder_free(e);
     free(semantic_note);
     if (rc == 0) {
@@ -210,6 +219,9 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
 
 int mn_op_context(mn_ctx *ctx, const json_t *args, json_t **out)
 {
+    const char *mode = json_string_value(json_object_get(args, "mode"));
+    if (mode && !strcmp(mode, "extract"))
+        return mn_api__context_extract(ctx, args, out);
     return build(ctx, args, out, false);
 }
 

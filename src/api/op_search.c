@@ -29,6 +29,7 @@
 #include <inttypes.h>
 
 #include "api/api_internal.h"
+#include "retrieve/branch.h"
 #include "retrieve/embed.h"
 #include "retrieve/retrieve.h"
 
@@ -251,8 +252,11 @@ int mn_api__search(mn_ctx *ctx, const char *op, const json_t *args, json_t **out
     rc = mn_api__embedder(ctx, true, &e, &semantic_note);
     r.semantic_note = semantic_note;
     r.embedder = e;
+    /* branches: memories of another branch, not merged, are left out (or marked) */
+    r.branch = mn_branch_view_new(ctx->root, json_is_true(json_object_get(args, "all_branches")));
     if (rc == 0)
         rc = mn_search_run(ctx->store, &r, &res);
+    mn_branch_view_free(r.branch, ctx->store);
     mn_embedder_free(e);
     if (rc) {
         free(semantic_note);

@@ -10,6 +10,7 @@
 #include "common.h"
 
 #include "api/api_internal.h"
+#include "api/op_ingest.h"
 
 extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema_update[],
     mn_schema_forget[], mn_schema_link[], mn_schema_export[], mn_schema_import[],
@@ -29,6 +30,14 @@ extern const char mn_schema_review[], mn_schema_out_review[], mn_schema_consolid
 
 /* the audit log (op_audit.c) */
 extern const char mn_schema_audit[], mn_schema_out_audit[];
+
+/* the ingests (op_ingest.c, api/op_ingest.h) */
+extern const char mn_schema_ingest_git[], mn_schema_out_ingest_git[], mn_schema_ingest_docs[],
+    mn_schema_out_ingest_docs[], mn_schema_open_doc[], mn_schema_out_open_doc[],
+    mn_schema_ingest_issues[], mn_schema_out_ingest_issues[], mn_schema_link_issue[],
+    mn_schema_out_link_issue[], mn_schema_capture[], mn_schema_out_capture[],
+    mn_schema_record_decision[], mn_schema_out_record_decision[], mn_schema_chain[],
+    mn_schema_out_chain[];
 
 /* Handlers in op_search.c (declared here: api_internal.h lists the older ones). */
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out);
@@ -79,7 +88,7 @@ static const mn_op ops[] = {
      "the opposite (a changed number, a negation, \"instead of\") is saved pending and linked "
      "(conflicts_with). A judge scores novelty, specificity and evidence (judgement); low "
      "confidence saves wait in the review queue (status pending).",
-     mn_schema_save, mn_schema_out_save, MN_OP_MCP_DEFAULT, "body", mn_op_save},
+     mn_schema_save, mn_schema_out_save, MN_OP_MCP_DEFAULT, "body", mn_op_save_here},
     {"get", "Show one memory with every field, its links and what links to it.",
      "Read a memory by id or unique id prefix.", mn_schema_get, mn_schema_out_get,
      MN_OP_READONLY | MN_OP_IDEMPOTENT, "id", mn_op_get},
@@ -261,6 +270,65 @@ static const mn_op ops[] = {
      "the save pipeline, linked derived_from its sources, which stay unchanged. A cluster a "
      "pattern already comes from is not proposed again (extend links the new members).",
      mn_schema_consolidate, mn_schema_out_consolidate, 0, NULL, mn_op_consolidate},
+    /* the ingests: op_ingest.c */
+    {"ingest_git",
+     "Turn the git history into memories: dependencies, APIs, CI, decisions, reverts.",
+     "Reads the commits of the repository (newest max, or those after since) that were not read "
+     "before, and for each: the files and symbols it touched, and fact candidates from its "
+     "message and diff, each with a kind, a confidence and its evidence (sha, file, hunk): a "
+     "dependency added, removed or re-pinned, the language version required, a new or removed "
+     "module, public API renamed, moved or removed, CI and build changes, a tool adopted, a "
+     "schema migration, decision language in the message, a revert and what it undid. "
+     "Candidates at or above config capture.auto_approve (0.85) are saved active, the rest wait "
+     "in the review queue (status pending). Each memory links to its commit (commit:<sha>); a "
+     "newer fact supersedes the older one about the same thing. Running it again never "
+     "duplicates. Example: {\"max\":200}.",
+     mn_schema_ingest_git, mn_schema_out_ingest_git, MN_OP_IDEMPOTENT, NULL, mn_op_ingest_git},
+    {"ingest_docs", "Turn Markdown and reST documents (ADRs, a wiki, a vault) into memories.",
+     "Each file inside the project is split by its headings into doc memories that link to "
+     "the document (doc:<path>) and to the documents it links to; front matter gives tags, "
+     "scope, status and date. An architecture decision record becomes one decision with its "
+     "status (accepted: active, proposed: pending, superseded: superseded, linked from the one "
+     "that replaced it). Running it again updates what changed in place and archives sections "
+     "that are gone.",
+     mn_schema_ingest_docs, mn_schema_out_ingest_docs, MN_OP_IDEMPOTENT, "paths",
+     mn_op_ingest_docs},
+    {"open_doc", "Open a document by title, path or URL, with the memories made from it.",
+     "An ingested document as stored (scrubbed of secrets), or a Markdown file of the project "
+     "by its path. Paths outside the project are refused.",
+     mn_schema_open_doc, mn_schema_out_open_doc, MN_OP_READONLY | MN_OP_IDEMPOTENT, "title",
+     mn_op_open_doc},
+    {"ingest_issues", "Import issues and their comments (GitHub, Jira, YouTrack JSON) as tasks.",
+     "Each issue becomes a task (its id as people write it: #123, CS-214) and a memory that "
+     "search, recall and context find by that id; decisions its thread states are saved as "
+     "candidates (capture.auto_approve). Commits whose messages say \"Fixes #123\" are tied "
+     "to the task. Running it again updates the issues that changed.",
+     mn_schema_ingest_issues, mn_schema_out_ingest_issues, MN_OP_IDEMPOTENT, "file",
+     mn_op_ingest_issues},
+    {"link_issue", "Tie an issue to memories, commits and conversations.",
+     "Memories get the tag issue:<id> (so a search for the id finds them) and a relates_to "
+     "link; commits and dialogs are recorded with the task.",
+     mn_schema_link_issue, mn_schema_out_link_issue, MN_OP_IDEMPOTENT, "issue", mn_op_link_issue},
+    {"capture", "Keep what a conversation decided, fixed or warned about.",
+     "Reads a transcript (Claude Code JSONL, by path) or a text and saves its decisions, errors "
+     "that were fixed (an error, a change, a passing run) and gotchas as candidates with the "
+     "excerpt (compressed, capped, scrubbed), the files touched and the session id; below "
+     "config capture.auto_approve they wait for review. Running it again on the same "
+     "transcript adds only what is new.",
+     mn_schema_capture, mn_schema_out_capture, MN_OP_IDEMPOTENT, "transcript_path", mn_op_capture},
+    {"record_decision", "Record a decision with its reasons, alternatives and consequences.",
+     "Saves a decision memory through the save pipeline, linked into the causal chains: "
+     "supersedes (those decisions become superseded once it is active: at once, or when a "
+     "reviewer approves it) and caused_by (what led to it). Example: {\"decision\":\"Use "
+     "PostgreSQL for "
+     "the team store\",\"reasons\":[\"concurrent writers\"],\"alternatives\":[\"MySQL\"],"
+     "\"supersedes\":[\"01J...\"]}.",
+     mn_schema_record_decision, mn_schema_out_record_decision, 0, "decision",
+     mn_op_record_decision},
+    {"chain", "The chain of decisions behind a decision or a question, as a tree.",
+     "From a decision id, or the decisions a question finds: what each one superseded or was "
+     "caused by, and what superseded it or followed from it, with dates and reasons.",
+     mn_schema_chain, mn_schema_out_chain, MN_OP_READONLY | MN_OP_IDEMPOTENT, "query", mn_op_chain},
 };
 
 const mn_op *mn_api_ops(size_t *count)

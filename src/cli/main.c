@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_ingest.h"
 
 #define FORMAT_HELP(dflt)                                             \
     "  --format WORD        jsonl, yaml or json. [jsonl|yaml|json]\n" \
@@ -72,6 +73,19 @@ static const cli_command commands[] = {
      cli_run_generic, cli_print_review, NULL, NULL},
     {"consolidate", "consolidate", "[--apply] [--kinds episode,gotcha] [--min-size N]", NULL,
      cli_run_generic, cli_print_consolidate, NULL, NULL},
+    {"ingest", NULL, CLI_INGEST_USAGE, CLI_INGEST_SUMMARY, cli_cmd_ingest, NULL, NULL,
+     CLI_INGEST_OPTIONS},
+    {"hooks", NULL, CLI_HOOKS_USAGE, CLI_HOOKS_SUMMARY, cli_cmd_hooks, NULL, NULL,
+     CLI_HOOKS_OPTIONS},
+    {"decide", "record_decision", "DECISION [--reason R] [--alternative A,...] [--supersedes ID]",
+     NULL, cli_run_generic, cli_print_decision, NULL, NULL},
+    {"chain", "chain", "ID|QUESTION [--depth N]", NULL, cli_cmd_chain, cli_print_chain, NULL, NULL},
+    {"capture", "capture", "TRANSCRIPT | --text TEXT [--session-id ID] [--dry-run]", NULL,
+     cli_run_generic, cli_print_capture, NULL, NULL},
+    {"issue", "link_issue", "ISSUE [--memory ID,...] [--commit SHA,...] [--kind K]", NULL,
+     cli_run_generic, cli_print_link_issue, NULL, NULL},
+    {"doc", "open_doc", "TITLE | --path PATH | --url URL", NULL, cli_run_generic,
+     cli_print_open_doc, NULL, NULL},
     {"call", NULL, "OPERATION [JSON | -]",
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
      "'mnemo call' alone lists the operations.",

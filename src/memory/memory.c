@@ -498,8 +498,12 @@ static int check_agent_context(const json_t *mem, const mn_memory_settings *cfg)
 {
     const char *kind = str(mem, "kind");
     const json_t *ctx = json_object_get(mem, "context");
-    const char *source = str(json_object_get(mem, "provenance"), "source");
-    if (!(cfg->agent || !strcmp(source, "agent")) ||
+    const json_t *prov = json_object_get(mem, "provenance");
+    const char *source = str(prov, "source"), *method = str(prov, "extraction_method");
+    /* a conversation's words an extractor picked (capture: extraction_method auto, saved by the
+     * ingest, not by an agent) were not written as a memory: the judge and review weigh them */
+    bool written = !method || strcmp(method, "auto") != 0;
+    if (!(cfg->agent || (!strcmp(source, "agent") && written)) ||
         (strcmp(kind, "fact") && strcmp(kind, "gotcha") && strcmp(kind, "fewshot") &&
          strcmp(kind, "pattern")))
         return 0;
@@ -655,9 +659,38 @@ static bool says_supersedes(const json_t *in, const char *id)
     return false;
 }
 
+/*
+ * The links of a save merged into dup, without those to dup itself: the
+ * duplicate of a memory the save says it supersedes (an ingest's later
+ * fact worded as the one it replaces) is that memory said again, and a
+ * memory cannot link to itself. *kept owns the filtered copy (NULL when
+ * nothing was left out).
+ */
+static const json_t *links_not_to(const json_t *links, const char *dup, json_t **kept)
+{
+    size_t i;
+    json_t *l;
+    *kept = NULL;
+    json_array_foreach(links, i, l)
+    {
+        if (str(l, "to") && !strcmp(str(l, "to"), dup)) {
+            *kept = json_array();
+            break;
+        }
+    }
+    if (!*kept)
+        return links;
+    json_array_foreach(links, i, l)
+    {
+        if (!str(l, "to") || strcmp(str(l, "to"), dup))
+            json_array_append(*kept, l);
+    }
+    return *kept;
+}
+
 int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
 {
-    json_t *mem = json_object(), *old = NULL;
+    json_t *mem = json_object(), *old = NULL, *kept = NULL;
     char id[MN_ID_LEN + 1], dup[MN_ID_LEN + 1], hash[17];
     int64_t now = mn_time_now_ms();
     int rc = 0;
@@ -791,7 +824,7 @@ int mn_memory_save(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
         if (rc == 0)
             rc = mn_store_memory_replace(s, old);
         if (rc == 0)
-            rc = add_links(s, dup, json_object_get(in, "links"), now);
+            rc = add_links(s, dup, links_not_to(json_object_get(in, "links"), dup, &kept), now);
         if (rc == 0)
             rc = mn_lifecycle_apply(s, cfg->actor, dup); /* life cycle: supersedes */
         if (rc == 0)
@@ -844,6 +877,7 @@ out:
     json_decref(old);
     json_decref(mem);
     json_decref(clean);
+    json_decref(kept);
     mn_scrub_report_release(&scrubbed);
     mn_memory__nearby_release(&near);
     return rc;

@@ -537,6 +537,7 @@ static int add_found(pk_ctx *c, const mn_context_request *req, const question *q
     sr.semantic_note = req->semantic_note;
     sr.file_rows = CONTEXT_FILE_ROWS;
     sr.filter.expiry = req->expiry;
+    sr.branch = req->branch;
     int rc = mn_search_run(c->store, &sr, res);
     if (rc)
         return rc;
@@ -1010,6 +1011,7 @@ int mn_recall_build(mn_store *s, const mn_context_request *req, json_t **out)
     sr.embedder = req->embedder;
     sr.semantic_note = req->semantic_note;
     sr.filter.expiry = req->expiry;
+    sr.branch = req->branch;
     mn_token_counter estimate = {NULL, "estimate"};
     const mn_token_counter *counter = req->counter ? req->counter : &estimate;
     if (req->max_tokens < MIN_TOKENS)

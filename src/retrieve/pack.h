@@ -55,7 +55,8 @@ typedef struct {
     mn_expiry expiry;                /* at > 0: expired memories are not served (store.h) */
     const mn_token_counter *counter; /* NULL: the estimate */
     mn_overview_mode overview;
-    bool footer; /* keep room for mn_context_footer */
+    bool footer;                   /* keep room for mn_context_footer */
+    struct mn_branch_view *branch; /* branches (retrieve/branch.h); NULL: no filter */
 } mn_context_request;
 
 /**

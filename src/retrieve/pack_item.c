@@ -422,10 +422,15 @@ void pk_memory_entry(pk_ctx *c, pk_entry *e, const json_t *mem, const char *stat
         mn_buf_printf(&h, "**%s** ", kind);
     put_flat(&h, title);
     mn_buf_printf(&h, " (%.*s)", idlen, id);
-    if (status && strcmp(status, "active") != 0)
-        mn_buf_puts(&h, !strcmp(status, "stale")     ? " [stale: the code it cites changed]"
-                        : !strcmp(status, "pending") ? " [pending review]"
-                                                     : "");
+    /* another status is said as it is: "from branch X (not merged)" (retrieve/branch_filter.c) */
+    if (status && strcmp(status, "active") != 0) {
+        if (!strcmp(status, "stale"))
+            mn_buf_puts(&h, " [stale: the code it cites changed]");
+        else if (!strcmp(status, "pending"))
+            mn_buf_puts(&h, " [pending review]");
+        else
+            mn_buf_printf(&h, " [%s]", status);
+    }
     if (reason && *reason)
         mn_buf_printf(&h, " -- %s", reason);
     if (!strcmp(kind, "rule") || !strcmp(kind, "pattern")) {

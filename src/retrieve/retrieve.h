@@ -99,6 +99,9 @@ typedef struct {
     /* when files are ranked: code rows ranked by the words at most (0: 12,000,
      * lexical.c's ROW_BUDGET_FILE); fewer is faster, and costs the first file */
     size_t file_rows;
+    /* branches (branch.h): memories of other branches not merged are left out,
+     * or marked when the view serves all; NULL: no filter */
+    struct mn_branch_view *branch;
 } mn_search_request;
 
 typedef struct {

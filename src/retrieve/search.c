@@ -35,6 +35,7 @@
 #include "common.h"
 #include <inttypes.h>
 
+#include "retrieve/branch_filter.h"
 #include "retrieve/retrieve_internal.h"
 
 static const char *const default_statuses[] = {"active", "pending"};
@@ -260,6 +261,8 @@ static int run(mn_search_ctx *c, unsigned kinds, size_t k)
             return rc;
         mn_speaker_signal(c);
         mn_fusion_memories(c);
+        if ((rc = mn_branch_filter(c)) != 0)
+            return rc;
         if (code)
             summaries_where_code_is(c, kinds);
     }

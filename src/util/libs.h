@@ -1,6 +1,7 @@
 /*
  * libs.h - the shared libraries mnemo loads only when a command needs them
- * (libs.c): libcurl (the HTTP embedder), libgit2 (the walk of a checkout)
+ * (libs.c): libcurl (the HTTP embedder), libgit2 (the walk of a checkout,
+ * the history, the git ingest, branches and blame)
  * and libmicrohttpd (mnemo serve).
  *
  * Linked into the binary, the three and what they pull in (GnuTLS,
@@ -69,7 +70,37 @@
     X(int, diff_find_similar, (git_diff *, const git_diff_find_options *))                     \
     X(int, oid_fromstr, (git_oid *, const char *))                                             \
     X(int, graph_descendant_of, (git_repository *, const git_oid *, const git_oid *))          \
-    X(int, oid_fmt, (char *, const git_oid *))
+    X(int, oid_fmt, (char *, const git_oid *))                                                 \
+    /* the git ingest (ingest/git.c), branches and blame (retrieve/branch.c, why.c) */         \
+    X(const char *, commit_message, (const git_commit *))                                      \
+    X(const git_signature *, commit_author, (const git_commit *))                              \
+    X(const git_oid *, commit_parent_id, (const git_commit *, unsigned int))                   \
+    X(int, diff_options_init, (git_diff_options *, unsigned int))                              \
+    X(int, patch_from_diff, (git_patch **, git_diff *, size_t))                                \
+    X(size_t, patch_num_hunks, (const git_patch *))                                            \
+    X(int, patch_get_hunk, (const git_diff_hunk **, size_t *, git_patch *, size_t))            \
+    X(int, patch_get_line_in_hunk, (const git_diff_line **, git_patch *, size_t, size_t))      \
+    X(void, patch_free, (git_patch *))                                                         \
+    X(int, blob_lookup, (git_blob **, git_repository *, const git_oid *))                      \
+    X(const void *, blob_rawcontent, (const git_blob *))                                       \
+    X(git_object_size_t, blob_rawsize, (const git_blob *))                                     \
+    X(void, blob_free, (git_blob *))                                                           \
+    X(int, revparse_single, (git_object **, git_repository *, const char *))                   \
+    X(int, object_peel, (git_object **, const git_object *, git_object_t))                     \
+    X(const git_oid *, object_id, (const git_object *))                                        \
+    X(void, object_free, (git_object *))                                                       \
+    X(int, repository_head, (git_reference **, git_repository *))                              \
+    X(const char *, reference_shorthand, (const git_reference *))                              \
+    X(int, reference_is_branch, (const git_reference *))                                       \
+    X(void, reference_free, (git_reference *))                                                 \
+    X(int, tree_entry_bypath, (git_tree_entry **, const git_tree *, const char *))             \
+    X(const git_oid *, tree_entry_id, (const git_tree_entry *))                                \
+    X(void, tree_entry_free, (git_tree_entry *))                                               \
+    X(int, blame_options_init, (git_blame_options *, unsigned int))                            \
+    X(int, blame_file, (git_blame **, git_repository *, const char *, git_blame_options *))    \
+    X(uint32_t, blame_get_hunk_count, (git_blame *))                                           \
+    X(const git_blame_hunk *, blame_get_hunk_byindex, (git_blame *, uint32_t))                 \
+    X(void, blame_free, (git_blame *))
 
 #define MN_MHD_API(X)                                                                            \
     X(struct MHD_Daemon *, start_daemon,                                                         \

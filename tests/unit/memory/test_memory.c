@@ -338,6 +338,105 @@ static void test_agent_rules_need_evidence(void)
     mn_store_free(s);
 }
 
+/* Facts the git ingest extracted are judged against every other memory, not against each other
+ * (memory/nearby.c): two templated facts about two dependencies are two active facts. */
+static void test_git_facts_judged_apart(void)
+{
+    mn_store *s = NULL;
+    REQUIRE_OK(mn_store_open(&s, db, NULL));
+    mn_memory_settings cfg = settings();
+    cfg.review_threshold = 0.85;
+    const char *texts[] = {"Added dependency idna>=2.5 (setup.py)",
+                           "Added dependency chardet>=3.0.2,<5 (setup.py)"};
+    char ids[2][MN_ID_LEN + 1];
+    for (size_t i = 0; i < 2; i++) {
+        json_t *out = NULL,
+               *in = json_pack("{s:s,s:s,s:f,s:{s:s,s:s,s:s}}", "title", texts[i], "body",
+                               "Commit message: Depend on what the parser needs", "confidence", 0.9,
+                               "provenance", "source", "git", "extraction_method", "auto", "commit",
+                               i ? "2222222222222222222222222222222222222222"
+                                 : "1111111111111111111111111111111111111111");
+        REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+        json_decref(in);
+        CHECK_STR(json_string_value(json_object_get(out, "action")), "created");
+        CHECK_STR(json_string_value(json_object_get(out, "status")), "active");
+        CHECK(json_object_get(out, "conflicts_with") == NULL);
+        snprintf(ids[i], sizeof(ids[i]), "%s", json_string_value(json_object_get(out, "id")));
+        json_decref(out);
+    }
+    json_t *m = NULL;
+    REQUIRE_OK(mn_store_memory_get(s, &m, ids[0]));
+    CHECK_STR(json_string_value(json_object_get(m, "status")), "active");
+    json_decref(m);
+    /* a person saying another version of the same dependency: judged against the git fact */
+    json_t *out = NULL, *in = J("{'title':'Added dependency chardet>=4,<6 (setup.py)','body':"
+                                "'Commit message: Depend on what the parser needs'}");
+    REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+    json_decref(in);
+    const json_t *cw = json_object_get(out, "conflicts_with");
+    CHECK(cw != NULL);
+    CHECK_STR(json_string_value(json_object_get(cw, "id")), ids[1]);
+    json_decref(out);
+    mn_store_free(s);
+}
+
+/* A conversation's words an extractor picked (source agent, extraction_method auto) are not held
+ * to what an agent must write; an agent calling save is, whatever it says of its words. */
+static void test_extracted_words_not_agent_context(void)
+{
+    mn_store *s = NULL;
+    REQUIRE_OK(mn_store_open(&s, db, NULL));
+    mn_memory_settings cfg = settings();
+    json_t *out = NULL,
+           *in = J("{'kind':'gotcha','title':'Turns out the broker drops messages over 256 KB',"
+                   "'provenance':{'source':'agent','extraction_method':'auto','session':'s-1'}}");
+    REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+    CHECK_STR(json_string_value(json_object_get(out, "action")), "created");
+    json_decref(out);
+    out = NULL;
+    cfg.agent = true;
+    CHECK(mn_memory_save(&out, s, &cfg, in) == MN_EINVAL);
+    CHECK(strstr(mn_error_last(), "context.solution") != NULL);
+    CHECK(out == NULL);
+    json_decref(in);
+    /* without extraction_method the agent's own words: held to it */
+    cfg.agent = false;
+    in = J("{'kind':'gotcha','title':'The broker drops messages over 512 KB',"
+           "'provenance':{'source':'agent'}}");
+    CHECK(mn_memory_save(&out, s, &cfg, in) == MN_EINVAL);
+    json_decref(in);
+    mn_store_free(s);
+}
+
+/* A save merged into the very memory it says it supersedes is that memory said again: merged,
+ * the link to itself left out, the memory still active. */
+static void test_duplicate_of_what_it_supersedes(void)
+{
+    mn_store *s = NULL;
+    REQUIRE_OK(mn_store_open(&s, db, NULL));
+    mn_memory_settings cfg = settings();
+    json_t *out = NULL, *in = J("{'title':'The release job signs wheels with the ci key',"
+                                "'body':'Signing happens in release.yml.'}");
+    REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+    json_decref(in);
+    char id[MN_ID_LEN + 1];
+    snprintf(id, sizeof(id), "%s", json_string_value(json_object_get(out, "id")));
+    json_decref(out);
+    in = json_pack("{s:s,s:s,s:[{s:s,s:s}]}", "title",
+                   "The release job signs wheels with the ci key", "body",
+                   "Signing happens in release.yml.", "links", "kind", "supersedes", "to", id);
+    REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+    json_decref(in);
+    CHECK_STR(json_string_value(json_object_get(out, "action")), "merged");
+    CHECK_STR(json_string_value(json_object_get(out, "id")), id);
+    json_decref(out);
+    json_t *m = NULL;
+    REQUIRE_OK(mn_store_memory_get(s, &m, id));
+    CHECK_STR(json_string_value(json_object_get(m, "status")), "active");
+    json_decref(m);
+    mn_store_free(s);
+}
+
 static void test_cleanup(void)
 {
     cleanup_dir(tmp);
@@ -347,4 +446,5 @@ static void test_cleanup(void)
 MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_settings_and_audit), MN_TEST(test_titles),
              MN_TEST(test_filter_from_json), MN_TEST(test_failures_roll_back),
              MN_TEST(test_secrets_redacted), MN_TEST(test_agent_rules_need_evidence),
-             MN_TEST(test_cleanup))
+             MN_TEST(test_git_facts_judged_apart), MN_TEST(test_extracted_words_not_agent_context),
+             MN_TEST(test_duplicate_of_what_it_supersedes), MN_TEST(test_cleanup))
