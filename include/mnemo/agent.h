@@ -50,11 +50,27 @@ int mn_setup(json_t **out, const mn_setup_options *opts);
  * Answer one Claude Code hook call (the JSON it writes on stdin).
  * UserPromptSubmit: *out is the hook output carrying the context for the
  * prompt as additionalContext. PreToolUse of the Task (Agent) tool: *out
- * extends the sub-agent's prompt with the context. *out is NULL when there
+ * extends the sub-agent's prompt with the context. Stop and SessionEnd:
+ * after names the transcript to capture. *out is NULL when there
  * is nothing to add: no relevant memory, a trivial prompt, another event
  * or tool. A failure returns its code with a one-line message.
  */
-int mn_hook_claude_code(json_t **out, const char *input, size_t len, char **stale_root);
+/** What a hook call leaves to a process of its own, started once the answer is out. */
+typedef struct {
+    /** The index was found stale: re-index the project at this root. */
+    char *reindex_root;
+    /**
+     * The session stopped (Stop, SessionEnd): capture what its transcript
+     * decided, fixed or warned about (the capture op) into the store found
+     * from capture_dir.
+     */
+    char *capture_dir, *transcript;
+} mn_hook_after;
+
+/** Free what *a holds and zero it. */
+void mn_hook_after_release(mn_hook_after *a);
+
+int mn_hook_claude_code(json_t **out, const char *input, size_t len, mn_hook_after *after);
 /*
  * The hook answers from the index as it is, so a prompt never waits for a
  * re-index: when the index is older than config index.refresh_age,

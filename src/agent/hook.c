@@ -18,8 +18,12 @@
  *  - PostToolUse of Read, Edit, MultiEdit, Write, NotebookEdit
  *    {tool_input: {file_path | notebook_path}}: implicit feedback, the
  *    items the session's answers served at that file are used;
- *  - Stop and SessionEnd: the session's answers are settled, what they
- *    served and the agent never touched counts as ignored (op_feedback.c).
+ *  - Stop and SessionEnd {transcript_path}: the session's answers are
+ *    settled, what they served and the agent never touched counts as
+ *    ignored (op_feedback.c); and the transcript is captured (ingest's
+ *    capture op: decisions, fixed errors, warnings, through the save
+ *    pipeline) by a process of its own once the hook has answered
+ *    (cmd_hook.c), so that Claude Code never waits for it.
  * The last two print nothing.
  *
  * Quiet when there is nothing to say: a conversational turn ("yes, go
@@ -336,8 +340,35 @@ static bool file_tool(const char *tool)
     return false;
 }
 
-int mn_hook_claude_code(json_t **out, const char *input, size_t len, char **stale_root)
+void mn_hook_after_release(mn_hook_after *a)
 {
+    free(a->reindex_root);
+    free(a->capture_dir);
+    free(a->transcript);
+    memset(a, 0, sizeof(*a));
+}
+
+/*
+ * At a Stop: the transcript to capture, when it is named (an absolute
+ * path; the capture op confines it to the project and Claude Code's
+ * transcript directory) and the project has a store (never created here).
+ */
+static void capture_later(mn_hook_after *after, const json_t *in, const char *cwd)
+{
+    const char *t = json_string_value(json_object_get(in, "transcript_path"));
+    mn_location loc;
+    if (!t || t[0] != '/' || strlen(t) > 4096 || !project_store(&loc, cwd))
+        return;
+    if (mn_fs_exists(loc.db_path)) {
+        after->capture_dir = mn_strdup(cwd);
+        after->transcript = mn_strdup(t);
+    }
+    mn_location_release(&loc);
+}
+
+int mn_hook_claude_code(json_t **out, const char *input, size_t len, mn_hook_after *after)
+{
+    char **stale_root = &after->reindex_root;
     json_t *in = NULL;
     json_error_t jerr;
     const char *event = NULL, *cwd = NULL, *prompt = NULL;
@@ -346,7 +377,7 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len, char **stal
     int rc = 0;
 
     *out = NULL;
-    *stale_root = NULL;
+    memset(after, 0, sizeof(*after));
     if (len > MN_HOOK_MAX_INPUT)
         return mn_error_set(MN_ETOOBIG, "hook input is over %u bytes", MN_HOOK_MAX_INPUT);
     if (!(in = json_loadb(input, len, JSON_REJECT_DUPLICATES, &jerr)))
@@ -407,6 +438,7 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len, char **stal
             rc = feedback_for(cwd, session, file);
     } else if (!strcmp(event, "Stop") || !strcmp(event, "SessionEnd")) {
         rc = feedback_for(cwd, session, NULL);
+        capture_later(after, in, cwd);
     }
     /* other events: nothing to add */
 out:

@@ -15,6 +15,8 @@
 # must come back in its top 5. Also: no dataset -> skipped, exit 0; a bad
 # file -> exit 2.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp XDG_DATA_HOME=$tmp/xdg TMPDIR=$tmp

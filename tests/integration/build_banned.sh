@@ -2,6 +2,8 @@
 # build_banned.sh - src/banned.h turns each banned function into a compile
 # error, and the allowed replacements still compile.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 src=${MNEMO_SOURCE_DIR:?}
 cc=${CC:-cc}
 tmp=$(mktemp -d)

@@ -22,6 +22,8 @@
 # A failed check is reported and the script goes on; it exits 1 if any failed.
 # shellcheck disable=SC2015 # A && B || fail is meant
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 # shellcheck source-path=SCRIPTDIR source=../mcp/fixture.sh
 . "${MNEMO_SOURCE_DIR:?}/tests/mcp/fixture.sh"
 mcp_setup

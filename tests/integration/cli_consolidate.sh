@@ -7,6 +7,8 @@
 # fourth similar gotcha extends the pattern; episodes are clustered with
 # --kinds; bad values exit 2.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

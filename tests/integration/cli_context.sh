@@ -8,6 +8,8 @@
 # down to tiny budgets; a question nothing matches says so instead of
 # padding; recall returns the same findings as data; bad input is refused.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}" "${MNEMO_SOURCE_DIR:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

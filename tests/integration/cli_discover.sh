@@ -7,6 +7,8 @@
 # forgotten fact; discovery.max_age (set, refused, 0) decides when age
 # counts; an empty repository gets one fact.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp XDG_DATA_HOME=$tmp/xdg

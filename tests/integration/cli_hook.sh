@@ -11,6 +11,8 @@
 # The budget (config hook.max_tokens) bounds the text. A stale
 # index is used as it is and re-indexed in the background, one re-index at a time.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

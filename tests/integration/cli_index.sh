@@ -4,6 +4,8 @@
 # resolved to files, calls to symbols, incremental re-index (change, rename,
 # delete), --full, ranks, and an empty repository.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp XDG_DATA_HOME=$tmp/xdg

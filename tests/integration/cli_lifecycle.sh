@@ -14,6 +14,8 @@
 #   `mnemo gc` counts by default, archives with --apply, purges on request;
 #   an audit row for each change.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -59,7 +61,7 @@ gotcha=$(m --json save --kind gotcha --title "Idle carts log out at once" \
 total=$(m --json save --kind fact --title "Checkout sums the prices" \
     "checkout_total adds the item prices without tax." | id_of)
 m --json show "$gotcha" | js "a save cites the function it names, with its hash, lines and text" \
-    'const c=d.memory.citations[0]; c.path==="shop/cart.py" && c.symbol==="refresh_session" && c.start_line===4 && c.end_line===9 && c.hash.length===32 && c.text.includes("delay = 0") && !c.stale'
+    '(c => c.path==="shop/cart.py" && c.symbol==="refresh_session" && c.start_line===4 && c.end_line===9 && c.hash.length===32 && c.text.includes("delay = 0") && !c.stale)(d.memory.citations[0])'
 
 sed -i 's/        delay = 0/        delay = 30/' shop/cart.py
 m --json index | js "the index run checks the citation into the edited function" \

@@ -7,6 +7,8 @@
 #     the one-line summaries of `mnemo --help` are whole sentences (never
 #     cut inside "serve.*" or a parenthesis).
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-newuser.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

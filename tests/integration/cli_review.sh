@@ -10,6 +10,8 @@
 # a memory brings that memory back; each decision is an audit row with its
 # actor; bad requests exit 2 and change nothing.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -12,6 +12,8 @@
 #     config get/list, forget, edit, and errors on stderr. A list row stays
 #     one line whatever its title holds.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-safety.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

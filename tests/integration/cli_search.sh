@@ -7,6 +7,8 @@
 # file coming along), feedback moving a memory up, forgotten memories never
 # served, and FTS5 syntax in a query taken as text.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export HOME=$tmp XDG_DATA_HOME=$tmp/xdg MNEMO_NOW_MS=1795239445123

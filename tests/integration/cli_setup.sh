@@ -8,6 +8,8 @@
 # tables and comments; the command written is this mnemo (absolute path
 # when PATH finds another or none, "mnemo" when PATH finds this one).
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

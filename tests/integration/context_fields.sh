@@ -10,6 +10,8 @@
 # first line). Bodies keep their line breaks, and a quoted string or code
 # span is never cut (the issue's "Fix: set app.config['SEC…").
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT

@@ -8,6 +8,8 @@
 # precision >= 0.60 in each language: it is small, so the bar is lower).
 # Also: a missing file exits 2, a malformed line exits 2.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0

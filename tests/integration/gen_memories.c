@@ -368,10 +368,19 @@ static json_t *make_memory(char ids[][MN_ID_LEN + 1], size_t n, size_t i)
     json_t *reasons = json_array();
     for (size_t k = below(4); k > 0; k--)
         json_array_append_new(reasons, line_str(4));
-    json_object_set_new(m, "judgement",
-                        json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "score", ratio(), "novelty", ratio(),
-                                  "specificity", ratio(), "evidence", ratio(), "length", ratio(),
-                                  "reasons", reasons));
+    json_t *judgement =
+        json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "score", ratio(), "novelty", ratio(), "specificity",
+                  ratio(), "evidence", ratio(), "length", ratio(), "reasons", reasons);
+    /* every field in every memory (the round trip checks each one): reviewed, as review.c
+     * writes it, and held by a later save */
+    static const char *const decisions[] = {"approved", "rejected", "merged"};
+    json_object_set_new(judgement, "review",
+                        json_pack("{s:s,s:o,s:o,s:o,s:o,s:s}", "decision", decisions[below(3)],
+                                  "by", line_str(2), "via", line_str(1), "at",
+                                  time_str(some_time()), "note", line_str(6), "into",
+                                  ids[below(n)]));
+    json_object_set_new(judgement, "held_by", json_string(ids[below(n)]));
+    json_object_set_new(m, "judgement", judgement);
 
     int64_t created = some_time();
     static const int64_t edges[] = {

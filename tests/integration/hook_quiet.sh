@@ -17,6 +17,8 @@
 #  - explicit feedback with the ids the context printed moves the
 #    counters; a made-up id is refused and nothing moves.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -8,6 +8,8 @@
 #                 git looks, next to the hook there, and uninstall restores it;
 #   no store      in a repository without a store, a hook creates none.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -15,6 +15,8 @@
 #   refuse    a NAME.mnemo-chained in the way of a foreign hook: install
 #             changes nothing and says what to do.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 pids=$tmp/hung.pids

@@ -12,6 +12,8 @@
 # Switching users needs root (CI runs as root). Without it this test FAILS
 # with a message: it cannot prove the refusal, and a skip would hide that.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 if [ "$(id -u)" != 0 ] || ! runuser -u nobody -- true 2>/dev/null; then
     echo "http_peer: FAIL: this test must switch to another user (runuser -u nobody) to show" >&2

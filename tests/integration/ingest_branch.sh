@@ -8,6 +8,8 @@
 #   commit (another store's, an import) is served everywhere; a branch given
 #   by the caller wins over HEAD's.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

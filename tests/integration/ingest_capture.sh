@@ -13,9 +13,10 @@
 #              or $CLAUDE_CONFIG_DIR/projects) or the project is read; one
 #              anywhere else is refused; text works as well as a file;
 #   threshold  below capture.auto_approve, candidates wait for review.
-# What Claude Code's Stop or SessionEnd hook must run for the same:
-#   mnemo call capture '{"transcript_path": "<transcript_path of the hook's JSON>"}'
+# Claude Code's Stop hook runs the same capture: hook_capture.sh.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}" "${MNEMO_TEST_DATA:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -10,6 +10,8 @@
 #                    when the links make a cycle;
 #   context          shows a decision with its reason and the one it replaced.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -17,6 +17,8 @@
 #              refused and nothing is written; a secret in a document
 #              reaches neither the memories nor the stored document.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}" "${MNEMO_TEST_DATA:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -19,6 +19,8 @@
 # config capture.auto_approve decides what is active: at 0.99 nothing is.
 # A secret in a commit message never reaches the store's files.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

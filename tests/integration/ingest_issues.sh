@@ -15,6 +15,8 @@
 #   bad input   a file outside the project, or JSON of no known shape: one
 #               clear error, nothing written.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}" "${MNEMO_TEST_DATA:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

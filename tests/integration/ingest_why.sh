@@ -7,6 +7,8 @@
 #   context --mode extract reads the commits made since the last one seen
 #   and says what it saved and queued; run again, it reads nothing.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -6,6 +6,8 @@
 # and for the mnemo it builds keep this test fast; `make -n run` shows that
 # the Makefile leaves the build to run.sh.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 src=${MNEMO_SOURCE_DIR:?}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-make-run.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

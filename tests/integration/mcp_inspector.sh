@@ -6,6 +6,8 @@
 # tool fails (the Inspector exits 1 on a JSON-RPC error); then tools/list,
 # tools/call and logging/setLevel against `mnemo serve` over streamable HTTP.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 # shellcheck source-path=SCRIPTDIR source=../mcp/fixture.sh
 . "${MNEMO_SOURCE_DIR:?}/tests/mcp/fixture.sh"
 mcp_setup

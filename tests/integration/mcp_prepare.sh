@@ -7,6 +7,8 @@
 # starting a session does nothing of the kind, a save does; `mnemo serve`
 # (HTTP): the same after the reply to a save.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}"
 command -v sqlite3 >/dev/null || { echo "the sqlite3 shell is not installed (deps/debian.txt)"; exit 1; }
 tmp=$(mktemp -d)

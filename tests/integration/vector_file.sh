@@ -6,6 +6,8 @@
 # not used (same answer) and is written again; a vector written since (a
 # save) makes the file stale, and the next search writes it anew.
 set -euo pipefail
+# a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
+shopt -s lastpipe
 : "${MNEMO:?}" "${MNEMO_SOURCE_DIR:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
