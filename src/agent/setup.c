@@ -5,12 +5,13 @@
  * project and for the user, and how an entry looks. What setup adds:
  *  - an MCP server named "mnemo" that runs `<mnemo> mcp` (JSON: under
  *    mcpServers or servers; Codex: the TOML table [mcp_servers.mnemo]);
- *  - for Claude Code, four hooks in its settings, all running `<mnemo>
+ *  - for Claude Code, five hooks in its settings, all running `<mnemo>
  *    hook claude-code`: UserPromptSubmit and PreToolUse of the sub-agent
  *    tool (matcher "Task|Agent": Claude Code 2.1.63 renamed Task to Agent)
  *    add the context; PostToolUse of the file tools (matcher
- *    "Read|Edit|MultiEdit|Write|NotebookEdit") and Stop record what the
- *    agent used of it (implicit feedback).
+ *    "Read|Edit|MultiEdit|Write|NotebookEdit"), Stop and SessionEnd record
+ *    what the agent used of it (implicit feedback), and the last two
+ *    capture the session's transcript (hook.c).
  * How the server finds the project's store: Claude Code and Codex start it
  * in the project's directory, where mnemo finds .mnemo/ as git finds .git;
  * Cursor and VS Code may not, so their entry sets MNEMO_DB to
@@ -237,7 +238,8 @@ static const struct {
 } hook_events[] = {{"UserPromptSubmit", NULL},
                    {"PreToolUse", "Task|Agent"},
                    {"PostToolUse", "Read|Edit|MultiEdit|Write|NotebookEdit"},
-                   {"Stop", NULL}};
+                   {"Stop", NULL},
+                   {"SessionEnd", NULL}};
 
 /* Find a hook of ours under hooks.<event>: its group and index in the group. */
 static bool find_our_hook(const json_t *groups, size_t *gi, size_t *hi)
@@ -425,7 +427,8 @@ int mn_setup(json_t **out, const mn_setup_options *opts)
         plans[nplans].path = mn_buf_detach(&b);
         plans[nplans].kind = FMT_HOOKS_JSON;
         plans[nplans++].what =
-            "hooks UserPromptSubmit, PreToolUse (Task|Agent), PostToolUse (file tools), Stop";
+            "hooks UserPromptSubmit, PreToolUse (Task|Agent), PostToolUse (file tools), Stop, "
+            "SessionEnd";
     }
 
     /* plan every file before writing any */

@@ -50,7 +50,7 @@ cp ../.claude/settings.json "$tmp/settings.orig"
 out=$("$MNEMO" setup claude-code)
 echo "$out" | grep -q "updated .*/proj/.mcp.json" || fail "setup says what it changed: $out"
 js ../.mcp.json "d.mcpServers.other.env.N===1.5 && d.mcpServers.mnemo.command==='$mnemo' && d.mcpServers.mnemo.args.join()==='mcp'" "claude .mcp.json server"
-js ../.claude/settings.json "d.permissions.allow[0]==='Bash(make:*)' && d.hooks.PreToolUse.length===2 && d.hooks.PreToolUse[0].hooks[0].command==='./check.sh' && d.hooks.PreToolUse[1].matcher==='Task|Agent' && d.hooks.PreToolUse[1].hooks[0].command==='$mnemo hook claude-code' && d.hooks.UserPromptSubmit[0].hooks[0].type==='command' && d.hooks.PostToolUse[0].matcher==='Read|Edit|MultiEdit|Write|NotebookEdit' && d.hooks.PostToolUse[0].hooks[0].command==='$mnemo hook claude-code' && d.hooks.Stop[0].hooks[0].command==='$mnemo hook claude-code'" "claude hooks"
+js ../.claude/settings.json "d.permissions.allow[0]==='Bash(make:*)' && d.hooks.PreToolUse.length===2 && d.hooks.PreToolUse[0].hooks[0].command==='./check.sh' && d.hooks.PreToolUse[1].matcher==='Task|Agent' && d.hooks.PreToolUse[1].hooks[0].command==='$mnemo hook claude-code' && d.hooks.UserPromptSubmit[0].hooks[0].type==='command' && d.hooks.PostToolUse[0].matcher==='Read|Edit|MultiEdit|Write|NotebookEdit' && d.hooks.PostToolUse[0].hooks[0].command==='$mnemo hook claude-code' && d.hooks.Stop[0].hooks[0].command==='$mnemo hook claude-code' && d.hooks.SessionEnd[0].hooks[0].command==='$mnemo hook claude-code'" "claude hooks"
 grep -q '"N": 1.50' ../.mcp.json || fail "other server's bytes kept (1.50)"
 cp ../.mcp.json "$tmp/mcp.once"
 cp ../.claude/settings.json "$tmp/settings.once"
