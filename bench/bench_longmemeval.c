@@ -109,7 +109,8 @@ typedef struct {
     FILE *out;
     FILE *rankings; /* --rankings */
     size_t skipped_abs, no_turn_gold, missing_sessions, cut_bodies, saves, questions;
-    size_t off_empty_gold;     /* questions with no "answer" turn id: empty official gold */
+    size_t empty_turns;    /* user turns with no text: not saved (a memory that matches nothing) */
+    size_t off_empty_gold; /* questions with no "answer" turn id: empty official gold */
     size_t off_short[EV_NSYS]; /* rankings that ran out before k distinct sessions */
     ev_samples save_ms;
     /* bm25 scored as mnemo is at session level: [k index][any, all, ndcg] */
@@ -129,6 +130,14 @@ static const char *type_label(const char *t)
         if (!strcmp(t, labels[i].type))
             return labels[i].label;
     return t;
+}
+
+/* Whether a text holds nothing but white space. */
+static bool blank(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    return *s == 0;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -325,21 +334,22 @@ static int run_question(run *R, const json_t *q, size_t index)
     ev_store st = {0};
     bool have_store = false;
     size_t K = R->o.k ? R->o.k : DEFAULT_K;
-    int rc = 2;
+    int rc = 1; /* 0 scored (or an _abs question skipped), 1 not scored, 2 the run must stop */
     if (K > MAX_K)
         K = MAX_K;
 
+    char label[32];
+    snprintf(label, sizeof(label), "question %zu", index);
     if (!*qid || !*question || !json_is_array(sids) || !json_is_array(sessions) ||
         json_array_size(sids) != json_array_size(sessions) || !json_is_array(answers)) {
-        fprintf(stderr,
-                PROG ": question %zu: needs question_id, question, haystack_session_ids and "
-                     "haystack_sessions of the same length, answer_session_ids\n",
-                index);
+        ev_report_unscored(&R->r, *qid ? qid : label,
+                           "needs question_id, question, haystack_session_ids and "
+                           "haystack_sessions of the same length, answer_session_ids");
         goto out;
     }
     for (size_t i = 0; i < json_array_size(sids); i++)
         if (!json_is_string(json_array_get(sids, i))) {
-            fprintf(stderr, PROG ": %s: haystack_session_ids[%zu] is not a string\n", qid, i);
+            ev_report_unscored(&R->r, qid, "haystack_session_ids[%zu] is not a string", i);
             goto out;
         }
     if (ends_with(qid, "_abs")) {
@@ -348,8 +358,10 @@ static int run_question(run *R, const json_t *q, size_t index)
         goto out;
     }
 
-    if (ev_bm25_open(&bt, 1) != 0 || ev_bm25_open(&bs, 1) != 0)
+    if (ev_bm25_open(&bt, 1) != 0 || ev_bm25_open(&bs, 1) != 0) {
+        ev_report_unscored(&R->r, qid, "cannot open the baseline's tables");
         goto out;
+    }
     size_t si;
     json_t *sess;
     json_array_foreach(sessions, si, sess)
@@ -392,6 +404,7 @@ static int run_question(run *R, const json_t *q, size_t index)
             }
             const char *cols[] = {tu.content};
             if (ev_bm25_add(bt, (int64_t)turns.len, cols) != 0) {
+                ev_report_unscored(&R->r, qid, "the baseline's insert failed");
                 mn_buf_release(&doc);
                 goto out;
             }
@@ -402,8 +415,10 @@ static int run_question(run *R, const json_t *q, size_t index)
         const char *cols[] = {doc.ptr};
         int e = ev_bm25_add(bs, (int64_t)si, cols);
         mn_buf_release(&doc);
-        if (e)
+        if (e) {
+            ev_report_unscored(&R->r, qid, "the baseline's insert failed");
             goto out;
+        }
     }
     /* gold sessions: answer_session_ids, as indexes of the haystack */
     for (size_t a = 0; a < json_array_size(answers); a++) {
@@ -422,16 +437,26 @@ static int run_question(run *R, const json_t *q, size_t index)
 
     if (R->r.available[EV_MNEMO]) {
         char *dir = ev_mkdtemp("mnemo-lme");
-        if (!dir)
+        if (!dir) {
+            ev_report_unscored(&R->r, qid, "cannot make a temporary directory");
             goto out;
+        }
         int e = ev_store_open(&st, dir);
         free(dir);
         have_store = true;
-        if (e)
+        if (e) {
+            ev_report_unscored(&R->r, qid, "cannot make a store: %s", mn_error_last());
             goto out;
+        }
         for (size_t i = 0; i < turns.len; i++) {
             const char *body = turns.items[i].content;
             size_t len = strlen(body);
+            if (blank(body)) {
+                /* nothing to save: a document that matches nothing (the baseline holds it
+                 * as an empty row, which no query matches either) */
+                R->empty_turns++;
+                continue;
+            }
             char *cut = NULL;
             if (len > MAX_BODY) { /* bytes >= characters: a byte cap is a character cap */
                 cut = mn_strndup(body, mn_utf8_floor(body, len, MAX_BODY));
@@ -453,7 +478,7 @@ static int run_question(run *R, const json_t *q, size_t index)
             json_decref(args);
             free(cut);
             if (e) {
-                fprintf(stderr, PROG ": %s: save turn %zu: %s\n", qid, i, mn_error_last());
+                ev_report_unscored(&R->r, qid, "save turn %zu: %s", i, mn_error_last());
                 goto out;
             }
             if (strcmp(ev_str(res, "action"), "created") != 0)
@@ -467,25 +492,30 @@ static int run_question(run *R, const json_t *q, size_t index)
             fprintf(stderr, PROG ": %s: store kept at %s\n", qid, st.db);
     }
 
+    int64_t rank[EV_NSYS][MAX_K], srank[MAX_K], sdocs[16];
+    size_t nrank[EV_NSYS] = {0, 0}, nsdocs = 0, bytes = 0;
+
+    /* bm25: turns, then session documents; both before anything is counted */
+    uint64_t t0 = ev_now_ns();
+    if (ev_bm25_search(bt, question, 0, K, rank[EV_BM25], &nrank[EV_BM25]) != 0) {
+        ev_report_unscored(&R->r, qid, "the baseline's search failed");
+        goto out;
+    }
+    double bm_ms = ev_ms_since(t0);
+    if (ev_bm25_search(bs, question, 0, 10, sdocs, &nsdocs) != 0) {
+        ev_report_unscored(&R->r, qid, "the baseline's session search failed");
+        goto out;
+    }
     ev_report_question(&R->r, group);
     ev_report_question(&R->off, group);
     if (!off_gold_t.len)
         R->off_empty_gold++;
-    int64_t rank[EV_NSYS][MAX_K], srank[MAX_K], sdocs[16];
-    size_t nrank[EV_NSYS] = {0, 0}, nsdocs = 0, bytes = 0;
-
-    /* bm25: turns, then session documents */
-    uint64_t t0 = ev_now_ns();
-    if (ev_bm25_search(bt, question, 0, K, rank[EV_BM25], &nrank[EV_BM25]) != 0)
-        goto out;
-    mn_vec_push(&R->r.latency[EV_BM25], ev_ms_since(t0));
+    mn_vec_push(&R->r.latency[EV_BM25], bm_ms);
     for (size_t i = 0; i < nrank[EV_BM25] && i < TOKENS_K; i++)
         bytes += strlen(turns.items[rank[EV_BM25][i]].content);
     mn_vec_push(&R->r.tokens[EV_BM25], (double)ev_tokens(bytes));
     add_official(R, group, EV_BM25, rank[EV_BM25], nrank[EV_BM25], off_tid.items, off_sid.items,
                  turns.len, off_gold_t.items, off_gold_t.len, off_gold_s.items, off_gold_s.len);
-    if (ev_bm25_search(bs, question, 0, 10, sdocs, &nsdocs) != 0)
-        goto out;
     add_level(R, group, "sess", EV_BM25, sdocs, nsdocs, gold_sess.items, gold_sess.len);
     if (gold_turns.len)
         add_level(R, group, "turn", EV_BM25, rank[EV_BM25], nrank[EV_BM25], gold_turns.items,
@@ -571,6 +601,7 @@ static int run_question(run *R, const json_t *q, size_t index)
                 fputc('\n', R->rankings) == EOF) {
                 fprintf(stderr, PROG ": --rankings: write failed\n");
                 json_decref(line);
+                rc = 2;
                 goto out;
             }
             json_decref(line);
@@ -652,11 +683,18 @@ int main(int argc, char **argv)
     if (R.o.limit && R.o.limit < n)
         n = R.o.limit;
     rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++)
+    for (size_t i = 0; i < n && rc != 2; i++)
         rc = run_question(&R, json_array_get(data, i), i);
     double wall = ev_ms_since(t0) / 1000;
+    if (rc != 2 && R.questions == 0) {
+        fprintf(stderr, PROG ": no question could be scored\n");
+        for (size_t i = 0; i < R.r.unscored.len; i++)
+            fprintf(stderr, "  %s\n", R.r.unscored.items[i]);
+        rc = 2;
+    }
 
-    if (rc == 0) {
+    if (rc != 2) {
+        rc = 0;
         fprintf(R.out, "LongMemEval %s: %zu questions (%zu _abs skipped)\n", R.o.input, R.questions,
                 R.skipped_abs);
         if (R.t2s_n) {
@@ -681,8 +719,9 @@ int main(int argc, char **argv)
         ev_report_line(&R.r, "wall time %.1f s", wall);
         ev_report_note(&R.r,
                        "%zu questions have no has_answer user turn (left out at turn level); "
-                       "%zu answer_session_ids not in the haystack; %zu bodies cut to %d bytes",
-                       R.no_turn_gold, R.missing_sessions, R.cut_bodies, MAX_BODY);
+                       "%zu answer_session_ids not in the haystack; %zu bodies cut to %d bytes; "
+                       "%zu empty user turns not saved (they match nothing)",
+                       R.no_turn_gold, R.missing_sessions, R.cut_bodies, MAX_BODY, R.empty_turns);
         if (R.r.errors)
             ev_report_note(&R.r, "%zu mnemo searches failed (scored as empty)", R.r.errors);
         ev_report_print(&R.r, R.out);

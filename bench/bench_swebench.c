@@ -8,8 +8,13 @@
  * Protocol, per instance:
  *  - the repository: a full-history clone (bare or not) under --repos DIR,
  *    found as DIR/<owner>+<name>/repo, DIR/<owner>+<name>, DIR/<name> or
- *    DIR/<owner>__<name>, whichever opens first; base_commit's tree read
- *    with libgit2 (the clone is never written to).
+ *    DIR/<owner>__<name>, whichever opens first (the owner and name matched
+ *    without regard to case when no such path exists: datasets spell
+ *    "fasterxml/..." what GitHub spells "FasterXML/..."); base_commit's
+ *    tree read with libgit2 (the clone is never written to). A blob the
+ *    clone lacks (a partial clone, a size-limited snapshot) leaves that file
+ *    out of both systems' documents and of the checkout; the instance runs
+ *    and the count is printed.
  *  - gold files: the a/ paths of the patch's "diff --git a/X b/X" headers.
  *    Gold functions: the innermost function or method (mnemo's index of
  *    the base checkout: kinds "function" and "method") whose line span
@@ -40,15 +45,28 @@
  * (mnemo), tokenizing + the FTS5 query (bm25). Tokens: bytes/4 of the
  * first 5 items (mnemo: title + snippet; bm25: the whole files).
  *
- * Usage: bench_swebench [DEV_JSONL] --repos DIR [--limit N] [--k K]
+ * Tables: by language (the instance's `language`, else the language of its
+ * first gold file's extension), then by repository; "all" is the mean over
+ * every scored instance.
+ *
+ * An instance that cannot run (no repository, a base commit the clone
+ * lacks, a patch without a "diff --git" header, a checkout or an index
+ * that fails) is reported with its reason and left out of both systems'
+ * figures; the run goes on, and the instances not scored are listed at the
+ * end.
+ *
+ * Usage: bench_swebench [DEV_JSONL] --repos DIR [--limit N] [--sample N] [--k K]
  *                       [--only-baseline] [--verbose] [--json] [--strict] [--keep]
  *                       [--stores DIR]
- * Without a path (nor $MNEMO_BENCH_SWEBENCH) it prints that it skipped and
- * exits 0. Exit status: 0; 1 with --strict when a target fails; 2 on bad
- * input or setup errors (an instance whose repository is not found is
- * skipped and counted, unless none is found).
+ * --sample N takes N instances spread over the repositories: the
+ * repositories in order of first appearance, the first instance of each,
+ * then the second of each, and so on (deterministic, file order within a
+ * repository). Without a path (nor $MNEMO_BENCH_SWEBENCH) it prints that
+ * it skipped and exits 0. Exit status: 0; 1 with --strict when a target
+ * fails; 2 on bad input or when no instance could be scored.
  */
 #include "common.h"
+#include <dirent.h>
 #include <git2.h>
 #include <strings.h>
 #include <unistd.h>
@@ -72,6 +90,7 @@ static const char usage[] =
     "  --repos DIR      full-history clones: DIR/<owner>+<name>/repo, DIR/<owner>+<name>,\n"
     "                   DIR/<name> or DIR/<owner>__<name>\n"
     "  --limit N        only the first N instances\n"
+    "  --sample N       N instances spread over the repositories (round robin, file order)\n"
     "  --k K            code items asked of the function search (default 50)\n"
     "  --only-baseline  run the BM25 baseline only (no checkout, no index)\n"
     "  --bm25-files S   the baseline's documents: code (source files, default) or all\n"
@@ -277,8 +296,9 @@ typedef struct {
     ev_bm25 *bm;
     MN_VEC(char *) paths; /* id (the baseline's rowid) -> path: every blob of the tree */
     MN_VEC(size_t) sizes;
-    mn_map ids; /* path -> id + 1 */
-    size_t docs, skipped;
+    MN_VEC(bool) missing; /* id -> the clone lacks its blob */
+    mn_map ids;           /* path -> id + 1 */
+    size_t docs, skipped, nmissing;
     bool all_files;
     int err;
 } tree_docs;
@@ -305,25 +325,50 @@ static bool is_source(const char *path)
     return false;
 }
 
+/* The language a path's extension says, for instances that do not name theirs. */
+static const char *language_of_path(const char *path)
+{
+    static const struct {
+        const char *ext, *lang;
+    } map[] = {{"py", "python"}, {"pyi", "python"}, {"js", "js"},  {"jsx", "js"},  {"mjs", "js"},
+               {"cjs", "js"},    {"ts", "ts"},      {"tsx", "ts"}, {"go", "go"},   {"rs", "rust"},
+               {"java", "java"}, {"c", "c"},        {"h", "c"},    {"cc", "cpp"},  {"cpp", "cpp"},
+               {"cxx", "cpp"},   {"hpp", "cpp"},    {"hh", "cpp"}, {"rb", "ruby"}, {"php", "php"},
+               {"cs", "csharp"}, {"kt", "kotlin"}};
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash))
+        return "other";
+    for (size_t i = 0; i < MN_ARRAY_SIZE(map); i++)
+        if (!strcasecmp(dot + 1, map[i].ext))
+            return map[i].lang;
+    return "other";
+}
+
 static int on_entry(const char *root, const git_tree_entry *e, void *payload)
 {
     tree_docs *d = payload;
     git_filemode_t mode = git_tree_entry_filemode(e);
     if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
         return 0;
-    git_blob *blob = NULL;
-    if (git_blob_lookup(&blob, d->repo, git_tree_entry_id(e)) != 0) {
-        d->err = -1;
-        return -1;
-    }
     /* every file gets an id (mnemo may return any); the baseline indexes the eligible ones */
     mn_buf path = MN_BUF_INIT;
     mn_buf_printf(&path, "%s%s", root, git_tree_entry_name(e));
-    git_object_size_t size = git_blob_rawsize(blob);
     int64_t id = (int64_t)d->paths.len;
     mn_map_set(&d->ids, path.ptr, (void *)(uintptr_t)(id + 1));
     mn_vec_push(&d->paths, mn_strdup(path.ptr));
+    git_blob *blob = NULL;
+    if (git_blob_lookup(&blob, d->repo, git_tree_entry_id(e)) != 0) {
+        /* a partial clone or a size-limited snapshot: the file is left out of the checkout */
+        mn_vec_push(&d->sizes, 0);
+        mn_vec_push(&d->missing, true);
+        d->nmissing++;
+        d->skipped++;
+        mn_buf_release(&path);
+        return 0;
+    }
+    git_object_size_t size = git_blob_rawsize(blob);
     mn_vec_push(&d->sizes, (size_t)size);
+    mn_vec_push(&d->missing, false);
     if ((!d->all_files && !is_source(path.ptr)) || size > MAX_FILE || git_blob_is_binary(blob)) {
         d->skipped++;
     } else {
@@ -347,6 +392,7 @@ static void tree_docs_release(tree_docs *d)
         free(d->paths.items[i]);
     mn_vec_release(&d->paths);
     mn_vec_release(&d->sizes);
+    mn_vec_release(&d->missing);
     mn_map_release(&d->ids);
 }
 
@@ -359,12 +405,37 @@ typedef struct {
 
 typedef struct {
     ev_options o;
-    ev_report r;
+    ev_report r;       /* by language */
+    ev_report by_repo; /* the same values by repository */
     FILE *out;
     MN_VEC(repo_entry) repos;
-    size_t instances, no_repo, cut_queries, no_gold_fn, new_gold_files;
+    size_t instances, cut_queries, no_gold_fn, new_gold_files;
+    size_t missing_blobs, missing_instances;
     ev_samples index_s, checkout_s, bm25_build_s, bm25_docs, files_indexed, code_ms;
 } run;
+
+static bool open_at(git_repository **repo, const char *path)
+{
+    if (*repo || !mn_fs_is_dir(path))
+        return *repo != NULL;
+    if (git_repository_open_ext(repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0)
+        *repo = NULL;
+    return *repo != NULL;
+}
+
+/* DIR's entry named like want without regard to case (malloc'd), or NULL. */
+static char *entry_nocase(const char *dir, const char *want)
+{
+    DIR *dh = opendir(dir);
+    struct dirent *de;
+    char *found = NULL;
+    while (dh && !found && (de = readdir(dh)) != NULL)
+        if (!strcasecmp(de->d_name, want))
+            found = mn_strdup(de->d_name);
+    if (dh)
+        closedir(dh);
+    return found;
+}
 
 static git_repository *open_repo(run *R, const char *name)
 {
@@ -377,16 +448,26 @@ static git_repository *open_repo(run *R, const char *name)
         int owner_len = (int)(slash - name);
         const char *base = slash + 1;
         mn_buf c[4] = {MN_BUF_INIT, MN_BUF_INIT, MN_BUF_INIT, MN_BUF_INIT};
-        mn_buf_printf(&c[0], "%s/%.*s+%s/repo", R->o.repos, owner_len, name, base);
-        mn_buf_printf(&c[1], "%s/%.*s+%s", R->o.repos, owner_len, name, base);
-        mn_buf_printf(&c[2], "%s/%s", R->o.repos, base);
-        mn_buf_printf(&c[3], "%s/%.*s__%s", R->o.repos, owner_len, name, base);
-        for (size_t i = 0; i < MN_ARRAY_SIZE(c); i++) {
-            if (!repo && mn_fs_is_dir(c[i].ptr) &&
-                git_repository_open_ext(&repo, c[i].ptr, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0)
-                repo = NULL;
-            mn_buf_release(&c[i]);
+        mn_buf_printf(&c[0], "%.*s+%s", owner_len, name, base);
+        mn_buf_printf(&c[1], "%s", base);
+        mn_buf_printf(&c[2], "%.*s__%s", owner_len, name, base);
+        for (size_t i = 0; i < 3 && !repo; i++) {
+            /* as spelled, then DIR's entry of that name in another case */
+            char *spell[2] = {mn_strdup(c[i].ptr), entry_nocase(R->o.repos, c[i].ptr)};
+            for (size_t j = 0; j < 2 && !repo && spell[j]; j++) {
+                mn_buf_clear(&c[3]);
+                mn_buf_printf(&c[3], "%s/%s/repo", R->o.repos, spell[j]);
+                if (i == 0 && open_at(&repo, c[3].ptr))
+                    break;
+                mn_buf_clear(&c[3]);
+                mn_buf_printf(&c[3], "%s/%s", R->o.repos, spell[j]);
+                open_at(&repo, c[3].ptr);
+            }
+            free(spell[0]);
+            free(spell[1]);
         }
+        for (size_t i = 0; i < MN_ARRAY_SIZE(c); i++)
+            mn_buf_release(&c[i]);
     }
     repo_entry e = {mn_strdup(name), repo};
     mn_vec_push(&R->repos, e);
@@ -408,14 +489,22 @@ static void print_files(const char *sys, const int64_t *rank, size_t n, const tr
     fputc('\n', stderr);
 }
 
-static void add_file_acc(run *R, const char *group, int sys, const int64_t *rank, size_t n,
-                         const int64_t *gold, size_t ngold)
+/* One value into both tables: by language and by repository. */
+static void add_value(run *R, const char *lang, const char *repo, const char *metric, int sys,
+                      double v)
+{
+    ev_report_add(&R->r, lang, metric, sys, v);
+    ev_report_add(&R->by_repo, repo, metric, sys, v);
+}
+
+static void add_file_acc(run *R, const char *lang, const char *repo, int sys, const int64_t *rank,
+                         size_t n, const int64_t *gold, size_t ngold)
 {
     static const size_t ks[] = {1, 3, 5};
     for (size_t i = 0; i < MN_ARRAY_SIZE(ks); i++) {
         char name[32];
         snprintf(name, sizeof(name), "file_acc@%zu", ks[i]);
-        ev_report_add(&R->r, group, name, sys, ev_hits(rank, n, ks[i], gold, ngold) == ngold);
+        add_value(R, lang, repo, name, sys, ev_hits(rank, n, ks[i], gold, ngold) == ngold);
     }
 }
 
@@ -451,10 +540,43 @@ out:
     return rc;
 }
 
+/*
+ * base_commit's tree into dir. When the clone lacks some blobs, only the
+ * files it has are checked out (an explicit path list, no pathspec
+ * matching): libgit2 fails the whole checkout on one missing object.
+ */
+static int checkout(git_repository *repo, git_commit *commit, const tree_docs *d, const char *dir)
+{
+    git_checkout_options co;
+    git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+    co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
+    co.target_directory = dir;
+    MN_VEC(char *) have = MN_VEC_INIT;
+    if (d->nmissing) {
+        for (size_t i = 0; i < d->paths.len; i++)
+            if (!d->missing.items[i])
+                mn_vec_push(&have, d->paths.items[i]);
+        co.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+        co.paths.strings = have.items;
+        co.paths.count = have.len;
+    }
+    int rc = 0;
+    if (!d->nmissing || have.len)
+        rc = git_checkout_tree(repo, (const git_object *)commit, &co);
+    mn_vec_release(&have);
+    return rc;
+}
+
+typedef struct {
+    int64_t rank[MAX_K]; /* files, as tree ids */
+    size_t nrank;
+    bool have_fn;   /* the instance has gold functions */
+    bool fn_hit[2]; /* every gold function in the top 5, 10 */
+} mnemo_result;
+
 /* mnemo on one instance: checkout, index, search files and code. */
 static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commit *commit,
-                     const tree_docs *d, const gold_vec *gold, const int64_t *gold_ids,
-                     const char *group)
+                     const tree_docs *d, const gold_vec *gold, mnemo_result *mr)
 {
     const char *iid = ev_str(inst, "instance_id");
     const char *ps = ev_str(inst, "problem_statement");
@@ -476,58 +598,63 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
         marker = mn_buf_detach(&b);
         reuse = mn_fs_exists(marker);
         if (!reuse && mn_fs_mkdir_p(dir) != 0) {
-            fprintf(stderr, PROG ": %s: %s\n", dir, mn_error_last());
+            ev_report_unscored(&R->r, iid, "%s: %s", dir, mn_error_last());
             free(dir);
             free(marker);
             return 2;
         }
     } else if ((dir = ev_mkdtemp("mnemo-swe")) == NULL) {
+        ev_report_unscored(&R->r, iid, "cannot make a temporary directory");
         return 2;
     }
     if (reuse) {
         have_store = true;
-        if (ev_store_open(&st, dir) != 0)
+        if (ev_store_open(&st, dir) != 0) {
+            ev_report_unscored(&R->r, iid, "cannot open the store in %s", dir);
             goto out;
+        }
         goto indexed;
     }
 
     uint64_t t0 = ev_now_ns();
-    git_checkout_options co;
-    git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
-    co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
-    co.target_directory = dir;
-    if (git_checkout_tree(repo, (const git_object *)commit, &co) != 0) {
-        fprintf(stderr, PROG ": %s: checkout: %s\n", iid,
-                git_error_last() ? git_error_last()->message : "?");
+    if (checkout(repo, commit, d, dir) != 0) {
+        ev_report_unscored(&R->r, iid, "checkout: %s",
+                           git_error_last() ? git_error_last()->message : "?");
         goto out;
     }
     if (give_history(repo, commit, dir) != 0) {
-        fprintf(stderr, PROG ": %s: cannot give the checkout its history\n", iid);
+        ev_report_unscored(&R->r, iid, "cannot give the checkout its history");
         goto out;
     }
     mn_vec_push(&R->checkout_s, ev_ms_since(t0) / 1000);
 
     have_store = true;
-    if (ev_store_open(&st, dir) != 0)
+    if (ev_store_open(&st, dir) != 0) {
+        ev_report_unscored(&R->r, iid, "cannot make a store in %s", dir);
         goto out;
+    }
     args = json_pack("{s:s}", "path", dir);
     t0 = ev_now_ns();
-    if (ev_call(&st, "index", args, &res) != 0)
+    if (ev_call(&st, "index", args, &res) != 0) {
+        ev_report_unscored(&R->r, iid, "index: %s", mn_error_last());
         goto out;
+    }
     mn_vec_push(&R->index_s, ev_ms_since(t0) / 1000);
     mn_vec_push(&R->files_indexed, (double)json_integer_value(json_object_get(res, "files")));
     json_decref(args);
     json_decref(res);
     args = res = NULL;
     if (marker && mn_fs_write_atomic(marker, "", 0) != 0) {
-        fprintf(stderr, PROG ": %s: %s\n", marker, mn_error_last());
+        ev_report_unscored(&R->r, iid, "%s: %s", marker, mn_error_last());
         goto out;
     }
 
 indexed:
     /* gold functions, from the index of the base checkout */
-    if (syms_load(&syms, &st) != 0)
+    if (syms_load(&syms, &st) != 0) {
+        ev_report_unscored(&R->r, iid, "symbols: %s", mn_error_last());
         goto out;
+    }
     gold_functions(gold, &syms, &gold_fn);
     if (gold_fn.len == 0)
         R->no_gold_fn++;
@@ -551,8 +678,7 @@ indexed:
     }
     query = mn_strndup(ps, len);
     args = json_pack("{s:s,s:[s],s:I}", "query", query, "kinds", "file", "k", (json_int_t)FILE_K);
-    int64_t rank[MAX_K];
-    size_t nrank = 0, bytes = 0;
+    size_t bytes = 0;
     double ms;
     if (ev_search(&st, args, &res, &ms) == 0) {
         mn_vec_push(&R->r.latency[EV_MNEMO], ms);
@@ -563,19 +689,18 @@ indexed:
         {
             const char *path = *ev_str(it, "path") ? ev_str(it, "path") : ev_str(it, "id");
             uintptr_t v = (uintptr_t)mn_map_get(&d->ids, path);
-            if (nrank < MAX_K)
-                rank[nrank++] = v ? (int64_t)(v - 1) : -1;
+            if (mr->nrank < MAX_K)
+                mr->rank[mr->nrank++] = v ? (int64_t)(v - 1) : -1;
             if (i < TOKENS_K)
                 bytes += ev_item_bytes(it);
         }
-        nrank = ev_rank_dedup(rank, nrank);
+        mr->nrank = ev_rank_dedup(mr->rank, mr->nrank);
         mn_vec_push(&R->r.tokens[EV_MNEMO], (double)ev_tokens(bytes));
     } else {
         R->r.errors++;
     }
-    add_file_acc(R, group, EV_MNEMO, rank, nrank, gold_ids, gold->len);
     if (R->o.verbose)
-        print_files("mnemo", rank, nrank, d);
+        print_files("mnemo", mr->rank, mr->nrank, d);
     json_decref(args);
     json_decref(res);
     args = res = NULL;
@@ -600,14 +725,11 @@ indexed:
         } else {
             R->r.errors++;
         }
-        static const size_t ks[] = {5, 10};
-        for (size_t i = 0; i < MN_ARRAY_SIZE(ks); i++) {
-            char name[32];
-            snprintf(name, sizeof(name), "func_acc@%zu", ks[i]);
-            ev_report_add(&R->r, group, name, EV_MNEMO,
-                          ev_hits(fn_rank.items, fn_rank.len, ks[i], gold_fn.items, gold_fn.len) ==
-                              gold_fn.len);
-        }
+        mr->have_fn = true;
+        mr->fn_hit[0] =
+            ev_hits(fn_rank.items, fn_rank.len, 5, gold_fn.items, gold_fn.len) == gold_fn.len;
+        mr->fn_hit[1] =
+            ev_hits(fn_rank.items, fn_rank.len, 10, gold_fn.items, gold_fn.len) == gold_fn.len;
         if (R->o.verbose) {
             fprintf(stderr, "    mnemo functions:");
             for (size_t i = 0; i < fn_rank.len && i < 10; i++)
@@ -634,6 +756,7 @@ out:
     return rc;
 }
 
+/* One instance; 0 when scored, 1 when not (reported, the run goes on), 2 on bad input. */
 static int run_instance(run *R, const json_t *inst, size_t index)
 {
     const char *iid = ev_str(inst, "instance_id"), *repo_name = ev_str(inst, "repo");
@@ -643,36 +766,37 @@ static int run_instance(run *R, const json_t *inst, size_t index)
     tree_docs d = {0};
     git_commit *commit = NULL;
     git_tree *tree = NULL;
-    int64_t gold_ids[64], rank[FILE_K];
+    int64_t *gold_ids = NULL, rank[FILE_K];
     size_t nrank = 0;
-    int rc = 2;
+    mnemo_result *mr = mn_calloc(1, sizeof(*mr));
+    int rc = 1;
 
     if (!*iid || !*repo_name || !*base || !*ps || !*patch) {
-        fprintf(stderr,
-                PROG ": instance %zu: needs instance_id, repo, base_commit, "
-                     "problem_statement and patch\n",
-                index);
-        return 2;
+        char label[32];
+        snprintf(label, sizeof(label), "instance %zu", index);
+        ev_report_unscored(&R->r, *iid ? iid : label,
+                           "needs instance_id, repo, base_commit, problem_statement and patch");
+        goto out;
     }
     git_repository *repo = open_repo(R, repo_name);
     if (!repo) {
-        R->no_repo++;
-        return 0;
+        ev_report_unscored(&R->r, iid, "no clone of %s under %s", repo_name, R->o.repos);
+        goto out;
     }
     git_oid oid;
     if (git_oid_fromstr(&oid, base) != 0 || git_commit_lookup(&commit, repo, &oid) != 0 ||
         git_commit_tree(&tree, commit) != 0) {
-        fprintf(stderr, PROG ": %s: base_commit %s not found in %s's clone\n", iid, base,
-                repo_name);
+        ev_report_unscored(&R->r, iid, "base_commit %s not found in %s's clone", base, repo_name);
         goto out;
     }
     parse_patch(patch, &gold);
-    if (gold.len == 0 || gold.len > MN_ARRAY_SIZE(gold_ids)) {
-        fprintf(stderr, PROG ": %s: no 'diff --git' header in the patch\n", iid);
+    if (gold.len == 0) {
+        ev_report_unscored(&R->r, iid, "no 'diff --git' header in the patch");
         goto out;
     }
     const char *group = short_name(repo_name);
-    ev_report_question(&R->r, group);
+    const char *lang =
+        *ev_str(inst, "language") ? ev_str(inst, "language") : language_of_path(gold.items[0].path);
     if (R->o.verbose) {
         fprintf(stderr, "%s gold:", iid);
         for (size_t i = 0; i < gold.len; i++)
@@ -684,36 +808,60 @@ static int run_instance(run *R, const json_t *inst, size_t index)
     uint64_t t0 = ev_now_ns();
     d.repo = repo;
     d.all_files = R->o.all_files;
-    if (ev_bm25_open(&d.bm, 2) != 0)
+    if (ev_bm25_open(&d.bm, 2) != 0) {
+        ev_report_unscored(&R->r, iid, "cannot open the baseline's table");
         goto out;
+    }
     if (git_tree_walk(tree, GIT_TREEWALK_PRE, on_entry, &d) != 0 || d.err) {
-        fprintf(stderr, PROG ": %s: cannot read the tree of %s\n", iid, base);
+        ev_report_unscored(&R->r, iid, "cannot read the tree of %s: %s", base,
+                           git_error_last() ? git_error_last()->message : "?");
         goto out;
+    }
+    if (d.nmissing) {
+        fprintf(stderr, PROG ": %s: %zu files of the tree are not in the clone (left out)\n", iid,
+                d.nmissing);
+        R->missing_blobs += d.nmissing;
+        R->missing_instances++;
     }
     mn_vec_push(&R->bm25_build_s, ev_ms_since(t0) / 1000);
     mn_vec_push(&R->bm25_docs, (double)d.docs);
+    gold_ids = mn_calloc(gold.len, sizeof(*gold_ids));
+    size_t new_gold = 0;
     for (size_t i = 0; i < gold.len; i++) {
         uintptr_t v = (uintptr_t)mn_map_get(&d.ids, gold.items[i].path);
         /* a gold file the tree lacks (new in the patch) gets an id no ranking holds */
         gold_ids[i] = v ? (int64_t)(v - 1) : (int64_t)(d.paths.len + i);
-        if (!v)
-            R->new_gold_files++;
+        new_gold += !v;
     }
     t0 = ev_now_ns();
-    if (ev_bm25_search(d.bm, ps, QUERY_TOKENS, FILE_K, rank, &nrank) != 0)
+    if (ev_bm25_search(d.bm, ps, QUERY_TOKENS, FILE_K, rank, &nrank) != 0) {
+        ev_report_unscored(&R->r, iid, "the baseline's search failed");
         goto out;
-    mn_vec_push(&R->r.latency[EV_BM25], ev_ms_since(t0));
+    }
+    double bm_ms = ev_ms_since(t0);
+    if (R->o.verbose)
+        print_files("bm25", rank, nrank, &d);
+
+    if (!R->o.only_baseline && run_mnemo(R, inst, repo, commit, &d, &gold, mr) != 0)
+        goto out; /* reported by run_mnemo */
+
+    /* scored: both systems' values go in together */
+    ev_report_question(&R->r, lang);
+    ev_report_question(&R->by_repo, group);
+    mn_vec_push(&R->r.latency[EV_BM25], bm_ms);
     size_t bytes = 0;
     for (size_t i = 0; i < nrank && i < TOKENS_K; i++)
         bytes += d.sizes.items[rank[i]] + strlen(d.paths.items[rank[i]]);
     mn_vec_push(&R->r.tokens[EV_BM25], (double)ev_tokens(bytes));
-    add_file_acc(R, group, EV_BM25, rank, nrank, gold_ids, gold.len);
-    if (R->o.verbose)
-        print_files("bm25", rank, nrank, &d);
-
-    if (!R->o.only_baseline &&
-        (rc = run_mnemo(R, inst, repo, commit, &d, &gold, gold_ids, group)) != 0)
-        goto out;
+    add_file_acc(R, lang, group, EV_BM25, rank, nrank, gold_ids, gold.len);
+    if (!R->o.only_baseline && R->r.available[EV_MNEMO]) {
+        add_file_acc(R, lang, group, EV_MNEMO, mr->rank, mr->nrank, gold_ids, gold.len);
+        if (mr->have_fn) {
+            add_value(R, lang, group, "func_acc@5", EV_MNEMO, mr->fn_hit[0]);
+            add_value(R, lang, group, "func_acc@10", EV_MNEMO, mr->fn_hit[1]);
+        }
+    }
+    R->new_gold_files += new_gold;
     R->instances++;
     rc = 0;
 out:
@@ -721,6 +869,8 @@ out:
     git_tree_free(tree);
     git_commit_free(commit);
     gold_release(&gold);
+    free(gold_ids);
+    free(mr);
     return rc;
 }
 
@@ -730,6 +880,41 @@ static void add_seconds_line(run *R, const char *what, const ev_samples *s)
         ev_report_line(&R->r, "%s: p50 %.2f s, p95 %.2f s, max %.2f s, %.1f s in all (n=%zu)", what,
                        ev_percentile(s, 0.5), ev_percentile(s, 0.95), ev_percentile(s, 1.0),
                        ev_sum(s), s->len);
+}
+
+/*
+ * The instances to run, as indexes into data: all (or the first --limit),
+ * or --sample N spread over the repositories: repositories in order of
+ * first appearance, round after round the next instance of each.
+ */
+static size_t pick_instances(const ev_options *o, const json_t *data, size_t **out)
+{
+    size_t n = json_array_size(data), m = 0;
+    size_t *pick = mn_calloc(n ? n : 1, sizeof(*pick));
+    if (!o->sample) {
+        m = o->limit && o->limit < n ? o->limit : n;
+        for (size_t i = 0; i < m; i++)
+            pick[i] = i;
+        *out = pick;
+        return m;
+    }
+    bool *taken = mn_calloc(n ? n : 1, sizeof(*taken));
+    size_t want = o->sample < n ? o->sample : n;
+    while (m < want) {
+        mn_map round = MN_MAP_INIT; /* repositories served this round */
+        for (size_t i = 0; i < n && m < want; i++) {
+            const char *repo = ev_str(json_array_get(data, i), "repo");
+            if (taken[i] || mn_map_has(&round, repo))
+                continue;
+            mn_map_set(&round, repo, NULL);
+            taken[i] = true;
+            pick[m++] = i;
+        }
+        mn_map_release(&round);
+    }
+    free(taken);
+    *out = pick;
+    return m;
 }
 
 int main(int argc, char **argv)
@@ -757,35 +942,37 @@ int main(int argc, char **argv)
     }
     git_libgit2_init();
     ev_report_init(&R.r, "swebench", R.o.input, metrics, MN_ARRAY_SIZE(metrics));
+    ev_report_init(&R.by_repo, "swebench", R.o.input, metrics, MN_ARRAY_SIZE(metrics));
     R.r.tokens_k = TOKENS_K;
-    R.r.available[EV_BM25] = true;
+    R.r.available[EV_BM25] = R.by_repo.available[EV_BM25] = true;
     R.r.available[EV_MNEMO] = !R.o.only_baseline && ev_search_available();
+    R.by_repo.available[EV_MNEMO] = R.r.available[EV_MNEMO];
     if (!R.o.only_baseline && !R.r.available[EV_MNEMO])
         fprintf(R.out, "search: not available (this mnemo has no 'search' operation); "
                        "running the baseline, checkout and index only\n");
 
     uint64_t t0 = ev_now_ns();
-    size_t n = json_array_size(data);
-    if (R.o.limit && R.o.limit < n)
-        n = R.o.limit;
-    rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = run_instance(&R, json_array_get(data, i), i);
+    size_t *pick = NULL, n = pick_instances(&R.o, data, &pick);
+    for (size_t j = 0; j < n; j++) {
+        size_t i = pick[j];
+        run_instance(&R, json_array_get(data, i), i);
         if (R.o.verbose || isatty(2))
-            fprintf(stderr, "\r%zu/%zu %s%s", i + 1, n,
+            fprintf(stderr, "\r%zu/%zu %s%s", j + 1, n,
                     ev_str(json_array_get(data, i), "instance_id"), R.o.verbose ? "\n" : "   ");
     }
+    free(pick);
     if (!R.o.verbose && isatty(2))
         fputc('\n', stderr);
     double wall = ev_ms_since(t0) / 1000;
-    if (rc == 0 && R.instances == 0) {
-        fprintf(stderr, PROG ": no instance could run (repositories not found under %s?)\n",
+    rc = 0;
+    if (R.instances == 0) {
+        fprintf(stderr, PROG ": no instance could be scored (repositories not found under %s?)\n",
                 R.o.repos);
         rc = 2;
     }
 
     if (rc == 0) {
-        fprintf(R.out, "SWE-bench %s: %zu instances\n", R.o.input, R.instances);
+        fprintf(R.out, "SWE-bench %s: %zu instances scored of %zu\n", R.o.input, R.instances, n);
         add_seconds_line(&R, "mnemo index per instance", &R.index_s);
         if (R.files_indexed.len)
             ev_report_line(&R.r, "mnemo files indexed per instance: p50 %.0f, max %.0f",
@@ -801,14 +988,18 @@ int main(int argc, char **argv)
                            ev_percentile(&R.code_ms, 0.5), ev_percentile(&R.code_ms, 0.95));
         ev_report_line(&R.r, "wall time %.1f s", wall);
         ev_report_note(&R.r,
-                       "%zu instances skipped (repository not found); %zu without a gold "
-                       "function (left out of func_acc); %zu gold files not in the base tree; "
-                       "%zu queries cut to %zu bytes for mnemo",
-                       R.no_repo, R.no_gold_fn, R.new_gold_files, R.cut_queries,
-                       ev_search_query_max(MAX_QUERY));
+                       "%zu instances not scored (listed at the end); %zu without a gold function "
+                       "(left out of func_acc); %zu gold files not in the base tree; %zu "
+                       "queries cut to %zu bytes for mnemo; %zu files missing from the clones of "
+                       "%zu instances (left out of their checkouts)",
+                       R.r.unscored.len, R.no_gold_fn, R.new_gold_files, R.cut_queries,
+                       ev_search_query_max(MAX_QUERY), R.missing_blobs, R.missing_instances);
         if (R.r.errors)
             ev_report_note(&R.r, "%zu mnemo searches failed (scored as empty)", R.r.errors);
+        fprintf(R.out, "by language:\n");
         ev_report_print(&R.r, R.out);
+        fprintf(R.out, "\nby repository:\n");
+        ev_report_print_table(&R.by_repo, R.out);
         bool ok = ev_report_target(&R.r, R.out, "all", "file_acc@1", 0.55);
         ok &= ev_report_target(&R.r, R.out, "all", "file_acc@5", 0.80);
         json_object_set_new(R.r.extra, "instances", json_integer((json_int_t)R.instances));
@@ -820,15 +1011,21 @@ int main(int argc, char **argv)
                                       ev_sum(&R.index_s), "n", (json_int_t)R.index_s.len)
                           : json_null());
         json_object_set_new(R.r.extra, "target_pass", json_boolean(ok));
-        if (R.o.json) {
-            json_t *j = ev_report_json(&R.r);
-            char *s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
-            printf("%s\n", s);
-            free(s);
-            json_decref(j);
-        }
+        json_t *rj = ev_report_json(&R.by_repo);
+        json_object_set(R.r.extra, "by_repository", json_object_get(rj, "groups"));
+        json_decref(rj);
         if (R.o.strict && !ok)
             rc = 1;
+    }
+    if (R.o.json && R.instances) {
+        json_t *j = ev_report_json(&R.r);
+        char *s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
+        printf("%s\n", s);
+        free(s);
+        json_decref(j);
+    } else if (R.instances == 0) {
+        for (size_t i = 0; i < R.r.unscored.len; i++)
+            fprintf(stderr, "  %s\n", R.r.unscored.items[i]);
     }
     for (size_t i = 0; i < R.repos.len; i++) {
         free(R.repos.items[i].name);
@@ -840,6 +1037,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < MN_ARRAY_SIZE(ss); i++)
         mn_vec_release(ss[i]);
     ev_report_release(&R.r);
+    ev_report_release(&R.by_repo);
     json_decref(data);
     git_libgit2_shutdown();
     return rc;

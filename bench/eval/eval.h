@@ -102,10 +102,11 @@ typedef struct {
     ev_samples latency[EV_NSYS]; /* query latency, ms */
     ev_samples tokens[EV_NSYS];  /* tokens of the first tokens_k items of each answer */
     size_t tokens_k;
-    MN_VEC(char *) lines; /* extra lines printed under the table */
-    MN_VEC(char *) notes; /* remarks (skipped inputs, errors), printed and in JSON */
-    json_t *extra;        /* bench-specific members of the JSON summary */
-    size_t errors;        /* failed mnemo calls */
+    MN_VEC(char *) lines;    /* extra lines printed under the table */
+    MN_VEC(char *) notes;    /* remarks (skipped inputs, errors), printed and in JSON */
+    MN_VEC(char *) unscored; /* "<unit>: <reason>": units that could not be scored */
+    json_t *extra;           /* bench-specific members of the JSON summary */
+    size_t errors;           /* failed mnemo calls */
 } ev_report;
 
 void ev_report_init(ev_report *r, const char *bench, const char *dataset,
@@ -119,6 +120,13 @@ void ev_report_add(ev_report *r, const char *group, const char *metric, int sys,
 double ev_report_mean(const ev_report *r, const char *group, const char *metric, int sys);
 void ev_report_line(ev_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ev_report_note(ev_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/**
+ * A unit (question, instance) that could not be scored: said on stderr at
+ * once ("<prog>: not scored: <unit>: <reason>"), listed by ev_report_print
+ * and in the JSON summary (not_scored). The run goes on without it.
+ */
+void ev_report_unscored(ev_report *r, const char *unit, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /** The table: metrics by group, mnemo and bm25 side by side; then latency, tokens, lines, notes. */
 void ev_report_print(const ev_report *r, FILE *f);
 /** The table alone (a second scoring of the same run, say). */
@@ -140,6 +148,7 @@ typedef struct {
     const char *input;  /* the dataset path (first positional) */
     const char *repos;  /* --repos DIR (SWE-bench) */
     size_t limit;       /* --limit N: first N units (0: all) */
+    size_t sample;      /* --sample N (SWE-bench): N units spread over the repositories */
     size_t k;           /* --k N: items asked of each search (0: the bench's default) */
     bool only_baseline; /* --only-baseline */
     bool verbose;       /* --verbose: per-question misses on stderr */

@@ -20,6 +20,7 @@
  */
 #include "common.h"
 #include <math.h>
+#include <stdarg.h>
 #include <time.h>
 
 #include "eval.h"
@@ -252,14 +253,19 @@ void ev_report_release(ev_report *r)
     for (size_t i = 0; i < r->notes.len; i++)
         free(r->notes.items[i]);
     mn_vec_release(&r->notes);
+    for (size_t i = 0; i < r->unscored.len; i++)
+        free(r->unscored.items[i]);
+    mn_vec_release(&r->unscored);
     json_decref(r->extra);
 }
 
 void ev_report_question(ev_report *r, const char *group)
 {
     r->groups.items[0].questions++;
-    if (strcmp(group, "all") != 0)
-        r->groups.items[group_index(r, group)].questions++;
+    if (strcmp(group, "all") != 0) {
+        size_t g = group_index(r, group); /* may grow (move) the array: index it after */
+        r->groups.items[g].questions++;
+    }
 }
 
 void ev_report_add(ev_report *r, const char *group, const char *metric, int sys, double v)
@@ -302,6 +308,18 @@ void ev_report_note(ev_report *r, const char *fmt, ...)
     char *s = vformat(fmt, ap);
     va_end(ap);
     mn_vec_push(&r->notes, s);
+}
+
+void ev_report_unscored(ev_report *r, const char *unit, const char *fmt, ...)
+{
+    mn_buf b = MN_BUF_INIT;
+    va_list ap;
+    mn_buf_printf(&b, "%s: ", unit);
+    va_start(ap, fmt);
+    mn_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "bench_%s: not scored: %s\n", r->bench, b.ptr);
+    mn_vec_push(&r->unscored, mn_buf_detach(&b));
 }
 
 static void put_value(FILE *f, const ev_cell *c, int sys, int width)
@@ -381,6 +399,9 @@ void ev_report_print(const ev_report *r, FILE *f)
         fprintf(f, "%s\n", r->lines.items[i]);
     for (size_t i = 0; i < r->notes.len; i++)
         fprintf(f, "note: %s\n", r->notes.items[i]);
+    fprintf(f, "not scored: %zu%s\n", r->unscored.len, r->unscored.len ? ":" : "");
+    for (size_t i = 0; i < r->unscored.len; i++)
+        fprintf(f, "  %s\n", r->unscored.items[i]);
 }
 
 static json_t *mean_or_null(const ev_cell *c, int s)
@@ -431,6 +452,10 @@ json_t *ev_report_json(const ev_report *r)
     for (size_t i = 0; i < r->notes.len; i++)
         json_array_append_new(notes, json_string(r->notes.items[i]));
     json_object_set_new(out, "notes", notes);
+    json_t *un = json_array();
+    for (size_t i = 0; i < r->unscored.len; i++)
+        json_array_append_new(un, json_string(r->unscored.items[i]));
+    json_object_set_new(out, "not_scored", un);
     json_object_update(out, r->extra);
     return out;
 }
@@ -462,12 +487,15 @@ int ev_parse_args(ev_options *o, int argc, char **argv, const char *prog, const 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int64_t v;
-        if ((!strcmp(a, "--limit") || !strcmp(a, "--k")) && i + 1 < argc) {
-            if (mn_parse_int64(&v, argv[++i], !strcmp(a, "--k") ? 1 : 0, 1000000, a) != 0) {
+        if ((!strcmp(a, "--limit") || !strcmp(a, "--k") || !strcmp(a, "--sample")) &&
+            i + 1 < argc) {
+            if (mn_parse_int64(&v, argv[++i], strcmp(a, "--limit") ? 1 : 0, 1000000, a) != 0) {
                 fprintf(stderr, "%s: %s\n", prog, mn_error_last());
                 return 2;
             }
-            *(!strcmp(a, "--k") ? &o->k : &o->limit) = (size_t)v;
+            *(!strcmp(a, "--k")       ? &o->k
+              : !strcmp(a, "--limit") ? &o->limit
+                                      : &o->sample) = (size_t)v;
         } else if (!strcmp(a, "--repos") && i + 1 < argc) {
             o->repos = argv[++i];
         } else if (!strcmp(a, "--stores") && i + 1 < argc) {
