@@ -1059,7 +1059,8 @@ static void side_read(mn_neardup_text *x, const char *text, size_t len)
     x->exact = mn_neardup__exact_hash(text, len);
     mn_neardup__terms_read(&x->t, text, len, true);
     x->set = mn_malloc((x->t.n_terms + 1) * sizeof(*x->set));
-    memcpy(x->set, x->t.terms, x->t.n_terms * sizeof(*x->set));
+    if (x->t.n_terms) /* terms is NULL for a text without any */
+        memcpy(x->set, x->t.terms, x->t.n_terms * sizeof(*x->set));
     x->n_set = mn_neardup__sort_unique(x->set, x->t.n_terms);
 }
 
