@@ -626,6 +626,27 @@ int mn_store_ancestry_put(mn_store *s, const char *head, const char *sha, bool m
     return done(s, st, "cannot write the ancestry cache");
 }
 
+/*
+ * The first column of st's rows, each given to cb once st is reset: the
+ * rows are read whole first, so that cb may use the store (a statement
+ * stepping meanwhile would see its writes).
+ */
+static int each_string(mn_store *s, sqlite3_stmt *st, const char *what,
+                       int (*cb)(void *payload, const char *value), void *payload)
+{
+    json_t *values = json_array();
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        json_array_append_new(values, json_string(col(st, 0)));
+    sqlite3_reset(st);
+    int rc = step == SQLITE_DONE ? 0 : fail(s, what);
+    size_t i;
+    json_t *v;
+    json_array_foreach(values, i, v) if (rc == 0) rc = cb(payload, json_string_value(v));
+    json_decref(values);
+    return rc;
+}
+
 int mn_store_ancestry_heads(mn_store *s, size_t max, int (*cb)(void *payload, const char *head),
                             void *payload)
 {
@@ -636,17 +657,7 @@ int mn_store_ancestry_heads(mn_store *s, size_t max, int (*cb)(void *payload, co
         return mn_error_last_code();
     sqlite3_bind_int64(st, 1, s->project_id);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-    json_t *heads = json_array();
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        json_array_append_new(heads, json_string(col(st, 0)));
-    sqlite3_reset(st);
-    int rc = step == SQLITE_DONE ? 0 : fail(s, "cannot read the ancestry cache");
-    size_t i;
-    json_t *h;
-    json_array_foreach(heads, i, h) if (rc == 0) rc = cb(payload, json_string_value(h));
-    json_decref(heads);
-    return rc;
+    return each_string(s, st, "cannot read the ancestry cache", cb, payload);
 }
 
 int mn_store_ancestry_inherit(mn_store *s, const char *from, const char *to)
@@ -719,17 +730,7 @@ int mn_store_memory_commits_each(mn_store *s, int (*cb)(void *payload, const cha
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_int64(st, 1, s->project_id);
-    json_t *shas = json_array();
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        json_array_append_new(shas, json_string(col(st, 0)));
-    sqlite3_reset(st);
-    int rc = step == SQLITE_DONE ? 0 : fail(s, "cannot read the memories' commits");
-    size_t i;
-    json_t *v;
-    json_array_foreach(shas, i, v) if (rc == 0) rc = cb(payload, json_string_value(v));
-    json_decref(shas);
-    return rc;
+    return each_string(s, st, "cannot read the memories' commits", cb, payload);
 }
 
 /* ---- blame ---- */
@@ -800,15 +801,5 @@ int mn_store_memories_linked_to(mn_store *s, const char *ref, size_t limit,
     sqlite3_bind_int64(st, 1, s->project_id);
     sqlite3_bind_text(st, 2, ref, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, (sqlite3_int64)limit);
-    json_t *uids = json_array();
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        json_array_append_new(uids, json_string(col(st, 0)));
-    sqlite3_reset(st);
-    int rc = step == SQLITE_DONE ? 0 : fail(s, "cannot read linked memories");
-    size_t i;
-    json_t *v;
-    json_array_foreach(uids, i, v) if (rc == 0) rc = cb(payload, json_string_value(v));
-    json_decref(uids);
-    return rc;
+    return each_string(s, st, "cannot read linked memories", cb, payload);
 }
