@@ -6,7 +6,8 @@
 #
 # LANG is python, c, cpp, go, javascript or typescript. For each checkout it
 # indexes the whole tree into a temporary store, takes N source files of
-# LANG under SUBDIR (default: the whole checkout; N default 30, spread evenly
+# LANG under SUBDIR (a directory or file of the checkout, or several joined
+# by commas; default: the whole checkout; N default 30, spread evenly
 # over the sorted list: files i*count/N), has the reference resolver find
 # every call in them and the definition it calls, and compares with mnemo's
 # call edges (table edges, kind 'call': calling symbol -> callee symbol, or
@@ -138,10 +139,17 @@ for item in "${items[@]}"; do
         exit 2
         ;;
     esac
-    [ -d "$dir" ] && [ -d "$dir/$sub" ] || {
-        echo "call_quality: '$dir/$sub' is not a directory" >&2
+    [ -d "$dir" ] || {
+        echo "call_quality: '$dir' is not a directory" >&2
         exit 2
     }
+    IFS=, read -r -a subs <<<"${sub:-.}"
+    for s in "${subs[@]}"; do
+        [ -e "$dir/$s" ] || {
+            echo "call_quality: '$dir/$s' does not exist" >&2
+            exit 2
+        }
+    done
     i=$((i + 1))
     abs=$(cd "$dir" && pwd)
     p=$work/$i
@@ -175,7 +183,9 @@ for item in "${items[@]}"; do
             [ ${#args[@]} -eq 0 ] || args+=(-o)
             args+=(-name "*.$x")
         done
-        find "./$sub" \( -name node_modules -o -name .git -o -name vendor \) -prune -o \
+        starts=()
+        for s in "${subs[@]}"; do starts+=("./$s"); done
+        find "${starts[@]}" \( -name node_modules -o -name .git -o -name vendor \) -prune -o \
             -type f \( "${args[@]}" \) ! -name '*.d.ts' ! -name '*.min.js' -print |
             sed 's|^\./||; s|^/||; s|//*|/|g' | LC_ALL=C sort
     ) >"$p.all"
@@ -200,7 +210,7 @@ for item in "${items[@]}"; do
         ;;
     go)
         need go "apt-get install golang-go"
-        (cd "$HERE" && GOFLAGS=-mod=mod GO111MODULE=off go build -o "$work/ref_go" ref_go.go) >"$p.ref.log" 2>&1 || {
+        (cd "$HERE" && GO111MODULE=off go build -o "$work/ref_go" ref_go.go) >"$p.ref.log" 2>&1 || {
             cat "$p.ref.log" >&2
             exit 2
         }
@@ -232,12 +242,12 @@ def pct(a, b):
 
 rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
 print()
-print("| language | repository | files | call sites | defined in repo (reference) | outside | unknown | mnemo edge found % | resolved % (mnemo, matched sites) | precision % | recall % |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| language | repository | files | call sites | in repo / outside / unknown (reference) | mnemo edge found % | resolved % | precision % | to a declaration | recall % |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    print("| %s | %s | %d | %d | %d | %d | %d | %s | %s | %s (%d/%d) | %s (%d/%d) |" % (
+    print("| %s | %s | %d | %d | %d / %d / %d | %s | %s | %s (%d/%d) | %d | %s (%d/%d) |" % (
         r["lang"], os.path.basename(r["root"]), r["files"], r["sites"], r["ref_repo"], r["ref_ext"],
         r["ref_unk"], pct(r["matched"], r["sites"]), pct(r["resolved"], r["matched"]),
-        pct(r["right"], r["judged"]), r["right"], r["judged"],
+        pct(r["right"], r["judged"]), r["right"], r["judged"], r["decl"],
         pct(r["recall_hit"], r["ref_repo"]), r["recall_hit"], r["ref_repo"]))
 PY
