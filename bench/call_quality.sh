@@ -187,7 +187,7 @@ for item in "${items[@]}"; do
         for s in "${subs[@]}"; do starts+=("./$s"); done
         find "${starts[@]}" \( -name node_modules -o -name .git -o -name vendor \) -prune -o \
             -type f \( "${args[@]}" \) ! -name '*.d.ts' ! -name '*.min.js' -print |
-            sed 's|^\./||; s|^/||; s|//*|/|g' | LC_ALL=C sort
+            sed 's|//*|/|g; s|^\(\./\)*||' | LC_ALL=C sort
     ) >"$p.all"
     total=$(wc -l <"$p.all")
     awk -v n="$nfiles" -v t="$total" 'BEGIN { if (n > t) n = t; for (k = 0; k < n; k++) want[int(k * t / n) + 1] = 1 }

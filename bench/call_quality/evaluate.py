@@ -40,7 +40,9 @@ with open(ref_path, encoding="utf-8") as f:
     for line in f:
         line = line.strip()
         if line:
-            sites.append(json.loads(line))
+            st = json.loads(line)
+            st["path"] = os.path.normpath(st["path"])
+            sites.append(st)
 
 sym_by_id = {s["id"]: s for s in syms}
 syms_by_file = {}
@@ -121,7 +123,7 @@ def at(defs, path, start, end):
 
 n = matched = resolved = judged = right = decl = 0
 ref_repo = ref_ext = ref_unk = rec_hit = 0
-wrong_ext = wrong_repo = unjudged = 0
+wrong_ext = wrong_repo = wrong_dyn = unjudged = 0
 no_edge_repo = unresolved_repo = 0
 examples = {"wrong": [], "missed": [], "external": []}
 files = set()
@@ -159,6 +161,7 @@ for st in sites:
             e["dname"], e["dpath"], e["dstart"], e["dend"])))
     elif ref == "repo":
         wrong_repo += 1
+        wrong_dyn += st.get("why", "").startswith("dynamic")
         examples["wrong"].append((st, "%s -> %s %s:%d-%d, reference %s" % (
             e["name"], e["dname"], e["dpath"], e["dstart"], e["dend"], st["defs"][:3])))
     else:
@@ -188,6 +191,10 @@ print("   precision %d/%d (%.1f%%): wrong %d to another repository symbol, %d to
       " (not the definition), %d where the callee is outside the repository; %d resolved sites"
       " the reference cannot judge" % (right, judged, pct(right, judged), wrong_repo, decl,
                                        wrong_ext, unjudged))
+if wrong_dyn:
+    print("   of the %d wrong in the repository, %d are dynamic calls (an interface's or a virtual"
+          " method: the reference names the declared method, mnemo may name an implementation)"
+          % (wrong_repo, wrong_dyn))
 print("   recall %d/%d (%.1f%%): %d without a mnemo edge, %d unresolved" % (
     rec_hit, ref_repo, pct(rec_hit, ref_repo), no_edge_repo, unresolved_repo))
 for k in ("wrong", "external", "missed"):
@@ -197,5 +204,5 @@ print("SUMMARY " + json.dumps({
     "lang": lang, "root": root, "files": len(files), "sites": n, "ref_repo": ref_repo,
     "ref_ext": ref_ext, "ref_unk": ref_unk, "matched": matched, "resolved": resolved,
     "judged": judged, "right": right, "decl": decl, "wrong_repo": wrong_repo,
-    "wrong_ext": wrong_ext, "unjudged": unjudged, "recall_hit": rec_hit, "own": own,
+    "wrong_ext": wrong_ext, "wrong_dyn": wrong_dyn, "unjudged": unjudged, "recall_hit": rec_hit, "own": own,
     "own_res": own_res}))

@@ -14,7 +14,7 @@ the first unit that includes it):
 The callee's definition is looked up by USR over all the units (a C
 function defined in another .c file): ref "repo" with defs [[path, line]]
 (line of the definition's name) and decls (its other declarations in the
-checkout); "external" when it is declared or defined outside the checkout;
+checkout; why "dynamic: ..." for a virtual method); "external" when it is declared or defined outside the checkout;
 "unknown" for a call through a pointer, or a function declared in the
 checkout whose definition no unit compiled (another platform's #ifdef).
 No compile_commands.json is needed: each unit is parsed with -I for every
@@ -168,7 +168,7 @@ def visit(c):
             dl = (rel(d.location.file.name), d.location.line)
         decl_in = rel(r.location.file.name) if r.location.file else None
         pending.append((path, rl.line, col, name, r.get_usr(), "call",
-                        (dl, decl_in, r.location.line)))
+                        (dl, decl_in, r.location.line, r.kind == K.CXX_METHOD and r.is_virtual_method())))
 
 
 index = ci.Index.create()
@@ -201,7 +201,7 @@ for path, line, col, name, usr, kind, info in pending:
     elif kind == "pointer":
         site.update(ref="unknown", defs=[], why="call through a pointer or variable")
     else:
-        dl, decl_in, decl_line = info
+        dl, decl_in, decl_line, virtual = info
         d = defs.get(usr)
         if d is None and dl is not None:
             d = dl if dl[0] is not None else "outside"
@@ -209,7 +209,8 @@ for path, line, col, name, usr, kind, info in pending:
         if d == "outside" or (d is None and decl_in is None):
             site.update(ref="external", defs=[], why="")
         elif d is not None:
-            site.update(ref="repo", defs=[list(d)], decls=[list(x) for x in ds], why="")
+            site.update(ref="repo", defs=[list(d)], decls=[list(x) for x in ds],
+                        why="dynamic: a virtual method" if virtual else "")
         else:
             site.update(ref="unknown", defs=[], decls=[list(x) for x in ds],
                         why="declared in the checkout, no definition compiled")

@@ -11,7 +11,7 @@
 //
 //	ref "repo"      a function or method declared in the module (defs: the
 //	                line of its name; a method of an interface is the line
-//	                of the interface's method)
+//	                of the interface's method, why "dynamic: ...")
 //	ref "external"  the standard library, a builtin, another module
 //	ref "unknown"   a call through a variable or field of function type,
 //	                or a name go/types could not resolve (its package is
@@ -232,6 +232,10 @@ func main() {
 								strings.HasSuffix(o.Pkg().Path(), "_test")) {
 							s.Ref = "repo"
 							s.Defs = [][]any{{r, dp.Line}}
+							if sig, ok := o.Type().(*types.Signature); ok && sig.Recv() != nil &&
+								types.IsInterface(sig.Recv().Type()) {
+								s.Why = "dynamic: an interface's method"
+							}
 						} else {
 							s.Ref = "external"
 						}

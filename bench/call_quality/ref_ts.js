@@ -9,7 +9,8 @@
 // per call in each FILE: a CallExpression whose callee is a name (f()) or a
 // property access (a.b.f()), at the callee's last name, with the symbol the
 // checker gives that name (an import followed to what it imports):
-//   ref "repo"      declared in the checkout (defs: each declaration's name line)
+//   ref "repo"      declared in the checkout (defs: each declaration's name line;
+//                   why "dynamic: ..." when only an interface declares it)
 //   ref "external"  declared in TypeScript's lib.*.d.ts or outside ROOT
 //   ref "unknown"   no symbol (an untyped receiver: a parameter, `any`, a
 //                   module the checkout does not have), or only a parameter
@@ -86,7 +87,8 @@ function judge(nameNode) {
         if (inRoot(f)) defs.push([path.relative(root, path.resolve(f)), lineOf(d)]);
         else outside = true;
     }
-    if (defs.length) return { ref: 'repo', defs, why: '' };
+    const sig = (d) => d.kind === ts.SyntaxKind.MethodSignature || d.kind === ts.SyntaxKind.PropertySignature;
+    if (defs.length) return { ref: 'repo', defs, why: decls.every(sig) ? 'dynamic: an interface member' : '' };
     return { ref: outside ? 'external' : 'unknown', defs: [], why: '' };
 }
 
