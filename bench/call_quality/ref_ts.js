@@ -8,7 +8,8 @@
 // out: the checkout has no dependencies installed) and prints one JSON line
 // per call in each FILE: a CallExpression whose callee is a name (f()) or a
 // property access (a.b.f()), at the callee's last name, with the symbol the
-// checker gives that name (an import followed to what it imports):
+// checker gives that name (an import followed to what it imports, a
+// property of an object literal to the value it holds):
 //   ref "repo"      declared in the checkout (defs: each declaration's name line;
 //                   why "dynamic: ..." when only an interface declares it)
 //   ref "external"  declared in TypeScript's lib.*.d.ts or outside ROOT
@@ -76,10 +77,20 @@ function judge(nameNode) {
     } catch (e) {
         return { ref: 'unknown', defs: [], why: 'checker: ' + e.message };
     }
-    const decls = (sym && sym.declarations) || [];
+    const decls = ((sym && sym.declarations) || []).slice();
     if (!decls.length) return { ref: 'unknown', defs: [], why: 'no symbol' };
     if (decls.every((d) => d.kind === ts.SyntaxKind.Parameter))
         return { ref: 'unknown', defs: [], why: 'parameter' };
+    // { f } or { f: g } in an exported object literal: the definition is
+    // what the property holds (the function f or g), kept beside it
+    for (const d of decls.slice()) {
+        let v = null;
+        if (ts.isShorthandPropertyAssignment(d)) v = checker.getShorthandAssignmentValueSymbol(d);
+        else if (ts.isPropertyAssignment(d) && ts.isIdentifier(d.initializer))
+            v = checker.getSymbolAtLocation(d.initializer);
+        if (v && v.flags & ts.SymbolFlags.Alias) v = checker.getAliasedSymbol(v);
+        if (v && v.declarations) decls.push(...v.declarations);
+    }
     const defs = [];
     let outside = false;
     for (const d of decls) {
