@@ -4,7 +4,7 @@
 #
 #   bench/call_quality.sh [--mnemo BIN] [--files N] [--keep DIR] [--misses N] LANG:CHECKOUT[:SUBDIR]...
 #
-# LANG is python, c, cpp, go, javascript or typescript. For each checkout it
+# LANG is python, c, cpp, go, javascript, typescript or java. For each checkout it
 # indexes the whole tree into a temporary store, takes N source files of
 # LANG under SUBDIR (a directory or file of the checkout, or several joined
 # by commas; default: the whole checkout; N default 30, spread evenly
@@ -22,6 +22,8 @@
 #               type-checked from the checkout)
 #   javascript  the TypeScript 4.8 compiler API (allowJs), the  ref_ts.js
 #   typescript  checker's symbol at the callee's name
+#   java        javac's attribution (the JDK's compiler tree     RefJava.java
+#               API) over every .java file of the checkout
 #
 # Per language it prints the reference's call sites (split into defined in
 # the repository / outside it / unknown to the reference), mnemo's resolved
@@ -33,7 +35,8 @@
 # holding its line with the same callee name (see there).
 #
 # Needs python3, sqlite3 and, per language, Debian's python3-jedi,
-# python3-clang-14, golang-go, node + node-typescript (developer tools: a
+# python3-clang-14, golang-go, node + node-typescript, a JDK >= 11
+# (default-jdk-headless) (developer tools: a
 # bench, not a test). Exit status 0; 2 on usage or setup errors.
 set -euo pipefail
 
@@ -134,8 +137,9 @@ for item in "${items[@]}"; do
     go) exts='go' ;;
     javascript) exts='js mjs cjs jsx' ;;
     typescript) exts='ts tsx' ;;
+    java) exts='java' ;;
     *)
-        echo "call_quality: unknown language '$lang' (python, c, cpp, go, javascript, typescript)" >&2
+        echo "call_quality: unknown language '$lang' (python, c, cpp, go, javascript, typescript, java)" >&2
         exit 2
         ;;
     esac
@@ -223,6 +227,10 @@ for item in "${items[@]}"; do
             exit 2
         }
         node "$HERE/ref_ts.js" "$lang" "$abs" "${sample[@]}" >"$p.ref" 2>"$p.ref.log"
+        ;;
+    java)
+        need javac "apt-get install default-jdk-headless"
+        java "$HERE/RefJava.java" "$abs" "${sample[@]}" >"$p.ref" 2>"$p.ref.log"
         ;;
     esac
     t1=$(date +%s)
