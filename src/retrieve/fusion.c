@@ -36,7 +36,8 @@
  *            source files among the candidates only)
  *   file   = (pre + 0.3 graphN gap + 0.3 scope + 0.2 histN) * role
  *   role: source 1, test 0.35 (0.7 when the query talks about tests, 1 when
- *   it names the file's path), doc / config / build 0.5, generated /
+ *   it names the file's path outside a traceback frame: a test in a trace
+ *   is the caller of the code at fault), doc / config / build 0.5, generated /
  *   vendored 0.2, marker / lock 0.1. No centrality prior: that many
  *   modules import a file says nothing of whether a question is about it
  *   (with PageRank as a prior the hubs passed the specialised module the
@@ -118,12 +119,12 @@ static double sat(double x)
     return x > 0 ? 1.0 - exp(-x) : 0;
 }
 
-static double role_factor(const mn_search_ctx *c, const char *role, double path_hit)
+static double role_factor(const mn_search_ctx *c, const char *role, bool path_named)
 {
     if (!role || strcmp(role, "source") == 0)
         return 1.0;
     if (strcmp(role, "test") == 0)
-        return path_hit > 0 ? 1.0 : c->q.about_tests ? 0.7 : 0.35;
+        return path_named ? 1.0 : c->q.about_tests ? 0.7 : 0.35;
     if (strcmp(role, "doc") == 0 || strcmp(role, "config") == 0 || strcmp(role, "build") == 0)
         return 0.5;
     if (strcmp(role, "generated") == 0 || strcmp(role, "vendored") == 0)
@@ -203,7 +204,7 @@ void mn_fusion_files(mn_search_ctx *c)
         /* after pre: the history neither spreads through the graph nor narrows its gap */
         double evidence =
             f->score + W_GRAPH * graphn * gap + W_SCOPE * f->scope + W_HIST * f->history;
-        f->score = evidence * role_factor(c, f->role, f->path_hit);
+        f->score = evidence * role_factor(c, f->role, f->path_named);
         f->sig.graph = graphn;
         f->sig.scope = f->scope;
         f->sig.history = f->history;
@@ -239,7 +240,7 @@ void mn_fusion_chunks(mn_search_ctx *c)
         k->sig.has = MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_SCOPE | MN_SIG_NAMES |
                      (c->req->embedder ? MN_SIG_SEMANTIC : 0);
         k->score = (C_LEX * lexn + C_NAME * sat(k->named) + C_FILE * filen + C_SEM * semn) *
-                   role_factor(c, k->role, f->path_hit);
+                   role_factor(c, k->role, f->path_named);
     }
 }
 
