@@ -654,6 +654,15 @@ static bool generated_by_content(const char *s, size_t len)
                 return true;
             if (contains_i(p, le, "do not edit") && contains_i(p, le, "generated"))
                 return true;
+            /* an amalgamation: a script's concatenation of the sources
+             * into one file (SQLite's sqlite3.c, Catch2's catch.hpp and
+             * catch_amalgamated.cpp, jsoncpp's dist): every name and word
+             * of the project in one file, which no fix edits by hand */
+            if ((contains_i(p, le, "amalgamat") &&
+                 (contains_i(p, le, "file") || contains_i(p, le, "source") ||
+                  contains_i(p, le, "header"))) ||
+                contains_i(p, le, "merged from multiple"))
+                return true;
             for (const char *const *o = generated_openings; *o; o++) {
                 size_t m = strlen(*o);
                 if (n >= m && ieqn(t, m, *o))
@@ -852,7 +861,8 @@ static bool is_doc_name(const pathinfo *pi, const char *lang)
  * Test directories (any depth, ignoring case): the conventions of pytest,
  * Jest (__tests__, __mocks__, __snapshots__), RSpec (spec), Maven/Gradle
  * (src/test), Go (testdata), Cypress/Playwright (e2e), fixtures. A name
- * ending in "_tests" or "-tests" (integration_tests) counts too. Benchmark
+ * ending in "_tests" or "-tests" (integration_tests), or in CamelCase "Test" or
+ * "Tests" (SelfTest, UnitTests), counts too. Benchmark
  * suites (benchmarks/, asv_bench/ of airspeed velocity) are test code too:
  * they exercise the project, the project does not run them (bench/ is left
  * out: as many projects keep a module of that name). A testing/ directory at
@@ -873,16 +883,20 @@ static bool stem_is_test(const pathinfo *pi)
     if ((n > 5 && ieqn(b, 5, "test_")) || ieqn(b, n, "conftest") || ieqn(b, n, "test") ||
         ieqn(b, n, "tests"))
         return true;
-    /* x_test.go, x_test.py, x_tests.rs, x_spec.rb */
+    /* x_test.go, x_test.py, x_tests.rs, x_spec.rb; _spec only where RSpec's
+     * convention holds (Ruby, Crystal, Lua's busted): in C++ a
+     * catch_test_spec.cpp is the code of a test *specification* */
     static const char *const suffixes[] = {"_test", "_tests", "_spec", NULL};
     for (const char *const *s = suffixes; *s; s++) {
         size_t m = strlen(*s);
-        if (n > m && ieqn(b + n - m, m, *s))
+        if (n > m && ieqn(b + n - m, m, *s) &&
+            (strcmp(*s, "_spec") != 0 || in_list_i(pi->ext, strlen(pi->ext), "rb cr lua")))
             return true;
     }
-    /* x.test.ts, x.spec.js (the second extension) */
+    /* x.test.ts, x.spec.js, x.tests.cpp (the second extension) */
     if (pi->ext2_len &&
-        (ieqn(pi->ext2, pi->ext2_len, "test") || ieqn(pi->ext2, pi->ext2_len, "spec")))
+        (ieqn(pi->ext2, pi->ext2_len, "test") || ieqn(pi->ext2, pi->ext2_len, "tests") ||
+         ieqn(pi->ext2, pi->ext2_len, "spec")))
         return true;
     /* FooTest.java, FooTests.cs, FooSpec.scala: CamelCase, so Latest.java and Contest.kt are not */
     static const char *const camel[] = {"Test", "Tests", "Spec", NULL};
@@ -910,6 +924,12 @@ static bool is_test(const pathinfo *pi)
         size_t n = (size_t)(q - p);
         if ((n > 6 && (ieqn(q - 6, 6, "_tests") || ieqn(q - 6, 6, "-tests"))))
             return true;
+        /* CamelCase: SelfTest, UnitTests, IntegrationTests (a lower-case
+         * letter before the capital, so Latest/ and Contest/ are not) */
+        for (size_t k = 4; k <= 5; k++)
+            if (n > k && !memcmp(q - k, "Tests", k) && q[-(ptrdiff_t)k - 1] >= 'a' &&
+                q[-(ptrdiff_t)k - 1] <= 'z')
+                return true;
         p = q + 1;
     }
     return false;
