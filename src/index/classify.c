@@ -13,6 +13,7 @@
  */
 #include "common.h"
 #include "index/classify.h"
+#include "index/testpaths.h"
 
 /* ---- ASCII helpers ---- */
 
@@ -982,7 +983,7 @@ static bool is_config(const pathinfo *pi, const char *lang)
 }
 
 static mn_file_role role_of(const pathinfo *pi, const char *lang, const char *head, size_t len,
-                            uint64_t size, bool binary)
+                            uint64_t size, bool binary, const mn_test_paths *declared)
 {
     if (dir_in(pi, vendored_dirs, false) || nested_packages(pi, lang))
         return MN_ROLE_VENDORED;
@@ -1001,6 +1002,9 @@ static mn_file_role role_of(const pathinfo *pi, const char *lang, const char *he
         return MN_ROLE_MARKER;
     if (is_build(pi))
         return MN_ROLE_BUILD;
+    /* what the project declares its test code to be (testpaths.h) */
+    if (mn_test_paths_has(declared, pi->path))
+        return MN_ROLE_TEST;
     if (is_doc_name(pi, lang))
         return MN_ROLE_DOC;
     if (is_test(pi))
@@ -1035,6 +1039,12 @@ int mn_role_parse(mn_file_role *out, const char *name)
 void mn_classify(mn_file_class *out, const char *path, const char *head, size_t head_len,
                  uint64_t size)
 {
+    mn_classify_declared(out, path, head, head_len, size, NULL);
+}
+
+void mn_classify_declared(mn_file_class *out, const char *path, const char *head, size_t head_len,
+                          uint64_t size, const mn_test_paths *declared)
+{
     pathinfo pi;
     if (!head)
         head_len = 0;
@@ -1046,5 +1056,5 @@ void mn_classify(mn_file_class *out, const char *path, const char *head, size_t 
     out->binary = looks_binary((const unsigned char *)head, head_len, size) ||
                   (*pi.ext && in_list_i(pi.ext, strlen(pi.ext), binary_exts));
     out->language = out->binary ? NULL : language_of(&pi, head, head_len);
-    out->role = role_of(&pi, out->language, head, head_len, size, out->binary);
+    out->role = role_of(&pi, out->language, head, head_len, size, out->binary, declared);
 }
