@@ -347,8 +347,8 @@ static void test_java_trace(void)
     /* the innermost frame of each block is the deepest; the cause's block is deeper */
     CHECK(list == 2 && test == 1);
     CHECK(cls == 4 && outer == 3);
-    CHECK(find(&q, MN_MENTION_PATH, "com/alibaba/fastjson2/reader/ObjectReaderImplList.java")
-              ->strength == 2.0);
+    CHECK(strength(&q, MN_MENTION_PATH, "com/alibaba/fastjson2/reader/ObjectReaderImplList.java") ==
+          2.0);
     CHECK(frame_of(&q, MN_MENTION_NAME, "readJSONBObject") == 2);
     CHECK(frame_of(&q, MN_MENTION_QUALIFIED, "ObjectReaderImplList.readJSONBObject") == 2);
     CHECK(find(&q, MN_MENTION_QUALIFIED, "Outer.run") != NULL); /* lambda$run$0: run */
