@@ -387,6 +387,8 @@ int mn_trace_frame(const char *l, const char *end, const char *prev, const char 
 {
     memset(out, 0, sizeof(*out));
     l = skip_spaces(l, end);
+    if (l == end)
+        return 0;
     if (prefix(l, end, "at ") && at_frame(l, end, out))
         return 1;
     if (*l == '#' && native_frame(l, end, out))

@@ -472,6 +472,67 @@ static void test_native_trace(void)
     mn_arena_release(&a);
 }
 
+/*
+ * Trace lines cut anywhere and mixed at random (the sanitizer build reads
+ * past no end): every prefix of each form, then random lines of their
+ * characters.
+ */
+static void test_trace_fragments(void)
+{
+    static const char *const forms[] = {
+        "\tat com.x.Y$Z.lambda$m$0(Y.java:12)",
+        "Caused by: x.y.ZException: a message of words",
+        "Exception in thread \"main\" x.Y: msg here now",
+        "   at N.C.M(Int32 n) in C:\\p\\C.cs:line 42",
+        "at async Object.f (file:///p/node_modules/a/b.js:1:2) {",
+        "goroutine 7 [running]:",
+        "a/b.(*T).M(0x0, 0x1)",
+        "\t/home/u/go/pkg/mod/m@v1.2.3/vendor/x/f.go:123 +0x1d",
+        "created by a.b in goroutine 1",
+        "thread 'main' panicked at 'msg of words', src/x.rs:10:5",
+        "thread 'main' panicked at src/x.rs:10:5:",
+        "error[E0308]: mismatched types here",
+        "  --> src/x.rs:3:5",
+        "a.cpp:12:5: error: no match for call",
+        "    #0 0x4f in ns::C<int>::f(int) const /p/a.cpp:12:5",
+        "#1  g (a=1) at b.cc:3",
+    };
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    mn_buf text = MN_BUF_INIT;
+    for (size_t f = 0; f < MN_ARRAY_SIZE(forms); f++)
+        for (size_t cut = 0; cut <= strlen(forms[f]); cut++) {
+            /* exactly the prefix, in a buffer of its own size: no terminator to lean on */
+            char *t = mn_malloc(cut ? cut : 1);
+            memcpy(t, forms[f], cut);
+            REQUIRE_OK(mn_query_analyse(&q, t, cut, &a));
+            free(t);
+            mn_arena_release(&a);
+        }
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    static const char alphabet[] = "at ()$.:/\\#'\"*+0x9Eerror[]->panic: in\t\nCaused by";
+    for (int round = 0; round < 300; round++) {
+        mn_buf_clear(&text);
+        for (int i = 0; i < 200; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            if ((seed >> 60) < 3) {
+                const char *form = forms[(seed >> 33) % MN_ARRAY_SIZE(forms)];
+                mn_buf_put(&text, form, (seed >> 20) % (strlen(form) + 1));
+            } else {
+                mn_buf_putc(&text, alphabet[(seed >> 33) % (sizeof(alphabet) - 1)]);
+            }
+        }
+        char *t = mn_malloc(text.len ? text.len : 1);
+        memcpy(t, text.ptr, text.len);
+        REQUIRE_OK(mn_query_analyse(&q, t, text.len, &a));
+        for (size_t i = 0; i < q.nmentions; i++)
+            CHECK(q.mentions[i].frame >= 0 && q.mentions[i].frame <= q.nframes);
+        free(t);
+        mn_arena_release(&a);
+    }
+    mn_buf_release(&text);
+}
+
 static void test_and_plan(void)
 {
     /* the bench's memory questions: six words in 29-45% of 100,000 memories */
@@ -500,4 +561,5 @@ MN_TEST_MAIN(MN_TEST(test_code_shape), MN_TEST(test_names), MN_TEST(test_dotted_
              MN_TEST(test_about_tests), MN_TEST(test_nothing_to_search),
              MN_TEST(test_fts_query_quoting), MN_TEST(test_template_left_out),
              MN_TEST(test_and_plan), MN_TEST(test_java_trace), MN_TEST(test_js_trace),
-             MN_TEST(test_go_trace), MN_TEST(test_rust_trace), MN_TEST(test_native_trace))
+             MN_TEST(test_go_trace), MN_TEST(test_rust_trace), MN_TEST(test_native_trace),
+             MN_TEST(test_trace_fragments))
