@@ -444,6 +444,25 @@ static bool module_match(const file_row *r, const char *mod, size_t mlen)
     return false;
 }
 
+/*
+ * A frame's file by its name alone, when no path with a directory matched
+ * and exactly one file of the project has that name: a frame prints where
+ * the file was built or installed (Go's /opt/gopath/src/app/vendor/
+ * google.golang.org/grpc/clientconn.go, a package at the root of its
+ * repository), a prefix no tail of the repository's paths ends with. A
+ * name that several files share stays unmatched, as before.
+ */
+static size_t frame_file_alone(const file_rows *rows, const char *path, size_t *hits)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t bl = strlen(base), n = 0;
+    for (size_t r = 0; r < rows->len && n < 2; r++)
+        if (ends_with_path(rows->items[r].path, strlen(rows->items[r].path), base, bl))
+            hits[n++] = r;
+    return n == 1 ? 1 : 0;
+}
+
 static int paths(mn_search_ctx *c)
 {
     bool any = c->req->nfiles > 0;
@@ -501,6 +520,8 @@ static int paths(mn_search_ctx *c)
                 break;
             tail = slash + 1;
         }
+        if (nhits == 0 && m->frame && m->kind == MN_MENTION_PATH && !m->link)
+            nhits = frame_file_alone(&rows, m->text, hits);
         if (nhits == 0)
             continue;
         if (m->frame > fault_frame) {
@@ -516,6 +537,8 @@ static int paths(mn_search_ctx *c)
             file_row *r = &rows.items[hits[h]];
             mn_file_cand *f = mn_search_file(c, r->id, r->path, r->role);
             f->path_hit += w;
+            if (!m->frame)
+                f->path_named = true;
             /* a link to a line of it: the reporter points at the code, as
              * the deepest frame of a traceback does */
             if (m->link == 2 && f->fault < 1.0 / (double)nhits)
