@@ -27,13 +27,19 @@
  * after one call that warms it; p50 and p95 of those.
  *
  * Usage: bench_plan DEV_JSONL --stores DIR [--limit N] [--warm ROOT --repeat N]
- *                   [--weights G] [--verbose]
+ *                   [--weights LEX,SYM,PATH,MENTION,SEM] [--verbose]
+ * --weights runs the plan through mn_plan_run with those weights (tier A's
+ * noisy-OR and the semantic share of fusion), for the ablations of
+ * docs/internals/plan.md.
  */
 #include "common.h"
 #include <math.h>
 #include <strings.h>
 
+#include "api/api_internal.h"
 #include "eval/eval.h"
+#include "retrieve/embed.h"
+#include "retrieve/plan.h"
 #include "util/map.h"
 #include "util/util.h"
 
@@ -50,7 +56,40 @@ typedef struct {
     size_t noise[2][3]; /* plan, legacy x infra, marker, lock */
     ev_samples plan_ms, legacy_ms, search_ms;
     bool verbose;
+    const double *weights; /* --weights: plan run with these (mn_plan_request.weights) */
 } totals;
+
+/* The plan with T->weights, called directly (the op has no weights): its selected paths. */
+static json_t *plan_weighted(mn_ctx *ctx, const char *task, const double *weights, double *ms)
+{
+    mn_plan_request req = {0};
+    mn_plan_result res;
+    mn_embedder *e = NULL;
+    char *note = NULL;
+    req.task = task;
+    req.root = ctx->root;
+    req.min_final_score = -1;
+    req.weights = weights;
+    if (mn_api__embedder(ctx, true, &e, &note) != 0)
+        mn_error_clear();
+    req.search_embedder = e;
+    uint64_t t0 = ev_now_ns();
+    int rc = mn_plan_run(ctx->store, &req, &res);
+    *ms = ev_ms_since(t0);
+    json_t *out =
+        json_pack("{s:[],s:i,s:s}", "selected", "semantic_hit_count", (int)res.semantic_hit_count,
+                  "pipeline_version", rc ? "failed" : res.pipeline_version);
+    for (size_t i = 0; rc == 0 && i < res.nselected; i++)
+        json_array_append_new(json_object_get(out, "selected"),
+                              json_pack("{s:s}", "path", res.files[res.selected[i]].path));
+    json_object_set_new(out, "semantic_backend_used",
+                        json_string(res.backend ? res.backend : "none"));
+    mn_plan_result_release(&res);
+    mn_embedder_free(e);
+    free(note);
+    mn_error_clear();
+    return out;
+}
 
 typedef MN_VEC(char *) str_vec;
 
@@ -99,7 +138,8 @@ static void count_noise(const json_t *selected, const json_t *files_by_path, siz
     const json_t *x;
     json_array_foreach(selected, i, x)
     {
-        const json_t *f = json_object_get(files_by_path, json_string_value(json_object_get(x, "path")));
+        const json_t *f =
+            json_object_get(files_by_path, json_string_value(json_object_get(x, "path")));
         const char *role = json_string_value(json_object_get(f, "role"));
         json_int_t lines = json_integer_value(json_object_get(f, "lines"));
         if (!role)
@@ -209,7 +249,9 @@ static void one(totals *T, const char *stores, const json_t *inst)
         len = mn_utf8_floor(ps, len, max);
     query = mn_strndup(ps, len);
     double ms_plan = 0, ms_legacy = 0, ms_search = 0;
-    if (call(ctx, "plan_files", json_pack("{s:s}", "task", query), &rp, &ms_plan) != 0 ||
+    if (T->weights)
+        rp = plan_weighted(ctx, query, T->weights, &ms_plan);
+    if ((!rp && call(ctx, "plan_files", json_pack("{s:s}", "task", query), &rp, &ms_plan) != 0) ||
         call(ctx, "plan_files", json_pack("{s:s,s:b}", "task", query, "legacy", 1), &rl,
              &ms_legacy) != 0 ||
         call(ctx, "search", json_pack("{s:s,s:[s],s:i}", "query", query, "kinds", "file", "k", K),
@@ -240,7 +282,8 @@ static void one(totals *T, const char *stores, const json_t *inst)
         fprintf(stderr, "%s gold", iid);
         for (size_t g = 0; g < gold.len; g++)
             fprintf(stderr, " %s", gold.items[g]);
-        fprintf(stderr, " | plan %s (%s) %.0f ms:", json_string_value(json_object_get(rp, "pipeline_version")),
+        fprintf(stderr, " | plan %s (%s) %.0f ms:",
+                json_string_value(json_object_get(rp, "pipeline_version")),
                 json_string_value(json_object_get(rp, "semantic_backend_used")), ms_plan);
         for (size_t j = 0; j < n[S_PLAN] && j < 5; j++)
             fprintf(stderr, " %s", ranks[S_PLAN][j]);
@@ -302,6 +345,7 @@ int main(int argc, char **argv)
 {
     const char *input = NULL, *stores = NULL, *warm_root = NULL;
     size_t limit = 0, repeat = 0;
+    double weights[5] = {0};
     totals T;
     memset(&T, 0, sizeof(T));
     for (int i = 1; i < argc; i++) {
@@ -313,7 +357,15 @@ int main(int argc, char **argv)
             warm_root = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--verbose"))
+        else if (!strcmp(argv[i], "--weights") && i + 1 < argc) {
+            char *p = argv[++i];
+            for (int w = 0; w < 5; w++) {
+                weights[w] = strtod(p, &p);
+                if (*p == ',')
+                    p++;
+            }
+            T.weights = weights;
+        } else if (!strcmp(argv[i], "--verbose"))
             T.verbose = true;
         else if (argv[i][0] != '-' && !input)
             input = argv[i];
@@ -345,7 +397,8 @@ int main(int argc, char **argv)
                 printf(" %7.3f", T.acc[s][k] / (double)T.n);
             printf("\n");
         }
-        printf("semantic_hit_count > 0: %.1f%% of tasks\n", 100.0 * (double)T.sem_hits / (double)T.n);
+        printf("semantic_hit_count > 0: %.1f%% of tasks\n",
+               100.0 * (double)T.sem_hits / (double)T.n);
         printf("final sets: plan %zu files, legacy %zu files\n", T.plan_sel, T.legacy_sel);
         printf("  infra (config, build): plan %zu, legacy %zu\n", T.noise[0][0], T.noise[1][0]);
         printf("  marker (role marker or <= 5 lines): plan %zu, legacy %zu\n", T.noise[0][1],

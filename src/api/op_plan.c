@@ -4,7 +4,7 @@
  * for a task, graph first (src/retrieve/plan.c; docs/plan.md).
  *
  * The settings come from config plan.* (graph_first, fail_open,
- * candidate_cap, semantic_cap, min_final_score) and context.tokenizer
+ * candidate_cap, semantic_cap, min_final_score, semantic_weight) and context.tokenizer
  * (the budget is counted as context counts it). The index is refreshed
  * first as context does (index.refresh_age). The semantic stage's first
  * rung is the configured embedder only when it is a server (embed.provider
@@ -105,7 +105,7 @@ int mn_op_plan(mn_ctx *ctx, const json_t *args, json_t **out)
     mn_embedder *e = NULL;
     char *tok_config = NULL, *tok_note = NULL, *semantic_note = NULL, *reason = NULL;
     bool graph_first = true, fail_open = true, have_res = false;
-    double cap = 0, sem_cap = 0, min_final = 0;
+    double cap = 0, sem_cap = 0, min_final = 0, sem_weight = 0;
     json_t *notes = json_array();
     int rc;
 
@@ -118,11 +118,13 @@ int mn_op_plan(mn_ctx *ctx, const json_t *args, json_t **out)
         (rc = mn_api__config_bool(ctx, &fail_open, "plan.fail_open")) != 0 ||
         (rc = mn_api__config_number(ctx, &cap, "plan.candidate_cap")) != 0 ||
         (rc = mn_api__config_number(ctx, &sem_cap, "plan.semantic_cap")) != 0 ||
-        (rc = mn_api__config_number(ctx, &min_final, "plan.min_final_score")) != 0)
+        (rc = mn_api__config_number(ctx, &min_final, "plan.min_final_score")) != 0 ||
+        (rc = mn_api__config_number(ctx, &sem_weight, "plan.semantic_weight")) != 0)
         goto out;
     req.candidate_cap = (size_t)cap;
     req.semantic_cap = (size_t)sem_cap;
     req.min_final_score = min_final;
+    req.semantic_weight = sem_weight;
     req.root = ctx->root;
     if (mn_store_config_get(ctx->store, &tok_config, "context.tokenizer") != 0)
         mn_error_clear();

@@ -39,7 +39,6 @@
 #define DEFAULT_MIN_FINAL 0.12
 #define DEFAULT_BUDGET    1800
 #define DEFAULT_K         10
-#define W_GRAPH           0.65
 #define W_SEMANTIC        0.35
 #define AUX_SHARE         0.2 /* tests, docs and config in the final set at most */
 #define SECTION_LINES     5   /* seeds and semantic hits shown */
@@ -300,9 +299,12 @@ int mn_plan_run(mn_store *s, const mn_plan_request *req, mn_plan_result *out)
     out->backend = p.backend;
     /* fusion */
     size_t w = 0, dropped = 0;
+    double w_sem = req->weights                ? req->weights[4]
+                   : req->semantic_weight >= 0 ? req->semantic_weight
+                                               : W_SEMANTIC;
     for (size_t i = 0; i < p.files.len; i++) {
         mn_plan_file *c = &p.files.items[i];
-        c->final = c->semantic_evidence ? W_GRAPH * c->graph + W_SEMANTIC * c->semantic : c->graph;
+        c->final = c->semantic_evidence ? (1 - w_sem) * c->graph + w_sem * c->semantic : c->graph;
         if (c->semantic_evidence)
             out->semantic_hit_count++;
         if (!c->semantic_evidence && c->final < min_final) {
@@ -315,7 +317,7 @@ int mn_plan_run(mn_store *s, const mn_plan_request *req, mn_plan_result *out)
     plan_trace(&p,
                "fusion: %.2f graph + %.2f semantic; %zu without semantic evidence under %.2f "
                "dropped",
-               W_GRAPH, W_SEMANTIC, dropped, min_final);
+               1 - w_sem, w_sem, dropped, min_final);
     if (p.files.len > 1)
         qsort(p.files.items, p.files.len, sizeof(*p.files.items), cmp_final);
     out->files = mn_arena_alloc(&out->arena, (p.files.len + 1) * sizeof(*out->files));

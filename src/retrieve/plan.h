@@ -55,6 +55,9 @@ typedef struct {
     struct mn_embedder *search_embedder;
     bool no_ripgrep;                /* skip the ripgrep rung */
     const mn_token_counter *tokens; /* NULL: the estimate */
+    /* for ablations (bench_plan --weights): lexical, symbols, path, mention (tier A's noisy-OR)
+     * and semantic (fusion); NULL: the defaults of docs/internals/plan.md */
+    const double *weights;
 } mn_plan_request;
 
 typedef struct {

@@ -18,8 +18,13 @@
  *            terms in the file name: 1); idf_path = ln(1 + N/df) / ln(1 + N)
  *            over the N paths, so a word every path has counts nothing
  *   mention  the task names the file's path (or its tail, or a module
- *            path a/b/c): min(1, strength / 2), a traceback frame 1
- *   graph_A = 1 - (1 - 0.8 lexical)(1 - 0.7 symbols)(1 - 0.6 path)(1 - 0.95 mention)
+ *            path a/b/c): min(1, strength / 2), a traceback frame 1,
+ *            divided by the number of files the mention matches (a bare
+ *            __init__.py names none of them)
+ *   graph_A = 1 - (1 - lexical)(1 - 0.3 symbols)(1 - 0.3 path)(1 - 0.95 mention)
+ * (the search's own score already holds names and path words, so symbols
+ * and path count little more; 0.8/0.7/0.6 cost 4 tasks at Acc@1 on the
+ * SWE-bench dev set: docs/internals/plan.md, "Ablations")
  * A file is in tier A when lexical, symbols or mention is above 0 or path
  * is at least 0.34 (one strong term in its file name).
  *
@@ -39,7 +44,8 @@
  *
  * The noise filter runs before the semantic stage: lock files are out;
  * tiny marker files (at most 5 lines, no symbol, no import) are out
- * unless the task names them; tests, docs and config that share nothing
+ * unless the task names them (a mention of at least NAMED: that file
+ * alone); tests, docs and config that share nothing
  * with the task (no path term, no symbol named, not named) go to tier C
  * at half their graph score, unless the task is about tests or docs.
  * Then the candidates are sorted by graph and cut to the cap.
@@ -62,6 +68,10 @@
 #define TIER_C_MAX     15   /* files of tier C at most */
 #define TIER_C_PER_DIR 5    /* files beside one seed */
 #define MARKER_LINES   5    /* a marker file has at most this many lines */
+#define NAMED          0.5  /* a mention this strong names the file itself: a marker may stay */
+
+/* tier A's noisy-OR: lexical, symbols, path, mention */
+static const double w_default[4] = {1.0, 0.3, 0.3, 0.95};
 
 typedef struct {
     int64_t id;
@@ -228,6 +238,14 @@ static void mentions(graph_run *g)
         double s = m->frame ? 1.0 : fmin(1.0, m->strength / 2);
         if (m->kind == MN_MENTION_MODULE)
             s *= 0.8;
+        /* a name many files share (__init__.py, utils.py) names none of them: 1 / matches */
+        size_t nhit = 0;
+        for (size_t i = 0; i < g->all.len; i++)
+            nhit += m->kind == MN_MENTION_PATH ? path_named(g->all.items[i].path, m->text)
+                                               : module_named(g->all.items[i].path, m->text);
+        if (!nhit)
+            continue;
+        s /= (double)nhit;
         for (size_t i = 0; i < g->all.len; i++) {
             pfile *f = &g->all.items[i];
             bool hit = m->kind == MN_MENTION_PATH ? path_named(f->path, m->text)
@@ -583,8 +601,9 @@ int plan_graph_candidates(plan_run *p)
         mn_plan_file *c = &p->files.items[i];
         if (c->lexical > 0 || c->symbols > 0 || c->mention > 0 || c->path_match >= TIER_A_PATH) {
             c->tier = 'A';
-            c->graph = 1 - (1 - 0.8 * c->lexical) * (1 - 0.7 * c->symbols) *
-                               (1 - 0.6 * c->path_match) * (1 - 0.95 * c->mention);
+            const double *w = p->req->weights ? p->req->weights : w_default;
+            c->graph = 1 - (1 - w[0] * c->lexical) * (1 - w[1] * c->symbols) *
+                               (1 - w[2] * c->path_match) * (1 - w[3] * c->mention);
             na++;
         }
     }
@@ -598,7 +617,7 @@ int plan_graph_candidates(plan_run *p)
             locks++;
             continue;
         }
-        if (c.tier == 'A' && c.mention <= 0 && (rc = is_marker(p, &c, &marker)) != 0)
+        if (c.tier == 'A' && c.mention < NAMED && (rc = is_marker(p, &c, &marker)) != 0)
             goto out;
         if (marker) {
             markers++;
@@ -657,7 +676,7 @@ int plan_graph_candidates(plan_run *p)
         bool marker = false;
         if (c.tier == 'X')
             continue;
-        if (c.tier == 'C' && c.mention <= 0) {
+        if (c.tier == 'C' && c.mention < NAMED) {
             if (!strcmp(c.role, "lock")) {
                 locks++;
                 continue;
