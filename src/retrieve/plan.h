@@ -48,6 +48,7 @@ typedef struct {
     size_t candidate_cap;         /* 0: 60 */
     size_t semantic_cap;          /* 0: 30 */
     double min_final_score;       /* < 0: 0.12 */
+    double semantic_weight;       /* of fusion; < 0: 0.35 */
     size_t budget;                /* tokens of the text; 0: 1800 */
     size_t k;                     /* files in the final set at most; 0: 10 */
     struct mn_embedder *embedder; /* the configured embedder for the semantic stage, or NULL */
