@@ -29,6 +29,7 @@
 #include "common.h"
 #include <math.h>
 #include <stdarg.h>
+#include <time.h>
 
 #include "retrieve/plan_internal.h"
 #include "text/tokenize.h"
@@ -120,6 +121,13 @@ static int terms(plan_run *p)
     p->about_tests = p->q.about_tests;
     p->about_docs = says_docs(p);
     return 0;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static int cmp_final(const void *a, const void *b)
@@ -288,11 +296,16 @@ int mn_plan_run(mn_store *s, const mn_plan_request *req, mn_plan_result *out)
         goto out;
     }
     /* no read transaction around the stages: the search (tier A) opens its own */
+    double t0 = now_ms();
     rc = plan_graph_candidates(&p);
     if (rc == 0 && !p.files.len)
         rc = mn_error_set(MN_ENOTFOUND, "no graph candidate matches the task");
+    double t1 = now_ms();
     if (rc == 0)
         rc = plan_semantic(&p);
+    if (rc == 0)
+        plan_trace(&p, "time: graph candidates %.1f ms, semantic stage %.1f ms", t1 - t0,
+                   now_ms() - t1);
     if (rc)
         goto out;
     out->graph_candidate_count = p.files.len;

@@ -52,6 +52,7 @@
  */
 #include "common.h"
 #include <math.h>
+#include <time.h>
 
 #include "retrieve/plan_internal.h"
 #include "store/store_index.h"
@@ -593,8 +594,15 @@ int plan_graph_candidates(plan_run *p)
     }
     path_scores(&g);
     mentions(&g);
-    if ((rc = symbols(&g)) != 0 || (rc = lexical(&g)) != 0)
+    if ((rc = symbols(&g)) != 0)
         goto out;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if ((rc = lexical(&g)) != 0)
+        goto out;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    plan_trace(p, "time: the search's file ranking %.1f ms",
+               (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     /* tier A */
     size_t na = 0, locks = 0, markers = 0, demoted = 0;
     for (size_t i = 0; i < p->files.len; i++) {

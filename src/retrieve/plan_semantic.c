@@ -43,9 +43,9 @@
 #include "text/tokenize.h"
 #include "util/util.h"
 
-#define FILE_BYTES      (256 * 1024) /* read of one file by the built-in scorer */
-#define HEAD_BYTES      4096         /* of each file sent to the embedder */
-#define EVIDENCE_BYTES  240          /* of the evidence line before the token cut */
+#define FILE_BYTES      (64 * 1024) /* read of one file by the built-in scorer */
+#define HEAD_BYTES      4096        /* of each file sent to the embedder */
+#define EVIDENCE_BYTES  240         /* of the evidence line before the token cut */
 #define EVIDENCE_TOKENS 40
 #define RG_OUTPUT       (4 * 1024 * 1024)
 #define RG_TIMEOUT_MS   3000
