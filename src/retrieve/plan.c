@@ -67,6 +67,30 @@ int plan_term_of(plan_run *p, const char *tok, size_t len)
     return i ? (int)i - 1 : -1;
 }
 
+static inline unsigned lower(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? c + 32u : c;
+}
+
+bool plan_maybe_terms(const plan_run *p, const char *s, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        unsigned pair = lower((unsigned char)s[i]) << 8 | lower((unsigned char)s[i + 1]);
+        if (!(p->pairs[pair >> 6] >> (pair & 63) & 1))
+            continue;
+        for (size_t t = 0; t < p->nterms; t++) {
+            const char *w = p->terms[t].term;
+            size_t k = 0;
+            while (k < PLAN_PREFIX && w[k] && i + k < n &&
+                   lower((unsigned char)s[i + k]) == (unsigned char)w[k])
+                k++;
+            if (k == PLAN_PREFIX || !w[k])
+                return true;
+        }
+    }
+    return false;
+}
+
 bool plan_role_is_aux(const char *role)
 {
     return role && (!strcmp(role, "test") || !strcmp(role, "doc") || !strcmp(role, "config"));
@@ -117,6 +141,11 @@ static int terms(plan_run *p)
         term_add a = {p, mn_arena_strdup(p->arena, p->q.terms[i].word), p->q.terms[i].weight};
         if ((rc = mn_tokenize(a.surface, strlen(a.surface), MN_LANG_EN, 0, on_task_token, &a)) != 0)
             return rc;
+    }
+    for (size_t t = 0; t < p->nterms; t++) {
+        const unsigned char *w = (const unsigned char *)p->terms[t].term;
+        unsigned pair = (unsigned)w[0] << 8 | w[1]; /* terms have 2 bytes or more */
+        p->pairs[pair >> 6] |= 1ull << (pair & 63);
     }
     p->about_tests = p->q.about_tests;
     p->about_docs = says_docs(p);

@@ -86,30 +86,47 @@ typedef struct {
 typedef struct {
     plan_run *p;
     MN_VEC(pfile) all;
-    mn_map by_id; /* "<id>" -> index + 1 into all */
+    mn_map by_id;      /* "<id>" -> index + 1 into all */
+    mn_map components; /* a path component -> the task's terms in it (uint64_t *) */
     double df[PLAN_MAX_TERMS];
 } graph_run;
-
-typedef struct {
-    graph_run *g;
-    pfile *f;
-    size_t base_start; /* where the file name starts in the path */
-} path_tok;
 
 static int on_path_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
                          int colocated)
 {
-    path_tok *t = payload;
+    void **a = payload; /* plan_run, uint64_t bits */
+    (void)start;
     (void)end;
     if (colocated == MN_TOK_COLOC_WHOLE)
         return 0;
-    int i = plan_term_of(t->g->p, tok, len);
-    if (i >= 0) {
-        if (start >= t->base_start)
-            t->f->base |= 1ull << i;
-        else
-            t->f->dir |= 1ull << i;
+    int i = plan_term_of(a[0], tok, len);
+    if (i >= 0)
+        *(uint64_t *)a[1] |= 1ull << i;
+    return 0;
+}
+
+/* The task's terms in one component of a path, each component tokenized once per plan. */
+static int component_bits(graph_run *g, const char *s, size_t n, uint64_t *bits)
+{
+    char key[256];
+    *bits = 0;
+    if (n >= sizeof(key))
+        n = sizeof(key) - 1;
+    memcpy(key, s, n);
+    key[n] = '\0';
+    uint64_t *hit = mn_map_get(&g->components, key);
+    if (hit) {
+        *bits = *hit;
+        return 0;
     }
+    void *a[2] = {g->p, bits};
+    int rc =
+        plan_maybe_terms(g->p, key, n) ? mn_tokenize(key, n, MN_LANG_EN, 0, on_path_token, a) : 0;
+    if (rc)
+        return rc;
+    uint64_t *keep = mn_arena_alloc(g->p->arena, sizeof(*keep));
+    *keep = *bits;
+    mn_map_set(&g->components, mn_arena_strdup(g->p->arena, key), keep);
     return 0;
 }
 
@@ -122,11 +139,19 @@ static int on_file(void *payload, const mn_file_rec *f)
     x.role = mn_arena_strdup(g->p->arena, f->role ? f->role : "source");
     x.lines = f->lines;
     x.rank = f->rank;
-    const char *slash = strrchr(f->path, '/');
-    path_tok t = {g, &x, slash ? (size_t)(slash - f->path) + 1 : 0};
-    int rc = mn_tokenize(f->path, strlen(f->path), MN_LANG_EN, 0, on_path_token, &t);
-    if (rc)
-        return rc;
+    for (const char *c = f->path; *c;) {
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        uint64_t bits = 0;
+        int rc = component_bits(g, c, n, &bits);
+        if (rc)
+            return rc;
+        if (e)
+            x.dir |= bits;
+        else
+            x.base |= bits;
+        c += n + (e ? 1 : 0);
+    }
     for (uint64_t m = x.base | x.dir; m; m &= m - 1)
         g->df[__builtin_ctzll(m)] += 1;
     mn_vec_push(&g->all, x);
@@ -584,18 +609,27 @@ static void tier_c(graph_run *g)
 
 int plan_graph_candidates(plan_run *p)
 {
-    graph_run g = {p, MN_VEC_INIT, MN_MAP_INIT, {0}};
+    graph_run g = {p, MN_VEC_INIT, MN_MAP_INIT, MN_MAP_INIT, {0}};
     int rc;
+    struct timespec tz;
+    clock_gettime(CLOCK_MONOTONIC, &tz);
     if ((rc = mn_store_files_each(p->store, NULL, on_file, &g)) != 0)
         goto out;
     if (!g.all.len) {
         rc = mn_error_set(MN_ENOTFOUND, "nothing is indexed: run 'mnemo index' first");
         goto out;
     }
+    struct timespec tx, ty;
+    clock_gettime(CLOCK_MONOTONIC, &tx);
+    plan_trace(p, "time: the file table %.1f ms",
+               (double)(tx.tv_sec - tz.tv_sec) * 1e3 + (double)(tx.tv_nsec - tz.tv_nsec) / 1e6);
     path_scores(&g);
     mentions(&g);
     if ((rc = symbols(&g)) != 0)
         goto out;
+    clock_gettime(CLOCK_MONOTONIC, &ty);
+    plan_trace(p, "time: paths, mentions, symbols %.1f ms",
+               (double)(ty.tv_sec - tx.tv_sec) * 1e3 + (double)(ty.tv_nsec - tx.tv_nsec) / 1e6);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if ((rc = lexical(&g)) != 0)
@@ -644,8 +678,12 @@ int plan_graph_candidates(plan_run *p)
     if (p->files.len > 1)
         qsort(p->files.items, p->files.len, sizeof(*p->files.items), cmp_graph);
     reindex(&g);
+    clock_gettime(CLOCK_MONOTONIC, &tx);
     if ((rc = tier_b(&g)) != 0)
         goto out;
+    clock_gettime(CLOCK_MONOTONIC, &ty);
+    plan_trace(p, "time: tier B %.1f ms",
+               (double)(ty.tv_sec - tx.tv_sec) * 1e3 + (double)(ty.tv_nsec - tx.tv_nsec) / 1e6);
     /* tier B's newcomers through the same filter */
     w = 0;
     for (size_t i = 0; i < p->files.len; i++) {
@@ -712,5 +750,6 @@ int plan_graph_candidates(plan_run *p)
 out:
     mn_vec_release(&g.all);
     mn_map_release(&g.by_id);
+    mn_map_release(&g.components);
     return rc;
 }

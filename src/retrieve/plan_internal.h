@@ -10,6 +10,7 @@
 #include "util/map.h"
 #include "util/vec.h"
 
+#define PLAN_PREFIX    3  /* bytes of a term the prefilter looks for */
 #define PLAN_MAX_TERMS 48 /* distinct terms of the task kept (a bit each in a uint64_t) */
 
 /* One term of the task: its normal form (the index's tokenizer), a surface word, a weight. */
@@ -32,10 +33,20 @@ typedef struct {
     MN_VEC(const char *) trace;
     const char *backend;
     size_t cap, sem_cap;
+    /* the prefilter (plan_maybe_terms): a bit per byte pair that starts a term's prefix */
+    uint64_t pairs[65536 / 64];
 } plan_run;
 
 /* plan.c: a line of the trace (printf-like, kept in the arena) */
 void plan_trace(plan_run *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * plan.c: whether [s, s+n) may hold one of the task's terms: some term's
+ * first PLAN_PREFIX bytes (case-folded) occur in it. A stem is a prefix of
+ * the lower-cased word in the tokenizers of text/ (snake_case and
+ * camelCase pieces included), so false means no term: the text need not
+ * be tokenized.
+ */
+bool plan_maybe_terms(const plan_run *p, const char *s, size_t n);
 /* plan.c: the index of a term (its normal form), or -1 */
 int plan_term_of(plan_run *p, const char *tok, size_t len);
 

@@ -111,11 +111,22 @@ static int on_file_token(void *payload, const char *tok, size_t len, size_t star
     return 0;
 }
 
+/* Only the lines the prefilter passes are tokenized (most lines of a file hold no term). */
 static void scan_text(plan_run *p, const char *text, size_t len, scan *out)
 {
     scan_run r = {p, text, len, out, 0, 0, 0};
-    mn_tokenize(text, len, MN_LANG_EN, 0, on_file_token, &r);
-    keep_line(&r);
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        if (plan_maybe_terms(p, text + at, end - at)) {
+            /* offsets in the callback are relative to the line: the line is the text */
+            scan_run lr = {p, text + at, end - at, out, 0, 0, 0};
+            mn_tokenize(text + at, end - at, MN_LANG_EN, 0, on_file_token, &lr);
+            keep_line(&lr);
+        }
+        at = end + 1;
+    }
+    (void)r;
 }
 
 /* A repository path of the index, safe to open below root: relative, no "..", no empty part. */
