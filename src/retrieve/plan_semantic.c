@@ -83,7 +83,10 @@ static void keep_line(scan_run *r)
                 e--; /* on a character boundary */
         }
         size_t fit = mn_tokens_fit(r->text + s, e - s, EVIDENCE_TOKENS);
-        r->out->evidence = mn_arena_strndup(r->p->arena, r->text + s, fit);
+        /* a line that is not UTF-8 (a binary file, Latin-1) is no evidence: JSON cannot hold it */
+        r->out->evidence = mn_utf8_valid(r->text + s, fit)
+                               ? mn_arena_strndup(r->p->arena, r->text + s, fit)
+                               : NULL;
         r->out->best_count = n;
     }
 }

@@ -75,15 +75,16 @@ plan "the graph candidates of a plan and the noise filter" | js "fusion" \
 
 # the text: the three sections, in order, within a small budget
 out=$("$MNEMO" plan "the graph candidates of a plan and the noise filter" --budget 120)
-printf '%s\n' "$out" | grep -q '^## Graph Seeds$' || fail "text: no Graph Seeds"
-printf '%s\n' "$out" | grep -q '^## Semantic Hits$' || fail "text: no Semantic Hits"
-printf '%s\n' "$out" | grep -q '^## Final Context Files$' || fail "text: no Final Context Files"
+grep -q '^## Graph Seeds$' <<<"$out" || fail "text: no Graph Seeds"
+grep -q '^## Semantic Hits$' <<<"$out" || fail "text: no Semantic Hits"
+grep -q '^## Final Context Files$' <<<"$out" || fail "text: no Final Context Files"
 [ "$(printf '%s\n' "$out" | grep -n '^## ' | cut -d: -f2 | tr '\n' '|')" = "## Graph Seeds|## Semantic Hits|## Final Context Files|" ] ||
     fail "text: sections out of order"
 plan "the graph candidates of a plan and the noise filter" --budget 120 --trace | js "budget 120" \
     "d.tokens <= 120 && d.budget === 120 && d.selected.length >= 1 && d.trace.some(t => /^budget: /.test(t))"
 # --trace in text
-"$MNEMO" plan "the graph candidates of a plan" --trace | grep -q '^## Trace (graph_first_v1' || fail "text trace"
+"$MNEMO" plan "the graph candidates of a plan" --trace >"$tmp/trace.txt"
+grep -q '^## Trace (graph_first_v1' "$tmp/trace.txt" || fail "text trace"
 
 # --legacy: the plain lexical plan
 plan "the graph candidates of a plan and the noise filter" --legacy | js "legacy" \
@@ -103,7 +104,8 @@ if plan "$nonsense" >"$tmp/open.json" 2>"$tmp/open.err"; then
 else
     fail "fail open: exit status $?"
 fi
-"$MNEMO" plan "$nonsense" 2>&1 >/dev/null | grep -q "graph-first plan failed" || fail "fail open: said on stderr"
+"$MNEMO" plan "$nonsense" >/dev/null 2>"$tmp/open.err2" || fail "fail open: text exit status"
+grep -q "graph-first plan failed" "$tmp/open.err2" || fail "fail open: said on stderr"
 # plan.fail_open false: the error itself
 "$MNEMO" config set plan.fail_open false >/dev/null
 if "$MNEMO" plan "$nonsense" >/dev/null 2>"$tmp/closed.err"; then
