@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cli_plan.sh - `mnemo plan` (op plan_files, issue 23) on mnemo's own code:
-# a copy of this repository's committed tree is indexed, then ten tasks
+# a copy of this repository's committed tree (its code and docs: src/,
+# include/, docs/...; not tests/, bench/, fuzz/) is indexed, then ten tasks
 # written as a developer of mnemo would put them must bring the files of
 # the module they are about into the top of the plan (the task about the
 # graph candidates: >= 3 files of src/retrieve/plan* in the top 5), no
@@ -28,6 +29,8 @@ repo=$tmp/self
 git clone -q --depth 1 "file://$MNEMO_SOURCE_DIR" "$repo" 2>/dev/null ||
     git clone -q "$MNEMO_SOURCE_DIR" "$repo"
 cd "$repo"
+# mnemo's code and docs; the test data, benches and fuzz corpora only make the index slow
+git rm -rq --ignore-unmatch tests bench fuzz
 mkdir -p src/retrieve/marker_pkg
 : >src/retrieve/marker_pkg/__init__.py
 printf 'lockfileVersion: 9\n' >pnpm-lock.yaml
