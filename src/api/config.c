@@ -126,7 +126,7 @@ static const struct config_key {
      "A plan's candidate without semantic evidence and a final score under this is dropped."},
     {"plan.semantic_cap", KEY_INT, "30", 200,
      "Graph candidates the semantic stage of a plan scores, the best first (0: 30)."},
-    {"plan.semantic_weight", KEY_RATIO, "0.35", 0,
+    {"plan.semantic_weight", KEY_RATIO, "0", 0,
      "A plan's final score: (1 - this) x graph + this x semantic, for files with semantic "
      "evidence (0: the graph order alone; docs/internals/plan.md measures both)."},
     {"scan.pii", KEY_TEXT, "redact", 16,

@@ -14,8 +14,9 @@
  *  2. a semantic score in [0, 1] for the best semantic_cap candidates
  *     only, from the first backend of a ladder that answers: the
  *     configured embedder, ripgrep over those files, the built-in scorer;
- *  3. fusion 0.65 graph + 0.35 semantic (graph alone without semantic
- *     evidence), the minimum final score, at most 20% tests/docs/config,
+ *  3. fusion (1 - w) graph + w semantic, w = plan.semantic_weight (0 by
+ *     default: measured in docs/internals/plan.md; graph alone without
+ *     semantic evidence), the minimum final score, at most 20% tests/docs/config,
  *     and the text cut to a hard token budget with a trace of each
  *     decision.
  * mn_plan_legacy is the plain lexical plan (the search's file ranking)
@@ -48,7 +49,7 @@ typedef struct {
     size_t candidate_cap;         /* 0: 60 */
     size_t semantic_cap;          /* 0: 30 */
     double min_final_score;       /* < 0: 0.12 */
-    double semantic_weight;       /* of fusion; < 0: 0.35 */
+    double semantic_weight;       /* of fusion; < 0: W_SEMANTIC (0) */
     size_t budget;                /* tokens of the text; 0: 1800 */
     size_t k;                     /* files in the final set at most; 0: 10 */
     struct mn_embedder *embedder; /* the configured embedder for the semantic stage, or NULL */

@@ -72,9 +72,14 @@ case_top config "configuration keys: unknown keys refused, each value checked wh
 # the JSON fields of the graph-first pipeline
 plan "the graph candidates of a plan and the noise filter" --trace | js "json fields" \
     "d.pipeline_version === 'graph_first_v1' && ['builtin', 'ripgrep', 'embedder'].includes(d.semantic_backend_used) && d.graph_candidate_count > 0 && d.graph_candidate_count <= 60 && d.semantic_hit_count > 0 && d.selected.length > 0 && d.selected.every(s => typeof s.final_score === 'number' && typeof s.graph_score === 'number' && s.semantic_score >= 0 && s.semantic_score <= 1 && Array.isArray(s.matched_terms) && ['A','B','C'].includes(s.tier)) && d.selected.some(s => s.matched_terms.length > 0 && s.evidence) && d.tokens <= d.budget && d.budget === 1800 && d.trace.some(t => /^tier A/.test(t)) && d.trace.some(t => /^noise filter/.test(t)) && d.trace.some(t => /^semantic: backend/.test(t)) && !('fallback_reason' in d)"
-# scores: final = 0.65 graph + 0.35 semantic with semantic evidence, graph alone without
-plan "the graph candidates of a plan and the noise filter" | js "fusion" \
-    "d.selected.every(s => Math.abs(s.final_score - (s.semantic_backend_used !== 'none' ? 0.65 * s.graph_score + 0.35 * s.semantic_score : s.graph_score)) < 0.003) && d.selected.every((s, i) => i === 0 || d.selected[i - 1].final_score >= s.final_score)"
+# scores: final = graph by default (plan.semantic_weight 0); with the issue's
+# 0.35, final = 0.65 graph + 0.35 semantic with semantic evidence, graph alone without
+plan "the graph candidates of a plan and the noise filter" | js "fusion, default" \
+    "d.selected.every(s => Math.abs(s.final_score - s.graph_score) < 0.003) && d.selected.every((s, i) => i === 0 || d.selected[i - 1].final_score >= s.final_score)"
+"$MNEMO" config set plan.semantic_weight 0.35 >/dev/null
+plan "the graph candidates of a plan and the noise filter" | js "fusion, 0.35" \
+    "d.selected.every(s => Math.abs(s.final_score - (s.semantic_backend_used !== 'none' ? 0.65 * s.graph_score + 0.35 * s.semantic_score : s.graph_score)) < 0.003) && d.selected.some(s => Math.abs(s.final_score - s.graph_score) > 0.003) && d.selected.every((s, i) => i === 0 || d.selected[i - 1].final_score >= s.final_score)"
+"$MNEMO" config unset plan.semantic_weight >/dev/null
 
 # the text: the three sections, in order, within a small budget
 out=$("$MNEMO" plan "the graph candidates of a plan and the noise filter" --budget 120)
