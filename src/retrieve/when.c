@@ -33,6 +33,13 @@
  * Renaissance saved the same afternoon was only said then. People date
  * what they tell by the day they speak, so the two halves of the signal
  * are apart.
+ *
+ * The words of an expression counted from now ("in the past three
+ * months", "four weeks ago", "last Saturday") are the window's, not the
+ * topic's: mn_when_strip gives the question without them for the
+ * full-text query (search.c), where they matched "for three months now"
+ * in any session. Dates ("on March 4th", "2023-03-04") stay: a memory
+ * writes a date the way the question does.
  */
 #include "common.h"
 #include <ctype.h>
