@@ -244,6 +244,12 @@ double mn_speaker_named(const char *label, size_t n, const char *query, size_t q
  */
 bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *to);
 /*
+ * query without the words of the time expressions mn_when_window reads in
+ * it ("in the past two weeks", "last Saturday", "on March 4"), into out;
+ * false (out unspecified) when it names no time or nothing else is left.
+ */
+bool mn_when_strip(const char *query, int64_t now_ms, mn_buf *out);
+/*
  * true when text, said at said_ms, dates something it tells inside the
  * window [from, to) of mn_when_window: one of its own time expressions
  * ("today", "last Saturday", "on March 4"), counted from said_ms, has its
