@@ -100,13 +100,8 @@ size_t mn_store_fts_text_query(mn_buf *out, const char *text, size_t len, size_t
  * little stale: an entry holds while its table's highest row id is within
  * 1/32 of what it was when counted (SELECT max(rowid) is one index seek).
  * Entries are keyed by connection and path too, so another store opened at
- * the same address never reads them. Fixed size, COUNT_WAYS slots per hash
- * (a miss replaces the way used least recently), guarded by a mutex:
- * stores may live on any thread. A long question (an issue of a few KB)
- * counts ~60 words in each of three tables, and `context` searches them
- * again: with 1,024 slots of one way, a fifth of the repeated counts of
- * the 64 SWE-bench dev statements had been replaced in between (~4 ms of
- * CPU a statement recounting them, docs/internals/retrieval.md "Speed").
+ * the same address never reads them. Fixed size, one slot per hash (a
+ * collision replaces), guarded by a mutex: stores may live on any thread.
  *
  * Counting starts with the newest rows (by row id): the newest 32nd, then
  * the rest of the newest eighth, each only when it holds at least 2 x
@@ -121,8 +116,7 @@ size_t mn_store_fts_text_query(mn_buf *out, const char *text, size_t len, size_t
  * (one standard deviation), and only counts of about 8,000 or more are
  * estimated (in a table of fewer than 16 x 1,024 rows, none).
  */
-#define COUNT_CACHE_SLOTS 4096
-#define COUNT_WAYS        4
+#define COUNT_CACHE_SLOTS 1024
 #define COUNT_KEY_MAX     192
 #define COUNT_SAMPLE      1024
 
@@ -134,12 +128,10 @@ typedef struct {
     uint64_t path_hash;
     int table;
     int64_t count, top; /* top: max rowid of the table when counted */
-    uint64_t used;      /* count_tick when last read or written: the way to replace */
     char key[COUNT_KEY_MAX];
 } count_slot;
 
 static count_slot count_cache[COUNT_CACHE_SLOTS];
-static uint64_t count_tick;
 
 typedef struct {
     const sqlite3 *db;
@@ -282,22 +274,16 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
     if (rc)
         return rc;
     size_t len = strlen(match);
-    count_slot *set = &count_cache[(fnv1a(match, ph ^ (uint64_t)table) ^ (uintptr_t)s->db) %
-                                   (COUNT_CACHE_SLOTS / COUNT_WAYS) * COUNT_WAYS];
+    count_slot *slot =
+        &count_cache[(fnv1a(match, ph ^ (uint64_t)table) ^ (uintptr_t)s->db) % COUNT_CACHE_SLOTS];
     bool cacheable = len < COUNT_KEY_MAX;
     if (cacheable) {
-        bool hit = false;
         pthread_mutex_lock(&count_lock);
-        for (size_t w = 0; w < COUNT_WAYS && !hit; w++) {
-            count_slot *slot = &set[w];
-            hit = slot->db == s->db && slot->path_hash == ph && slot->table == (int)table &&
-                  strcmp(slot->key, match) == 0 && top >= slot->top &&
-                  top - slot->top <= slot->top / 32;
-            if (hit) {
-                *count = slot->count;
-                slot->used = ++count_tick;
-            }
-        }
+        bool hit = slot->db == s->db && slot->path_hash == ph && slot->table == (int)table &&
+                   strcmp(slot->key, match) == 0 && top >= slot->top &&
+                   top - slot->top <= slot->top / 32;
+        if (hit)
+            *count = slot->count;
         pthread_mutex_unlock(&count_lock);
         if (hit)
             return 0;
@@ -307,19 +293,6 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
         return rc;
     if (cacheable) {
         pthread_mutex_lock(&count_lock);
-        /* the same key (a stale entry), else the way used least recently */
-        count_slot *slot = &set[0];
-        for (size_t w = 0; w < COUNT_WAYS; w++) {
-            bool same = set[w].db == s->db && set[w].path_hash == ph &&
-                        set[w].table == (int)table && strcmp(set[w].key, match) == 0;
-            if (same) {
-                slot = &set[w];
-                break;
-            }
-            if (set[w].used < slot->used)
-                slot = &set[w];
-        }
-        slot->used = ++count_tick;
         slot->db = s->db;
         slot->path_hash = ph;
         slot->table = (int)table;
