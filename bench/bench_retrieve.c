@@ -28,8 +28,14 @@
  * generator may repeat; bm25: by row). Targets of
  * issue 4 on a 2-core machine: search p95 <= 10 ms, context p95 <= 30 ms.
  *
- * Usage: bench_retrieve REPO [-n N] [--queries Q] [--max-tokens T] [--store DIR] [--json]
- *                       [--strict] [--verbose]
+ * Long queries (--long FILE, issue 22): each problem statement of a
+ * SWE-bench JSONL file (../shared/eval/swebench/dev.jsonl) as the query,
+ * as the hook sends a prompt: search {memory, code}, search {file},
+ * context and the same plain BM25, p50/p95/p99, and PASS/FAIL for search
+ * p95 <= 50 ms (run_long). --only-long skips the generated questions.
+ *
+ * Usage: bench_retrieve REPO [-n N] [--queries Q] [--max-tokens T] [--store DIR]
+ *                       [--long FILE [--only-long]] [--json] [--strict] [--verbose]
  * --store DIR keeps the store in DIR and, when DIR holds one already, uses
  * it as it is (no saves, no index: the set-up takes minutes; it must have
  * been made with the same REPO and N). --verbose prints each query with
