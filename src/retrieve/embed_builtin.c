@@ -360,14 +360,34 @@ typedef struct {
     MN_VEC(size_t) start; /* window j: e[start[j], start[j + 1]) */
 } windows;
 
-/* The window around document d: its neighbours in the same stream, counts summed. */
-static void add_window(windows *w, const corpus *c, size_t d, const double *idf)
+/* The documents [*lo, *hi] of the window around document d: its neighbours in its stream. */
+static void window_range(const corpus *c, size_t d, size_t *lo_out, size_t *hi_out)
 {
     size_t n = c->start.len - 1, lo = d, hi = d;
     while (lo > 0 && d - lo < WINDOW && !c->new_stream.items[lo])
         lo--;
     while (hi + 1 < n && hi - d < WINDOW && !c->new_stream.items[hi + 1])
         hi++;
+    *lo_out = lo;
+    *hi_out = hi;
+}
+
+/* Whether the window around document d holds a term not marked in seen. */
+static bool window_has_unseen(const corpus *c, size_t d, const bool *seen)
+{
+    size_t lo, hi;
+    window_range(c, d, &lo, &hi);
+    for (size_t j = c->start.items[lo]; j < c->start.items[hi + 1]; j++)
+        if (!seen[c->entries.items[j].t])
+            return true;
+    return false;
+}
+
+/* The window around document d: its neighbours in the same stream, counts summed. */
+static void add_window(windows *w, const corpus *c, size_t d, const double *idf)
+{
+    size_t lo, hi;
+    window_range(c, d, &lo, &hi);
     size_t from = w->e.len;
     mn_vec_push(&w->start, from);
     for (size_t i = lo; i <= hi; i++)
@@ -385,12 +405,12 @@ static void add_window(windows *w, const corpus *c, size_t d, const double *idf)
         w->e.items[j].x = (float)(w->e.items[j].x / norm);
 }
 
-/* y (nw x l) = X^T z, z (V x l) */
-static void xt_times(double *y, const windows *w, size_t nw, const float *z, size_t l)
+/* y (nw x l) = X^T z for the windows [from, from + nw), z (V x l) */
+static void xt_times(double *y, const windows *w, size_t from, size_t nw, const float *z, size_t l)
 {
     memset(y, 0, nw * l * sizeof(double));
-    for (size_t j = 0; j < nw; j++) {
-        double *restrict yj = y + j * l;
+    for (size_t j = from; j < from + nw; j++) {
+        double *restrict yj = y + (j - from) * l;
         for (size_t i = w->start.items[j]; i < w->start.items[j + 1]; i++) {
             const float *restrict zt = z + (size_t)w->e.items[i].t * l;
             double x = w->e.items[i].x;
@@ -461,33 +481,58 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
     }
     mn_vec_push(&w.start, w.e.len);
 
+    /* the SVD sees only the terms the sampled windows hold (sympy: 57,000 of 65,536): X's
+     * rows for the others are zero, so their rows of the sketch z stay zero and are not kept.
+     * cid renumbers the sampled windows' entries; orig maps back (Omega and U use it, so the
+     * model is the same as with every row kept) */
+    bool *seen = mn_calloc(nterms, sizeof(bool));
+    uint32_t *cid = mn_malloc(nterms * sizeof(uint32_t));
+    MN_VEC(uint32_t) orig = MN_VEC_INIT;
+    for (size_t i = 0; i < w.e.len; i++)
+        seen[w.e.items[i].t] = true;
+    for (size_t t = 0; t < nterms; t++) {
+        cid[t] = seen[t] ? (uint32_t)orig.len : UINT32_MAX;
+        if (seen[t])
+            mn_vec_push(&orig, (uint32_t)t);
+    }
+    for (size_t i = 0; i < w.e.len; i++)
+        w.e.items[i].t = cid[w.e.items[i].t];
+    free(cid);
+    size_t ns = orig.len;
+
     size_t l = k + OVERSAMPLE < nw ? k + OVERSAMPLE : nw;
     if (k > l)
         k = l;
     double *y = mn_malloc(nw * l * sizeof(double));
-    float *z = mn_calloc(nterms * l, sizeof(float));
+    float *z = mn_calloc(ns * l, sizeof(float));
     /* Y = X^T Omega, Omega[t][c] = +-1 from a hash of (t, c) */
-    for (size_t t = 0; t < nterms; t++)
+    for (size_t r = 0; r < ns; r++) {
+        uint64_t t = orig.items[r];
         for (size_t c0 = 0; c0 < l; c0 += 64) {
-            uint64_t bits = mix64(((uint64_t)t << 16) ^ (c0 + 0x9e3779b97f4a7c15ULL));
+            uint64_t bits = mix64((t << 16) ^ (c0 + 0x9e3779b97f4a7c15ULL));
             for (size_t c1 = c0; c1 < l && c1 < c0 + 64; c1++)
-                z[t * l + c1] = (bits >> (c1 - c0)) & 1 ? 1.0f : -1.0f;
+                z[r * l + c1] = (bits >> (c1 - c0)) & 1 ? 1.0f : -1.0f;
         }
-    xt_times(y, &w, nw, z, l);
+    }
+    xt_times(y, &w, 0, nw, z, l);
     for (int it = 0; it < POWER_ITERS; it++) {
         orthonormalize(y, nw, l);
-        x_times(z, nterms, &w, nw, y, l);
-        xt_times(y, &w, nw, z, l);
+        x_times(z, ns, &w, nw, y, l);
+        xt_times(y, &w, 0, nw, z, l);
     }
     orthonormalize(y, nw, l); /* Q */
-    x_times(z, nterms, &w, nw, y, l);
-    double *s = mn_malloc(nw * l * sizeof(double));
-    xt_times(s, &w, nw, z, l); /* S = X^T X Q */
+    x_times(z, ns, &w, nw, y, l);
+    /* C = Q^T S with S = X^T X Q, one row of S at a time (S whole is nw x l doubles, 17 MB
+     * on sympy: the peak of training): the same sums in the same order as S then C */
+    double *sj = mn_malloc(l * sizeof(double));
     double *cm = mn_calloc(l * l, sizeof(double)), *wv = mn_malloc(l * l * sizeof(double)),
            *ev = mn_malloc(l * sizeof(double));
-    for (size_t j = 0; j < nw; j++)
+    for (size_t j = 0; j < nw; j++) {
+        xt_times(sj, &w, j, 1, z, l);
         for (size_t a = 0; a < l; a++)
-            axpy(cm + a * l, y[j * l + a], s + j * l, l);
+            axpy(cm + a * l, y[j * l + a], sj, l);
+    }
+    free(sj);
     for (size_t a = 0; a < l; a++) /* symmetrize rounding */
         for (size_t b = a + 1; b < l; b++)
             cm[a * l + b] = cm[b * l + a] = (cm[a * l + b] + cm[b * l + a]) / 2;
@@ -510,19 +555,18 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
             p[j * k + c0] = dot(y + j * l, wk + c0 * l, l);
     free(wk);
     /* the sketches are done with: free them before the term vectors exist (on sympy's 45,000
-     * chunks z and u are ~150 MB each) */
-    free(s);
+     * chunks z and u are ~60 MB each) */
     free(y);
     free(z);
     float *u = mn_calloc(nterms * k, sizeof(float));
-    bool *seen = mn_calloc(nterms, sizeof(bool));
     for (size_t j = 0; j < nw; j++)
         for (size_t i = w.start.items[j]; i < w.start.items[j + 1]; i++) {
             const entry *x = &w.e.items[i];
-            seen[x->t] = true;
+            float *ut = u + (size_t)orig.items[x->t] * k;
             for (size_t c0 = 0; c0 < k; c0++)
-                u[(size_t)x->t * k + c0] += x->x * (float)p[j * k + c0];
+                ut[c0] += x->x * (float)p[j * k + c0];
         }
+    mn_vec_release(&orig);
     for (size_t t = 0; t < nterms; t++)
         for (size_t c0 = 0; c0 < k; c0++)
             u[t * k + c0] = sigma[c0] > 1e-9 ? (float)(u[t * k + c0] / sigma[c0]) : 0;
@@ -533,7 +577,9 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
          * only seen terms' rows: accumulate in place */
         double *pw = mn_malloc(k * sizeof(double));
         for (size_t d = 0; d < n; d++) {
-            if (sampled[d])
+            /* most windows hold only terms the sample saw: nothing to fold in, so do not
+             * build them (the same model, a quarter of the training time on sympy) */
+            if (sampled[d] || !window_has_unseen(c, d, seen))
                 continue;
             windows one = {MN_VEC_INIT, MN_VEC_INIT};
             add_window(&one, c, d, idf);
@@ -860,7 +906,11 @@ int mn_embedder_builtin_open(mn_embedder **out, mn_store *s)
     b->base.ops = &builtin_ops;
     b->base.model = f.model;
     b->base.dim = f.dim;
-    b->base.batch = 256;
+    /* texts per sync batch: each batch asks the store for rows without a vector, a scan from
+     * the first chunk on, so small batches made a whole sync quadratic (sympy's 45,000 chunks:
+     * 177 scans at 256, 12 at 4,096); 4,096 code chunks hold ~3 MB of text and 4 MB of
+     * vectors, and lookups of a few texts (a query, one edited file) are unaffected */
+    b->base.batch = 4096;
     b->store = s;
     *out = &b->base;
     return 0;
