@@ -513,10 +513,17 @@ static void frame_name(ex *x, frame *f, const char *p)
     if (bang && n)
         f->name[n++] = '!';
     f->name[n] = '\0';
+    /* the receiver: back to a separator, over the empty calls of a chain
+     * (cmd.PersistentFlags().StringVarP) */
     const char *r = s;
-    while (r > x->src && r > s - (RECV_MAX - 1) && r[-1] != '\n' && r[-1] != '(' && r[-1] != ',' &&
-           r[-1] != '{' && r[-1] != ';' && r[-1] != '=' && r[-1] != ' ')
+    while (r > x->src && r > s - (RECV_MAX - 1) && r[-1] != '\n' && r[-1] != ',' && r[-1] != '{' &&
+           r[-1] != ';' && r[-1] != '=' && r[-1] != ' ') {
+        if (r[-1] == '(')
+            break;
+        if (r[-1] == ')' && r - 1 > x->src && r[-2] == '(' && r - 2 > s - (RECV_MAX - 1))
+            r--;
         r--;
+    }
     size_t rl = (size_t)(s - r);
     memcpy(f->recv, r, rl);
     f->recv[rl] = '\0';
