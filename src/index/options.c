@@ -490,7 +490,7 @@ static void frame_name(ex *x, frame *f, const char *p)
     if (e > x->src && e[-1] == '>') {
         int d = 0;
         const char *b = e;
-        while (b > x->src && b > e - 80) {
+        while (b > x->src && e - b < 80) {
             b--;
             if (*b == '>')
                 d++;
@@ -516,11 +516,11 @@ static void frame_name(ex *x, frame *f, const char *p)
     /* the receiver: back to a separator, over the empty calls of a chain
      * (cmd.PersistentFlags().StringVarP) */
     const char *r = s;
-    while (r > x->src && r > s - (RECV_MAX - 1) && r[-1] != '\n' && r[-1] != ',' && r[-1] != '{' &&
+    while (r > x->src && s - r < RECV_MAX - 1 && r[-1] != '\n' && r[-1] != ',' && r[-1] != '{' &&
            r[-1] != ';' && r[-1] != '=' && r[-1] != ' ') {
         if (r[-1] == '(')
             break;
-        if (r[-1] == ')' && r - 1 > x->src && r[-2] == '(' && r - 2 > s - (RECV_MAX - 1))
+        if (r[-1] == ')' && r - 1 > x->src && r[-2] == '(' && s - (r - 2) < RECV_MAX - 1)
             r--;
         r--;
     }

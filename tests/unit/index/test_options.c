@@ -235,5 +235,32 @@ static void test_bounds(void)
     mn_buf_release(&b);
 }
 
+/* Random text of the characters the scanner reacts to, in every language:
+ * no read outside the buffer (ASan), every name within bounds. */
+static void test_random(void)
+{
+    static const char alphabet[] = "\"'`()[]{},#/*-\\\n :=!<>_aAzZ0rg$.";
+    static const char *const langs[] = {"python", "javascript", "go",   "rust",  "java",
+                                        "c",      "cpp",        "ruby", "csharp"};
+    unsigned seed = 22;
+    char buf[600];
+    for (int round = 0; round < 3000; round++) {
+        size_t n = (size_t)(rand_r(&seed) % (int)sizeof(buf));
+        for (size_t i = 0; i < n; i++)
+            buf[i] = alphabet[rand_r(&seed) % (int)(sizeof(alphabet) - 1)];
+        mn_arena a = MN_ARENA_INIT;
+        mn_decl_vec v = MN_VEC_INIT;
+        char *copy = malloc(n ? n : 1); /* no NUL after it */
+        memcpy(copy, buf, n);
+        mn_options_extract(langs[round % MN_ARRAY_SIZE(langs)], copy, n, &a, &v);
+        for (size_t i = 0; i < v.len; i++)
+            CHECK(strlen(v.items[i].name) > 0 && strlen(v.items[i].name) <= 64 &&
+                  v.items[i].line >= 1);
+        free(copy);
+        mn_vec_release(&v);
+        mn_arena_release(&a);
+    }
+}
+
 MN_TEST_MAIN(MN_TEST(test_python), MN_TEST(test_javascript), MN_TEST(test_go), MN_TEST(test_rust),
-             MN_TEST(test_c_java_ruby), MN_TEST(test_bounds))
+             MN_TEST(test_c_java_ruby), MN_TEST(test_bounds), MN_TEST(test_random))
