@@ -36,6 +36,7 @@
 #include "index/classify.h"
 #include "index/history.h"
 #include "index/index.h"
+#include "index/options.h"
 #include "index/parse.h"
 #include "index/testpaths.h"
 #include "index/walk.h"
@@ -61,6 +62,7 @@ typedef struct job {
     char hash[MN_HASH_HEX];
     mn_file_class cls;
     mn_parse_result parse;
+    mn_decl_vec decls; /* strings in parse's arena */
     bool have_parse;
 } job;
 
@@ -134,6 +136,7 @@ static void job_free(job *j)
 {
     if (j->have_parse)
         mn_parse_result_release(&j->parse);
+    mn_vec_release(&j->decls);
     free(j->path);
     free(j->full_path);
     free(j);
@@ -207,6 +210,7 @@ static void work(job *j, mn_parser *parser, const queue *q)
         goto out;
     }
     j->have_parse = true;
+    mn_options_extract(j->cls.language, data.ptr, data.len, &j->parse.arena, &j->decls);
     scrub_parse(j, q, data.ptr, data.len);
     j->status = JOB_PARSED;
 out:
@@ -360,6 +364,8 @@ static int store_job(indexer *x, job *j)
         f.mtime_ms = j->mtime_ms;
         mn_file_content c;
         mn_parse_result_content(&j->parse, &c);
+        c.decls = j->decls.items;
+        c.ndecls = j->decls.len;
         if ((rc = ensure_tx(x)) == 0 && (rc = note_old(x, j->old_id, false)) == 0)
             rc = mn_store_file_replace(x->s, &f, &c);
         if (rc == 0) {

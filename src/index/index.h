@@ -73,8 +73,10 @@ typedef struct {
  * what is stored (so an index made before holds none after its next run).
  * 5: amalgamations are generated; CamelCase test directories and x.tests.cpp
  * are tests, a C++ x_spec.cpp is not (classify.c).
+ * 6: the options, environment variables and config keys a file declares
+ * (options.c, schema v14).
  */
-#define MN_INDEX_RULES 5
+#define MN_INDEX_RULES 6
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 

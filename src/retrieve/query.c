@@ -393,6 +393,36 @@ static void token(scan *sc, const char *tok, size_t len, const char *next, const
 }
 
 /*
+ * Command-line options the line names (issue 22): "--name" and
+ * "--name=value" anywhere (no prose word starts with two dashes), at 1.0;
+ * a short option "-x" (one letter or digit, or the first of a bundle "-vv",
+ * "-rA") only in code (a code line or between backticks), at 0.8: in prose
+ * a dash is punctuation. Each is an MN_MENTION_OPTION, looked up among the
+ * options the index holds (graph.c: declared).
+ */
+static void cli_options(scan *sc, const char *l, const char *eol, bool code)
+{
+    int ticks = 0;
+    for (const char *p = l; p < eol; p++) {
+        if (*p == '`')
+            ticks++;
+        if (*p != '-' || (p > l && !strchr(" \t`(\"'[=", p[-1])))
+            continue;
+        bool two = p + 1 < eol && p[1] == '-';
+        const char *n = p + (two ? 2 : 1), *e = n;
+        if (n >= eol || !isalnum((unsigned char)*n))
+            continue;
+        while (e < eol && (isalnum((unsigned char)*e) || *e == '_' || *e == '-'))
+            e++;
+        if (two && e - n >= 2 && e[-1] != '-')
+            add_mention(sc, MN_MENTION_OPTION, p, (size_t)(e - p), 1.0, 0, 0);
+        else if (!two && (code || ticks % 2 == 1) && isalpha((unsigned char)*n))
+            add_mention(sc, MN_MENTION_OPTION, p, 2, 0.8, 0, 0);
+        p = e - 1;
+    }
+}
+
+/*
  * A Python traceback frame:
  *     File "path", line N, in name          (the interpreter)
  *     File path:N, in Class.method(args)    (IPython 8 and later)
@@ -891,6 +921,7 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
         bool other_frame = !python_frame(&sc, l, eol, &frame_pos) &&
                            trace_frame(&sc, l, eol, li ? lines.items[li - 1].l : NULL,
                                        li ? lines.items[li - 1].eol : NULL, &frame_pos);
+        cli_options(&sc, l, eol, code);
         if (exception_line(&sc, l, eol))
             close_block(&sc, frame_pos);
         import_alias(&sc, starts_with(l, eol, ">>> ") ? l + 4 : l, eol);

@@ -19,6 +19,7 @@ typedef enum {
     MN_MENTION_QUALIFIED, /* Class.method: the end of a qualified name */
     MN_MENTION_PATH,      /* a file path (or its tail, or a file name) */
     MN_MENTION_MODULE,    /* a dotted module name as a path without extension: a/b/c */
+    MN_MENTION_OPTION,    /* a command-line option as typed: "--tb", "-x" (query.c: cli_options) */
 } mn_mention_kind;
 
 typedef struct {

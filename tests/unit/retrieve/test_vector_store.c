@@ -417,7 +417,7 @@ static void test_sync_and_semantic(void)
     mn_file_rec f = {0, "studio/kiln.py", "python", "source", "aaaa", 10, 3, 0, 0};
     mn_chunk_rec chunks[2] = {{-1, 1, 2, "def fire_kiln(clay):\n    glaze(clay)\n", "c1"},
                               {-1, 3, 3, "def spin_wheel(): pass\n", "c2"}};
-    mn_file_content fc = {NULL, 0, NULL, 0, chunks, 2};
+    mn_file_content fc = {NULL, 0, NULL, 0, chunks, 2, NULL, 0};
     CHECK_OK(mn_store_begin(s));
     CHECK_OK(mn_store_file_replace(s, &f, &fc));
     CHECK_OK(mn_store_commit(s));
