@@ -607,6 +607,62 @@ static void tier_c(graph_run *g)
     plan_trace(p, "tier C: %zu files (at most %d)", added, TIER_C_MAX);
 }
 
+typedef struct {
+    size_t locks, markers, demoted;
+} noise_counts;
+
+static double ms_between(struct timespec a, struct timespec b)
+{
+    return (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+}
+
+/*
+ * The noise filter over the candidates of one tier, run after each tier is
+ * made so that nothing it removes seeds the next: lock files out (in the
+ * first pass every candidate's), marker files out unless the task names
+ * them (a mention of NAMED), and in tiers A and B the tests, docs and
+ * config that share nothing with the task sent to tier C at half their
+ * graph score (unless the task asks for tests or docs). The files the
+ * pool left out (tier X) go too. Sorted by graph score after.
+ */
+static int noise_filter(graph_run *g, char tier, noise_counts *k)
+{
+    plan_run *p = g->p;
+    size_t w = 0;
+    for (size_t i = 0; i < p->files.len; i++) {
+        mn_plan_file c = p->files.items[i];
+        bool mine = c.tier == tier, marker = false;
+        if (c.tier == 'X')
+            continue;
+        if ((mine || tier == 'A') && !strcmp(c.role, "lock")) {
+            k->locks++;
+            continue;
+        }
+        if (mine && c.mention < NAMED) {
+            int rc = is_marker(p, &c, &marker);
+            if (rc != 0)
+                return rc; /* the plan fails here: op_plan answers with legacy_v0 */
+            if (marker) {
+                k->markers++;
+                continue;
+            }
+        }
+        bool asked = (!strcmp(c.role, "test") && p->about_tests) ||
+                     (!strcmp(c.role, "doc") && p->about_docs);
+        if (mine && tier != 'C' && plan_role_is_aux(c.role) && !overlaps(&c) && !asked) {
+            c.tier = 'C';
+            c.graph *= 0.5;
+            k->demoted++;
+        }
+        p->files.items[w++] = c;
+    }
+    p->files.len = w;
+    if (p->files.len > 1)
+        qsort(p->files.items, p->files.len, sizeof(*p->files.items), cmp_graph);
+    reindex(g);
+    return 0;
+}
+
 int plan_graph_candidates(plan_run *p)
 {
     graph_run g = {p, MN_VEC_INIT, MN_MAP_INIT, MN_MAP_INIT, {0}};
@@ -621,24 +677,21 @@ int plan_graph_candidates(plan_run *p)
     }
     struct timespec tx, ty;
     clock_gettime(CLOCK_MONOTONIC, &tx);
-    plan_trace(p, "time: the file table %.1f ms",
-               (double)(tx.tv_sec - tz.tv_sec) * 1e3 + (double)(tx.tv_nsec - tz.tv_nsec) / 1e6);
+    plan_trace(p, "time: the file table %.1f ms", ms_between(tz, tx));
     path_scores(&g);
     mentions(&g);
     if ((rc = symbols(&g)) != 0)
         goto out;
     clock_gettime(CLOCK_MONOTONIC, &ty);
-    plan_trace(p, "time: paths, mentions, symbols %.1f ms",
-               (double)(ty.tv_sec - tx.tv_sec) * 1e3 + (double)(ty.tv_nsec - tx.tv_nsec) / 1e6);
+    plan_trace(p, "time: paths, mentions, symbols %.1f ms", ms_between(tx, ty));
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if ((rc = lexical(&g)) != 0)
         goto out;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    plan_trace(p, "time: the search's file ranking %.1f ms",
-               (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+    plan_trace(p, "time: the search's file ranking %.1f ms", ms_between(t0, t1));
     /* tier A */
-    size_t na = 0, locks = 0, markers = 0, demoted = 0;
+    size_t na = 0;
     for (size_t i = 0; i < p->files.len; i++) {
         mn_plan_file *c = &p->files.items[i];
         if (c->lexical > 0 || c->symbols > 0 || c->mention > 0 || c->path_match >= TIER_A_PATH) {
@@ -651,98 +704,25 @@ int plan_graph_candidates(plan_run *p)
     }
     plan_trace(p, "tier A: %zu files match the task directly (paths, symbols, lexical)", na);
     /* the noise filter before the hop, so that no lock or marker file seeds tier B */
-    size_t w = 0;
-    for (size_t i = 0; i < p->files.len; i++) {
-        mn_plan_file c = p->files.items[i];
-        bool marker = false;
-        if (!strcmp(c.role, "lock")) {
-            locks++;
-            continue;
-        }
-        if (c.tier == 'A' && c.mention < NAMED && (rc = is_marker(p, &c, &marker)) != 0)
-            goto out;
-        if (marker) {
-            markers++;
-            continue;
-        }
-        bool asked = (!strcmp(c.role, "test") && p->about_tests) ||
-                     (!strcmp(c.role, "doc") && p->about_docs);
-        if (c.tier == 'A' && plan_role_is_aux(c.role) && !overlaps(&c) && !asked) {
-            c.tier = 'C';
-            c.graph *= 0.5;
-            demoted++;
-        }
-        p->files.items[w++] = c;
-    }
-    p->files.len = w;
-    if (p->files.len > 1)
-        qsort(p->files.items, p->files.len, sizeof(*p->files.items), cmp_graph);
-    reindex(&g);
+    noise_counts k = {0};
+    if ((rc = noise_filter(&g, 'A', &k)) != 0)
+        goto out;
     clock_gettime(CLOCK_MONOTONIC, &tx);
     if ((rc = tier_b(&g)) != 0)
         goto out;
     clock_gettime(CLOCK_MONOTONIC, &ty);
-    plan_trace(p, "time: tier B %.1f ms",
-               (double)(ty.tv_sec - tx.tv_sec) * 1e3 + (double)(ty.tv_nsec - tx.tv_nsec) / 1e6);
+    plan_trace(p, "time: tier B %.1f ms", ms_between(tx, ty));
     /* tier B's newcomers through the same filter */
-    w = 0;
-    for (size_t i = 0; i < p->files.len; i++) {
-        mn_plan_file c = p->files.items[i];
-        bool marker = false;
-        if (c.tier == 'B') {
-            if (!strcmp(c.role, "lock")) {
-                locks++;
-                continue;
-            }
-            if ((rc = is_marker(p, &c, &marker)) != 0)
-                goto out;
-            if (marker) {
-                markers++;
-                continue;
-            }
-            if (plan_role_is_aux(c.role) && !overlaps(&c) &&
-                !((!strcmp(c.role, "test") && p->about_tests) ||
-                  (!strcmp(c.role, "doc") && p->about_docs))) {
-                c.tier = 'C';
-                c.graph *= 0.5;
-                demoted++;
-            }
-        }
-        p->files.items[w++] = c;
-    }
-    p->files.len = w;
-    if (p->files.len > 1)
-        qsort(p->files.items, p->files.len, sizeof(*p->files.items), cmp_graph);
-    reindex(&g);
+    if ((rc = noise_filter(&g, 'B', &k)) != 0)
+        goto out;
     tier_c(&g);
     /* tier C's newcomers: locks and markers out */
-    w = 0;
-    for (size_t i = 0; i < p->files.len; i++) {
-        mn_plan_file c = p->files.items[i];
-        bool marker = false;
-        if (c.tier == 'X')
-            continue;
-        if (c.tier == 'C' && c.mention < NAMED) {
-            if (!strcmp(c.role, "lock")) {
-                locks++;
-                continue;
-            }
-            if ((rc = is_marker(p, &c, &marker)) != 0)
-                goto out;
-            if (marker) {
-                markers++;
-                continue;
-            }
-        }
-        p->files.items[w++] = c;
-    }
-    p->files.len = w;
-    if (p->files.len > 1)
-        qsort(p->files.items, p->files.len, sizeof(*p->files.items), cmp_graph);
+    if ((rc = noise_filter(&g, 'C', &k)) != 0)
+        goto out;
     plan_trace(p,
                "noise filter: %zu lock files and %zu marker files out, %zu tests/docs/config "
                "without overlap sent to tier C",
-               locks, markers, demoted);
+               k.locks, k.markers, k.demoted);
     if (p->files.len > p->cap) {
         plan_trace(p, "cap: %zu candidates cut to %zu", p->files.len, p->cap);
         p->files.len = p->cap;
