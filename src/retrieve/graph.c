@@ -302,18 +302,28 @@ static int prefer_exports(mn_search_ctx *c, def_vec *defs)
     return rc;
 }
 
+/*
+ * The indexes of the query's mentions of the given kinds, strongest first,
+ * at most NAMES_LOOKED_UP of them (the names a lookup probes).
+ */
+static size_t strongest_mentions(const mn_search_ctx *c, mn_mention_kind a, mn_mention_kind b,
+                                 size_t cand[MN_QUERY_MAX_MENTIONS])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->q.nmentions; i++)
+        if (c->q.mentions[i].kind == a || c->q.mentions[i].kind == b)
+            cand[n++] = i;
+    if (n > 1)
+        qsort_r(cand, n, sizeof(size_t), cmp_by_strength, (void *)c->q.mentions);
+    return n > NAMES_LOOKED_UP ? NAMES_LOOKED_UP : n;
+}
+
 static int symbols(mn_search_ctx *c)
 {
-    size_t cand[MN_QUERY_MAX_MENTIONS], n = 0;
-    for (size_t i = 0; i < c->q.nmentions; i++)
-        if (c->q.mentions[i].kind == MN_MENTION_NAME ||
-            c->q.mentions[i].kind == MN_MENTION_QUALIFIED)
-            cand[n++] = i;
+    size_t cand[MN_QUERY_MAX_MENTIONS];
+    size_t n = strongest_mentions(c, MN_MENTION_NAME, MN_MENTION_QUALIFIED, cand);
     if (n == 0)
         return 0;
-    qsort_r(cand, n, sizeof(size_t), cmp_by_strength, c->q.mentions);
-    if (n > NAMES_LOOKED_UP)
-        n = NAMES_LOOKED_UP;
     const char *names[NAMES_LOOKED_UP];
     for (size_t i = 0; i < n; i++) {
         const mn_mention *m = &c->q.mentions[cand[i]];
@@ -667,15 +677,10 @@ static int on_declared(void *payload, size_t which, const mn_declared_def *d)
  */
 static int declared(mn_search_ctx *c)
 {
-    size_t cand[MN_QUERY_MAX_MENTIONS], n = 0;
-    for (size_t i = 0; i < c->q.nmentions; i++)
-        if (c->q.mentions[i].kind == MN_MENTION_NAME || c->q.mentions[i].kind == MN_MENTION_OPTION)
-            cand[n++] = i;
+    size_t cand[MN_QUERY_MAX_MENTIONS];
+    size_t n = strongest_mentions(c, MN_MENTION_NAME, MN_MENTION_OPTION, cand);
     if (n == 0)
         return 0;
-    qsort_r(cand, n, sizeof(size_t), cmp_by_strength, c->q.mentions);
-    if (n > NAMES_LOOKED_UP)
-        n = NAMES_LOOKED_UP;
     const char *names[NAMES_LOOKED_UP];
     for (size_t i = 0; i < n; i++)
         names[i] = c->q.mentions[cand[i]].text;

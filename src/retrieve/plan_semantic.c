@@ -117,7 +117,6 @@ static int on_file_token(void *payload, const char *tok, size_t len, size_t star
 /* Only the lines the prefilter passes are tokenized (most lines of a file hold no term). */
 static void scan_text(plan_run *p, const char *text, size_t len, scan *out)
 {
-    scan_run r = {p, text, len, out, 0, 0, 0};
     for (size_t at = 0; at < len;) {
         const char *nl = memchr(text + at, '\n', len - at);
         size_t end = nl ? (size_t)(nl - text) : len;
@@ -129,7 +128,6 @@ static void scan_text(plan_run *p, const char *text, size_t len, scan *out)
         }
         at = end + 1;
     }
-    (void)r;
 }
 
 /* A repository path of the index, safe to open below root: relative, no "..", no empty part. */
