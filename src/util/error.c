@@ -94,6 +94,8 @@ const char *mn_error_name(int code)
         return "denied";
     case MN_EUNAVAILABLE:
         return "unavailable";
+    case MN_EUNSUPPORTED:
+        return "unsupported";
     default:
         return "error";
     }
