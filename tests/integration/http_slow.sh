@@ -21,6 +21,8 @@
 #             ended (404), its newest alive. (Before, at serve.max_sessions
 #             (100) each initialize ended the session idle longest, whoever
 #             opened it.)
+#   keep-alive after a whole request and its reply, the next request trickled
+#             on the same connection is cut 2 s after that reply
 #   config    the three keys' defaults and bad values
 # The run takes about 15 s. A failed check is reported and the script goes
 # on; it exits 1 if any failed.
@@ -161,6 +163,44 @@ num() { sed -n "s/.*\\b$1=\\([0-9]*\\).*/\\1/p" "$tmp/flood"; }
 [ "$(num held_per_address_max)" -le 32 ] 2>/dev/null || fail "one address held $(num held_per_address_max) connections, over the cap of 32"
 [ "$(num refused)" -ge 100 ] 2>/dev/null || fail "only $(num refused) connections over the cap were refused"
 kill -0 "$server_pid" 2>/dev/null || fail "the server died during the flood"
+
+# ==== a kept-alive connection ================================================
+# its next request is due within the deadline from the end of the reply:
+# a whole request and its answer, then a next one trickled (a byte each 250 ms)
+ka=$(python3 - "$port" <<'EOF'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+got = b""
+while not got.endswith(b"ok\n"):
+    d = s.recv(4096)
+    if not d:
+        print("closed before the first reply")
+        sys.exit(0)
+    got += d
+t0 = time.monotonic()
+s.sendall(b"GET /healthz HTTP/1.1\r\nHo")
+s.settimeout(0.25)
+for b in b"st: 127.0.0.1\r\nX-Slow: " + b"a" * 100:
+    try:
+        if not s.recv(1):
+            break
+    except socket.timeout:
+        pass
+    except ConnectionResetError:
+        break
+    try:
+        s.sendall(bytes([b]))
+    except (BrokenPipeError, ConnectionResetError):
+        break
+    if time.monotonic() - t0 > 6:
+        print("still open after 6 s")
+        sys.exit(0)
+print(int((time.monotonic() - t0) * 1000))
+EOF
+)
+echo "kept-alive connection trickling its second request: cut after $ka ms"
+[[ $ka =~ ^[0-9]+$ ]] && [ "$ka" -ge 1500 ] && [ "$ka" -le 3500 ] || fail "kept-alive connection trickling its next request: $ka (not cut 2 s after its reply)"
 
 # ==== sessions per address ===================================================
 session
