@@ -29,6 +29,14 @@
  * so the number the reaper uses always still names that connection and
  * never one that reused it.
  *
+ * A connection with bytes waiting unread (FIONREAD) is not cut, even past
+ * its deadline: then the server is the slow one, not the client. A
+ * connection stays on one worker from accept to close, and a worker busy
+ * with a long request (an index of a large repository) reads none of its
+ * other connections meanwhile; their clients sent their requests in time.
+ * A trickling client's byte is read as soon as its worker is free, so the
+ * next pass finds nothing unread and cuts it.
+ *
  * An idle kept-alive connection thus lasts D at most too: HTTP clients
  * close their own idle connections sooner (Node's fetch after 4 s) and
  * open a new one when they need it.
@@ -40,6 +48,7 @@
 #include "common.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -103,8 +112,11 @@ size_t mn_http__limits_reap(mn_http_limits *l, uint64_t now)
     pthread_mutex_lock(&l->lock);
     for (size_t i = 0; i < l->n; i++) {
         tracked *t = &l->v[i];
+        int unread = 0;
         if (t->cut || !t->deadline_ms || now < t->deadline_ms)
             continue;
+        if (ioctl(t->fd, FIONREAD, &unread) == 0 && unread > 0)
+            continue; /* its worker has not read what came: not the client's fault */
         /* the owner's worker sees the stream end and closes it; see the top of the file */
         shutdown(t->fd, SHUT_RDWR);
         t->cut = true;

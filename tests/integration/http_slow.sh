@@ -208,15 +208,22 @@ first=$sid
 [ -n "$first" ] || fail "initialize from 127.0.0.1: HTTP $code"
 session --interface 127.0.0.3
 third=$sid
-ids=()
-for i in $(seq 1 120); do
-    session --interface 127.0.0.2
-    [ -n "$sid" ] || {
-        fail "initialize $i from 127.0.0.2: HTTP $code $(head -c 200 "$tmp/body")"
+# 120 initialize calls on one kept-alive connection from 127.0.0.2 (python: one process, not 240 curls)
+mapfile -t ids < <(python3 - "$port" "$INIT" <<'EOF'
+import http.client, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=5, source_address=("127.0.0.2", 0))
+for i in range(120):
+    c.request("POST", "/mcp", body=sys.argv[2], headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+    r = c.getresponse()
+    r.read()
+    sid = r.getheader("Mcp-Session-Id")
+    if r.status != 200 or not sid:
+        print("initialize %d from 127.0.0.2: HTTP %d" % (i + 1, r.status))
         break
-    }
-    ids+=("$sid")
-done
+    print(sid)
+EOF
+)
+[ "${#ids[@]}" = 120 ] || fail "120 initialize calls from 127.0.0.2: ${ids[*]: -1}"
 for who in "127.0.0.1 $first" "127.0.0.3 $third"; do
     read -r addr id <<<"$who"
     rpc "$id" '{"jsonrpc":"2.0","id":5,"method":"ping"}'

@@ -3,7 +3,9 @@
  * (src/http/limits.c), on real sockets (socketpairs): a connection still
  * reading its request is shut down once its deadline passes, one whose
  * request is being answered is not, until its reply is done and the next
- * request's time runs out; one is cut only once, and an unlisted one never;
+ * request's time runs out; one with bytes its server has not read yet is
+ * not cut (a busy worker, not a slow client) until they are read; one is
+ * cut only once, and an unlisted one never;
  * the reaper thread does it by itself within the deadline and its period;
  * client addresses print as text, a v4-mapped IPv6 one as IPv4.
  */
@@ -69,6 +71,12 @@ static void test_phases(void)
     uint64_t t1 = now_ms();
     CHECK(mn_http__limits_reap(l, t1 + 30000) == 0);
     CHECK(!ended(answering[1]));
+    /* the client sent it, but the server has not read it (its worker was busy): not cut */
+    char got[8];
+    REQUIRE(send(answering[1], "GET /", 5, MSG_NOSIGNAL) == 5);
+    CHECK(mn_http__limits_reap(l, now_ms() + 60001) == 0);
+    CHECK(!ended(answering[1]));
+    CHECK(recv(answering[0], got, sizeof(got), MSG_DONTWAIT) == 5); /* read now, still incomplete */
     CHECK(mn_http__limits_reap(l, now_ms() + 60001) == 1);
     CHECK(ended(answering[1]));
 
@@ -97,8 +105,11 @@ static void test_reaper_thread(void)
     /* trickling does not help: bytes keep coming, the deadline stays */
     uint64_t t0 = now_ms(), cut_at = 0;
     while (now_ms() - t0 < 3000 && !cut_at) {
+        char c;
         if (send(slow[1], "a", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1 || ended(slow[1]))
             cut_at = now_ms();
+        (void)!recv(slow[0], &c, 1,
+                    MSG_DONTWAIT); /* the server reads each byte, as a worker does */
         usleep(20000);
     }
     CHECK(cut_at != 0);
