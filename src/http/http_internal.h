@@ -135,6 +135,7 @@ typedef struct mn_http_session {
     unsigned refs; /* the table's reference (while listed) + requests using it */
     bool listed;
     uint64_t last_used_ms;       /* monotonic */
+    uint64_t last_use;           /* t->uses when last used: the order of use, without ties */
     char addr[MN_HTTP_ADDR_MAX]; /* the client address that opened it (set before adding) */
 } mn_http_session;
 
@@ -145,6 +146,7 @@ typedef struct {
     size_t max;             /* serve.max_sessions */
     size_t max_per_address; /* serve.max_sessions_per_address; 0: no cap per address */
     uint64_t idle_ms;       /* serve.session_idle */
+    uint64_t uses;          /* counts each add and put: a session's last_use */
 } mn_http_sessions;
 
 void mn_http__sessions_init(mn_http_sessions *t, size_t max, uint64_t idle_ms);

@@ -163,6 +163,8 @@ static int by_address(const void *a, const void *b)
  *      sessions (of those with one idle), so a greedy client ends its own
  *      before anyone else's; among clients with as many each, the session
  *      idle longest. None idle: refused.
+ * "Idle longest" is by the order of use (last_use, a counter), not the
+ * clock: sessions used within one millisecond still have an order.
  * Case 2 sorts a copy of the table by address (n log n: 10,000 sessions,
  * the largest serve.max_sessions, in about a millisecond).
  */
@@ -178,7 +180,7 @@ static size_t victim(mn_http_sessions *t, const char *addr, bool *own_cap, bool 
             *own_cap = true;
             for (size_t i = 0; i < t->n; i++)
                 if (t->v[i]->refs == 1 && strcmp(t->v[i]->addr, addr) == 0 &&
-                    (pick == t->n || t->v[i]->last_used_ms < t->v[pick]->last_used_ms))
+                    (pick == t->n || t->v[i]->last_use < t->v[pick]->last_use))
                     pick = i;
             *refused = pick == t->n;
             return pick;
@@ -196,10 +198,10 @@ static size_t victim(mn_http_sessions *t, const char *addr, bool *own_cap, bool 
         size_t j = i;
         mn_http_session *idle = NULL;
         for (; j < t->n && strcmp(sorted[j]->addr, sorted[i]->addr) == 0; j++)
-            if (sorted[j]->refs == 1 && (!idle || sorted[j]->last_used_ms < idle->last_used_ms))
+            if (sorted[j]->refs == 1 && (!idle || sorted[j]->last_use < idle->last_use))
                 idle = sorted[j];
         if (idle && (!best || j - i > pick_count ||
-                     (j - i == pick_count && idle->last_used_ms < best->last_used_ms))) {
+                     (j - i == pick_count && idle->last_use < best->last_use))) {
             best = idle;
             pick_count = j - i;
         }
@@ -262,6 +264,7 @@ int mn_http__sessions_add(mn_http_sessions *t, mn_http_session *s)
     s->refs++;
     s->listed = true;
     s->last_used_ms = now_ms();
+    s->last_use = ++t->uses;
     t->v[t->n++] = s;
 out:
     pthread_mutex_unlock(&t->lock);
@@ -305,6 +308,7 @@ void mn_http__sessions_put(mn_http_sessions *t, mn_http_session *s)
     bool last;
     pthread_mutex_lock(&t->lock);
     s->last_used_ms = now_ms();
+    s->last_use = ++t->uses;
     last = --s->refs == 0;
     pthread_mutex_unlock(&t->lock);
     if (last)

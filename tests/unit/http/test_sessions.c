@@ -149,8 +149,7 @@ static int add_idle(mn_http_sessions *t, const char *addr, char id[MN_HTTP_SESSI
     rc = mn_http__sessions_add(t, s);
     if (rc == 0 && id)
         memcpy(id, s->id, MN_HTTP_SESSION_ID_LEN + 1);
-    mn_http__sessions_put(t, s);
-    usleep(2000); /* each a little older than the next: the order of eviction is known */
+    mn_http__sessions_put(t, s); /* no pause: sessions used in one millisecond keep their order */
     return rc;
 }
 
