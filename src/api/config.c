@@ -140,10 +140,21 @@ static const struct config_key {
     {"serve.host", KEY_TEXT, "127.0.0.1", 255,
      "Address `mnemo serve` listens on (--host overrides); anything but a loopback address "
      "exposes the store to the network. Command line only, as every serve.* key."},
+    {"serve.max_connections_per_address", KEY_INT, "32", 512,
+     "Connections one client address may hold open at once; more are closed as soon as they are "
+     "accepted (0: 32). Behind a reverse proxy every client has its address: raise it, up to the "
+     "server's 512 (docs/http.md)."},
     {"serve.max_sessions", KEY_INT, "100", 10000,
      "MCP sessions kept at once; a new one then ends the one idle longest (0: 100)."},
+    {"serve.max_sessions_per_address", KEY_INT, "16", 10000,
+     "MCP sessions one client address keeps; its next initialize ends its own session idle "
+     "longest, never another address's (0: 16)."},
     {"serve.port", KEY_INT, "7077", 65535,
      "TCP port of `mnemo serve` (--port overrides; 0: any free port)."},
+    {"serve.request_deadline", KEY_DURATION, "30s", 0,
+     "Time a client has to send a whole request (headers and body) from when it connects or its "
+     "previous reply ends; trickled bytes do not extend it. The answer may take longer "
+     "(10s, 1m; 0: 30s)."},
     {"serve.session_idle", KEY_DURATION, "1h", 0,
      "An MCP session unused this long ends; its client must initialize again (30m, 1h; 0: 1h)."},
     {"serve.threads", KEY_INT, "8", 64,

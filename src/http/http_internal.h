@@ -9,6 +9,8 @@
  *                   Content-Type, session ids), pure functions
  *   peer.c          which user of this machine a loopback connection comes
  *                   from (/proc/net/tcp): other users are refused
+ *   limits.c        the deadline per request (a reaper thread cuts
+ *                   connections whose request has not arrived in time)
  *
  * The endpoint sees a request as an mn_http_request (header values and the
  * body, collected by server.c) and answers with an mn_http_reply, so it
@@ -85,6 +87,40 @@ bool mn_http__is_loopback(const struct sockaddr_storage *sa);
  */
 int mn_http__peer_check(int fd, char *why, size_t size);
 
+/* ---- limits.c ---- */
+
+#define MN_HTTP_ADDR_MAX 46 /* INET6_ADDRSTRLEN */
+
+struct sockaddr;
+
+/** A client's address as text ("127.0.0.2", "2001:db8::1"; v4-mapped IPv6 as IPv4); "" if unknown.
+ */
+void mn_http__client_address(char out[MN_HTTP_ADDR_MAX], const struct sockaddr *sa);
+
+/** The connections of a server and the moments by which their requests must be read. */
+typedef struct mn_http_limits mn_http_limits;
+
+/**
+ * A table for connections whose requests must arrive within deadline_ms
+ * (0: no deadline, and no reaper thread), with a reaper thread that cuts
+ * the late ones.
+ */
+int mn_http__limits_new(mn_http_limits **out, uint64_t deadline_ms);
+/** Stop the reaper and free the table (after the last connection closed). */
+void mn_http__limits_free(mn_http_limits *l);
+/** An accepted connection (any pointer naming it) on socket fd: its first request is due. */
+void mn_http__limits_track(mn_http_limits *l, const void *conn, int fd, const char *addr);
+/** The connection closed (before its descriptor is closed): unlist it. */
+void mn_http__limits_untrack(mn_http_limits *l, const void *conn);
+/** Its request has been read: no deadline while it is answered. */
+void mn_http__limits_answering(mn_http_limits *l, const void *conn);
+/** Its reply is done: the next request (kept-alive) is due within the deadline from now. */
+void mn_http__limits_next(mn_http_limits *l, const void *conn);
+/** Shut down every listed connection past its deadline at now (monotonic ms); how many. */
+size_t mn_http__limits_reap(mn_http_limits *l, uint64_t now);
+/** How many connections are listed. */
+size_t mn_http__limits_count(mn_http_limits *l);
+
 /* ---- sessions.c ---- */
 
 #define MN_HTTP_SESSION_ID_LEN 64 /* hex of 32 random bytes */
@@ -98,15 +134,19 @@ typedef struct mn_http_session {
     /* under the table's lock: */
     unsigned refs; /* the table's reference (while listed) + requests using it */
     bool listed;
-    uint64_t last_used_ms; /* monotonic */
+    uint64_t last_used_ms;       /* monotonic */
+    uint64_t last_use;           /* t->uses when last used: the order of use, without ties */
+    char addr[MN_HTTP_ADDR_MAX]; /* the client address that opened it (set before adding) */
 } mn_http_session;
 
 typedef struct {
     pthread_mutex_t lock;
     mn_http_session **v; /* the listed sessions, unordered */
     size_t n, cap;
-    size_t max;       /* serve.max_sessions */
-    uint64_t idle_ms; /* serve.session_idle */
+    size_t max;             /* serve.max_sessions */
+    size_t max_per_address; /* serve.max_sessions_per_address; 0: no cap per address */
+    uint64_t idle_ms;       /* serve.session_idle */
+    uint64_t uses;          /* counts each add and put: a session's last_use */
 } mn_http_sessions;
 
 void mn_http__sessions_init(mn_http_sessions *t, size_t max, uint64_t idle_ms);
@@ -118,8 +158,12 @@ void mn_http__sessions_release(mn_http_sessions *t);
  */
 int mn_http__session_new(mn_http_session **out, mn_mcp_server *srv);
 /**
- * List s under a fresh random id (s->id). At the cap, the session idle
- * longest is ended first; MN_EBUSY when every listed session is in use.
+ * List s under a fresh random id (s->id). When s->addr already has
+ * max_per_address sessions, that address's session idle longest is ended
+ * first (MN_EBUSY when all of them are in use); otherwise, at the cap, the
+ * session idle longest of the address that holds the most is ended
+ * (MN_EBUSY when every listed session is in use). Never another address's
+ * while one address holds more than its share.
  */
 int mn_http__sessions_add(mn_http_sessions *t, mn_http_session *s);
 /** The listed session with this id, with a reference for the caller; NULL: unknown or ended. */
@@ -147,6 +191,7 @@ struct mn_http_server {
     pthread_mutex_t ctxs_lock;
     mn_ctx **ctxs; /* every worker's mn_ctx, freed at shutdown */
     size_t nctxs, ctxs_cap;
+    mn_http_limits *limits; /* the deadline per request (limits.c) */
 };
 
 typedef struct {
@@ -154,7 +199,8 @@ typedef struct {
     const char *origin, *host, *accept, *content_type, *session_id, *protocol_version;
     const char *body;
     size_t len;
-    bool too_big; /* the body was over MN_MCP_MAX_MESSAGE (and was not kept) */
+    bool too_big;       /* the body was over MN_MCP_MAX_MESSAGE (and was not kept) */
+    const char *client; /* the client's address (mn_http__client_address), "" if unknown */
 } mn_http_request;
 
 typedef struct {
@@ -164,8 +210,9 @@ typedef struct {
     size_t len;
     const char *allow;                           /* an Allow header (405), or NULL */
     char session_id[MN_HTTP_SESSION_ID_LEN + 1]; /* "" or an Mcp-Session-Id header */
-    bool prepare; /* a tool may have written: mn_ctx_prepare once the reply is sent */
-    bool warm;    /* the worker's store has not been warmed: mn_ctx_warm then */
+    bool prepare;         /* a tool may have written: mn_ctx_prepare once the reply is sent */
+    bool warm;            /* the worker's store has not been warmed: mn_ctx_warm then */
+    unsigned retry_after; /* seconds, for a Retry-After header (503); 0: none */
 } mn_http_reply;
 
 /** The calling worker's store connection, opened on first use; NULL with an error set. */

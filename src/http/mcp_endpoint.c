@@ -7,7 +7,9 @@
  * negotiated 2025-03-26, the one revision that had them). Checks, in order:
  * MCP-Protocol-Version (400 when unsupported), Content-Type (415), Accept
  * (406), size (413), JSON (400 with a parse error), then the session:
- * initialize without Mcp-Session-Id opens one and the reply carries its id;
+ * initialize without Mcp-Session-Id opens one and the reply carries its id
+ * (503 with Retry-After when a cap of sessions is reached and every
+ * session that could end is busy, sessions.c);
  * any other message needs the id (400 without, 404 for one unknown or
  * ended). The reply is application/json, or an SSE stream when the client
  * accepts it and either ranks text/event-stream above JSON (or accepts only
@@ -34,6 +36,7 @@
 #define ERR_INTERNAL   -32603
 #define ERR_TRANSPORT  -32000
 #define ERR_NO_SESSION -32001
+#define RETRY_AFTER_S  5 /* a 503 at a session cap: when to initialize again */
 
 void mn_http__reply_error(mn_http_reply *r, unsigned status, int code, const char *message)
 {
@@ -214,12 +217,16 @@ static void post_initialize(mn_http_server *srv, const mn_http_request *req,
         reply_errorf(r, 500, ERR_INTERNAL, "cannot start a session: %s", mn_error_last());
         return;
     }
+    snprintf(s->addr, sizeof(s->addr), "%s", req->client ? req->client : "");
     dispatch(srv, s, req, true, accept, r, &initialized);
     if (initialized) {
-        if ((rc = mn_http__sessions_add(&srv->sessions, s)) != 0)
+        if ((rc = mn_http__sessions_add(&srv->sessions, s)) != 0) {
             reply_errorf(r, rc == MN_EBUSY ? 503 : 500, ERR_TRANSPORT, "%s", mn_error_last());
-        else
+            /* every session it could end is answering a request: most take a few seconds */
+            r->retry_after = rc == MN_EBUSY ? RETRY_AFTER_S : 0;
+        } else {
             memcpy(r->session_id, s->id, sizeof(r->session_id));
+        }
     }
     mn_http__sessions_put(&srv->sessions, s);
 }

@@ -25,6 +25,14 @@
  * Host must name a loopback host (or the host of an allowed origin).
  * Routes: /mcp (mcp_endpoint.c; OPTIONS answers CORS preflights for allowed
  * origins) and /healthz.
+ *
+ * Slow and greedy clients (docs/http.md): libmicrohttpd keeps at most
+ * serve.max_connections_per_address connections of one client address
+ * (MHD_OPTION_PER_IP_CONNECTION_LIMIT: more are closed as soon as they are
+ * accepted), well under CONNECTION_LIMIT, the backstop at which it stops
+ * accepting at all; and limits.c cuts a connection whose request has not
+ * fully arrived within serve.request_deadline (on_connection lists it,
+ * route() marks its request read, on_completed starts the next one's time).
  */
 #include "common.h"
 #include <arpa/inet.h>
@@ -45,6 +53,11 @@
 #define DEFAULT_IDLE_MS      (3600u * 1000u)
 #define CONNECTION_LIMIT     512
 #define CONNECTION_TIMEOUT_S 120
+/* limits.c, docs/http.md "Slow and greedy clients": the defaults of serve.request_deadline,
+ * serve.max_connections_per_address and serve.max_sessions_per_address */
+#define DEFAULT_DEADLINE_MS          30000u
+#define DEFAULT_CONNECTIONS_PER_ADDR 32
+#define DEFAULT_SESSIONS_PER_ADDR    16
 
 /* libmicrohttpd and libgit2, loaded by the first server (util/libs.h) */
 static const mn_mhd_api *mhd;
@@ -146,13 +159,28 @@ static char *peer_verdict(struct MHD_Connection *c)
     return mn_strdup(why);
 }
 
+/* The connection's client address as text (mn_http__client_address). */
+static void client_address(struct MHD_Connection *c, char out[MN_HTTP_ADDR_MAX])
+{
+    const union MHD_ConnectionInfo *a =
+        mhd->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    mn_http__client_address(out, a ? a->client_addr : NULL);
+}
+
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
-    MN_UNUSED(cls);
+    mn_http_server *srv = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fd =
+            mhd->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        char addr[MN_HTTP_ADDR_MAX];
+        client_address(c, addr);
+        if (fd) /* its request is due within serve.request_deadline (limits.c) */
+            mn_http__limits_track(srv->limits, c, fd->connect_fd, addr);
         *socket_context = peer_verdict(c);
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        mn_http__limits_untrack(srv->limits, c);
         if (*socket_context && *socket_context != &peer_ok)
             free(*socket_context);
         *socket_context = NULL;
@@ -163,8 +191,10 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
                   const char *method, request_state *st, mn_http_reply *r)
 {
     const char *origin = header(c, "Origin"), *host = header(c, "Host");
-    char msg[400];
+    char msg[400], client[MN_HTTP_ADDR_MAX];
 
+    mn_http__limits_answering(srv->limits, c); /* read: the deadline is for reading only */
+    client_address(c, client);
     /* first of all: who is asking (on_connection); nothing runs for another user */
     const union MHD_ConnectionInfo *ctx_info =
         mhd->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
@@ -226,6 +256,7 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
         .body = st->body.ptr,
         .len = st->body.len,
         .too_big = st->too_big,
+        .client = client,
     };
     mn_http__mcp_endpoint(srv, &req, r);
 }
@@ -254,6 +285,11 @@ static enum MHD_Result respond(struct MHD_Connection *c, const char *method, con
         mhd->add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
     if (r->session_id[0])
         mhd->add_response_header(resp, "Mcp-Session-Id", r->session_id);
+    if (r->retry_after) {
+        char secs[16];
+        snprintf(secs, sizeof(secs), "%u", r->retry_after);
+        mhd->add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    }
     if (origin && r->status != 403) {
         /* the origin passed route()'s check: let its pages read the reply */
         mhd->add_response_header(resp, "Access-Control-Allow-Origin", origin);
@@ -280,7 +316,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     mn_http_server *srv = cls;
     request_state *st = *state;
-    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false, false};
+    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false, false, 0};
     MN_UNUSED(version);
 
     if (!st) {
@@ -325,8 +361,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 {
     request_state *st = *state;
     mn_http_server *srv = cls;
-    MN_UNUSED(c);
     MN_UNUSED(toe);
+    mn_http__limits_next(srv->limits, c); /* a kept-alive connection's next request is due */
     /* The reply is sent: a save's embedding and the vectors' reload happen now, on this
      * worker, not in the next question's time (mn_ctx_prepare; stdio.c does the same). */
     if (st && (st->prepare || st->warm)) {
@@ -433,7 +469,8 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
     mn_http_server *srv;
     mn_mcp_options mopts = {"http"};
     char *host = NULL;
-    int64_t port = 0, threads = 0, max_sessions = 0, idle_ms = 0;
+    int64_t port = 0, threads = 0, max_sessions = 0, idle_ms = 0, deadline_ms = 0,
+            conns_per_addr = 0, sessions_per_addr = 0;
     int fd = -1, family = AF_INET, rc;
     unsigned flags;
 
@@ -460,7 +497,16 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
     mn_http__sessions_init(&srv->sessions, DEFAULT_MAX_SESSIONS, DEFAULT_IDLE_MS);
     if ((rc = config_int(ctx, &threads, "serve.threads", 64)) != 0 ||
         (rc = config_int(ctx, &max_sessions, "serve.max_sessions", 10000)) != 0 ||
-        (rc = mn_api__config_duration(ctx, &idle_ms, "serve.session_idle")) != 0)
+        (rc = mn_api__config_duration(ctx, &idle_ms, "serve.session_idle")) != 0 ||
+        (rc = mn_api__config_duration(ctx, &deadline_ms, "serve.request_deadline")) != 0 ||
+        (rc = config_int(ctx, &conns_per_addr, "serve.max_connections_per_address",
+                         CONNECTION_LIMIT)) != 0 ||
+        (rc = config_int(ctx, &sessions_per_addr, "serve.max_sessions_per_address", 10000)) != 0)
+        goto fail;
+    srv->sessions.max_per_address =
+        sessions_per_addr ? (size_t)sessions_per_addr : DEFAULT_SESSIONS_PER_ADDR;
+    if ((rc = mn_http__limits_new(&srv->limits,
+                                  deadline_ms ? (uint64_t)deadline_ms : DEFAULT_DEADLINE_MS)) != 0)
         goto fail;
     if (max_sessions)
         srv->sessions.max = (size_t)max_sessions;
@@ -486,11 +532,12 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
         flags |= MHD_USE_IPv6;
     srv->daemon = mhd->start_daemon(
         flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
-        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)(threads ? threads : DEFAULT_THREADS), MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
-        srv, MHD_OPTION_END);
+        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)(conns_per_addr ? conns_per_addr : DEFAULT_CONNECTIONS_PER_ADDR),
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads ? threads : DEFAULT_THREADS),
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_END);
     if (!srv->daemon) {
         close(fd);
         rc = mn_error_set(MN_ERROR, "cannot start the HTTP server on %s", srv->url);
@@ -521,6 +568,7 @@ void mn_http_server_free(mn_http_server *srv)
         return;
     if (srv->daemon)
         mhd->stop_daemon(srv->daemon); /* waits for the requests under way */
+    mn_http__limits_free(srv->limits); /* after the last connection closed */
     mn_http__sessions_release(&srv->sessions);
     for (size_t i = 0; i < srv->nctxs; i++)
         mn_ctx_free(srv->ctxs[i]);

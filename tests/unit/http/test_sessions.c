@@ -4,7 +4,10 @@
  * uses it stays usable until that request lets go, and is freed then (ASan
  * sees a leak or a use after free); at the cap the session idle longest
  * ends, one in use never does (MN_EBUSY when all are); idle sessions expire
- * (after waiting longer than the idle time), those in use do not.
+ * (after waiting longer than the idle time), those in use do not; one
+ * client address over serve.max_sessions_per_address ends its own oldest
+ * session, never another's (MN_EBUSY when all of its own are in use), and
+ * at the table's cap the address holding the most loses its oldest.
  */
 #include "common.h"
 #include <unistd.h>
@@ -135,6 +138,80 @@ static void test_expire(void)
     CHECK(mn_http__sessions_count(&t) == 0);
 }
 
+/* A session of address addr, initialized and listed in t; the caller's reference dropped. */
+static int add_idle(mn_http_sessions *t, const char *addr, char id[MN_HTTP_SESSION_ID_LEN + 1])
+{
+    mn_http_session *s = initialized_session();
+    int rc;
+    if (!s)
+        return MN_ERROR;
+    snprintf(s->addr, sizeof(s->addr), "%s", addr);
+    rc = mn_http__sessions_add(t, s);
+    if (rc == 0 && id)
+        memcpy(id, s->id, MN_HTTP_SESSION_ID_LEN + 1);
+    mn_http__sessions_put(t, s); /* no pause: sessions used in one millisecond keep their order */
+    return rc;
+}
+
+static bool alive(mn_http_sessions *t, const char *id)
+{
+    mn_http_session *s = mn_http__sessions_get(t, id);
+    if (s)
+        mn_http__sessions_put(t, s);
+    return s != NULL;
+}
+
+static void test_cap_per_address(void)
+{
+    mn_http_sessions t;
+    char other[MN_HTTP_SESSION_ID_LEN + 1], g[5][MN_HTTP_SESSION_ID_LEN + 1];
+    mn_http__sessions_init(&t, 100, 3600000);
+    t.max_per_address = 3;
+    /* another client's session first, idle longest of all: the old rule ended it first */
+    REQUIRE_OK(add_idle(&t, "127.0.0.1", other));
+    for (int i = 0; i < 5; i++)
+        REQUIRE_OK(add_idle(&t, "127.0.0.2", g[i]));
+    CHECK(alive(&t, other));
+    CHECK(!alive(&t, g[0]) && !alive(&t, g[1])); /* its own oldest ended */
+    CHECK(alive(&t, g[2]) && alive(&t, g[3]) && alive(&t, g[4]));
+    CHECK(mn_http__sessions_count(&t) == 4);
+
+    /* all three of its sessions busy: refused, nobody else's ended */
+    mn_http_session *busy[3] = {mn_http__sessions_get(&t, g[2]), mn_http__sessions_get(&t, g[3]),
+                                mn_http__sessions_get(&t, g[4])};
+    REQUIRE(busy[0] && busy[1] && busy[2]);
+    CHECK(add_idle(&t, "127.0.0.2", NULL) == MN_EBUSY);
+    CHECK(strstr(mn_error_last(), "127.0.0.2") != NULL);
+    CHECK(alive(&t, other));
+    CHECK(mn_http__sessions_count(&t) == 4);
+    for (int i = 0; i < 3; i++)
+        mn_http__sessions_put(&t, busy[i]);
+    mn_http__sessions_release(&t);
+}
+
+static void test_full_table_fair(void)
+{
+    mn_http_sessions t;
+    char a[2][MN_HTTP_SESSION_ID_LEN + 1], b[3][MN_HTTP_SESSION_ID_LEN + 1];
+    char c[MN_HTTP_SESSION_ID_LEN + 1], d[MN_HTTP_SESSION_ID_LEN + 1];
+    mn_http__sessions_init(&t, 5, 3600000);
+    t.max_per_address = 4;
+    for (int i = 0; i < 2; i++)
+        REQUIRE_OK(add_idle(&t, "10.0.0.1", a[i]));
+    for (int i = 0; i < 3; i++)
+        REQUIRE_OK(add_idle(&t, "10.0.0.2", b[i]));
+    /* a's two are the oldest, but b holds more: b's oldest ends for c */
+    REQUIRE_OK(add_idle(&t, "10.0.0.3", c));
+    /* then a and b hold two each: the idle longest of those, a's first, ends for d */
+    REQUIRE_OK(add_idle(&t, "10.0.0.4", d));
+    /* (looked up only now: a lookup marks a session used) */
+    CHECK(!alive(&t, b[0]));
+    CHECK(!alive(&t, a[0]));
+    CHECK(alive(&t, a[1]) && alive(&t, b[1]) && alive(&t, b[2]) && alive(&t, c) && alive(&t, d));
+    CHECK(mn_http__sessions_count(&t) == 5);
+    mn_http__sessions_release(&t);
+}
+
 static void test_teardown(void)
 {
     mn_mcp_server_free(srv);
@@ -143,4 +220,5 @@ static void test_teardown(void)
 }
 
 MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_ids_and_end_while_used), MN_TEST(test_cap),
-             MN_TEST(test_expire), MN_TEST(test_teardown))
+             MN_TEST(test_expire), MN_TEST(test_cap_per_address), MN_TEST(test_full_table_fair),
+             MN_TEST(test_teardown))
