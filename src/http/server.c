@@ -24,7 +24,7 @@
  * that is present must be allowed, and when bound to a loopback address the
  * Host must name a loopback host (or the host of an allowed origin).
  * Routes: /mcp (mcp_endpoint.c; OPTIONS answers CORS preflights for allowed
- * origins) and /healthz.
+ * origins), /healthz, and the REST API: /v1/... and /metrics (rest.c).
  */
 #include "common.h"
 #include <arpa/inet.h>
@@ -37,6 +37,7 @@
 
 #include "api/api_internal.h"
 #include "http/http_internal.h"
+#include "http/rest.h"
 #include "util/libs.h"
 #include "util/util.h"
 
@@ -92,6 +93,11 @@ mn_ctx *mn_http__thread_ctx(mn_http_server *srv)
 static const char *header(struct MHD_Connection *c, const char *name)
 {
     return mhd->lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static const char *header_of(void *payload, const char *name)
+{
+    return header(payload, name);
 }
 
 /* A Host that may reach a server bound to loopback: a loopback name, or an allowed origin's host.
@@ -204,8 +210,25 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
         }
         return;
     }
+    if (mn_http__rest_path(url)) {
+        mn_http_request req = {
+            .method = method,
+            .origin = origin,
+            .host = host,
+            .content_type = header(c, "Content-Type"),
+            .body = st->body.ptr,
+            .len = st->body.len,
+            .too_big = st->too_big,
+            .path = url,
+            .header = header_of,
+            .header_payload = c,
+        };
+        mn_http__rest_endpoint(srv, &req, r);
+        return;
+    }
     if (strcmp(url, "/mcp") != 0) {
-        snprintf(msg, sizeof(msg), "no such path '%.100s' (the MCP endpoint is /mcp)", url);
+        snprintf(msg, sizeof(msg),
+                 "no such path '%.100s' (MCP is at /mcp, the REST API under /v1)", url);
         mn_http__reply_error(r, 404, -32000, msg);
         return;
     }
@@ -254,6 +277,13 @@ static enum MHD_Result respond(struct MHD_Connection *c, const char *method, con
         mhd->add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
     if (r->session_id[0])
         mhd->add_response_header(resp, "Mcp-Session-Id", r->session_id);
+    if (r->www_authenticate)
+        mhd->add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
+    if (r->retry_after) {
+        char secs[16];
+        snprintf(secs, sizeof(secs), "%u", r->retry_after);
+        mhd->add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    }
     if (origin && r->status != 403) {
         /* the origin passed route()'s check: let its pages read the reply */
         mhd->add_response_header(resp, "Access-Control-Allow-Origin", origin);
@@ -269,6 +299,7 @@ static enum MHD_Result respond(struct MHD_Connection *c, const char *method, con
     }
     ret = mhd->queue_response(c, r->status, resp);
     mhd->destroy_response(resp);
+    mn_http__metrics_response(url, r->status);
     mn_log(r->status >= 500 ? MN_LOG_WARN : MN_LOG_INFO, "http: %s %.100s -> %u (%.1f ms)", method,
            url, r->status, (double)(mn_time_mono_ns() - st->start_ns) / 1e6);
     return ret;
@@ -280,7 +311,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     mn_http_server *srv = cls;
     request_state *st = *state;
-    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false, false};
+    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false, false, NULL, 0};
     MN_UNUSED(version);
 
     if (!st) {
@@ -477,7 +508,8 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
     else if ((rc = config_int(ctx, &port, "serve.port", 65535)) != 0)
         goto fail;
     srv->db_path = mn_strdup(mn_ctx_db_path(ctx));
-    if ((rc = mn_mcp_server_new(&srv->mcp, ctx, &mopts)) != 0)
+    if ((rc = mn_mcp_server_new(&srv->mcp, ctx, &mopts)) != 0 ||
+        (rc = mn_http__rest_new(srv, ctx)) != 0)
         goto fail;
     if ((rc = listen_on(srv, &fd, &family, host, (int)port)) != 0)
         goto fail;
@@ -529,6 +561,7 @@ void mn_http_server_free(mn_http_server *srv)
     pthread_mutex_destroy(&srv->ctxs_lock);
     if (srv->mcp)
         mn_mcp_server_free(srv->mcp);
+    mn_http__rest_free(srv);
     free(srv->db_path);
     free(srv->allowed_origins);
     free(srv);
