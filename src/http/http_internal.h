@@ -142,10 +142,10 @@ struct mn_http_server {
     struct MHD_Daemon *daemon;
     mn_mcp_server *mcp;
     mn_http_sessions sessions;
-    char *db_path;         /* the store every worker opens */
-    char *allowed_origins; /* serve.allowed_origins ("" for none) */
+    char *db_path;             /* the store every worker opens */
+    char *allowed_origins;     /* serve.allowed_origins ("" for none) */
     struct mn_http_rest *rest; /* the REST API's state (rest.c) */
-    bool loopback;         /* bound to a loopback address: Host must name one too */
+    bool loopback;             /* bound to a loopback address: Host must name one too */
     char url[128];
     pthread_key_t ctx_key; /* the worker's mn_ctx */
     pthread_mutex_t ctxs_lock;
@@ -158,7 +158,7 @@ typedef struct {
     const char *origin, *host, *accept, *content_type, *session_id, *protocol_version;
     const char *body;
     size_t len;
-    bool too_big; /* the body was over MN_MCP_MAX_MESSAGE (and was not kept) */
+    bool too_big;     /* the body was over MN_MCP_MAX_MESSAGE (and was not kept) */
     const char *path; /* the URL's path (REST routes) */
     /* any other request header, by name (NULL when absent); REST routes */
     const char *(*header)(void *payload, const char *name);

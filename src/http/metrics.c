@@ -96,10 +96,9 @@ static uint64_t array_size_of(const json_t *out, const char *key)
 
 static void count_served(size_t i, const char *op, const json_t *out)
 {
-    static const char *const keys[] = {"items", "facts", "few_shots", "decisions", "links",
-                                       "selected"};
-    static const char *const reads[] = {"context", "search", "search_code", "recall",
-                                        "plan_files"};
+    static const char *const keys[] = {"items",     "facts", "few_shots",
+                                       "decisions", "links", "selected"};
+    static const char *const reads[] = {"context", "search", "search_code", "recall", "plan_files"};
     bool is_read = false;
     uint64_t n = 0;
     for (size_t k = 0; k < MN_ARRAY_SIZE(reads); k++)
@@ -209,10 +208,9 @@ static void ops_section(mn_buf *b, const mn_op *ops, size_t n)
             for (int c = 1; c < NCODES; c++) {
                 uint64_t e = get(&stats[f][i].errors[c]);
                 if (e)
-                    mn_buf_printf(b,
-                                  "mnemo_errors_total{front=\"%s\",op=\"%s\",code=\"%s\"} %llu\n",
-                                  front_names[f], ops[i].name, mn_error_name(-c),
-                                  (unsigned long long)e);
+                    mn_buf_printf(
+                        b, "mnemo_errors_total{front=\"%s\",op=\"%s\",code=\"%s\"} %llu\n",
+                        front_names[f], ops[i].name, mn_error_name(-c), (unsigned long long)e);
             }
     help(b, "mnemo_op_duration_seconds", "histogram",
          "Time an operation took inside mnemo, by front end and op.");
@@ -301,8 +299,8 @@ static void store_section(mn_buf *b, mn_ctx *ctx)
     long long v;
     help(b, "mnemo_memories", "gauge", "Memories in the store, by status.");
     for (size_t k = 0; k < MN_ARRAY_SIZE(status_names); k++)
-        if ((v = total_of(ctx, "list", json_pack("{s:s,s:i}", "status", status_names[k], "limit",
-                                                 1))) >= 0)
+        if ((v = total_of(ctx, "list",
+                          json_pack("{s:s,s:i}", "status", status_names[k], "limit", 1))) >= 0)
             mn_buf_printf(b, "mnemo_memories{status=\"%s\"} %lld\n", status_names[k], v);
     help(b, "mnemo_files", "gauge", "Files in the code index.");
     if ((v = total_of(ctx, "files", json_pack("{s:i}", "limit", 1))) >= 0)

@@ -86,11 +86,11 @@ static json_t *op_post(const mn_op *op, const char *operation_id)
     json_t *responses = json_pack("{s:{s:s,s:o}}", "200", "description", "The operation's answer.",
                                   "content", json_body(ref("schemas", out)));
     add_error_responses(responses);
-    json_t *post = json_pack("{s:s,s:s,s:s,s:[s],s:{s:b,s:o},s:o}", "operationId", operation_id,
-                             "summary", op->summary, "description", op->description, "tags",
-                             (op->flags & MN_OP_READONLY) ? "read" : "write", "requestBody",
-                             "required", 0, "content", json_body(ref("schemas", in)), "responses",
-                             responses);
+    json_t *post =
+        json_pack("{s:s,s:s,s:s,s:[s],s:{s:b,s:o},s:o}", "operationId", operation_id, "summary",
+                  op->summary, "description", op->description, "tags",
+                  (op->flags & MN_OP_READONLY) ? "read" : "write", "requestBody", "required", 0,
+                  "content", json_body(ref("schemas", in)), "responses", responses);
     if (op->flags & MN_OP_READONLY)
         json_object_set_new(post, "x-mnemo-readonly", json_true());
     if (op->flags & MN_OP_DESTRUCTIVE)
@@ -137,12 +137,12 @@ static json_t *error_responses(void)
 static void add_other_paths(json_t *paths)
 {
     json_t *hook_responses = json_pack(
-        "{s:{s:s,s:o},s:{s:s},s:{s:s},s:o,s:o,s:o}", "200",
-        "description", "A push: the answer of ingest_git ({event, ingest_git}); or a ping.",
-        "content", json_body(json_pack("{s:s}", "type", "object")), "202", "description",
+        "{s:{s:s,s:o},s:{s:s},s:{s:s},s:o,s:o,s:o}", "200", "description",
+        "A push: the answer of ingest_git ({event, ingest_git}); or a ping.", "content",
+        json_body(json_pack("{s:s}", "type", "object")), "202", "description",
         "Another event: acknowledged, nothing done.", "400", "description",
-        "No event header, or a payload that is not a JSON object.", "401",
-        ref("responses", "401"), "403", ref("responses", "403"), "415", ref("responses", "415"));
+        "No event header, or a payload that is not a JSON object.", "401", ref("responses", "401"),
+        "403", ref("responses", "403"), "415", ref("responses", "415"));
     json_object_set_new(
         paths, "/v1/ingest/git",
         json_pack("{s:{s:s,s:s,s:s,s:[],s:{s:b,s:o},s:o}}", "post", "operationId",
@@ -153,23 +153,23 @@ static void add_other_paths(json_t *paths)
                   "repository. The body is the forge's push payload (application/json).",
                   "security", "requestBody", "required", 1, "content",
                   json_body(json_pack("{s:s}", "type", "object")), "responses", hook_responses));
-    json_object_set_new(
-        paths, "/v1/openapi.json",
-        json_pack("{s:{s:s,s:s,s:{s:{s:s,s:o}}}}", "get", "operationId", "openapi", "summary",
-                  "This document.", "responses", "200", "description", "OpenAPI 3.1", "content",
-                  json_body(json_pack("{s:s}", "type", "object"))));
+    json_object_set_new(paths, "/v1/openapi.json",
+                        json_pack("{s:{s:s,s:s,s:{s:{s:s,s:o}}}}", "get", "operationId", "openapi",
+                                  "summary", "This document.", "responses", "200", "description",
+                                  "OpenAPI 3.1", "content",
+                                  json_body(json_pack("{s:s}", "type", "object"))));
     json_object_set_new(paths, "/metrics",
-                        json_pack("{s:{s:s,s:s,s:{s:{s:s,s:{s:{s:{s:s}}}}}}}", "get",
-                                  "operationId", "metrics", "summary",
+                        json_pack("{s:{s:s,s:s,s:{s:{s:s,s:{s:{s:{s:s}}}}}}}", "get", "operationId",
+                                  "metrics", "summary",
                                   "Prometheus text exposition: requests, errors and latency per "
                                   "op and front end, store sizes, served items, feedback, "
                                   "captures.",
-                                  "responses", "200", "description", "text format 0.0.4",
-                                  "content", "text/plain", "schema", "type", "string"));
+                                  "responses", "200", "description", "text format 0.0.4", "content",
+                                  "text/plain", "schema", "type", "string"));
     json_object_set_new(paths, "/healthz",
-                        json_pack("{s:{s:s,s:s,s:[],s:{s:{s:s}}}}", "get", "operationId",
-                                  "healthz", "summary", "200 ok while the server runs.",
-                                  "security", "responses", "200", "description", "ok"));
+                        json_pack("{s:{s:s,s:s,s:[],s:{s:{s:s}}}}", "get", "operationId", "healthz",
+                                  "summary", "200 ok while the server runs.", "security",
+                                  "responses", "200", "description", "ok"));
 }
 
 char *mn_http__openapi_document(size_t *len)

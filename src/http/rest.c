@@ -106,8 +106,9 @@ static int read_secret(struct mn_http_rest *rest, const char *ref)
     if (secret && strlen(secret) < 16) {
         memset(secret, 0, strlen(secret));
         free(secret);
-        return mn_error_set(MN_EINVAL, "serve.webhook_secret: the secret in '%.100s' is shorter "
-                                       "than 16 characters; use a long random one",
+        return mn_error_set(MN_EINVAL,
+                            "serve.webhook_secret: the secret in '%.100s' is shorter "
+                            "than 16 characters; use a long random one",
                             ref);
     }
     rest->secret = secret;
@@ -268,8 +269,8 @@ static void answer_metrics(mn_http_server *srv, mn_http_reply *r)
 
 void mn_http__rest_endpoint(mn_http_server *srv, const mn_http_request *req, mn_http_reply *r)
 {
-    mn_rest_request rq = {req->method,  req->path, req->content_type,
-                          req->body,    req->len,  req->too_big};
+    mn_rest_request rq = {req->method, req->path, req->content_type,
+                          req->body,   req->len,  req->too_big};
     mn_rest_route route;
 
     mn_http__rest_parse(&route, &rq, table_lookup, NULL);

@@ -164,13 +164,11 @@ void mn_http__rest_parse(mn_rest_route *out, const mn_rest_request *req, mn_rest
             out->kind = MN_REST_WEBHOOK;
         return;
     }
-    const char *op = strncmp(path, "/v1/", 4) == 0
-                         ? op_of(path + 4, lookup, payload, name, sizeof(name))
-                         : NULL;
+    const char *op =
+        strncmp(path, "/v1/", 4) == 0 ? op_of(path + 4, lookup, payload, name, sizeof(name)) : NULL;
     if (!op) {
         refuse(out, 404, "not_found",
-               "no such route '%s': POST /v1/<operation> (GET /v1/openapi.json lists them)",
-               shown);
+               "no such route '%s': POST /v1/<operation> (GET /v1/openapi.json lists them)", shown);
         return;
     }
     snprintf(out->route_name, sizeof(out->route_name), "%s", op);

@@ -227,8 +227,8 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
         return;
     }
     if (strcmp(url, "/mcp") != 0) {
-        snprintf(msg, sizeof(msg),
-                 "no such path '%.100s' (MCP is at /mcp, the REST API under /v1)", url);
+        snprintf(msg, sizeof(msg), "no such path '%.100s' (MCP is at /mcp, the REST API under /v1)",
+                 url);
         mn_http__reply_error(r, 404, -32000, msg);
         return;
     }
