@@ -22,7 +22,7 @@
 #               the webhook is off (403)
 #   metrics     request, error and latency counts per op and front end move
 #               by exactly the calls made (REST and MCP), store sizes, served
-#               items and feedback
+#               items and feedback; 4 clients at once are each counted once
 #   openapi     3.1, every op with its request and answer schemas, every
 #               $ref resolves, each schema compiles with ajv (JSON Schema
 #               2020-12, the dialect of OpenAPI 3.1)
@@ -291,6 +291,21 @@ before=$(metric 'mnemo_requests_total{front="rest",op="recall"}')
 call /v1/recall '{"query":"x"}' -H "$CT"
 scrape
 [ "$(metric 'mnemo_requests_total{front="rest",op="recall"}')" = $((before + 1)) ] || fail "recall count did not move by one"
+
+# 4 clients at once, 10 calls each: every one answered and counted once (the counters are atomics)
+before=$(metric 'mnemo_requests_total{front="rest",op="status"}')
+pids=()
+for c in 1 2 3 4; do
+    (for _ in $(seq 1 10); do
+        curl -s -o /dev/null -w '%{http_code}\n' -X POST "$base/v1/status"
+    done >"$tmp/parallel.$c") &
+    pids+=($!)
+done
+wait "${pids[@]}"
+[ "$(cat "$tmp"/parallel.* | grep -c '^200$')" = 40 ] || fail "parallel calls: $(sort "$tmp"/parallel.* | uniq -c)"
+scrape
+[ "$(metric 'mnemo_requests_total{front="rest",op="status"}')" = $((before + 40)) ] ||
+    fail "parallel status count: $(metric 'mnemo_requests_total{front="rest",op="status"}'), not $before + 40"
 
 # ---- openapi.json shape, and ajv compiles every schema ----
 NODE_PATH=$NODE_MODULES node -e "
