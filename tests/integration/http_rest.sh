@@ -290,7 +290,7 @@ grep -v '^#' "$tmp/metrics" | grep -Ev '^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"
 before=$(metric 'mnemo_requests_total{front="rest",op="recall"}')
 call /v1/recall '{"query":"x"}' -H "$CT"
 scrape
-[ "$(metric 'mnemo_requests_total{front="rest",op="recall"}')" = $((before + 1)) ] || fail "recall count did not move by one"
+[ "$(metric 'mnemo_requests_total{front="rest",op="recall"}')" = $((before + 1)) ] || fail "recall count: $(metric 'mnemo_requests_total{front="rest",op="recall"}'), not $before + 1"
 
 # 4 clients at once, 10 calls each: every one answered and counted once (the counters are atomics)
 before=$(metric 'mnemo_requests_total{front="rest",op="status"}')
