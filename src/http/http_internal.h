@@ -197,6 +197,9 @@ void mn_http__mcp_endpoint(mn_http_server *srv, const mn_http_request *req, mn_h
  */
 int mn_http__rest_new(mn_http_server *srv, mn_ctx *ctx);
 void mn_http__rest_free(mn_http_server *srv);
+/** A reply with a REST error body ({"error":{"code","message"}}) and its status. */
+void mn_http__rest_reply_error(mn_http_reply *r, unsigned status, const char *code,
+                               const char *message);
 /** Answer a request to a REST path (mn_http__rest_path: /v1..., /metrics). */
 void mn_http__rest_endpoint(mn_http_server *srv, const mn_http_request *req, mn_http_reply *r);
 

@@ -55,9 +55,15 @@ static void reply_json(mn_http_reply *r, unsigned status, char *text)
     r->content_type = text ? "application/json" : NULL;
 }
 
-static void reply_error(mn_http_reply *r, unsigned status, const char *code, const char *message)
+void mn_http__rest_reply_error(mn_http_reply *r, unsigned status, const char *code,
+                               const char *message)
 {
     reply_json(r, status, mn_http__rest_error_body(code, message));
+}
+
+static void reply_error(mn_http_reply *r, unsigned status, const char *code, const char *message)
+{
+    mn_http__rest_reply_error(r, status, code, message);
 }
 
 /* The reply to a failed call: status, code and the headers its status asks for. */

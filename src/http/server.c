@@ -165,6 +165,15 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     }
 }
 
+/* A refusal before routing: a REST error body on REST paths, a JSON-RPC one elsewhere. */
+static void refuse(mn_http_reply *r, const char *url, unsigned status, const char *msg)
+{
+    if (mn_http__rest_path(url))
+        mn_http__rest_reply_error(r, status, status == 403 ? "denied" : "invalid", msg);
+    else
+        mn_http__reply_error(r, status, -32000, msg);
+}
+
 static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url,
                   const char *method, request_state *st, mn_http_reply *r)
 {
@@ -181,21 +190,21 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
     if (verdict != &peer_ok) {
         snprintf(msg, sizeof(msg), "%s", verdict ? verdict : "refused");
         free(late);
-        mn_http__reply_error(r, 403, -32000, msg);
+        refuse(r, url, 403, msg);
         return;
     }
 
     if (origin && !mn_http__origin_allowed(origin, srv->allowed_origins)) {
         snprintf(msg, sizeof(msg),
                  "origin '%.100s' is not allowed (add it to config serve.allowed_origins)", origin);
-        mn_http__reply_error(r, 403, -32000, msg);
+        refuse(r, url, 403, msg);
         return;
     }
     if (host && !host_allowed(srv, host)) {
         snprintf(msg, sizeof(msg),
                  "host '%.100s' is not a loopback name; this server listens on loopback only",
                  host);
-        mn_http__reply_error(r, 403, -32000, msg);
+        refuse(r, url, 403, msg);
         return;
     }
     if (strcmp(url, "/healthz") == 0) {

@@ -11,7 +11,8 @@
 #               field (400, the op's message), an unknown id (404
 #               not_found), wrong Content-Type (415), unknown route (404),
 #               wrong method (405 with Allow), over 4 MiB (413, with and
-#               without Expect: 100-continue); each one JSON error
+#               without Expect: 100-continue), a foreign Origin or Host
+#               (403); each one JSON error
 #   webhook     GitHub (X-Hub-Signature-256 computed here with openssl) and
 #               GitLab (X-Gitlab-Token): a good signature runs ingest_git on
 #               the repository (a new commit is read), a bad or missing one
@@ -226,6 +227,10 @@ expect_error 413 too_big "a 5 MiB body"
 code=$(curl -s -o "$tmp/body" -w '%{http_code}' -X POST "$base/v1/import" -H "$CT" -H 'Expect: 100-continue' --data-binary @"$tmp/big")
 expect_error 413 too_big "a 5 MiB body with Expect: 100-continue"
 grep -q "4194304" "$tmp/body" || fail "413: the message names the limit"
+call /v1/search '{"query":"cart"}' -H "$CT" -H 'Origin: http://evil.example'
+expect_error 403 denied "a foreign Origin on /v1"
+call /v1/search '{"query":"cart"}' -H "$CT" -H 'Host: evil.example'
+expect_error 403 denied "a foreign Host on /v1"
 get /healthz
 expect_code 200 "healthz still served"
 
