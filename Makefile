@@ -47,14 +47,15 @@ check-format:
 format:
 	@scripts/check-format.sh --fix
 
-# The libFuzzer target for the JSON-RPC reader (fuzz/), 20 s from the seed corpus; new inputs it
-# finds stay in $(FUZZ_BUILD)/corpus.
+# The libFuzzer targets for the JSON-RPC reader and the REST request reader (fuzz/), 20 s each
+# from their seed corpus; new inputs they find stay in $(FUZZ_BUILD)/corpus and corpus-rest.
 FUZZ_BUILD ?= build-fuzz
 test-fuzz: deps
 	cmake -S fuzz -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DMNEMO_FUZZ=ON
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
-	mkdir -p $(FUZZ_BUILD)/corpus
+	mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/corpus-rest
 	$(FUZZ_BUILD)/fuzz_jsonrpc -max_total_time=20 -max_len=65536 $(FUZZ_BUILD)/corpus fuzz/corpus/jsonrpc
+	$(FUZZ_BUILD)/fuzz_rest -max_total_time=20 -max_len=65536 $(FUZZ_BUILD)/corpus-rest fuzz/corpus/rest
 
 test: check-format test-plain test-asan test-fuzz
 

@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mnemo/errors.h"
 
@@ -150,6 +151,17 @@ const json_t *mn_api_output_schema(const mn_op *op);
  * naming the op. MN_EINVAL means the input was wrong (a usage error).
  */
 int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out);
+
+/**
+ * Told of every mn_api_call of a known op once it returns: the op's name,
+ * the result (0 or an mn_error_code), the input, the answer (NULL when it
+ * failed) and the time it took in ns. Runs on the calling thread: must be
+ * thread-safe and quick, and must not call mn_api_call.
+ */
+typedef void (*mn_api_observer)(const char *op, int rc, const json_t *args, const json_t *out,
+                                uint64_t ns);
+/** Set the process's one observer (a server's metrics, src/http/metrics.c); NULL removes it. */
+void mn_api_observer_set(mn_api_observer fn);
 
 /**
  * Write the audit row of an MCP resource read (op "resource", target the

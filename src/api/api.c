@@ -9,6 +9,7 @@
 #include "common.h"
 #include <pthread.h>
 #include <pwd.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "api/api_internal.h"
@@ -95,9 +96,19 @@ static void scrub_error(mn_ctx *ctx)
     mn_buf_release(&b);
 }
 
+/* The observer of every call (mn_api_observer_set): a server's metrics, or none. */
+static _Atomic(mn_api_observer) observer;
+
+void mn_api_observer_set(mn_api_observer fn)
+{
+    atomic_store(&observer, fn);
+}
+
 int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
 {
     const mn_op *op = mn_api_find(name);
+    mn_api_observer obs = atomic_load_explicit(&observer, memory_order_relaxed);
+    uint64_t start = obs ? mn_time_mono_ns() : 0;
     json_t *empty = NULL;
     int rc;
     *out = NULL;
@@ -118,6 +129,8 @@ int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
         scrub_error(ctx);
         mn_error_prefix("%s", name);
     }
+    if (obs)
+        obs(op->name, rc, args, *out, mn_time_mono_ns() - start);
     json_decref(empty);
     return rc;
 }

@@ -159,6 +159,10 @@ static const struct config_key {
      "An MCP session unused this long ends; its client must initialize again (30m, 1h; 0: 1h)."},
     {"serve.threads", KEY_INT, "8", 64,
      "Threads of `mnemo serve`, each with its own store connection (0: 8)."},
+    {"serve.webhook_secret", KEY_TEXT, "", 4000,
+     "Where the secret of the push webhook (POST /v1/ingest/git) is, never the secret itself: "
+     "env:NAME or file:PATH (mode 0600), read when `mnemo serve` starts; empty: the webhook "
+     "is off. The same secret goes into the GitHub or GitLab hook."},
     /* served.*: how long what was asked and answered is kept (op_search.c) */
     {"served.max_age", KEY_DURATION, "30d", 0,
      "Keep each question asked (context, recall, search, a hook's prompt) and what it was "
@@ -251,11 +255,11 @@ int mn_api_tools_select(bool *selected, const char *spec)
     "0400, read when used), e.g. 'mnemo config set embed.key env:OPENAI_API_KEY'"
 
 /*
- * embed.key: empty, env:NAME or file:PATH (the file is checked now as when
- * used, so a mistake shows at once). Anything else is refused, without
- * repeating it: it may well be a key.
+ * embed.key and serve.webhook_secret: empty, env:NAME or file:PATH (the
+ * file is checked now as when used, so a mistake shows at once). Anything
+ * else is refused, without repeating it: it may well be a key.
  */
-static int check_key_ref(const char *v)
+static int check_key_ref(const char *what, const char *v)
 {
     if (!*v)
         return 0;
@@ -267,9 +271,9 @@ static int check_key_ref(const char *v)
                  *p == '_';
         if (!ok)
             return mn_error_set(MN_EINVAL,
-                                "embed.key: '%.80s' is no environment variable name (letters, "
+                                "%s: '%.80s' is no environment variable name (letters, "
                                 "digits and _)",
-                                name);
+                                what, name);
         return 0;
     }
     if (strncmp(v, "file:", 5) == 0) {
@@ -281,9 +285,9 @@ static int check_key_ref(const char *v)
         }
         return rc;
     }
-    return mn_error_set(
-        MN_EINVAL,
-        "embed.key takes where the key is, never the key itself (not stored): " KEY_FORMS);
+    return mn_error_set(MN_EINVAL,
+                        "%s takes where the key is, never the key itself (not stored): " KEY_FORMS,
+                        what);
 }
 
 /* A stored embed.key that is a key itself (set by an older mnemo), not a reference. */
@@ -334,8 +338,8 @@ static int check_text_shape(const char *key, const char *v)
         free(sel);
         return rc;
     }
-    if (strcmp(key, "embed.key") == 0)
-        return check_key_ref(v);
+    if (strcmp(key, "embed.key") == 0 || strcmp(key, "serve.webhook_secret") == 0)
+        return check_key_ref(key, v);
     return 0;
 }
 

@@ -11,6 +11,9 @@
  *                   from (/proc/net/tcp): other users are refused
  *   limits.c        the deadline per request (a reaper thread cuts
  *                   connections whose request has not arrived in time)
+ *   rest*.c, openapi.c, metrics.c, webhook.c
+ *                   /v1, /v1/openapi.json, /metrics, the push webhook
+ *                   (their own header: rest.h)
  *
  * The endpoint sees a request as an mn_http_request (header values and the
  * body, collected by server.c) and answers with an mn_http_reply, so it
@@ -183,9 +186,10 @@ struct mn_http_server {
     struct MHD_Daemon *daemon;
     mn_mcp_server *mcp;
     mn_http_sessions sessions;
-    char *db_path;         /* the store every worker opens */
-    char *allowed_origins; /* serve.allowed_origins ("" for none) */
-    bool loopback;         /* bound to a loopback address: Host must name one too */
+    char *db_path;             /* the store every worker opens */
+    char *allowed_origins;     /* serve.allowed_origins ("" for none) */
+    struct mn_http_rest *rest; /* the REST API's state (rest.c) */
+    bool loopback;             /* bound to a loopback address: Host must name one too */
     char url[128];
     pthread_key_t ctx_key; /* the worker's mn_ctx */
     pthread_mutex_t ctxs_lock;
@@ -201,6 +205,10 @@ typedef struct {
     size_t len;
     bool too_big;       /* the body was over MN_MCP_MAX_MESSAGE (and was not kept) */
     const char *client; /* the client's address (mn_http__client_address), "" if unknown */
+    const char *path; /* the URL's path (REST routes) */
+    /* any other request header, by name (NULL when absent); REST routes */
+    const char *(*header)(void *payload, const char *name);
+    void *header_payload;
 } mn_http_request;
 
 typedef struct {
@@ -210,9 +218,10 @@ typedef struct {
     size_t len;
     const char *allow;                           /* an Allow header (405), or NULL */
     char session_id[MN_HTTP_SESSION_ID_LEN + 1]; /* "" or an Mcp-Session-Id header */
-    bool prepare;         /* a tool may have written: mn_ctx_prepare once the reply is sent */
-    bool warm;            /* the worker's store has not been warmed: mn_ctx_warm then */
-    unsigned retry_after; /* seconds, for a Retry-After header (503); 0: none */
+    bool prepare;                 /* a tool may have written: mn_ctx_prepare once the reply is sent */
+    bool warm;                    /* the worker's store has not been warmed: mn_ctx_warm then */
+    const char *www_authenticate; /* a WWW-Authenticate header (401), or NULL */
+    unsigned retry_after;         /* seconds, for a Retry-After header (503); 0: none */
 } mn_http_reply;
 
 /** The calling worker's store connection, opened on first use; NULL with an error set. */
@@ -223,5 +232,21 @@ void mn_http__reply_error(mn_http_reply *r, unsigned status, int code, const cha
 
 /** Answer a request to /mcp (any method). */
 void mn_http__mcp_endpoint(mn_http_server *srv, const mn_http_request *req, mn_http_reply *r);
+
+/* ---- rest.c ---- */
+
+/**
+ * The REST API's state for srv: serve.webhook_secret resolved (env:NAME or
+ * file:PATH, read once here), the OpenAPI document made on first use, the
+ * metrics started. 0, or an error (an unreadable secret) that stops the
+ * server from starting.
+ */
+int mn_http__rest_new(mn_http_server *srv, mn_ctx *ctx);
+void mn_http__rest_free(mn_http_server *srv);
+/** A reply with a REST error body ({"error":{"code","message"}}) and its status. */
+void mn_http__rest_reply_error(mn_http_reply *r, unsigned status, const char *code,
+                               const char *message);
+/** Answer a request to a REST path (mn_http__rest_path: /v1..., /metrics). */
+void mn_http__rest_endpoint(mn_http_server *srv, const mn_http_request *req, mn_http_reply *r);
 
 #endif

@@ -29,6 +29,7 @@
 #include "common.h"
 
 #include "http/http_internal.h"
+#include "http/rest.h"
 #include "util/util.h"
 
 #define ERR_PARSE      -32700
@@ -170,7 +171,9 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
     }
     pthread_mutex_lock(&s->lock);
     s->events = accept->sse ? &events : NULL;
+    mn_http__metrics_front_begin(MN_METRICS_MCP); /* the tools it calls count as mcp */
     rc = mn_mcp_handle(s->mcp, ctx, req->body, req->len, &out, &info);
+    mn_http__metrics_front_end();
     s->events = NULL;
     pthread_mutex_unlock(&s->lock);
     if (initialized)

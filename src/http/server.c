@@ -24,7 +24,7 @@
  * that is present must be allowed, and when bound to a loopback address the
  * Host must name a loopback host (or the host of an allowed origin).
  * Routes: /mcp (mcp_endpoint.c; OPTIONS answers CORS preflights for allowed
- * origins) and /healthz.
+ * origins), /healthz, and the REST API: /v1/... and /metrics (rest.c).
  *
  * Slow and greedy clients (docs/http.md): libmicrohttpd keeps at most
  * serve.max_connections_per_address connections of one client address
@@ -45,6 +45,7 @@
 
 #include "api/api_internal.h"
 #include "http/http_internal.h"
+#include "http/rest.h"
 #include "util/libs.h"
 #include "util/util.h"
 
@@ -105,6 +106,11 @@ mn_ctx *mn_http__thread_ctx(mn_http_server *srv)
 static const char *header(struct MHD_Connection *c, const char *name)
 {
     return mhd->lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static const char *header_of(void *payload, const char *name)
+{
+    return header(payload, name);
 }
 
 /* A Host that may reach a server bound to loopback: a loopback name, or an allowed origin's host.
@@ -187,6 +193,15 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     }
 }
 
+/* A refusal before routing: a REST error body on REST paths, a JSON-RPC one elsewhere. */
+static void refuse(mn_http_reply *r, const char *url, unsigned status, const char *msg)
+{
+    if (mn_http__rest_path(url))
+        mn_http__rest_reply_error(r, status, status == 403 ? "denied" : "invalid", msg);
+    else
+        mn_http__reply_error(r, status, -32000, msg);
+}
+
 static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url,
                   const char *method, request_state *st, mn_http_reply *r)
 {
@@ -205,21 +220,21 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
     if (verdict != &peer_ok) {
         snprintf(msg, sizeof(msg), "%s", verdict ? verdict : "refused");
         free(late);
-        mn_http__reply_error(r, 403, -32000, msg);
+        refuse(r, url, 403, msg);
         return;
     }
 
     if (origin && !mn_http__origin_allowed(origin, srv->allowed_origins)) {
         snprintf(msg, sizeof(msg),
                  "origin '%.100s' is not allowed (add it to config serve.allowed_origins)", origin);
-        mn_http__reply_error(r, 403, -32000, msg);
+        refuse(r, url, 403, msg);
         return;
     }
     if (host && !host_allowed(srv, host)) {
         snprintf(msg, sizeof(msg),
                  "host '%.100s' is not a loopback name; this server listens on loopback only",
                  host);
-        mn_http__reply_error(r, 403, -32000, msg);
+        refuse(r, url, 403, msg);
         return;
     }
     if (strcmp(url, "/healthz") == 0) {
@@ -234,8 +249,25 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
         }
         return;
     }
+    if (mn_http__rest_path(url)) {
+        mn_http_request req = {
+            .method = method,
+            .origin = origin,
+            .host = host,
+            .content_type = header(c, "Content-Type"),
+            .body = st->body.ptr,
+            .len = st->body.len,
+            .too_big = st->too_big,
+            .path = url,
+            .header = header_of,
+            .header_payload = c,
+        };
+        mn_http__rest_endpoint(srv, &req, r);
+        return;
+    }
     if (strcmp(url, "/mcp") != 0) {
-        snprintf(msg, sizeof(msg), "no such path '%.100s' (the MCP endpoint is /mcp)", url);
+        snprintf(msg, sizeof(msg), "no such path '%.100s' (MCP is at /mcp, the REST API under /v1)",
+                 url);
         mn_http__reply_error(r, 404, -32000, msg);
         return;
     }
@@ -285,6 +317,8 @@ static enum MHD_Result respond(struct MHD_Connection *c, const char *method, con
         mhd->add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
     if (r->session_id[0])
         mhd->add_response_header(resp, "Mcp-Session-Id", r->session_id);
+    if (r->www_authenticate)
+        mhd->add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
     if (r->retry_after) {
         char secs[16];
         snprintf(secs, sizeof(secs), "%u", r->retry_after);
@@ -305,6 +339,7 @@ static enum MHD_Result respond(struct MHD_Connection *c, const char *method, con
     }
     ret = mhd->queue_response(c, r->status, resp);
     mhd->destroy_response(resp);
+    mn_http__metrics_response(url, r->status);
     mn_log(r->status >= 500 ? MN_LOG_WARN : MN_LOG_INFO, "http: %s %.100s -> %u (%.1f ms)", method,
            url, r->status, (double)(mn_time_mono_ns() - st->start_ns) / 1e6);
     return ret;
@@ -316,7 +351,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     mn_http_server *srv = cls;
     request_state *st = *state;
-    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false, false, 0};
+    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false, false, NULL, 0};
     MN_UNUSED(version);
 
     if (!st) {
@@ -523,7 +558,8 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
     else if ((rc = config_int(ctx, &port, "serve.port", 65535)) != 0)
         goto fail;
     srv->db_path = mn_strdup(mn_ctx_db_path(ctx));
-    if ((rc = mn_mcp_server_new(&srv->mcp, ctx, &mopts)) != 0)
+    if ((rc = mn_mcp_server_new(&srv->mcp, ctx, &mopts)) != 0 ||
+        (rc = mn_http__rest_new(srv, ctx)) != 0)
         goto fail;
     if ((rc = listen_on(srv, &fd, &family, host, (int)port)) != 0)
         goto fail;
@@ -577,6 +613,7 @@ void mn_http_server_free(mn_http_server *srv)
     pthread_mutex_destroy(&srv->ctxs_lock);
     if (srv->mcp)
         mn_mcp_server_free(srv->mcp);
+    mn_http__rest_free(srv);
     free(srv->db_path);
     free(srv->allowed_origins);
     free(srv);
