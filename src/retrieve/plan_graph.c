@@ -359,6 +359,8 @@ static int lexical(graph_run *g)
     req.kinds = MN_SEARCH_FILE;
     req.k = LEXICAL_K;
     req.embedder = p->req->search_embedder;
+    req.no_snippets = true; /* the ranking alone is used */
+    req.index_cache = g->cache;
     mn_search_result res;
     int rc = mn_search_run(p->store, &req, &res);
     if (rc)
