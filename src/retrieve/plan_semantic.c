@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -173,6 +174,86 @@ static void memo_grow(struct plan_word_memo *m)
     m->cap = cap;
 }
 
+/*
+ * The terms of each word any plan of the process met (a word's terms depend
+ * on the word alone): a word new to this plan's memo is looked up here
+ * before it is tokenized; stemming was half the semantic stage. Words up to
+ * SHARED_WORD bytes; at SHARED_MAX words the table is emptied and fills
+ * again (~10 MB at most). Values: the terms, each NUL-terminated, then an
+ * empty one.
+ */
+#define SHARED_WORD 48
+#define SHARED_MAX  200000
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static mn_map shared_words = MN_MAP_INIT;
+
+static void shared_clear(void)
+{
+    size_t pos = 0;
+    const char *key;
+    void *value;
+    while (mn_map_next(&shared_words, &pos, &key, &value))
+        free(value);
+    mn_map_release(&shared_words);
+    memset(&shared_words, 0, sizeof(shared_words));
+}
+
+static uint64_t terms_bits(plan_run *p, const char *terms)
+{
+    uint64_t bits = 0;
+    for (const char *t = terms; *t; t += strlen(t) + 1) {
+        int i = plan_term_of(p, t, strlen(t));
+        if (i >= 0)
+            bits |= 1ull << i;
+    }
+    return bits;
+}
+
+static int on_shared_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                           int colocated)
+{
+    (void)start;
+    (void)end;
+    if (colocated != MN_TOK_COLOC_WHOLE && len) {
+        mn_buf_put(payload, tok, len);
+        mn_buf_putc(payload, '\0');
+    }
+    return 0;
+}
+
+/* The task's terms in a word this plan has not met: from the shared table, or tokenized. */
+static uint64_t word_terms_new(plan_run *p, const char *w, size_t len)
+{
+    uint64_t bits = 0;
+    if (len > SHARED_WORD) {
+        void *a[2] = {p, &bits};
+        mn_tokenize(w, len, MN_LANG_EN, 0, on_word_token, a);
+        return bits;
+    }
+    char key[SHARED_WORD + 1];
+    memcpy(key, w, len);
+    key[len] = '\0';
+    pthread_mutex_lock(&shared_lock);
+    const char *terms = mn_map_get(&shared_words, key);
+    if (terms)
+        bits = terms_bits(p, terms);
+    pthread_mutex_unlock(&shared_lock);
+    if (terms)
+        return bits;
+    mn_buf b = MN_BUF_INIT;
+    mn_tokenize(w, len, MN_LANG_EN, 0, on_shared_token, &b);
+    mn_buf_putc(&b, '\0');
+    bits = terms_bits(p, b.ptr);
+    pthread_mutex_lock(&shared_lock);
+    if (shared_words.len >= SHARED_MAX)
+        shared_clear();
+    char *keep = mn_buf_detach(&b);
+    free(mn_map_set(&shared_words, key, keep)); /* another thread's copy: the same terms */
+    pthread_mutex_unlock(&shared_lock);
+    return bits;
+}
+
 /* The task's terms in one ASCII word (tokenized on first sight). */
 static uint64_t word_terms(plan_run *p, const char *w, size_t len)
 {
@@ -183,9 +264,7 @@ static uint64_t word_terms(plan_run *p, const char *w, size_t len)
     for (; m->slots[k].w; k = (k + 1) & (m->cap - 1))
         if (m->slots[k].len == len && !memcmp(m->slots[k].w, w, len))
             return m->slots[k].bits;
-    uint64_t bits = 0;
-    void *a[2] = {p, &bits};
-    mn_tokenize(w, len, MN_LANG_EN, 0, on_word_token, a);
+    uint64_t bits = word_terms_new(p, w, len);
     m->slots[k].w = mn_arena_strndup(p->arena, w, len);
     m->slots[k].len = len;
     m->slots[k].bits = bits;
