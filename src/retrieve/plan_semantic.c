@@ -17,6 +17,10 @@
  *  3. the built-in scorer: each file read (below the root, no symbolic
  *     link followed out of it, at most FILE_BYTES) and tokenized with the
  *     index's tokenizer, the task's terms looked up.
+ * The scan (scan_text) looks at the lines the prefilter passes; an ASCII
+ * line's terms come from its words, each distinct word tokenized once per
+ * plan (the word memo) and its terms kept for later plans (the shared word
+ * table): the same terms as tokenizing the line, at a fraction of the cost.
  * Rungs 2 and 3 score coverage: semantic = sum over the task's terms the
  * file holds of weight x idf / the same sum over the terms any candidate
  * holds, idf = ln(1 + n / df) over the n candidates scored, so a word
