@@ -27,6 +27,9 @@
  * grouped by file, so a seed has at most four times the files); past that
  * the store answers uncached.
  *
+ * A store back end that cannot give the stamp (MN_EUNSUPPORTED) gets a
+ * cache built for the call alone.
+ *
  * Threads: the current cache and its reference count under one lock; the
  * file table never changes after the build; the neighbour memo has its
  * own lock, held while looking up or adding, never while calling back.
@@ -179,6 +182,12 @@ int mn_index_cache_get(mn_store *s, mn_index_cache **out)
     mn_index_stamp stamp;
     *out = NULL;
     int rc = mn_store_index_stamp(s, &stamp);
+    if (rc == MN_EUNSUPPORTED) {
+        /* a back end without the stamp: a cache for this call alone, never current */
+        mn_error_clear();
+        memset(&stamp, 0, sizeof(stamp));
+        return build(s, &stamp, out);
+    }
     if (rc)
         return rc;
     pthread_mutex_lock(&current_lock);
