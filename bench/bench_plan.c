@@ -167,15 +167,16 @@ static int call(mn_ctx *ctx, const char *op, json_t *args, json_t **out, double 
 
 static int open_ctx(mn_ctx **ctx, const char *dir)
 {
+    /* found from dir as the CLI finds it (the nearest .mnemo/), so that the context has the
+     * project root the semantic stage reads files below: an explicit db path takes the root
+     * from a .git, which a bare copy of a checkout (the warm sympy) lacks */
     mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    mn_buf db = MN_BUF_INIT;
-    mn_buf_printf(&db, "%s/.mnemo/mnemo.db", dir);
-    o.db_path = db.ptr;
     o.start_dir = dir;
     o.actor = "bench";
     o.create = false;
     int rc = mn_ctx_open(ctx, &o);
-    mn_buf_release(&db);
+    if (rc == 0 && !mn_ctx_root(*ctx))
+        fprintf(stderr, PROG ": %s: no project root: the semantic stage will not run\n", dir);
     if (rc)
         return rc;
     json_t *r = NULL;
@@ -308,10 +309,55 @@ out:
         mn_ctx_free(ctx);
 }
 
-static void warm(const char *root, const json_t *insts, size_t repeat)
+/* The plan's own stage times: its trace's "time: <stage> X ms" lines, summed per stage. */
+typedef struct {
+    char name[64];
+    double total;
+} stage_time;
+
+static void stage_times(const json_t *out, stage_time *st, size_t *nst, size_t max)
+{
+    size_t i;
+    const json_t *x;
+    json_array_foreach(json_object_get(out, "trace"), i, x)
+    {
+        const char *line = json_string_value(x);
+        if (!line || strncmp(line, "time: ", 6) != 0)
+            continue;
+        /* "time: a %.1f ms" or "time: a %.1f ms, b %.1f ms" */
+        for (const char *s = line + 6; *s;) {
+            const char *e = strstr(s, " ms");
+            if (!e)
+                break;
+            const char *num = e;
+            while (num > s && num[-1] != ' ')
+                num--;
+            size_t nlen = num > s ? (size_t)(num - s - 1) : 0;
+            double v = strtod(num, NULL);
+            size_t k = 0;
+            while (k < *nst && (strlen(st[k].name) != nlen || strncmp(st[k].name, s, nlen)))
+                k++;
+            if (k == *nst && *nst < max && nlen < sizeof(st[k].name)) {
+                memcpy(st[k].name, s, nlen);
+                st[k].name[nlen] = '\0';
+                st[k].total = 0;
+                (*nst)++;
+            }
+            if (k < *nst)
+                st[k].total += v;
+            s = e + 3;
+            while (*s == ',' || *s == ' ')
+                s++;
+        }
+    }
+}
+
+static void warm(const char *root, const json_t *insts, size_t repeat, FILE *dump)
 {
     mn_ctx *ctx = NULL;
     ev_samples ms = MN_VEC_INIT, sms = MN_VEC_INIT;
+    stage_time st[16];
+    size_t nst = 0;
     if (open_ctx(&ctx, root) != 0)
         return;
     size_t ninst = json_array_size(insts);
@@ -321,8 +367,18 @@ static void warm(const char *root, const json_t *insts, size_t repeat)
         char *q = mn_strndup(ps, len > max ? mn_utf8_floor(ps, len, max) : len);
         json_t *out = NULL;
         double t = 0, ts = 0;
-        if (call(ctx, "plan_files", json_pack("{s:s}", "task", q), &out, &t) == 0 && r > 0)
+        if (call(ctx, "plan_files", json_pack("{s:s,s:b}", "task", q, "trace", 1), &out, &t) == 0 &&
+            r > 0) {
             mn_vec_push(&ms, t);
+            stage_times(out, st, &nst, MN_ARRAY_SIZE(st));
+            if (dump) {
+                /* the answer without its trace (the trace has times) */
+                json_object_del(out, "trace");
+                char *d = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
+                fprintf(dump, "%s\n", d ? d : "null");
+                free(d);
+            }
+        }
         json_decref(out);
         out = NULL;
         if (call(ctx, "search", json_pack("{s:s,s:[s],s:i}", "query", q, "kinds", "file", "k", K),
@@ -336,6 +392,10 @@ static void warm(const char *root, const json_t *insts, size_t repeat)
            "(n=%zu)\n",
            root, ev_percentile(&ms, 0.5), ev_percentile(&ms, 0.95), ev_percentile(&sms, 0.5),
            ev_percentile(&sms, 0.95), ms.len);
+    printf("plan stages (mean ms):");
+    for (size_t k = 0; k < nst; k++)
+        printf("%s %s %.1f", k ? "," : "", st[k].name, st[k].total / (double)(ms.len ? ms.len : 1));
+    printf("\n");
     mn_vec_release(&ms);
     mn_vec_release(&sms);
     mn_ctx_free(ctx);
@@ -343,7 +403,7 @@ static void warm(const char *root, const json_t *insts, size_t repeat)
 
 int main(int argc, char **argv)
 {
-    const char *input = NULL, *stores = NULL, *warm_root = NULL;
+    const char *input = NULL, *stores = NULL, *warm_root = NULL, *dump_path = NULL;
     size_t limit = 0, repeat = 0;
     double weights[5] = {0};
     totals T;
@@ -355,6 +415,8 @@ int main(int argc, char **argv)
             limit = strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--warm") && i + 1 < argc)
             warm_root = argv[++i];
+        else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
+            dump_path = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--weights") && i + 1 < argc) {
@@ -371,8 +433,8 @@ int main(int argc, char **argv)
             input = argv[i];
         else {
             fprintf(stderr,
-                    "usage: " PROG " DEV_JSONL --stores DIR [--limit N] [--warm ROOT --repeat N] "
-                    "[--verbose]\n");
+                    "usage: " PROG " DEV_JSONL --stores DIR [--limit N] [--warm ROOT --repeat N "
+                    "[--dump FILE]] [--verbose]\n");
             return 2;
         }
     }
@@ -414,8 +476,14 @@ int main(int argc, char **argv)
                ev_percentile(&T.legacy_ms, 0.5), ev_percentile(&T.legacy_ms, 0.95),
                ev_percentile(&T.search_ms, 0.5), ev_percentile(&T.search_ms, 0.95));
     }
-    if (warm_root)
-        warm(warm_root, insts, repeat ? repeat : 50);
+    if (warm_root) {
+        FILE *dump = dump_path ? fopen(dump_path, "w") : NULL;
+        if (dump_path && !dump)
+            fprintf(stderr, PROG ": cannot write %s\n", dump_path);
+        warm(warm_root, insts, repeat ? repeat : 50, dump);
+        if (dump)
+            fclose(dump);
+    }
     mn_vec_release(&T.plan_ms);
     mn_vec_release(&T.legacy_ms);
     mn_vec_release(&T.search_ms);

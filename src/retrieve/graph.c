@@ -49,6 +49,7 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "retrieve/index_cache.h"
 #include "retrieve/retrieve_internal.h"
 #include "text/tokenize.h"
 
@@ -483,7 +484,19 @@ static int paths(mn_search_ctx *c)
         return 0;
     file_rows rows = MN_VEC_INIT;
     rows_payload p = {c, &rows};
-    int rc = mn_store_files_each(c->store, NULL, on_file, &p);
+    int rc = 0;
+    if (c->req->index_cache) {
+        /* the caller's cache: its strings live longer than this search (mn_search_file copies) */
+        const mn_icache_file *files = mn_index_cache_files(c->req->index_cache);
+        size_t n = mn_index_cache_nfiles(c->req->index_cache);
+        mn_vec_reserve(&rows, n);
+        for (size_t i = 0; i < n; i++) {
+            file_row r = {files[i].id, files[i].path, files[i].role};
+            mn_vec_push(&rows, r);
+        }
+    } else {
+        rc = mn_store_files_each(c->store, NULL, on_file, &p);
+    }
     /* the files in the request's scope are candidates (fusion scores the scope) */
     size_t in_scope = 0;
     for (size_t r = 0; rc == 0 && r < rows.len && in_scope < SCOPE_FILES_MAX; r++) {
@@ -779,8 +792,13 @@ int mn_graph_spread(mn_search_ctx *c)
     MN_VEC(int64_t) unknown = MN_VEC_INIT;
     for (size_t s = 0; s < nseeds && rc == 0; s++) {
         spread sp = {c, seeds[s], 0, MN_VEC_INIT};
-        rc = mn_store_file_neighbours(c->store, &seeds[s], 1, (size_t)(SPREAD_EDGES / SPREAD_SEEDS),
-                                      on_neighbour, &sp);
+        rc = c->req->index_cache
+                 ? mn_index_cache_neighbours(c->req->index_cache, c->store, &seeds[s], 1,
+                                             (size_t)(SPREAD_EDGES / SPREAD_SEEDS), on_neighbour,
+                                             &sp)
+                 : mn_store_file_neighbours(c->store, &seeds[s], 1,
+                                            (size_t)(SPREAD_EDGES / SPREAD_SEEDS), on_neighbour,
+                                            &sp);
         for (size_t e = 0; rc == 0 && e < sp.edges.len; e++) {
             mn_file_cand *g = mn_search_file(c, sp.edges.items[e].other, NULL, NULL);
             if (!g->path)

@@ -84,8 +84,9 @@ bool plan_maybe_terms(const plan_run *p, const char *s, size_t n)
         unsigned pair = lower((unsigned char)s[i]) << 8 | lower((unsigned char)s[i + 1]);
         if (!(p->pairs[pair >> 6] >> (pair & 63) & 1))
             continue;
-        for (size_t t = 0; t < p->nterms; t++) {
-            const char *w = p->terms[t].term;
+        /* only the terms that start with this pair (a chain through pair_next) */
+        for (unsigned t1 = p->pair_head[pair]; t1; t1 = p->pair_next[t1 - 1]) {
+            const char *w = p->terms[t1 - 1].term;
             size_t k = 0;
             while (k < PLAN_PREFIX && w[k] && i + k < n &&
                    lower((unsigned char)s[i + k]) == (unsigned char)w[k])
@@ -148,10 +149,14 @@ static int terms(plan_run *p)
         if ((rc = mn_tokenize(a.surface, strlen(a.surface), MN_LANG_EN, 0, on_task_token, &a)) != 0)
             return rc;
     }
-    for (size_t t = 0; t < p->nterms; t++) {
+    p->pair_head = mn_arena_alloc(p->arena, 65536);
+    memset(p->pair_head, 0, 65536);
+    for (size_t t = p->nterms; t-- > 0;) { /* backwards: each chain in the terms' order */
         const unsigned char *w = (const unsigned char *)p->terms[t].term;
         unsigned pair = (unsigned)w[0] << 8 | w[1]; /* terms have 2 bytes or more */
         p->pairs[pair >> 6] |= 1ull << (pair & 63);
+        p->pair_next[t] = p->pair_head[pair];
+        p->pair_head[pair] = (uint8_t)(t + 1);
     }
     p->about_tests = p->q.about_tests;
     p->about_docs = says_docs(p);

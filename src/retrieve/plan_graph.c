@@ -49,11 +49,18 @@
  * with the task (no path term, no symbol named, not named) go to tier C
  * at half their graph score, unless the task is about tests or docs.
  * Then the candidates are sorted by graph and cut to the cap.
+ *
+ * The file table (every file's path, role, lines, rank and path
+ * components) and the neighbours of the seeds come from the index cache
+ * (index_cache.c), read from the store once per index state; what depends
+ * on the task (the terms in each distinct path component) is computed
+ * here, once per plan.
  */
 #include "common.h"
 #include <math.h>
 #include <time.h>
 
+#include "retrieve/index_cache.h"
 #include "retrieve/plan_internal.h"
 #include "store/store_index.h"
 #include "text/tokenize.h"
@@ -76,7 +83,7 @@ static const double w_default[4] = {1.0, 0.3, 0.3, 0.95};
 
 typedef struct {
     int64_t id;
-    const char *path, *role;
+    const char *path, *role; /* the index cache's: copied into the arena for a candidate */
     int64_t lines;
     double rank;
     uint64_t base, dir; /* the task's terms in the file name, in the directories */
@@ -85,9 +92,8 @@ typedef struct {
 
 typedef struct {
     plan_run *p;
+    mn_index_cache *cache; /* the file table (in all's order) and the neighbours, held */
     MN_VEC(pfile) all;
-    mn_map by_id;      /* "<id>" -> index + 1 into all */
-    mn_map components; /* a path component -> the task's terms in it (uint64_t *) */
     double df[PLAN_MAX_TERMS];
 } graph_run;
 
@@ -105,68 +111,56 @@ static int on_path_token(void *payload, const char *tok, size_t len, size_t star
     return 0;
 }
 
-/* The task's terms in one component of a path, each component tokenized once per plan. */
-static int component_bits(graph_run *g, const char *s, size_t n, uint64_t *bits)
+/*
+ * The file table, from the index cache: each distinct path component (at
+ * most 255 bytes) tokenized once per plan when the prefilter passes it, the
+ * task's terms in a file's name (base) and in its directories (dir).
+ */
+static int file_table(graph_run *g)
 {
-    char key[256];
-    *bits = 0;
-    if (n >= sizeof(key))
-        n = sizeof(key) - 1;
-    memcpy(key, s, n);
-    key[n] = '\0';
-    uint64_t *hit = mn_map_get(&g->components, key);
-    if (hit) {
-        *bits = *hit;
-        return 0;
+    plan_run *p = g->p;
+    size_t ncomps = mn_index_cache_ncomps(g->cache), nfiles = mn_index_cache_nfiles(g->cache);
+    const mn_icache_file *files = mn_index_cache_files(g->cache);
+    uint64_t *bits = mn_calloc(ncomps ? ncomps : 1, sizeof(*bits));
+    int rc = 0;
+    for (uint32_t k = 0; k < ncomps && rc == 0; k++) {
+        const char *comp = mn_index_cache_comp(g->cache, k);
+        size_t n = strlen(comp);
+        void *a[2] = {p, &bits[k]};
+        if (plan_maybe_terms(p, comp, n))
+            rc = mn_tokenize(comp, n, MN_LANG_EN, 0, on_path_token, a);
     }
-    void *a[2] = {g->p, bits};
-    int rc =
-        plan_maybe_terms(g->p, key, n) ? mn_tokenize(key, n, MN_LANG_EN, 0, on_path_token, a) : 0;
     if (rc)
-        return rc;
-    uint64_t *keep = mn_arena_alloc(g->p->arena, sizeof(*keep));
-    *keep = *bits;
-    mn_map_set(&g->components, mn_arena_strdup(g->p->arena, key), keep);
-    return 0;
-}
-
-static int on_file(void *payload, const mn_file_rec *f)
-{
-    graph_run *g = payload;
-    pfile x = {0};
-    x.id = f->id;
-    x.path = mn_arena_strdup(g->p->arena, f->path);
-    x.role = mn_arena_strdup(g->p->arena, f->role ? f->role : "source");
-    x.lines = f->lines;
-    x.rank = f->rank;
-    for (const char *c = f->path; *c;) {
-        const char *e = strchr(c, '/');
-        size_t n = e ? (size_t)(e - c) : strlen(c);
-        uint64_t bits = 0;
-        int rc = component_bits(g, c, n, &bits);
-        if (rc)
-            return rc;
-        if (e)
-            x.dir |= bits;
-        else
-            x.base |= bits;
-        c += n + (e ? 1 : 0);
+        goto out;
+    mn_vec_reserve(&g->all, nfiles);
+    for (size_t i = 0; i < nfiles; i++) {
+        const mn_icache_file *f = &files[i];
+        pfile x = {0};
+        x.id = f->id;
+        x.path = f->path;
+        x.role = f->role;
+        x.lines = f->lines;
+        x.rank = f->rank;
+        for (uint32_t k = 0; k < f->ncomp; k++) {
+            uint64_t b = bits[mn_index_cache_file_comp(g->cache, f->comp0 + k)];
+            if (k + 1 < f->ncomp)
+                x.dir |= b;
+            else
+                x.base |= b;
+        }
+        for (uint64_t m = x.base | x.dir; m; m &= m - 1)
+            g->df[__builtin_ctzll(m)] += 1;
+        mn_vec_push(&g->all, x);
     }
-    for (uint64_t m = x.base | x.dir; m; m &= m - 1)
-        g->df[__builtin_ctzll(m)] += 1;
-    mn_vec_push(&g->all, x);
-    char key[24];
-    snprintf(key, sizeof(key), "%lld", (long long)f->id);
-    mn_map_set(&g->by_id, mn_arena_strdup(g->p->arena, key), (void *)(uintptr_t)g->all.len);
-    return 0;
+out:
+    free(bits);
+    return rc;
 }
 
 static pfile *file_by_id(graph_run *g, int64_t id)
 {
-    char key[24];
-    snprintf(key, sizeof(key), "%lld", (long long)id);
-    uintptr_t i = (uintptr_t)mn_map_get(&g->by_id, key);
-    return i ? &g->all.items[i - 1] : NULL;
+    ptrdiff_t i = mn_index_cache_find(g->cache, id);
+    return i >= 0 ? &g->all.items[i] : NULL;
 }
 
 /* The candidate of a file, made on first use (tier set by the caller). */
@@ -176,8 +170,8 @@ static mn_plan_file *cand_of(graph_run *g, pfile *f)
     if (!f->cand) {
         mn_plan_file c = {0};
         c.id = f->id;
-        c.path = f->path;
-        c.role = f->role;
+        c.path = mn_arena_strdup(p->arena, f->path); /* the answer outlives the cache */
+        c.role = mn_arena_strdup(p->arena, f->role);
         c.lines = f->lines;
         mn_vec_push(&p->files, c);
         f->cand = (int)p->files.len;
@@ -365,6 +359,8 @@ static int lexical(graph_run *g)
     req.kinds = MN_SEARCH_FILE;
     req.k = LEXICAL_K;
     req.embedder = p->req->search_embedder;
+    req.no_snippets = true; /* the ranking alone is used */
+    req.index_cache = g->cache;
     mn_search_result res;
     int rc = mn_search_run(p->store, &req, &res);
     if (rc)
@@ -501,7 +497,7 @@ static int tier_b(graph_run *g)
     if (!n)
         return 0;
     hop_run h = {g, mn_calloc(p->files.len, sizeof(double)), MN_VEC_INIT, MN_VEC_INIT, MN_MAP_INIT};
-    int rc = mn_store_file_neighbours(p->store, seeds, n, 0, on_neighbour, &h);
+    int rc = mn_index_cache_neighbours(g->cache, p->store, seeds, n, 0, on_neighbour, &h);
     if (rc)
         goto out;
     size_t nfiles = p->files.len, rose = 0, added = 0;
@@ -665,11 +661,11 @@ static int noise_filter(graph_run *g, char tier, noise_counts *k)
 
 int plan_graph_candidates(plan_run *p)
 {
-    graph_run g = {p, MN_VEC_INIT, MN_MAP_INIT, MN_MAP_INIT, {0}};
+    graph_run g = {p, NULL, MN_VEC_INIT, {0}};
     int rc;
     struct timespec tz;
     clock_gettime(CLOCK_MONOTONIC, &tz);
-    if ((rc = mn_store_files_each(p->store, NULL, on_file, &g)) != 0)
+    if ((rc = mn_index_cache_get(p->store, &g.cache)) != 0 || (rc = file_table(&g)) != 0)
         goto out;
     if (!g.all.len) {
         rc = mn_error_set(MN_ENOTFOUND, "nothing is indexed: run 'mnemo index' first");
@@ -729,7 +725,6 @@ int plan_graph_candidates(plan_run *p)
     }
 out:
     mn_vec_release(&g.all);
-    mn_map_release(&g.by_id);
-    mn_map_release(&g.components);
+    mn_index_cache_release(g.cache);
     return rc;
 }

@@ -33,8 +33,12 @@ typedef struct {
     MN_VEC(const char *) trace;
     const char *backend;
     size_t cap, sem_cap;
-    /* the prefilter (plan_maybe_terms): a bit per byte pair that starts a term's prefix */
+    /* the prefilter (plan_maybe_terms): a bit per byte pair that starts a term's prefix, and
+     * for each such pair its terms (pair_head: index + 1 of the first, pair_next: of the next) */
     uint64_t pairs[65536 / 64];
+    uint8_t *pair_head; /* 65536 entries, in the arena */
+    uint8_t pair_next[PLAN_MAX_TERMS];
+    struct plan_word_memo *words; /* plan_semantic.c: the task's terms in each word seen */
 } plan_run;
 
 /* plan.c: a line of the trace (printf-like, kept in the arena) */

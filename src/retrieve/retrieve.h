@@ -102,6 +102,11 @@ typedef struct {
     /* branches (branch.h): memories of other branches not merged are left out,
      * or marked when the view serves all; NULL: no filter */
     struct mn_branch_view *branch;
+    /* no snippets (items' snippet ""): for callers that use the ranking alone (plan) */
+    bool no_snippets;
+    /* the caller's index cache (index_cache.h): the file table and the files'
+     * neighbours come from it; NULL: from the store */
+    struct mn_index_cache *index_cache;
 } mn_search_request;
 
 typedef struct {

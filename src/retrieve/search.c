@@ -307,7 +307,11 @@ int mn_search_run(mn_store *s, const mn_search_request *req, mn_search_result *o
         out->total = v.len;
         if (v.len > k)
             v.len = k;
-        rc = snippets(&c, v.items, v.len);
+        if (r.no_snippets)
+            for (size_t i = 0; i < v.len; i++)
+                v.items[i].snippet = "";
+        else
+            rc = snippets(&c, v.items, v.len);
     }
     if (rc)
         mn_store_rollback(s);

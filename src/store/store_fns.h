@@ -146,6 +146,7 @@
     X(chunk_text, (mn_store *s, char **out, int64_t chunk_id), (s, out, chunk_id)) \
     X(symbols_named, (mn_store *s, const char *const *names, size_t n, int (*cb)(void *payload, size_t which, const mn_symbol_def *d), void *payload), (s, names, n, cb, payload)) \
     X(file_neighbours, (mn_store *s, const int64_t *files, size_t n, size_t limit, int (*cb)(void *payload, int64_t seed, int64_t other, double weight, bool outgoing), void *payload), (s, files, n, limit, cb, payload)) \
+    X(index_stamp, (mn_store *s, mn_index_stamp *out), (s, out)) \
     X(files_by_id, (mn_store *s, const int64_t *ids, size_t n, int (*cb)(void *payload, const mn_file_rec *f), void *payload), (s, ids, n, cb, payload)) \
     X(file_imports, (mn_store *s, const char *path, int (*cb)(void *payload, int64_t file_id), void *payload), (s, path, cb, payload)) \
     X(served_add, (mn_store *s, int64_t *out, const char *op, const char *query, const json_t *items), (s, out, op, query, items)) \

@@ -275,6 +275,21 @@ int mn_store_file_neighbours(mn_store *s, const int64_t *files, size_t n, size_t
                                        bool outgoing),
                              void *payload);
 
+/**
+ * What the index of this project looks like now, in a few numbers that any
+ * index run changing the files, symbols or edges moves: the files (count,
+ * highest id, latest indexed_at: a re-indexed file gets a new one, and its
+ * symbols and edges new ids), the highest symbol and edge ids, and which
+ * store file and project they are of. Caches of what plan and search read
+ * of the index (retrieve/index_cache.c) hold while it is equal.
+ */
+typedef struct {
+    uint64_t store; /* the store file's path and the project, hashed */
+    int64_t files, max_file, indexed_at, max_symbol, max_edge;
+} mn_index_stamp;
+
+int mn_store_index_stamp(mn_store *s, mn_index_stamp *out);
+
 /** Files of this project by id (those that exist), as mn_store_files_each reports them. */
 int mn_store_files_by_id(mn_store *s, const int64_t *ids, size_t n,
                          int (*cb)(void *payload, const mn_file_rec *f), void *payload);
