@@ -9,6 +9,8 @@
  *                   Content-Type, session ids), pure functions
  *   peer.c          which user of this machine a loopback connection comes
  *                   from (/proc/net/tcp): other users are refused
+ *   auth.c          who a request comes from: its bearer token, or the
+ *                   local user of a loopback server (config serve.auth)
  *
  * The endpoint sees a request as an mn_http_request (header values and the
  * body, collected by server.c) and answers with an mn_http_reply, so it
@@ -22,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/access.h"
 #include "http/http.h"
 #include "util/buf.h"
 #include "mcp/mcp.h"
@@ -85,6 +88,18 @@ bool mn_http__is_loopback(const struct sockaddr_storage *sa);
  */
 int mn_http__peer_check(int fd, char *why, size_t size);
 
+/* ---- auth.c ---- */
+
+/**
+ * Who sends a request, from its Authorization header (NULL: none): a
+ * "Bearer mnemo_..." token gives its project, role and actor
+ * ("token:<name>"); no header gives the local user (admin of the server's
+ * own project, actor "mcp") only when the server is bound to loopback and
+ * config serve.auth is local. 0, or MN_EAUTH (401) with one line saying
+ * why; MN_EIO and others when the store cannot be read.
+ */
+int mn_http__authenticate(mn_http_server *srv, const char *authorization, mn_principal *out);
+
 /* ---- sessions.c ---- */
 
 #define MN_HTTP_SESSION_ID_LEN 64 /* hex of 32 random bytes */
@@ -142,10 +157,12 @@ struct mn_http_server {
     char *db_path;         /* the store every worker opens */
     char *allowed_origins; /* serve.allowed_origins ("" for none) */
     bool loopback;         /* bound to a loopback address: Host must name one too */
+    bool auth_local;       /* config serve.auth local: see mn_http__authenticate */
+    char *project;         /* the project of the store `mnemo serve` was started on */
     char url[128];
     pthread_key_t ctx_key; /* the worker's mn_ctx */
     pthread_mutex_t ctxs_lock;
-    mn_ctx **ctxs; /* every worker's mn_ctx, freed at shutdown */
+    mn_ctx **ctxs; /* every worker's mn_ctx (one per thread and project), freed at shutdown */
     size_t nctxs, ctxs_cap;
 };
 
@@ -154,7 +171,8 @@ typedef struct {
     const char *origin, *host, *accept, *content_type, *session_id, *protocol_version;
     const char *body;
     size_t len;
-    bool too_big; /* the body was over MN_MCP_MAX_MESSAGE (and was not kept) */
+    bool too_big;                  /* the body was over MN_MCP_MAX_MESSAGE (and was not kept) */
+    const mn_principal *principal; /* who sends it (auth.c) */
 } mn_http_request;
 
 typedef struct {
@@ -166,10 +184,16 @@ typedef struct {
     char session_id[MN_HTTP_SESSION_ID_LEN + 1]; /* "" or an Mcp-Session-Id header */
     bool prepare; /* a tool may have written: mn_ctx_prepare once the reply is sent */
     bool warm;    /* the worker's store has not been warmed: mn_ctx_warm then */
+    bool denied;  /* a tool was refused by the caller's role: 403 (the JSON-RPC reply kept) */
 } mn_http_reply;
 
-/** The calling worker's store connection, opened on first use; NULL with an error set. */
-mn_ctx *mn_http__thread_ctx(mn_http_server *srv);
+/**
+ * The calling worker's store connection to the principal's project (NULL:
+ * the server's own project, as its local admin), opened on first use and
+ * kept per (thread, project), with the principal's actor and role set for
+ * this request. NULL with an error set.
+ */
+mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p);
 
 /** A reply with a JSON-RPC error (id null) as its body. */
 void mn_http__reply_error(mn_http_reply *r, unsigned status, int code, const char *message);

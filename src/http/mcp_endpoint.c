@@ -155,9 +155,9 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
                      bool is_request, const mn_http_accept *accept, mn_http_reply *r,
                      bool *initialized)
 {
-    mn_ctx *ctx = mn_http__thread_ctx(srv);
+    mn_ctx *ctx = mn_http__thread_ctx(srv, req->principal);
     mn_buf events = MN_BUF_INIT;
-    mn_mcp_info info = {false, false, false};
+    mn_mcp_info info = {false, false, false, false};
     char *out = NULL;
     int rc;
 
@@ -174,6 +174,7 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
         *initialized = rc == 0 && info.initialized;
     r->prepare = rc == 0 && info.may_have_written;
     r->warm = rc == 0 && !mn_ctx_warmed(ctx);
+    r->denied = rc == 0 && info.denied;
     if (rc) {
         reply_errorf(r, 500, ERR_INTERNAL, "cannot answer: %s", mn_error_last());
     } else if (!out && info.had_requests && accept->sse) {
@@ -195,7 +196,10 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
         r->content_type = "application/json";
         out = NULL;
     } else {
-        reply_message(r, out, &events, accept->prefer_sse || events.len > 0);
+        /* a tool the caller's role may not run: 403, with the JSON-RPC reply that says why */
+        reply_message(r, out, &events, !r->denied && (accept->prefer_sse || events.len > 0));
+        if (r->denied)
+            r->status = 403;
         out = NULL;
     }
     free(out);

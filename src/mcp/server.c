@@ -319,8 +319,12 @@ static void tools_call(mn_mcp_session *s, mn_ctx *ctx, const json_t *params, ans
     }
     if (info && !(tool->op->flags & MN_OP_READONLY))
         info->may_have_written = true;
+    mn_error_clear();
     a->result =
         mn_mcp_tool_call(tool, ctx, json_is_object(args) ? args : NULL, s->version, &output);
+    /* the role check of mn_api_call (src/api/access.c) refused it: HTTP answers 403 */
+    if (info && mn_error_last_code() == MN_EDENIED)
+        info->denied = true;
     size_t i;
     json_t *note;
     json_array_foreach(json_object_get(output, "notes"), i, note) if (json_is_string(note))
