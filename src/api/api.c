@@ -479,6 +479,8 @@ int mn_ctx_set_principal(mn_ctx *ctx, const char *actor, mn_role role)
     if (strcmp(ctx->actor, actor) != 0) {
         free(ctx->actor);
         ctx->actor = mn_strdup(actor);
+        /* the memory settings (config.c) keep the actor for the save pipeline's audit rows */
+        ctx->settings.actor = ctx->actor;
     }
     ctx->role = role >= MN_ROLE_READER && role <= MN_ROLE_ADMIN ? role : MN_ROLE_READER;
     return 0;

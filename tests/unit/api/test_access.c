@@ -111,7 +111,9 @@ static void test_check(void)
     CHECK(strstr(mn_error_last(), "'save' needs the writer role") != NULL);
     CHECK(strstr(mn_error_last(), "token:r") != NULL);
     CHECK(count_memories(reader) == 0); /* refused before it ran */
-    CHECK_OK(mn_api_call(reader, "search", json_pack("{s:s}", "query", "cache"), &out));
+    json_t *q = json_pack("{s:s}", "query", "cache");
+    CHECK_OK(mn_api_call(reader, "search", q, &out));
+    json_decref(q);
     json_decref(out);
     out = NULL;
     CHECK_OK(mn_api_call(admin, "save", args, &out));
@@ -131,6 +133,44 @@ static void test_check(void)
     free((void *)actors);
     json_decref(out);
     CHECK(mn_ctx_set_principal(reader, "", MN_ROLE_ADMIN) == MN_EINVAL);
+
+    /* a server's context changes hands between requests: the save pipeline's audit rows
+       name the principal of now, not the one its settings were loaded under */
+    CHECK_OK(mn_ctx_set_principal(reader, "token:first-writer", MN_ROLE_WRITER));
+    json_t *a2 = json_pack("{s:s,s:s,s:{s:s,s:s,s:[s,s,s]}}", "kind", "gotcha", "body",
+                           "The deploy script drops the queue when it restarts twice.", "context",
+                           "situation", "a double restart", "solution", "restart once",
+                           "trigger_keywords", "deploy", "queue", "restart");
+    CHECK_OK(mn_api_call(reader, "save", a2, &out));
+    json_decref(out);
+    json_decref(a2);
+    CHECK_OK(
+        mn_ctx_set_principal(reader, "token:second-writer-with-a-longer-name", MN_ROLE_WRITER));
+    a2 = json_pack("{s:s,s:s,s:{s:s,s:s,s:[s,s,s]}}", "kind", "gotcha", "body",
+                   "The billing cron skips the last day of a month with 31 days.", "context",
+                   "situation", "a month end", "solution", "run it on the 1st", "trigger_keywords",
+                   "billing", "cron", "month");
+    CHECK_OK(mn_api_call(reader, "save", a2, &out));
+    const char *id2 = json_string_value(json_object_get(out, "id"));
+    json_t *aout = NULL;
+    CHECK_OK(mn_ctx_set_principal(reader, "token:a", MN_ROLE_ADMIN));
+    q = json_pack("{s:s}", "op", "save");
+    CHECK_OK(mn_api_call(reader, "audit", q, &aout));
+    json_decref(q);
+    bool named = false;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(aout, "entries"), i, e)
+    {
+        const char *t = json_string_value(json_object_get(e, "target"));
+        if (t && id2 && !strcmp(t, id2))
+            named = !strcmp(json_string_value(json_object_get(e, "actor")),
+                            "token:second-writer-with-a-longer-name");
+    }
+    CHECK(named);
+    json_decref(aout);
+    json_decref(out);
+    json_decref(a2);
     CHECK_STR(mn_ctx_project(reader), "alpha");
     json_decref(args);
     mn_ctx_free(reader);
