@@ -110,6 +110,9 @@ typedef struct mn_http_session {
     mn_mcp_session *mcp;
     pthread_mutex_t lock; /* held while one of its messages is handled */
     mn_buf *events;       /* under lock: where notifications go during an SSE reply, or NULL */
+    /* who opened it (auth.c's principal: actor, a newline, project); set before it is
+       listed, read-only after: another principal's request finds no such session */
+    char owner[MN_TOKEN_NAME_MAX + 8 + MN_PROJECT_NAME_MAX + 2];
     /* under the table's lock: */
     unsigned refs; /* the table's reference (while listed) + requests using it */
     bool listed;

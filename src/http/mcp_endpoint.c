@@ -107,6 +107,29 @@ static bool check_version_header(const mn_http_request *req, mn_http_reply *r)
     return true;
 }
 
+/* The principal as a session's owner (actor, newline, project). */
+static void owner_of(char *out, size_t size, const mn_principal *p)
+{
+    snprintf(out, size, "%s\n%s", p ? p->actor : "", p ? p->project : "");
+}
+
+/*
+ * The listed session with this id, when the request's principal opened it:
+ * another token (of any project) that learnt the id finds nothing, exactly
+ * as for an id that never existed. A reference for the caller, or NULL.
+ */
+static mn_http_session *owned_session(mn_http_server *srv, const mn_http_request *req)
+{
+    char owner[sizeof(((mn_http_session *)0)->owner)];
+    mn_http_session *s = mn_http__sessions_get(&srv->sessions, req->session_id);
+    owner_of(owner, sizeof(owner), req->principal);
+    if (s && strcmp(s->owner, owner) != 0) {
+        mn_http__sessions_put(&srv->sessions, s);
+        s = NULL;
+    }
+    return s;
+}
+
 /* The listed session the request names, with a reference; NULL with the reply set. */
 static mn_http_session *session_of(mn_http_server *srv, const mn_http_request *req,
                                    mn_http_reply *r)
@@ -123,7 +146,7 @@ static mn_http_session *session_of(mn_http_server *srv, const mn_http_request *r
                              "malformed Mcp-Session-Id header (1 to 256 visible ASCII characters)");
         return NULL;
     }
-    if (!(s = mn_http__sessions_get(&srv->sessions, req->session_id)))
+    if (!(s = owned_session(srv, req)))
         mn_http__reply_error(r, 404, ERR_NO_SESSION,
                              "session not found: it ended or expired; send initialize again");
     return s;
@@ -218,6 +241,7 @@ static void post_initialize(mn_http_server *srv, const mn_http_request *req,
         reply_errorf(r, 500, ERR_INTERNAL, "cannot start a session: %s", mn_error_last());
         return;
     }
+    owner_of(s->owner, sizeof(s->owner), req->principal);
     dispatch(srv, s, req, true, accept, r, &initialized);
     if (initialized) {
         if ((rc = mn_http__sessions_add(&srv->sessions, s)) != 0)
@@ -324,7 +348,10 @@ static void delete_session(mn_http_server *srv, const mn_http_request *req, mn_h
         mn_http__reply_error(r, 400, ERR_TRANSPORT, "malformed Mcp-Session-Id header");
         return;
     }
-    if (mn_http__sessions_end(&srv->sessions, req->session_id))
+    mn_http_session *s = owned_session(srv, req);
+    if (s)
+        mn_http__sessions_put(&srv->sessions, s);
+    if (s && mn_http__sessions_end(&srv->sessions, req->session_id))
         reply_empty(r, 204);
     else
         mn_http__reply_error(r, 404, ERR_NO_SESSION, "session not found: it ended or expired");

@@ -11,8 +11,9 @@
 #   403         a reader's save, forget and link through tools/call (the
 #               JSON-RPC reply says which role it needs); reads pass
 #   projects    project A's tokens never see project B: search, context,
-#               get by id and by prefix, link, resources/read, audit; an id
-#               of B is "not found" exactly like an id that never existed
+#               get by id and by prefix, link, forget, resources/read,
+#               audit; an id of B is "not found" exactly like an id that
+#               never existed; a session answers only the token that opened it
 #   audit       the rows name the token (actor token:NAME) on saves and
 #               reads, with the ids
 #   modes       serve.auth local serves the local user without a token (a
@@ -191,6 +192,14 @@ call "$wB" "$sWB" save '{"kind":"gotcha","title":"Zebrafish checkout","body":"Ze
 expect_code 200 "writer of beta saves"
 idB=$(result | node -e "process.stdout.write(JSON.parse(require('fs').readFileSync(0, 'utf8')).id || '')")
 [ ${#idA} = 26 ] && [ ${#idB} = 26 ] || fail "saves gave ids '$idA' and '$idB'"
+
+# a session belongs to the token that opened it
+call "$rA" "$sWA" search '{"query":"checkout"}'
+expect_code 404 "reader-a in writer-a's session"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$url" -H "Authorization: Bearer $wB" -H "Mcp-Session-Id: $sWA")
+[ "$code" = 404 ] || fail "writer-b ends writer-a's session: $code, not 404"
+call "$wA" "$sWA" search '{"query":"checkout"}'
+expect_code 200 "writer-a's session after the others tried it"
 
 # ---- 403 for a reader's writes ----
 sRA=$(session "$rA")
