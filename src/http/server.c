@@ -329,8 +329,8 @@ static enum MHD_Result respond(struct MHD_Connection *c, const char *method, con
         if (strcmp(method, "OPTIONS") == 0) {
             mhd->add_response_header(resp, "Access-Control-Allow-Methods", "POST, DELETE, OPTIONS");
             mhd->add_response_header(resp, "Access-Control-Allow-Headers",
-                                     "Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, "
-                                     "Last-Event-ID");
+                                     "Authorization, Content-Type, Accept, Mcp-Session-Id, "
+                                     "MCP-Protocol-Version, Last-Event-ID");
             mhd->add_response_header(resp, "Access-Control-Max-Age", "600");
         }
     }
