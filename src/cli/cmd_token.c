@@ -103,7 +103,9 @@ int cli_cmd_token(const cli_command *cmd, cli_global *g, int argc, char **argv)
         return cli_usage_error(cmd, "list takes no words");
     if (!strcmp(what, "revoke") && argc != 2)
         return cli_usage_error(cmd, "revoke takes one token's name or id");
-    if ((rc = cli_open(&ctx, g)) != 0)
+    /* list and revoke only read or change what is there: like a read-only op, they never
+       create a store (cli_open_op with "list") */
+    if ((rc = cli_open_op(&ctx, g, strcmp(what, "create") ? "list" : NULL)) != 0)
         return cli_fail(rc);
     if (!strcmp(what, "create")) {
         rc = create(cmd, g, ctx, argc - 1, argv + 1);
