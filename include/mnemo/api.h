@@ -160,6 +160,12 @@ const json_t *mn_api_input_schema(const mn_op *op);
 const json_t *mn_api_output_schema(const mn_op *op);
 
 /**
+ * True when ctx's role may run op (src/api/access.c); mn_api_call refuses
+ * the others with MN_EDENIED. MCP's tools/list offers only these.
+ */
+bool mn_api_allowed(const mn_ctx *ctx, const mn_op *op);
+
+/**
  * Validate args against the op's input schema and run it. Returns 0 with
  * *out set, or an mn_error_code with a one-line message (mn_error_last())
  * naming the op. MN_EINVAL means the input was wrong (a usage error).

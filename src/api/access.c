@@ -88,6 +88,11 @@ mn_role mn_access_op_role(const mn_op *op)
     return (op->flags & MN_OP_READONLY) ? MN_ROLE_READER : MN_ROLE_WRITER;
 }
 
+bool mn_api_allowed(const mn_ctx *ctx, const mn_op *op)
+{
+    return ctx->role >= mn_access_op_role(op);
+}
+
 int mn_access_check(const mn_ctx *ctx, const mn_op *op)
 {
     mn_role need = mn_access_op_role(op);

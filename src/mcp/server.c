@@ -394,7 +394,7 @@ static void dispatch(mn_mcp_session *s, mn_ctx *ctx, const char *method, const j
         if (json_object_get(params, "cursor"))
             fail(a, MN_RPC_INVALID_PARAMS, "tools/list: unknown cursor (the list has one page)");
         else
-            a->result = mn_mcp_tools_list(s->srv->tools, s->srv->ntools, s->version);
+            a->result = mn_mcp_tools_list(s->srv->tools, s->srv->ntools, s->version, ctx);
     } else if (!strcmp(method, "tools/call")) {
         tools_call(s, ctx, params, a, info);
     } else if (!strcmp(method, "logging/setLevel")) {

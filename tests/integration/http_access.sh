@@ -9,7 +9,8 @@
 #               session), an expired one; WWW-Authenticate: Bearer; /healthz
 #               needs nothing
 #   403         a reader's save, forget and link through tools/call (the
-#               JSON-RPC reply says which role it needs); reads pass
+#               JSON-RPC reply says which role it needs); reads pass;
+#               tools/list offers a reader only what it may run
 #   projects    project A's tokens never see project B: search, context,
 #               get by id and by prefix, link, forget, resources/read,
 #               audit; an id of B is "not found" exactly like an id that
@@ -203,6 +204,9 @@ expect_code 200 "writer-a's session after the others tried it"
 
 # ---- 403 for a reader's writes ----
 sRA=$(session "$rA")
+rpc "$rA" "$sRA" tools/list '{}'
+js "a reader is offered only what it may run" \
+    "(n => n.includes('search') && n.includes('context') && !n.includes('save') && !n.includes('forget') && !n.includes('link') && !n.includes('audit'))(d.result.tools.map(t => t.name))" <"$tmp/body"
 call "$rA" "$sRA" save '{"kind":"fact","title":"Reader note","body":"A reader must not write this.","context":{"situation":"s","solution":"s","trigger_keywords":["reader","note","write"]}}'
 expect_code 403 "a reader's save"
 js "403 save says why" "d.result.isError === true && d.result.content[0].text.includes('needs the writer role')" <"$tmp/body"
@@ -261,6 +265,8 @@ MNEMO_PROJECT=beta "$MNEMO" --json show "$idB" | js "B's memory is untouched" "d
 call "$rA" "$sRA" audit '{}'
 expect_code 403 "a reader's audit"
 sAA=$(session "$aA")
+rpc "$aA" "$sAA" tools/list '{}'
+js "an admin is offered audit and save" "(n => n.includes('audit') && n.includes('save'))(d.result.tools.map(t => t.name))" <"$tmp/body"
 call "$aA" "$sAA" audit '{"limit":1000}'
 expect_code 200 "an admin's audit"
 result >"$tmp/audit"
