@@ -42,6 +42,18 @@ typedef enum {
     MN_FRONT_LOCAL_CLI = 1 /* the user at the mnemo command line */
 } mn_front_end;
 
+/**
+ * What a caller may do (src/api/access.c: one table for every front end).
+ * A reader runs what only reads (and context and recall, which record what
+ * they served); a writer also saves, updates, forgets, links, ingests; an
+ * admin also changes config, imports, exports, reads the audit log, runs
+ * gc and scan, and anything that reads the server's own files (index).
+ * The user at their own store (the CLI, `mnemo mcp` on stdio, hooks, a
+ * loopback server in local mode) is its admin; a token of the team server
+ * carries its own role.
+ */
+typedef enum { MN_ROLE_READER = 1, MN_ROLE_WRITER = 2, MN_ROLE_ADMIN = 3 } mn_role;
+
 typedef struct {
     unsigned version;
     const char *db_path;    /* explicit database (--db); NULL: MNEMO_DB, then discovery */
@@ -50,12 +62,15 @@ typedef struct {
     bool create;            /* create the store when none exists */
     bool progress;          /* long operations draw a progress line on stderr */
     mn_front_end front_end; /* what it may change: see mn_front_end */
+    const char *project;    /* the project opened; NULL: $MNEMO_PROJECT, else "default" */
+    mn_role role;           /* what the caller may run (mn_role); 0 is taken as reader */
 } mn_ctx_options;
 
 #define MN_CTX_OPTIONS_VERSION 1
-#define MN_CTX_OPTIONS_INIT                                                      \
-    {                                                                            \
-        MN_CTX_OPTIONS_VERSION, NULL, NULL, "cli", true, false, MN_FRONT_RELAYED \
+#define MN_CTX_OPTIONS_INIT                                                             \
+    {                                                                                   \
+        MN_CTX_OPTIONS_VERSION, NULL, NULL, "cli", true, false, MN_FRONT_RELAYED, NULL, \
+            MN_ROLE_ADMIN                                                               \
     }
 
 /** Where a store lives: the database file and the repository root (NULL outside one). */
@@ -95,6 +110,14 @@ const char *mn_ctx_db_path(const mn_ctx *ctx);
 /** The store as it may be printed: its path, or its URL or conninfo without the password. */
 const char *mn_ctx_db_shown(const mn_ctx *ctx);
 const char *mn_ctx_root(const mn_ctx *ctx);
+/** The name of the project ctx opened; owned by ctx. */
+const char *mn_ctx_project(const mn_ctx *ctx);
+/**
+ * Who calls from now on: the actor name written in audit rows and the role
+ * every mn_api_call is checked against. A server sets it per request on a
+ * context it keeps per (thread, project). Fails only on an empty actor.
+ */
+int mn_ctx_set_principal(mn_ctx *ctx, const char *actor, mn_role role);
 
 /**
  * Bring up to date what answering a question needs, so that the next one
@@ -144,6 +167,12 @@ const mn_op *mn_api_find(const char *name);
 /** The parsed input (or output) schema of an op; borrowed, valid for the process. */
 const json_t *mn_api_input_schema(const mn_op *op);
 const json_t *mn_api_output_schema(const mn_op *op);
+
+/**
+ * True when ctx's role may run op (src/api/access.c); mn_api_call refuses
+ * the others with MN_EDENIED. MCP's tools/list offers only these.
+ */
+bool mn_api_allowed(const mn_ctx *ctx, const mn_op *op);
 
 /**
  * Validate args against the op's input schema and run it. Returns 0 with

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "api/access.h"
 #include "api/api_internal.h"
 #include "memory/scrub.h"
 #include "util/schema.h"
@@ -114,6 +115,9 @@ int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
     *out = NULL;
     if (!op)
         return mn_error_set(MN_EINVAL, "unknown operation '%.60s'", name);
+    /* who may run it (access.c), before the input is even read */
+    if ((rc = mn_access_check(ctx, op)) != 0)
+        return rc; /* the message names the op */
     if (!args)
         args = empty = json_object();
     rc = mn_schema_validate(mn_api_input_schema(op), args);
@@ -437,8 +441,9 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
     }
     so.create = opts->create;
     so.root_path = loc.root;
-    so.project =
-        getenv("MNEMO_PROJECT") && *getenv("MNEMO_PROJECT") ? getenv("MNEMO_PROJECT") : "default";
+    so.project = opts->project                                         ? opts->project
+                 : getenv("MNEMO_PROJECT") && *getenv("MNEMO_PROJECT") ? getenv("MNEMO_PROJECT")
+                                                                       : "default";
     mn_ctx *ctx = mn_calloc(1, sizeof(*ctx));
     if ((rc = mn_store_open(&ctx->store, loc.db_path, &so)) != 0) {
         if (!file)
@@ -450,6 +455,9 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
     ctx->root = loc.root;
     ctx->how = loc.how;
     ctx->actor = mn_strdup(opts->actor ? opts->actor : "cli");
+    ctx->project = mn_strdup(so.project);
+    ctx->role =
+        opts->role >= MN_ROLE_READER && opts->role <= MN_ROLE_ADMIN ? opts->role : MN_ROLE_READER;
     ctx->progress = opts->progress;
     ctx->local_cli = opts->front_end == MN_FRONT_LOCAL_CLI;
     *out = ctx;
@@ -468,6 +476,7 @@ void mn_ctx_free(mn_ctx *ctx)
     free(ctx->db_path);
     free(ctx->root);
     free(ctx->actor);
+    free(ctx->project);
     free(ctx->author);
     free(ctx);
 }
@@ -485,4 +494,23 @@ const char *mn_ctx_db_shown(const mn_ctx *ctx)
 const char *mn_ctx_root(const mn_ctx *ctx)
 {
     return ctx->root;
+}
+
+const char *mn_ctx_project(const mn_ctx *ctx)
+{
+    return ctx->project;
+}
+
+int mn_ctx_set_principal(mn_ctx *ctx, const char *actor, mn_role role)
+{
+    if (!actor || !*actor)
+        return mn_error_set(MN_EINVAL, "a principal needs an actor name");
+    if (strcmp(ctx->actor, actor) != 0) {
+        free(ctx->actor);
+        ctx->actor = mn_strdup(actor);
+        /* the memory settings (config.c) keep the actor for the save pipeline's audit rows */
+        ctx->settings.actor = ctx->actor;
+    }
+    ctx->role = role >= MN_ROLE_READER && role <= MN_ROLE_ADMIN ? role : MN_ROLE_READER;
+    return 0;
 }

@@ -15,7 +15,9 @@ struct mn_ctx {
     char *db_path;
     char *root;
     const char *how; /* mn_location.how: "repository" when the store lives in root's .mnemo/ */
-    char *actor;
+    char *actor;     /* who calls: audit rows name it (mn_ctx_set_principal) */
+    char *project;   /* the project opened */
+    mn_role role;    /* what the caller may run (access.c) */
     char *author;
     mn_memory_settings settings;
     bool settings_loaded;

@@ -137,6 +137,15 @@ static const struct config_key {
     {"serve.allowed_origins", KEY_TEXT, "", 4000,
      "Origins besides http(s)://localhost, 127.0.0.1 and [::1] (any port) whose browser pages may "
      "call /mcp, comma separated (https://app.example.com); others get 403."},
+    {"serve.auth", KEY_TEXT, "local", 8,
+     "Who `mnemo serve` answers without a token: local (a server bound to loopback serves this "
+     "machine's user as the store's admin; a Bearer token is still honoured) or token (every "
+     "request but /healthz needs `Authorization: Bearer` from `mnemo token create`). A server "
+     "bound to any other address always demands a token (docs/http.md)."},
+    {"serve.behind_proxy", KEY_BOOL, "false", 0,
+     "true when `mnemo serve` on a non-loopback address sits behind a reverse proxy that "
+     "terminates TLS: the warning about tokens crossing the network in clear text is not "
+     "printed."},
     {"serve.host", KEY_TEXT, "127.0.0.1", 255,
      "Address `mnemo serve` listens on (--host overrides); anything but a loopback address "
      "exposes the store to the network. Command line only, as every serve.* key."},
@@ -351,6 +360,8 @@ static int check_serve_text(const char *key, const char *v)
                             "serve.host must be an address or host name such as 127.0.0.1 "
                             "(got '%.80s')",
                             v);
+    if (strcmp(key, "serve.auth") == 0 && strcmp(v, "local") != 0 && strcmp(v, "token") != 0)
+        return mn_error_set(MN_EINVAL, "serve.auth must be local or token (got '%.40s')", v);
     if (strcmp(key, "serve.allowed_origins") == 0)
         for (const char *p = v; *p;) {
             size_t n = strcspn(p, ",");

@@ -47,7 +47,7 @@ int cli_cmd_mcp(const cli_command *cmd, cli_global *g, int argc, char **argv)
         }
     }
     opts.db_path = g->db;
-    opts.actor = "mcp";
+    opts.actor = "mcp-stdio";
     opts.progress = false; /* never draw on a terminal the client may share */
     if ((rc = mn_ctx_open(&ctx, &opts)) != 0)
         return cli_fail(rc);

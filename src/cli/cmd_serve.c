@@ -8,7 +8,9 @@
  * ordinary call that frees everything. The wait wakes each minute to end
  * idle sessions. One line on stderr says where it listens (the real port
  * when --port 0 let the system pick one); MNEMO_LOG=info adds a line per
- * request.
+ * request. Listening on an address other than loopback without TLS in
+ * front (config serve.behind_proxy) adds one warning line: tokens and
+ * memories would cross the network in clear text.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -19,6 +21,21 @@
 #include "cli.h"
 #include "http/http.h"
 #include "util/util.h"
+
+/* config serve.behind_proxy: a reverse proxy terminates TLS in front of this server */
+static bool behind_proxy(mn_ctx *ctx)
+{
+    json_t *args = json_pack("{s:s,s:s}", "action", "get", "key", "serve.behind_proxy"),
+           *out = NULL;
+    bool yes = false;
+    if (mn_api_call(ctx, "config", args, &out) == 0) {
+        const char *v = json_string_value(json_object_get(out, "value"));
+        yes = v && strcmp(v, "true") == 0;
+    }
+    json_decref(args);
+    json_decref(out);
+    return yes;
+}
 
 static int take_value(const cli_command *cmd, const char **out, int argc, char **argv, int *i,
                       const char *flag)
@@ -82,6 +99,11 @@ int cli_cmd_serve(const cli_command *cmd, cli_global *g, int argc, char **argv)
     if (rc == 0)
         cli_eprintf("mnemo: serving MCP at %s/mcp for the store %s (Ctrl-C stops)\n",
                     mn_http_server_url(srv), mn_ctx_db_shown(ctx));
+    if (rc == 0 && !mn_http_server_loopback(srv) && !behind_proxy(ctx))
+        cli_eprintf("mnemo: warning: %s is reachable from the network without TLS: tokens and "
+                    "memories cross it in clear text; put a TLS reverse proxy in front (then "
+                    "config serve.behind_proxy true)\n",
+                    mn_http_server_url(srv));
     mn_ctx_free(ctx);
     if (rc)
         return cli_fail(rc);

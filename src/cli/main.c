@@ -102,6 +102,20 @@ static const cli_command commands[] = {
      "                       127.0.0.1: this machine only).\n"
      "  --port P             TCP port (config serve.port, default 7077; 0: any\n"
      "                       free port, printed on stderr).\n"},
+    {"token", NULL,
+     "create --project P --role reader|writer|admin [--name N] [--expires AGE|DATE] | list | "
+     "revoke NAME|ID",
+     "Access tokens of `mnemo serve`: create prints the secret once (only its hash is kept), "
+     "list shows every token without it, revoke ends one at the server's next request. See "
+     "docs/http.md.",
+     cli_cmd_token, NULL, NULL,
+     "  --project P          The project the token opens (and nothing else).\n"
+     "  --role R             reader (reads, context, recall), writer (also saves,\n"
+     "                       forgets, links), admin (also config, import, export,\n"
+     "                       audit, gc, index).\n"
+     "  --name N             A unique name (letters, digits, . _ -); audit rows\n"
+     "                       say token:N. Default: P-R-<8 hex>.\n"
+     "  --expires AGE|DATE   90d, 12h, 2w from now, or a date; default never.\n"},
     {"mcp", NULL, "[--db PATH|URL]",
      "Serve MCP on stdin and stdout for an agent (newline-delimited JSON-RPC; logs on stderr). "
      "See docs/mcp.md.",

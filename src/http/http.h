@@ -41,6 +41,9 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
 /** "http://127.0.0.1:7077": the address actually bound (the real port for port 0); owned by srv. */
 const char *mn_http_server_url(const mn_http_server *srv);
 
+/** True when it listens on a loopback address (this machine only). */
+bool mn_http_server_loopback(const mn_http_server *srv);
+
 /** End sessions idle longer than serve.session_idle (also done on each request). */
 void mn_http_server_expire(mn_http_server *srv);
 

@@ -14,6 +14,8 @@
  *   rest*.c, openapi.c, metrics.c, webhook.c
  *                   /v1, /v1/openapi.json, /metrics, the push webhook
  *                   (their own header: rest.h)
+ *   auth.c          who a request comes from: its bearer token, or the
+ *                   local user of a loopback server (config serve.auth)
  *
  * The endpoint sees a request as an mn_http_request (header values and the
  * body, collected by server.c) and answers with an mn_http_reply, so it
@@ -27,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/access.h"
 #include "http/http.h"
 #include "util/buf.h"
 #include "mcp/mcp.h"
@@ -124,6 +127,18 @@ size_t mn_http__limits_reap(mn_http_limits *l, uint64_t now);
 /** How many connections are listed. */
 size_t mn_http__limits_count(mn_http_limits *l);
 
+/* ---- auth.c ---- */
+
+/**
+ * Who sends a request, from its Authorization header (NULL: none): a
+ * "Bearer mnemo_..." token gives its project, role and actor
+ * ("token:<name>"); no header gives the local user (admin of the server's
+ * own project, actor "mcp") only when the server is bound to loopback and
+ * config serve.auth is local. 0, or MN_EAUTH (401) with one line saying
+ * why; MN_EIO and others when the store cannot be read.
+ */
+int mn_http__authenticate(mn_http_server *srv, const char *authorization, mn_principal *out);
+
 /* ---- sessions.c ---- */
 
 #define MN_HTTP_SESSION_ID_LEN 64 /* hex of 32 random bytes */
@@ -134,6 +149,9 @@ typedef struct mn_http_session {
     mn_mcp_session *mcp;
     pthread_mutex_t lock; /* held while one of its messages is handled */
     mn_buf *events;       /* under lock: where notifications go during an SSE reply, or NULL */
+    /* who opened it (auth.c's principal: actor, a newline, project); set before it is
+       listed, read-only after: another principal's request finds no such session */
+    char owner[MN_TOKEN_NAME_MAX + 8 + MN_PROJECT_NAME_MAX + 2];
     /* under the table's lock: */
     unsigned refs; /* the table's reference (while listed) + requests using it */
     bool listed;
@@ -190,10 +208,12 @@ struct mn_http_server {
     char *allowed_origins;     /* serve.allowed_origins ("" for none) */
     struct mn_http_rest *rest; /* the REST API's state (rest.c) */
     bool loopback;             /* bound to a loopback address: Host must name one too */
+    bool auth_local;           /* config serve.auth local: see mn_http__authenticate */
+    char *project;             /* the project of the store `mnemo serve` was started on */
     char url[128];
     pthread_key_t ctx_key; /* the worker's mn_ctx */
     pthread_mutex_t ctxs_lock;
-    mn_ctx **ctxs; /* every worker's mn_ctx, freed at shutdown */
+    mn_ctx **ctxs; /* every worker's mn_ctx (one per thread and project), freed at shutdown */
     size_t nctxs, ctxs_cap;
     mn_http_limits *limits; /* the deadline per request (limits.c) */
 };
@@ -205,10 +225,11 @@ typedef struct {
     size_t len;
     bool too_big;       /* the body was over MN_MCP_MAX_MESSAGE (and was not kept) */
     const char *client; /* the client's address (mn_http__client_address), "" if unknown */
-    const char *path; /* the URL's path (REST routes) */
+    const char *path;   /* the URL's path (REST routes) */
     /* any other request header, by name (NULL when absent); REST routes */
     const char *(*header)(void *payload, const char *name);
     void *header_payload;
+    const mn_principal *principal; /* who sends it (auth.c) */
 } mn_http_request;
 
 typedef struct {
@@ -218,14 +239,20 @@ typedef struct {
     size_t len;
     const char *allow;                           /* an Allow header (405), or NULL */
     char session_id[MN_HTTP_SESSION_ID_LEN + 1]; /* "" or an Mcp-Session-Id header */
-    bool prepare;                 /* a tool may have written: mn_ctx_prepare once the reply is sent */
-    bool warm;                    /* the worker's store has not been warmed: mn_ctx_warm then */
+    bool prepare; /* a tool may have written: mn_ctx_prepare once the reply is sent */
+    bool warm;    /* the worker's store has not been warmed: mn_ctx_warm then */
     const char *www_authenticate; /* a WWW-Authenticate header (401), or NULL */
     unsigned retry_after;         /* seconds, for a Retry-After header (503); 0: none */
+    bool denied; /* a tool was refused by the caller's role: 403 (the JSON-RPC reply kept) */
 } mn_http_reply;
 
-/** The calling worker's store connection, opened on first use; NULL with an error set. */
-mn_ctx *mn_http__thread_ctx(mn_http_server *srv);
+/**
+ * The calling worker's store connection to the principal's project (NULL:
+ * the server's own project, as its local admin), opened on first use and
+ * kept per (thread, project), with the principal's actor and role set for
+ * this request. NULL with an error set.
+ */
+mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p);
 
 /** A reply with a JSON-RPC error (id null) as its body. */
 void mn_http__reply_error(mn_http_reply *r, unsigned status, int code, const char *message);

@@ -111,6 +111,29 @@ static bool check_version_header(const mn_http_request *req, mn_http_reply *r)
     return true;
 }
 
+/* The principal as a session's owner (actor, newline, project). */
+static void owner_of(char *out, size_t size, const mn_principal *p)
+{
+    snprintf(out, size, "%s\n%s", p ? p->actor : "", p ? p->project : "");
+}
+
+/*
+ * The listed session with this id, when the request's principal opened it:
+ * another token (of any project) that learnt the id finds nothing, exactly
+ * as for an id that never existed. A reference for the caller, or NULL.
+ */
+static mn_http_session *owned_session(mn_http_server *srv, const mn_http_request *req)
+{
+    char owner[sizeof(((mn_http_session *)0)->owner)];
+    mn_http_session *s = mn_http__sessions_get(&srv->sessions, req->session_id);
+    owner_of(owner, sizeof(owner), req->principal);
+    if (s && strcmp(s->owner, owner) != 0) {
+        mn_http__sessions_put(&srv->sessions, s);
+        s = NULL;
+    }
+    return s;
+}
+
 /* The listed session the request names, with a reference; NULL with the reply set. */
 static mn_http_session *session_of(mn_http_server *srv, const mn_http_request *req,
                                    mn_http_reply *r)
@@ -127,7 +150,7 @@ static mn_http_session *session_of(mn_http_server *srv, const mn_http_request *r
                              "malformed Mcp-Session-Id header (1 to 256 visible ASCII characters)");
         return NULL;
     }
-    if (!(s = mn_http__sessions_get(&srv->sessions, req->session_id)))
+    if (!(s = owned_session(srv, req)))
         mn_http__reply_error(r, 404, ERR_NO_SESSION,
                              "session not found: it ended or expired; send initialize again");
     return s;
@@ -159,9 +182,9 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
                      bool is_request, const mn_http_accept *accept, mn_http_reply *r,
                      bool *initialized)
 {
-    mn_ctx *ctx = mn_http__thread_ctx(srv);
+    mn_ctx *ctx = mn_http__thread_ctx(srv, req->principal);
     mn_buf events = MN_BUF_INIT;
-    mn_mcp_info info = {false, false, false};
+    mn_mcp_info info = {false, false, false, false};
     char *out = NULL;
     int rc;
 
@@ -180,6 +203,7 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
         *initialized = rc == 0 && info.initialized;
     r->prepare = rc == 0 && info.may_have_written;
     r->warm = rc == 0 && !mn_ctx_warmed(ctx);
+    r->denied = rc == 0 && info.denied;
     if (rc) {
         reply_errorf(r, 500, ERR_INTERNAL, "cannot answer: %s", mn_error_last());
     } else if (!out && info.had_requests && accept->sse) {
@@ -201,7 +225,10 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
         r->content_type = "application/json";
         out = NULL;
     } else {
-        reply_message(r, out, &events, accept->prefer_sse || events.len > 0);
+        /* a tool the caller's role may not run: 403, with the JSON-RPC reply that says why */
+        reply_message(r, out, &events, !r->denied && (accept->prefer_sse || events.len > 0));
+        if (r->denied)
+            r->status = 403;
         out = NULL;
     }
     free(out);
@@ -221,6 +248,7 @@ static void post_initialize(mn_http_server *srv, const mn_http_request *req,
         return;
     }
     snprintf(s->addr, sizeof(s->addr), "%s", req->client ? req->client : "");
+    owner_of(s->owner, sizeof(s->owner), req->principal);
     dispatch(srv, s, req, true, accept, r, &initialized);
     if (initialized) {
         if ((rc = mn_http__sessions_add(&srv->sessions, s)) != 0) {
@@ -330,7 +358,10 @@ static void delete_session(mn_http_server *srv, const mn_http_request *req, mn_h
         mn_http__reply_error(r, 400, ERR_TRANSPORT, "malformed Mcp-Session-Id header");
         return;
     }
-    if (mn_http__sessions_end(&srv->sessions, req->session_id))
+    mn_http_session *s = owned_session(srv, req);
+    if (s)
+        mn_http__sessions_put(&srv->sessions, s);
+    if (s && mn_http__sessions_end(&srv->sessions, req->session_id))
         reply_empty(r, 204);
     else
         mn_http__reply_error(r, 404, ERR_NO_SESSION, "session not found: it ended or expired");

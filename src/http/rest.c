@@ -152,10 +152,10 @@ void mn_http__rest_free(mn_http_server *srv)
 }
 
 /* Run one op for a REST caller; counted by the metrics as front end rest. */
-static int run_op(mn_http_server *srv, mn_http_reply *r, const char *name, const json_t *args,
-                  json_t **out)
+static int run_op(mn_http_server *srv, const mn_principal *who, mn_http_reply *r, const char *name,
+                  const json_t *args, json_t **out)
 {
-    mn_ctx *ctx = mn_http__thread_ctx(srv);
+    mn_ctx *ctx = mn_http__thread_ctx(srv, who);
     const mn_op *op = mn_api_find(name);
     int rc;
     *out = NULL;
@@ -170,10 +170,11 @@ static int run_op(mn_http_server *srv, mn_http_reply *r, const char *name, const
     return rc;
 }
 
-static void answer_op(mn_http_server *srv, const mn_rest_route *route, mn_http_reply *r)
+static void answer_op(mn_http_server *srv, const mn_http_request *req, const mn_rest_route *route,
+                      mn_http_reply *r)
 {
     json_t *out = NULL;
-    int rc = run_op(srv, r, route->op, route->args, &out);
+    int rc = run_op(srv, req->principal, r, route->op, route->args, &out);
     if (rc)
         reply_failure(r, rc, mn_error_last());
     else
@@ -227,8 +228,14 @@ static void answer_webhook(mn_http_server *srv, const mn_http_request *req, mn_h
         goto out;
     }
     /* the server's own repository, as its clone has it now: commits read before are skipped */
+    /* a signed push is the server's own admin act on its own project, audited as "webhook" */
+    mn_principal hook;
+    memset(&hook, 0, sizeof(hook));
+    snprintf(hook.actor, sizeof(hook.actor), "webhook");
+    snprintf(hook.project, sizeof(hook.project), "%s", srv->project ? srv->project : "");
+    hook.role = MN_ROLE_ADMIN;
     json_t *args = json_object();
-    rc = run_op(srv, r, "ingest_git", args, &out);
+    rc = run_op(srv, &hook, r, "ingest_git", args, &out);
     json_decref(args);
     if (rc) {
         reply_failure(r, rc, mn_error_last());
@@ -260,9 +267,10 @@ static void answer_openapi(mn_http_server *srv, mn_http_reply *r)
     reply_json(r, 200, copy);
 }
 
-static void answer_metrics(mn_http_server *srv, mn_http_reply *r)
+static void answer_metrics(mn_http_server *srv, const mn_http_request *req, mn_http_reply *r)
 {
-    mn_ctx *ctx = mn_http__thread_ctx(srv); /* NULL: the store's sizes are left out */
+    /* the caller's project's sizes; NULL: they are left out */
+    mn_ctx *ctx = mn_http__thread_ctx(srv, req->principal);
     size_t len = 0;
     char *text = mn_http__metrics_text(ctx, &len);
     mn_error_clear();
@@ -293,13 +301,13 @@ void mn_http__rest_endpoint(mn_http_server *srv, const mn_http_request *req, mn_
         answer_openapi(srv, r);
         break;
     case MN_REST_METRICS:
-        answer_metrics(srv, r);
+        answer_metrics(srv, req, r);
         break;
     case MN_REST_WEBHOOK:
         answer_webhook(srv, req, r);
         break;
     case MN_REST_OP:
-        answer_op(srv, &route, r);
+        answer_op(srv, req, &route, r);
         break;
     }
     mn_http__rest_route_release(&route);

@@ -79,6 +79,12 @@ void mn_http__rest_route_release(mn_rest_route *route);
 
 /** True for the paths the REST API answers: /v1 and below, /metrics. */
 bool mn_http__rest_path(const char *path);
+/**
+ * True for the REST paths answered without a bearer token: the OpenAPI
+ * document (the API's shape, no stored data) and the push webhook (its
+ * signature is its credential).
+ */
+bool mn_http__rest_public(const char *path);
 
 /** The HTTP status of an mn_error_code (MN_EINVAL 400, MN_ENOTFOUND 404, ... others 500). */
 unsigned mn_http__rest_status(int code);

@@ -45,6 +45,11 @@ bool mn_http__rest_path(const char *path)
            strncmp(path, "/v1/", 4) == 0;
 }
 
+bool mn_http__rest_public(const char *path)
+{
+    return strcmp(path, "/v1/openapi.json") == 0 || strcmp(path, "/v1/ingest/git") == 0;
+}
+
 static void refuse(mn_rest_route *out, unsigned status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void refuse(mn_rest_route *out, unsigned status, const char *code, const char *fmt, ...)

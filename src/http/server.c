@@ -16,7 +16,13 @@
  * larger than MN_API_MAX_REQUEST, or a large one sent after
  * "Expect: 100-continue", is refused at once without reading it.
  *
- * Before routing, every request passes the peer check: a connection from
+ * Before routing, every request but /healthz and CORS preflights is
+ * authenticated (auth.c): a bearer token, or the local user of a loopback
+ * server; a refusal is 401 with WWW-Authenticate: Bearer. A worker keeps
+ * one mn_ctx per project it has served (tokens of several projects reach
+ * the same worker) and sets the request's actor and role on it.
+ *
+ * Before that, every request passes the peer check: a connection from
  * loopback is served only when the client's socket belongs to the user the
  * server runs as (peer.c reads its owner from /proc/net/tcp when the
  * connection is accepted, on_connection; another user gets 403 before any
@@ -70,17 +76,62 @@ typedef struct {
     size_t received;
     bool too_big;
     bool prepare, warm; /* the reply's: see on_completed */
+    bool authenticated; /* principal is set */
+    mn_principal principal;
     uint64_t start_ns;
 } request_state;
 
-mn_ctx *mn_http__thread_ctx(mn_http_server *srv)
+/* A worker's contexts, one per project (the pthread key's value; the contexts
+ * themselves are also listed in srv->ctxs, which frees them at shutdown). */
+typedef struct {
+    mn_ctx **v;
+    size_t n, cap;
+} thread_ctxs;
+
+static void free_thread_ctxs(void *p)
 {
-    mn_ctx *ctx = pthread_getspecific(srv->ctx_key);
+    thread_ctxs *t = p;
+    if (t)
+        free(t->v);
+    free(t);
+}
+
+mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p)
+{
+    thread_ctxs *t = pthread_getspecific(srv->ctx_key);
+    const char *project = p ? p->project : srv->project;
+    mn_ctx *ctx = NULL;
     mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    if (ctx)
+    for (size_t i = 0; t && i < t->n && !ctx; i++)
+        if (strcmp(mn_ctx_project(t->v[i]), project) == 0)
+            ctx = t->v[i];
+    if (ctx) {
+        if (mn_ctx_set_principal(ctx, p ? p->actor : "mcp", p ? p->role : MN_ROLE_ADMIN) != 0)
+            return NULL;
         return ctx;
+    }
+    if (!t) {
+        if (!(t = calloc(1, sizeof(*t)))) {
+            mn_error_set(MN_ENOMEM, "out of memory for a store connection");
+            return NULL;
+        }
+        pthread_setspecific(srv->ctx_key, t);
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 4;
+        mn_ctx **v = realloc(t->v, cap * sizeof(*v));
+        if (!v) {
+            mn_error_set(MN_ENOMEM, "out of memory for a store connection");
+            return NULL;
+        }
+        t->v = v;
+        t->cap = cap;
+    }
     o.db_path = srv->db_path;
-    o.actor = "mcp";
+    o.actor = p ? p->actor : "mcp";
+    o.role = p ? p->role : MN_ROLE_ADMIN;
+    o.project = project;
+    /* a token's project is made on its first use; the store itself must exist */
     o.create = false;
     if (mn_ctx_open(&ctx, &o) != 0)
         return NULL;
@@ -99,7 +150,7 @@ mn_ctx *mn_http__thread_ctx(mn_http_server *srv)
     }
     srv->ctxs[srv->nctxs++] = ctx;
     pthread_mutex_unlock(&srv->ctxs_lock);
-    pthread_setspecific(srv->ctx_key, ctx);
+    t->v[t->n++] = ctx;
     return ctx;
 }
 
@@ -197,7 +248,12 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 static void refuse(mn_http_reply *r, const char *url, unsigned status, const char *msg)
 {
     if (mn_http__rest_path(url))
-        mn_http__rest_reply_error(r, status, status == 403 ? "denied" : "invalid", msg);
+        mn_http__rest_reply_error(r, status,
+                                  status == 401   ? "unauthenticated"
+                                  : status == 403 ? "denied"
+                                  : status == 500 ? "error"
+                                                  : "invalid",
+                                  msg);
     else
         mn_http__reply_error(r, status, -32000, msg);
 }
@@ -237,6 +293,21 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
         refuse(r, url, 403, msg);
         return;
     }
+    /* who asks (auth.c): everything but /healthz, CORS preflights (they carry no
+       credentials and run nothing), the OpenAPI document (the shape of the API, no data)
+       and the push webhook (its signature is its credential: rest.c) */
+    if (strcmp(url, "/healthz") != 0 && strcmp(method, "OPTIONS") != 0 &&
+        !mn_http__rest_public(url)) {
+        int rc =
+            mn_http__authenticate(srv, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &st->principal);
+        if (rc) {
+            snprintf(msg, sizeof(msg), "%s", mn_error_last());
+            refuse(r, url, rc == MN_EAUTH ? 401 : 500, msg);
+            mn_error_clear();
+            return;
+        }
+        st->authenticated = true;
+    }
     if (strcmp(url, "/healthz") == 0) {
         if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) {
             r->status = 200;
@@ -259,6 +330,7 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
             .len = st->body.len,
             .too_big = st->too_big,
             .path = url,
+            .principal = &st->principal,
             .header = header_of,
             .header_payload = c,
         };
@@ -289,6 +361,7 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
         .len = st->body.len,
         .too_big = st->too_big,
         .client = client,
+        .principal = &st->principal,
     };
     mn_http__mcp_endpoint(srv, &req, r);
 }
@@ -317,8 +390,10 @@ static enum MHD_Result respond(struct MHD_Connection *c, const char *method, con
         mhd->add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
     if (r->session_id[0])
         mhd->add_response_header(resp, "Mcp-Session-Id", r->session_id);
-    if (r->www_authenticate)
-        mhd->add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
+    if (r->www_authenticate || r->status == 401) /* RFC 6750: how to authenticate */
+        mhd->add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                 r->www_authenticate ? r->www_authenticate
+                                                     : "Bearer realm=\"mnemo\"");
     if (r->retry_after) {
         char secs[16];
         snprintf(secs, sizeof(secs), "%u", r->retry_after);
@@ -332,8 +407,8 @@ static enum MHD_Result respond(struct MHD_Connection *c, const char *method, con
         if (strcmp(method, "OPTIONS") == 0) {
             mhd->add_response_header(resp, "Access-Control-Allow-Methods", "POST, DELETE, OPTIONS");
             mhd->add_response_header(resp, "Access-Control-Allow-Headers",
-                                     "Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, "
-                                     "Last-Event-ID");
+                                     "Authorization, Content-Type, Accept, Mcp-Session-Id, "
+                                     "MCP-Protocol-Version, Last-Event-ID");
             mhd->add_response_header(resp, "Access-Control-Max-Age", "600");
         }
     }
@@ -351,7 +426,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     mn_http_server *srv = cls;
     request_state *st = *state;
-    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false, false, NULL, 0};
+    mn_http_reply r = {0, NULL, NULL, 0, NULL, "", false, false, NULL, 0, false};
     MN_UNUSED(version);
 
     if (!st) {
@@ -400,8 +475,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
     mn_http__limits_next(srv->limits, c); /* a kept-alive connection's next request is due */
     /* The reply is sent: a save's embedding and the vectors' reload happen now, on this
      * worker, not in the next question's time (mn_ctx_prepare; stdio.c does the same). */
-    if (st && (st->prepare || st->warm)) {
-        mn_ctx *ctx = mn_http__thread_ctx(srv);
+    if (st && st->authenticated && (st->prepare || st->warm)) {
+        mn_ctx *ctx = mn_http__thread_ctx(srv, &st->principal);
         if (ctx && st->prepare)
             mn_ctx_prepare(ctx);
         else if (ctx && !mn_ctx_warmed(ctx))
@@ -523,7 +598,7 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
      */
     git->libgit2_init();
     pthread_mutex_init(&srv->ctxs_lock, NULL);
-    if (pthread_key_create(&srv->ctx_key, NULL) != 0) {
+    if (pthread_key_create(&srv->ctx_key, free_thread_ctxs) != 0) {
         pthread_mutex_destroy(&srv->ctxs_lock);
         free(srv);
         git->libgit2_shutdown();
@@ -549,6 +624,14 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
         srv->sessions.idle_ms = (uint64_t)idle_ms;
     if ((rc = config_text(ctx, &srv->allowed_origins, "serve.allowed_origins")) != 0)
         goto fail;
+    {
+        char *auth = NULL;
+        if ((rc = config_text(ctx, &auth, "serve.auth")) != 0)
+            goto fail;
+        srv->auth_local = strcmp(auth, "local") == 0;
+        free(auth);
+    }
+    srv->project = mn_strdup(mn_ctx_project(ctx));
     if (opts && opts->host)
         host = mn_strdup(opts->host);
     else if ((rc = config_text(ctx, &host, "serve.host")) != 0)
@@ -593,6 +676,11 @@ const char *mn_http_server_url(const mn_http_server *srv)
     return srv->url;
 }
 
+bool mn_http_server_loopback(const mn_http_server *srv)
+{
+    return srv->loopback;
+}
+
 void mn_http_server_expire(mn_http_server *srv)
 {
     mn_http__sessions_expire(&srv->sessions);
@@ -615,6 +703,7 @@ void mn_http_server_free(mn_http_server *srv)
         mn_mcp_server_free(srv->mcp);
     mn_http__rest_free(srv);
     free(srv->db_path);
+    free(srv->project);
     free(srv->allowed_origins);
     free(srv);
     git->libgit2_shutdown(); /* after the workers ended: see mn_http_server_new */

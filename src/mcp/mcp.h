@@ -64,6 +64,7 @@ typedef struct {
     bool initialized;      /* it was an initialize request that succeeded */
     bool had_requests;     /* it held at least one request (so a reply is due) */
     bool may_have_written; /* it called a tool whose operation is not read-only */
+    bool denied;           /* a tool was refused: the caller's role may not run it (MN_EDENIED) */
 } mn_mcp_info;
 
 /**

@@ -319,8 +319,12 @@ static void tools_call(mn_mcp_session *s, mn_ctx *ctx, const json_t *params, ans
     }
     if (info && !(tool->op->flags & MN_OP_READONLY))
         info->may_have_written = true;
+    mn_error_clear();
     a->result =
         mn_mcp_tool_call(tool, ctx, json_is_object(args) ? args : NULL, s->version, &output);
+    /* the role check of mn_api_call (src/api/access.c) refused it: HTTP answers 403 */
+    if (info && mn_error_last_code() == MN_EDENIED)
+        info->denied = true;
     size_t i;
     json_t *note;
     json_array_foreach(json_object_get(output, "notes"), i, note) if (json_is_string(note))
@@ -390,7 +394,7 @@ static void dispatch(mn_mcp_session *s, mn_ctx *ctx, const char *method, const j
         if (json_object_get(params, "cursor"))
             fail(a, MN_RPC_INVALID_PARAMS, "tools/list: unknown cursor (the list has one page)");
         else
-            a->result = mn_mcp_tools_list(s->srv->tools, s->srv->ntools, s->version);
+            a->result = mn_mcp_tools_list(s->srv->tools, s->srv->ntools, s->version, ctx);
     } else if (!strcmp(method, "tools/call")) {
         tools_call(s, ctx, params, a, info);
     } else if (!strcmp(method, "logging/setLevel")) {

@@ -246,7 +246,7 @@ int mn_mcp_stdio_serve(mn_mcp_server *srv, mn_ctx *ctx, int in_fd, int out_fd)
         if (!l)
             break; /* end of input and nothing queued */
         char *reply = NULL;
-        mn_mcp_info info = {false, false, false};
+        mn_mcp_info info = {false, false, false, false};
         if (!l->text)
             too_large(&st);
         else if (mn_mcp_handle(st.session, ctx, l->text, l->len, &reply, &info) != 0)

@@ -178,10 +178,14 @@ void mn_mcp_tools_free(mn_mcp_tool *tools, size_t count)
     free(tools);
 }
 
-json_t *mn_mcp_tools_list(const mn_mcp_tool *tools, size_t count, const char *version)
+json_t *mn_mcp_tools_list(const mn_mcp_tool *tools, size_t count, const char *version,
+                          const mn_ctx *ctx)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < count; i++) {
+        /* a tool the caller's role may not run is not offered (src/api/access.c) */
+        if (ctx && !mn_api_allowed(ctx, tools[i].op))
+            continue;
         json_t *def = json_copy(tools[i].def); /* shallow: members are shared, not changed */
         if (!since(version, REV_STRUCTURED)) {
             json_object_del(def, "title");

@@ -25,8 +25,12 @@ typedef struct {
 int mn_mcp_tools_build(mn_mcp_tool **out, size_t *count, mn_ctx *ctx);
 void mn_mcp_tools_free(mn_mcp_tool *tools, size_t count);
 
-/** tools/list result for a protocol version (new reference). */
-json_t *mn_mcp_tools_list(const mn_mcp_tool *tools, size_t count, const char *version);
+/**
+ * tools/list result for a protocol version (new reference): the tools ctx's
+ * role may run (mn_api_allowed; NULL: all of them).
+ */
+json_t *mn_mcp_tools_list(const mn_mcp_tool *tools, size_t count, const char *version,
+                          const mn_ctx *ctx);
 
 /**
  * Run a tool: the CallToolResult (new reference). Invalid arguments and

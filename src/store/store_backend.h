@@ -30,6 +30,7 @@
 #include "store/store_scan.h"
 #include "store/store_search.h"
 #include "store/store_terms.h"
+#include "store/store_tokens.h"
 #include "store/store_vector.h"
 
 typedef struct mn_store_backend mn_store_backend;

@@ -147,6 +147,11 @@
     X(symbols_named, (mn_store *s, const char *const *names, size_t n, int (*cb)(void *payload, size_t which, const mn_symbol_def *d), void *payload), (s, names, n, cb, payload)) \
     X(file_neighbours, (mn_store *s, const int64_t *files, size_t n, size_t limit, int (*cb)(void *payload, int64_t seed, int64_t other, double weight, bool outgoing), void *payload), (s, files, n, limit, cb, payload)) \
     X(index_stamp, (mn_store *s, mn_index_stamp *out), (s, out)) \
+    X(token_add, (mn_store *s, const mn_token *t, const char *hash_hex, int64_t *id), (s, t, hash_hex, id)) \
+    X(token_find, (mn_store *s, const char *hash_hex, mn_token *out, char stored_hash[65]), (s, hash_hex, out, stored_hash)) \
+    X(token_list, (mn_store *s, mn_token **out, size_t *n), (s, out, n)) \
+    X(token_revoke, (mn_store *s, const char *which, int64_t now_ms, mn_token *out), (s, which, now_ms, out)) \
+    X(token_touch, (mn_store *s, int64_t id, int64_t now_ms), (s, id, now_ms)) \
     X(files_by_id, (mn_store *s, const int64_t *ids, size_t n, int (*cb)(void *payload, const mn_file_rec *f), void *payload), (s, ids, n, cb, payload)) \
     X(file_imports, (mn_store *s, const char *path, int (*cb)(void *payload, int64_t file_id), void *payload), (s, path, cb, payload)) \
     X(served_add, (mn_store *s, int64_t *out, const char *op, const char *query, const json_t *items), (s, out, op, query, items)) \

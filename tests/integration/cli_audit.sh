@@ -6,7 +6,7 @@
 #             and the id they touched;
 #   reads     search, search_code, context, recall (cli) and an MCP
 #             resources/read and tools/call through the pinned Inspector
-#             (actor mcp) each leave one, with the served answer's id and
+#             (actor mcp-stdio) each leave one, with the served answer's id and
 #             the ids of what it served;
 #   filters   --op, --actor, --since (an age, a time), --limit/--offset
 #             paging newest first; --json and the printed lines agree;
@@ -96,11 +96,11 @@ rows feedback | js "feedback: the answer and signal, not the new question" \
 
 out=$(inspector --method resources/read --uri "mnemo://memory/$a") || fail "resources/read exited $?"
 js "resources/read answers" "d.contents[0].text.includes('$a')" <<<"$out"
-rows resource | js "resources/read: actor mcp, the URI and the memory id" \
-    "d.entries.length===1 && d.entries[0].actor==='mcp' && d.entries[0].target==='mnemo://memory/$a' && d.entries[0].detail.ids[0]==='$a'"
+rows resource | js "resources/read: actor mcp-stdio, the URI and the memory id" \
+    "d.entries.length===1 && d.entries[0].actor==='mcp-stdio' && d.entries[0].target==='mnemo://memory/$a' && d.entries[0].detail.ids[0]==='$a'"
 out=$(inspector --method tools/call --tool-name search --tool-arg "query=cart idle delay") || fail "tools/call search exited $?"
-mn --json audit --actor mcp | js "--actor mcp: the MCP reads only" \
-    "d.total===2 && d.entries.every(e=>e.actor==='mcp') && d.entries[0].op==='search' && d.entries[1].op==='resource'"
+mn --json audit --actor mcp-stdio | js "--actor mcp-stdio: the MCP reads only" \
+    "d.total===2 && d.entries.every(e=>e.actor==='mcp-stdio') && d.entries[0].op==='search' && d.entries[1].op==='resource'"
 
 # ---- filters and paging --------------------------------------------------------
 mn --json audit --limit 1000 >"$tmp/all.json"

@@ -45,7 +45,7 @@ static void test_setup(void)
 static mn_http_session *initialized_session(void)
 {
     mn_http_session *s = NULL;
-    mn_mcp_info info = {false, false, false};
+    mn_mcp_info info = {false, false, false, false};
     char *reply = NULL;
     if (mn_http__session_new(&s, srv) != 0)
         return NULL;
