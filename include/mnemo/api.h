@@ -73,6 +73,12 @@ typedef struct {
  */
 int mn_locate(mn_location *out, const char *explicit_path, const char *start_dir);
 void mn_location_release(mn_location *loc);
+/**
+ * Whether db_path names a file (a SQLite store), not a database server's
+ * URL or conninfo: only a file has a directory beside it for locks, side
+ * files and the warm path's socket.
+ */
+bool mn_location_is_file(const char *db_path);
 
 /**
  * Create .mnemo/ at dir (a repository root), add it to .git/info/exclude
@@ -85,6 +91,8 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts);
 void mn_ctx_free(mn_ctx *ctx);
 /** The database path and repository root (NULL outside a repository); owned by ctx. */
 const char *mn_ctx_db_path(const mn_ctx *ctx);
+/** The store as it may be printed: its path, or its URL or conninfo without the password. */
+const char *mn_ctx_db_shown(const mn_ctx *ctx);
 const char *mn_ctx_root(const mn_ctx *ctx);
 
 /**

@@ -191,24 +191,28 @@ static char *find_upward(const char *start, const char *entry, bool want_dir)
 }
 
 /*
- * A database named by a URL ("postgres://...", "postgresql://...", any
- * "scheme://"): refused, since only SQLite files are stores for now; taken
- * as a path it would quietly become a directory "postgres:" here.
+ * A store named by --db or MNEMO_DB: a path (made absolute), or a URL or
+ * conninfo (store.h: mn_store_kind_of) taken as it is and never as a
+ * path: mn_store_open picks its back end, or refuses it with one error.
+ * A scheme no back end speaks (https://...) is refused here, redacted,
+ * since it could only become a directory named "https:".
  */
-static int refuse_url(const char *db, const char *how)
+static int named_store(mn_location *out, const char *db, const char *how)
 {
-    size_t n = strspn(db, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
-    if (n == 0 || strncmp(db + n, "://", 3) != 0)
-        return 0;
-    if ((n == 8 && !strncmp(db, "postgres", 8)) || (n == 10 && !strncmp(db, "postgresql", 10)))
-        return mn_error_set(MN_EINVAL,
-                            "%s names a PostgreSQL database, and this mnemo has no PostgreSQL "
-                            "store yet: give the path of a SQLite store file (or none: the "
-                            "repository's .mnemo/mnemo.db)",
-                            how);
-    return mn_error_set(MN_EINVAL,
-                        "%s '%.*s://...' is a URL; a store is a SQLite file: give its path", how,
-                        (int)(n > 20 ? 20 : n), db);
+    mn_store_kind kind = mn_store_kind_of(db);
+    if (kind == MN_STORE_URL) {
+        char *shown = mn_store_redact(db);
+        mn_error_set(MN_EINVAL,
+                     "%s '%s' is a URL mnemo cannot open: a store is a SQLite file (a path) or "
+                     "a PostgreSQL database (postgres://... or a conninfo such as "
+                     "'service=team'); name a file with such a name ./NAME",
+                     how, shown);
+        free(shown);
+        return MN_EINVAL;
+    }
+    out->db_path = kind == MN_STORE_FILE ? mn_fs_abspath(db) : mn_strdup(db);
+    out->how = how;
+    return 0;
 }
 
 int mn_locate(mn_location *out, const char *explicit_path, const char *start_dir)
@@ -219,11 +223,9 @@ int mn_locate(mn_location *out, const char *explicit_path, const char *start_dir
     char *root;
     int rc;
     if (explicit_path || (env && *env)) {
-        if ((rc = refuse_url(explicit_path ? explicit_path : env,
-                             explicit_path ? "--db" : "MNEMO_DB")) != 0)
+        if ((rc = named_store(out, explicit_path ? explicit_path : env,
+                              explicit_path ? "--db" : "MNEMO_DB")) != 0)
             return rc;
-        out->db_path = mn_fs_abspath(explicit_path ? explicit_path : env);
-        out->how = explicit_path ? "--db" : "MNEMO_DB";
         out->root = find_upward(start, ".git", false);
         return 0;
     }
@@ -256,6 +258,11 @@ int mn_locate(mn_location *out, const char *explicit_path, const char *start_dir
     out->db_path = mn_buf_detach(&p);
     out->how = "user default";
     return 0;
+}
+
+bool mn_location_is_file(const char *db_path)
+{
+    return mn_store_kind_of(db_path) == MN_STORE_FILE;
 }
 
 void mn_location_release(mn_location *loc)
@@ -401,7 +408,9 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
     if ((rc = mn_locate(&loc, opts->db_path, opts->start_dir)) != 0)
         return rc;
     bool own_dir = strcmp(loc.how, "repository") == 0 || strcmp(loc.how, "user default") == 0;
-    if (opts->create && !mn_fs_exists(loc.db_path) &&
+    /* a database server's store (a URL, a conninfo) has no directory here to make or guard */
+    bool file = mn_store_kind_of(loc.db_path) == MN_STORE_FILE;
+    if (file && opts->create && !mn_fs_exists(loc.db_path) &&
         (rc = prepare_dir(loc.db_path, strcmp(loc.how, "repository") == 0 ? loc.root : NULL)))
         goto fail;
     if (own_dir) {
@@ -419,6 +428,8 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
         getenv("MNEMO_PROJECT") && *getenv("MNEMO_PROJECT") ? getenv("MNEMO_PROJECT") : "default";
     mn_ctx *ctx = mn_calloc(1, sizeof(*ctx));
     if ((rc = mn_store_open(&ctx->store, loc.db_path, &so)) != 0) {
+        if (!file)
+            mn_error_prefix("%s", loc.how);
         free(ctx);
         goto fail;
     }
@@ -451,6 +462,11 @@ void mn_ctx_free(mn_ctx *ctx)
 const char *mn_ctx_db_path(const mn_ctx *ctx)
 {
     return ctx->db_path;
+}
+
+const char *mn_ctx_db_shown(const mn_ctx *ctx)
+{
+    return mn_store_path(ctx->store);
 }
 
 const char *mn_ctx_root(const mn_ctx *ctx)

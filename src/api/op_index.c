@@ -80,7 +80,7 @@ static int repo_root_for(mn_ctx *ctx, const json_t *args, bool implicit, char **
                 rc = mn_error_set(MN_EINVAL,
                                   "store '%s' has no repository yet, and '%s' is not inside the "
                                   "one around it: index it first (mnemo --db %s index DIR)",
-                                  ctx->db_path, abs, ctx->db_path);
+                                  mn_ctx_db_shown(ctx), abs, mn_ctx_db_shown(ctx));
                 goto out;
             }
         } else if (!(real_fence = mn_fs_realpath(fence)) || !mn_fs_path_within(real_fence, real)) {
@@ -89,7 +89,7 @@ static int repo_root_for(mn_ctx *ctx, const json_t *args, bool implicit, char **
                               "links resolved): mnemo reads nothing outside it; to index that "
                               "directory, give it a store of its own ('mnemo init' there, or "
                               "--db PATH)",
-                              abs, fence, ctx->db_path);
+                              abs, fence, mn_ctx_db_shown(ctx));
             goto out;
         }
     }

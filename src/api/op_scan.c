@@ -161,7 +161,7 @@ int mn_op_scan(mn_ctx *ctx, const json_t *args, json_t **out)
         return mn_error_set(MN_EINTERNAL, "no scanner loaded");
     if (st.fix && mn_store_read_only(ctx->store))
         return mn_error_set(MN_EINVAL, "the store '%s' is read-only: scan --fix cannot rewrite it",
-                            ctx->db_path);
+                            mn_ctx_db_shown(ctx));
     st.rules = json_object();
     st.tables = json_object();
     st.to_fix = json_array();

@@ -48,7 +48,8 @@ static int job_lock(const char *root, const char *what)
     mn_location loc = {0};
     char path[4200];
     int fd = -2;
-    if (mn_locate(&loc, NULL, root) == 0 &&
+    /* a server's store (URL, conninfo) has no directory here for the lock file */
+    if (mn_locate(&loc, NULL, root) == 0 && mn_location_is_file(loc.db_path) &&
         (size_t)snprintf(path, sizeof(path), "%s-%s.lock", loc.db_path, what) < sizeof(path) &&
         (fd = open(path, O_RDWR | O_CREAT, 0600)) >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int held = errno == EWOULDBLOCK;

@@ -78,7 +78,7 @@ static int run(cli_global *g, int argc, char **argv)
         return CLI_EXIT_OK;
     int lock = -1;
     const char *db = mn_ctx_db_path(ctx);
-    if (db) {
+    if (db && mn_location_is_file(db)) { /* a server's store has no directory here */
         char path[PATH_MAX];
         const char *slash = strrchr(db, '/');
         snprintf(path, sizeof(path), "%.*s/hooks.lock", slash ? (int)(slash - db) : 1,

@@ -55,7 +55,9 @@ int cli_cmd_mcp(const cli_command *cmd, cli_global *g, int argc, char **argv)
        without it, the hook cannot answer within its budget on a large
        repository. Not listening costs the hook time, never an answer. */
     mn_warm *warm = NULL;
-    if (mn_warm_start(&warm, mn_ctx_db_path(ctx), mn_ctx_root(ctx)) != 0) {
+    /* its socket is keyed by the store file: a server's store (a URL) has none yet */
+    if (mn_location_is_file(mn_ctx_db_path(ctx)) &&
+        mn_warm_start(&warm, mn_ctx_db_path(ctx), mn_ctx_root(ctx)) != 0) {
         mn_log(MN_LOG_WARN, "no warm path for the prompt hook: %s", mn_error_last());
         mn_error_clear();
     }

@@ -81,7 +81,7 @@ int cli_cmd_serve(const cli_command *cmd, cli_global *g, int argc, char **argv)
     rc = mn_http_server_new(&srv, ctx, &opts);
     if (rc == 0)
         cli_eprintf("mnemo: serving MCP at %s/mcp for the store %s (Ctrl-C stops)\n",
-                    mn_http_server_url(srv), mn_ctx_db_path(ctx));
+                    mn_http_server_url(srv), mn_ctx_db_shown(ctx));
     mn_ctx_free(ctx);
     if (rc)
         return cli_fail(rc);

@@ -102,7 +102,7 @@ static const cli_command commands[] = {
      "                       127.0.0.1: this machine only).\n"
      "  --port P             TCP port (config serve.port, default 7077; 0: any\n"
      "                       free port, printed on stderr).\n"},
-    {"mcp", NULL, "[--db PATH]",
+    {"mcp", NULL, "[--db PATH|URL]",
      "Serve MCP on stdin and stdout for an agent (newline-delimited JSON-RPC; logs on stderr). "
      "See docs/mcp.md.",
      cli_cmd_mcp, NULL, NULL, NULL},
@@ -219,7 +219,7 @@ int cli_run_generic(const cli_command *cmd, cli_global *g, int argc, char **argv
 static void usage(FILE *f)
 {
     cli_fprintf(f,
-                "usage: mnemo [--json] [--db PATH] <command> [options]\n\n"
+                "usage: mnemo [--json] [--db PATH|URL] <command> [options]\n\n"
                 "mnemo is the long-term memory of a software project: facts, decisions, gotchas\n"
                 "and patterns, kept beside the code for the agents and people who work on it.\n\n"
                 "commands:\n");

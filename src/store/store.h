@@ -43,9 +43,28 @@ typedef struct {
         MN_STORE_OPTIONS_VERSION, 10000, true, false, NULL, NULL, false \
     }
 
+/*
+ * What a store location names (store.c): a file path (the SQLite back end),
+ * a PostgreSQL database (postgres://..., postgresql://..., or a libpq
+ * conninfo whose first keyword is libpq's: "service=team", "host=h dbname=d"),
+ * or another URL (scheme://..., refused). A file named like a conninfo is
+ * given as ./host=x.
+ */
+typedef enum { MN_STORE_FILE, MN_STORE_POSTGRES, MN_STORE_URL } mn_store_kind;
+mn_store_kind mn_store_kind_of(const char *location);
 /**
- * Open (and migrate forward) the store at path. Nothing is written to a
- * file before it is known as a mnemo store (PRAGMA application_id, or meta
+ * The location as it may be shown (malloc'd): a URL's password
+ * (user:PASS@, ?password=) and a conninfo's password= values become ***;
+ * a path is copied as it is.
+ */
+char *mn_store_redact(const char *location);
+
+/**
+ * Open (and migrate forward) the store at location, with the back end its
+ * kind names (mn_store_kind_of); a kind this build has no back end for
+ * fails with MN_EUNSUPPORTED (PostgreSQL) or MN_EINVAL (another URL), the
+ * location redacted, and creates nothing. A SQLite file: nothing is
+ * written to it before it is known as a mnemo store (PRAGMA application_id, or meta
  * 'written_by' of an older store): another program's SQLite database is
  * refused untouched (MN_EINVAL) unless opts->adopt; a missing or empty
  * (0-byte) file becomes a store only with opts->create. A new store and
@@ -53,11 +72,14 @@ typedef struct {
  * A store that cannot be written (its file, its directory, a read-only file
  * system) opens read-only: mn_store_read_only_reason says why.
  */
-int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts);
+int mn_store_open(mn_store **out, const char *location, const mn_store_options *opts);
 void mn_store_free(mn_store *s);
 /** Why nothing can be written to the store (a phrase for a note), or NULL when it can. */
 const char *mn_store_read_only_reason(const mn_store *s);
+/** The file's path, or a URL or conninfo redacted (mn_store_redact). */
 const char *mn_store_path(const mn_store *s);
+/** The back end's name: "sqlite", "postgresql". */
+const char *mn_store_backend_name(const mn_store *s);
 /** The schema version the store is at, and the newest this build knows. */
 int mn_store_schema_version(const mn_store *s);
 int mn_store_schema_latest(void);

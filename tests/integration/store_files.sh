@@ -16,8 +16,11 @@
 #              likewise; `mnemo init` where .mnemo/mnemo.db is one adopts it
 #   creating   a command that only reads (list, search, export) makes no
 #              store, not even from an empty file; one that writes does
-#   urls       --db postgres://... and MNEMO_DB=postgresql://... are refused
-#              with one clear error, and no file or directory is made
+#   urls       --db and MNEMO_DB naming a PostgreSQL database (postgres://,
+#              postgresql://, a libpq conninfo such as service=team) or
+#              another URL: one clear error (unsupported until the PostgreSQL
+#              back end lands) that never shows the password, and no file or
+#              directory made, here or in HOME; ./service=team is a file
 #   served     what was asked is kept as served.max_rows and served.max_age
 #              say; feedback on a forgotten answer says so; bad values are
 #              refused
@@ -159,12 +162,35 @@ refused "status in a repository without a store" "no mnemo store at" status
 cd "$tmp"
 
 # ==== urls ===================================================================
-refused "--db postgres://" "PostgreSQL" --db "postgres://u:secret@db.example/mnemo" list
-refused "--db postgresql:// save" "PostgreSQL" --db "postgresql://db.example/mnemo" save "x y z"
-MNEMO_DB=postgresql://db.example/mnemo refused "MNEMO_DB=postgresql://" "MNEMO_DB names a PostgreSQL" list
-refused "--db https://" "is a URL" --db "https://example.com/store" list
-for d in postgres: postgresql: https:; do [ ! -e "$tmp/$d" ] || fail "'$d' was made"; done
-grep -q secret "$tmp/err" && fail "the refusal printed the URL's password"
+# a URL or a libpq conninfo names a database server: never a file or directory here
+mkdir -p "$tmp/urls" && cd "$tmp/urls"
+home_before=$(find "$HOME" | sort)
+: >"$tmp/urls.err"
+url_refused() {
+    refused "$@"
+    cat "$tmp/err" >>"$tmp/urls.err"
+}
+pg="it names a PostgreSQL database, and this mnemo has no PostgreSQL back end yet"
+url_refused "--db postgres://" "^mnemo: error: --db: cannot open store 'postgres://u:\*\*\*@db.example/mnemo': $pg" \
+    --db "postgres://u:s3cret@db.example/mnemo" list
+url_refused "--db postgresql:// save" "$pg" --db "postgresql://db.example/mnemo" save "x y z"
+url_refused "--db postgresql://?password=" "'postgresql://db.example/mnemo\?password=\*\*\*'" \
+    --db "postgresql://db.example/mnemo?password=s3cret" search "x"
+MNEMO_DB=postgresql://u:s3cret@db.example/mnemo url_refused "MNEMO_DB=postgresql://" "^mnemo: error: MNEMO_DB: cannot open store 'postgresql://u:\*\*\*@db.example/mnemo'" list
+MNEMO_DB=postgresql://u:s3cret@db.example/mnemo url_refused "MNEMO_DB=postgresql:// save" "$pg" save "x y z"
+url_refused "--db service=team" "'service=team': $pg" --db "service=team" save "x y z"
+url_refused "--db conninfo with a password" "'host=db dbname=mnemo password=\*\*\*': $pg" \
+    --db "host=db dbname=mnemo password=s3cret" save "x y z"
+MNEMO_DB="service=team" url_refused "MNEMO_DB=service=team" "MNEMO_DB: .*$pg" export
+url_refused "mcp --db postgres://" "$pg" --db "postgres://u:s3cret@db.example/mnemo" mcp
+url_refused "--db https://" "is a URL mnemo cannot open" --db "https://u:s3cret@example.com/store" list
+[ -z "$(ls -A "$tmp/urls")" ] || fail "a store URL made files here: $(ls -A "$tmp/urls")"
+[ "$(find "$HOME" | sort)" = "$home_before" ] || fail "a store URL made files in HOME"
+grep -q s3cret "$tmp/urls.err" && fail "a refusal printed the store's password"
+# a file named like a conninfo is still a file, named ./NAME
+"$MNEMO" --db "./service=team" save "A store file named like a conninfo" >/dev/null 2>"$tmp/err" || fail "./service=team is a file: $(cat "$tmp/err")"
+mode_is "a store file named like a conninfo" "$tmp/urls/service=team" 600
+cd "$tmp"
 
 # ==== served =================================================================
 cd "$repo"

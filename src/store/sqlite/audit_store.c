@@ -36,9 +36,9 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 bool mn_store_audit_is_read(const char *action)
@@ -91,7 +91,7 @@ static json_t *row_json(sqlite3_stmt *st)
     return o;
 }
 
-int mn_store_audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total)
+int mn_sqlite__audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total)
 {
     int step;
     *rows = NULL;
@@ -128,8 +128,8 @@ int mn_store_audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, in
     return 0;
 }
 
-int mn_store_audit_prune_reads(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
-                               int64_t added)
+int mn_sqlite__audit_prune_reads(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
+                                 int64_t added)
 {
     return mn_sqlite__prune(
         s, "DELETE FROM audit WHERE project_id = ?1 AND ts < ?2 AND action IN " READ_ACTIONS,

@@ -89,7 +89,7 @@ static int cmp_run(const void *a, const void *b)
 static int failed(mn_store *s, const char *what)
 {
     return mn_error_set(MN_EIO, "cannot read the %s of '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 /* Rows come file by file, ids ascending within a file (the order of the index: no sort). */
@@ -128,8 +128,8 @@ static int build_runs(mn_store *s, mn_chunk_cache *c)
 /* Every chunk's length, all projects' (the full-text index is shared); none when too sparse. */
 static int build_sizes(mn_store *s, mn_chunk_cache *c)
 {
-    if (mn_fts_read_doc_sizes(s->db, "chunks_fts_docsize", SIZES_MAX_SPAN, &c->ntok, &c->sizes) !=
-        SQLITE_OK)
+    if (mn_fts_read_doc_sizes(sq(s)->db, "chunks_fts_docsize", SIZES_MAX_SPAN, &c->ntok,
+                              &c->sizes) != SQLITE_OK)
         return failed(s, "chunk lengths");
     return 0;
 }

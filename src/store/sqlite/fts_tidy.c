@@ -68,7 +68,7 @@ static int failed(mn_store *s, int step)
 {
     return mn_error_set(step == SQLITE_BUSY ? MN_EBUSY : MN_EIO,
                         "cannot read a full-text index's segments in '%s': %s", s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 static int segments(mn_store *s, mn_fts_table table, int64_t *n)
@@ -102,7 +102,7 @@ static int worth_it(mn_store *s, mn_fts_table table, bool *yes)
     return 0;
 }
 
-int mn_store_fts_tidy(mn_store *s, mn_fts_table table, bool *rebuilt)
+int mn_sqlite__fts_tidy(mn_store *s, mn_fts_table table, bool *rebuilt)
 {
     int64_t n = 0;
     *rebuilt = false;
@@ -128,7 +128,7 @@ int mn_store_fts_tidy(mn_store *s, mn_fts_table table, bool *rebuilt)
     return rc;
 }
 
-int mn_store_code_fts_optimize(mn_store *s)
+int mn_sqlite__code_fts_optimize(mn_store *s)
 {
     int rc = mn_store_begin(s);
     if (rc)

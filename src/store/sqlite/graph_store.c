@@ -15,14 +15,14 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
-int mn_store_symbols_named(mn_store *s, const char *const *names, size_t n,
-                           int (*cb)(void *payload, size_t which, const mn_symbol_def *d),
-                           void *payload)
+int mn_sqlite__symbols_named(mn_store *s, const char *const *names, size_t n,
+                             int (*cb)(void *payload, size_t which, const mn_symbol_def *d),
+                             void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT y.id, y.file_id, y.name, y.qualified_name, y.kind, f.path, f.role, "
@@ -57,9 +57,9 @@ int mn_store_symbols_named(mn_store *s, const char *const *names, size_t n,
     return rc;
 }
 
-int mn_store_declared_named(mn_store *s, const char *const *names, size_t n,
-                            int (*cb)(void *payload, size_t which, const mn_declared_def *d),
-                            void *payload)
+int mn_sqlite__declared_named(mn_store *s, const char *const *names, size_t n,
+                              int (*cb)(void *payload, size_t which, const mn_declared_def *d),
+                              void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT d.file_id, d.line, d.kind, d.name, f.path, f.role FROM declared_names d "
@@ -121,10 +121,10 @@ static const char *const neighbour_sql[4] = {
     "WHERE s.file_id = ?1 LIMIT ?2) GROUP BY other",
 };
 
-int mn_store_file_neighbours(mn_store *s, const int64_t *files, size_t n, size_t limit,
-                             int (*cb)(void *payload, int64_t seed, int64_t other, double weight,
-                                       bool outgoing),
-                             void *payload)
+int mn_sqlite__file_neighbours(mn_store *s, const int64_t *files, size_t n, size_t limit,
+                               int (*cb)(void *payload, int64_t seed, int64_t other, double weight,
+                                         bool outgoing),
+                               void *payload)
 {
     if (n == 0)
         return 0;
@@ -165,8 +165,8 @@ int mn_store_file_neighbours(mn_store *s, const int64_t *files, size_t n, size_t
     return rc;
 }
 
-int mn_store_files_by_id(mn_store *s, const int64_t *ids, size_t n,
-                         int (*cb)(void *payload, const mn_file_rec *f), void *payload)
+int mn_sqlite__files_by_id(mn_store *s, const int64_t *ids, size_t n,
+                           int (*cb)(void *payload, const mn_file_rec *f), void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT id, path, language, role, content_hash, size, lines, mtime, rank FROM files "
@@ -199,8 +199,8 @@ int mn_store_files_by_id(mn_store *s, const int64_t *ids, size_t n,
     return rc;
 }
 
-int mn_store_file_imports(mn_store *s, const char *path, int (*cb)(void *payload, int64_t file_id),
-                          void *payload)
+int mn_sqlite__file_imports(mn_store *s, const char *path,
+                            int (*cb)(void *payload, int64_t file_id), void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT DISTINCT e.dst_id FROM files f JOIN edges e ON e.src_kind = 'file' AND "

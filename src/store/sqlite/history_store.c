@@ -18,12 +18,12 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
-int mn_store_history_head(mn_store *s, char **out)
+int mn_sqlite__history_head(mn_store *s, char **out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT head FROM history_state WHERE project_id = ?1");
     *out = NULL;
@@ -40,9 +40,9 @@ int mn_store_history_head(mn_store *s, char **out)
     return rc;
 }
 
-int mn_store_history_add(mn_store *s, const mn_commit_rec *c)
+int mn_sqlite__history_add(mn_store *s, const mn_commit_rec *c)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "INSERT INTO history_commits(project_id, hash, time, subject) VALUES (?1, ?2, ?3, ?4) "
            "ON CONFLICT(project_id, hash) DO NOTHING");
@@ -56,9 +56,9 @@ int mn_store_history_add(mn_store *s, const mn_commit_rec *c)
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
         return fail(s, "cannot store a commit");
-    if (sqlite3_changes(s->db) == 0)
+    if (sqlite3_changes(sq(s)->db) == 0)
         return 0; /* stored by an earlier read */
-    int64_t id = sqlite3_last_insert_rowid(s->db);
+    int64_t id = sqlite3_last_insert_rowid(sq(s)->db);
     st = mn_sqlite__stmt(s, "INSERT OR IGNORE INTO history_files(commit_id, path) VALUES (?1, ?2)");
     if (!st)
         return mn_error_last_code();
@@ -90,9 +90,9 @@ static int run(mn_store *s, const char *sql, int64_t arg, const char *text, cons
     return step == SQLITE_DONE ? 0 : fail(s, what);
 }
 
-int mn_store_history_finish(mn_store *s, const char *head, size_t keep)
+int mn_sqlite__history_finish(mn_store *s, const char *head, size_t keep)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     int rc = run(s,
                  "INSERT INTO history_state(project_id, head) VALUES (?1, ?2) "
                  "ON CONFLICT(project_id) DO UPDATE SET head = excluded.head",
@@ -121,7 +121,7 @@ int mn_store_history_finish(mn_store *s, const char *head, size_t keep)
     return rc;
 }
 
-int mn_store_history_clear(mn_store *s)
+int mn_sqlite__history_clear(mn_store *s)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT 1 FROM history_state WHERE project_id = ?1");
     if (!st)
@@ -152,9 +152,9 @@ int mn_store_history_clear(mn_store *s)
     return mn_store_commit(s);
 }
 
-int mn_store_history_rename(mn_store *s, const char *from, const char *to)
+int mn_sqlite__history_rename(mn_store *s, const char *from, const char *to)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     /* OR IGNORE: a commit that changed both names keeps the one row it has for to */
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "UPDATE OR IGNORE history_files SET path = ?3 WHERE path = ?2 AND commit_id IN "
@@ -169,8 +169,8 @@ int mn_store_history_rename(mn_store *s, const char *from, const char *to)
     return step == SQLITE_DONE ? 0 : fail(s, "cannot rename a path of the history");
 }
 
-int mn_store_history_files(mn_store *s, const char *match, size_t limit,
-                           int (*cb)(void *payload, const mn_file_hit *h), void *payload)
+int mn_sqlite__history_files(mn_store *s, const char *match, size_t limit,
+                             int (*cb)(void *payload, const mn_file_hit *h), void *payload)
 {
     if (!match || !*match)
         return 0;

@@ -27,9 +27,9 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 static int run(mn_store *s, sqlite3_stmt *st, const char *what)
@@ -47,7 +47,7 @@ static void text_or_null(sqlite3_stmt *st, int i, const char *v)
         sqlite3_bind_null(st, i);
 }
 
-int mn_store_file_lookup(mn_store *s, int64_t *id, char hash[MN_HASH_HEX], const char *path)
+int mn_sqlite__file_lookup(mn_store *s, int64_t *id, char hash[MN_HASH_HEX], const char *path)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT id, content_hash FROM files WHERE project_id = ?1 AND path = ?2");
@@ -201,13 +201,13 @@ static int put_file_row(mn_store *s, mn_file_rec *f, mn_map *old_symbols)
         sqlite3_bind_double(st, 9, f->rank);
     if ((rc = run(s, st, "cannot store a file")) != 0)
         return rc;
-    f->id = id ? id : sqlite3_last_insert_rowid(s->db);
+    f->id = id ? id : sqlite3_last_insert_rowid(sq(s)->db);
     return 0;
 }
 
-int mn_store_file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c)
+int mn_sqlite__file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     mn_map old = MN_MAP_INIT;
     int rc = put_file_row(s, f, &old);
     if (rc)
@@ -245,7 +245,7 @@ int mn_store_file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c)
         else
             sqlite3_bind_null(st, 12);
         if ((rc = run(s, st, "cannot store a symbol")) == 0)
-            sym_ids[i] = reuse ? reuse : sqlite3_last_insert_rowid(s->db);
+            sym_ids[i] = reuse ? reuse : sqlite3_last_insert_rowid(sq(s)->db);
     }
     if (!st)
         rc = mn_error_last_code();
@@ -304,9 +304,9 @@ int mn_store_file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c)
     return rc;
 }
 
-int mn_store_file_touch(mn_store *s, int64_t id, int64_t size, int64_t mtime_ms)
+int mn_sqlite__file_touch(mn_store *s, int64_t id, int64_t size, int64_t mtime_ms)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(s, "UPDATE files SET size = ?2, mtime = ?3 WHERE id = ?1");
     if (!st)
         return mn_error_last_code();
@@ -316,9 +316,9 @@ int mn_store_file_touch(mn_store *s, int64_t id, int64_t size, int64_t mtime_ms)
     return run(s, st, "cannot update a file");
 }
 
-int mn_store_file_remove(mn_store *s, const char *path)
+int mn_sqlite__file_remove(mn_store *s, const char *path)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     int64_t id;
     char hash[MN_HASH_HEX];
     int rc = mn_store_file_lookup(s, &id, hash, path);
@@ -333,11 +333,11 @@ int mn_store_file_remove(mn_store *s, const char *path)
     return run(s, st, "cannot remove a file");
 }
 
-int mn_store_files_each(mn_store *s, const char *glob,
-                        int (*cb)(void *payload, const mn_file_rec *f), void *payload)
+int mn_sqlite__files_each(mn_store *s, const char *glob,
+                          int (*cb)(void *payload, const mn_file_rec *f), void *payload)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db,
+    if (sqlite3_prepare_v2(sq(s)->db,
                            "SELECT id, path, language, role, content_hash, size, lines, mtime, "
                            "rank FROM files WHERE project_id = ?1 ORDER BY path",
                            -1, &st, NULL) != SQLITE_OK)
@@ -366,7 +366,7 @@ int mn_store_files_each(mn_store *s, const char *glob,
     return rc;
 }
 
-int mn_store_index_counts(mn_store *s, mn_index_counts *out)
+int mn_sqlite__index_counts(mn_store *s, mn_index_counts *out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT (SELECT count(*) FROM files WHERE project_id = ?1), "
@@ -391,9 +391,9 @@ int mn_store_index_counts(mn_store *s, mn_index_counts *out)
     return rc == SQLITE_ROW ? 0 : fail(s, "cannot count the index");
 }
 
-int mn_store_set_rank(mn_store *s, const char *kind, int64_t id, double rank)
+int mn_sqlite__set_rank(mn_store *s, const char *kind, int64_t id, double rank)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     /* a row whose rank is the same is not written: after a small change most
      * ranks (rounded by rank.c) are, and rewriting every symbol row would
      * dirty the whole table */
@@ -478,8 +478,8 @@ static int64_t sym_file_of(const sym_file_map *m, int64_t symbol)
     return 0;
 }
 
-int mn_store_edges_unresolved_each(mn_store *s, int (*cb)(void *payload, const mn_edge_rec *e),
-                                   void *payload)
+int mn_sqlite__edges_unresolved_each(mn_store *s, int (*cb)(void *payload, const mn_edge_rec *e),
+                                     void *payload)
 {
     sym_file_map map;
     sqlite3_stmt *st;
@@ -488,7 +488,7 @@ int mn_store_edges_unresolved_each(mn_store *s, int (*cb)(void *payload, const m
         return rc;
     /* a scan of the table in id order: cheaper than the edges_dst index and
      * a row lookup per edge, most edges of a project being unresolved calls */
-    if (sqlite3_prepare_v2(s->db,
+    if (sqlite3_prepare_v2(sq(s)->db,
                            "SELECT e.id, e.src_kind, e.src_id, e.kind, e.dst_name "
                            "FROM edges e NOT INDEXED "
                            "WHERE e.project_id = ?1 AND e.dst_id IS NULL ORDER BY e.id",
@@ -519,9 +519,9 @@ int mn_store_edges_unresolved_each(mn_store *s, int (*cb)(void *payload, const m
     return rc;
 }
 
-int mn_store_edge_resolve(mn_store *s, int64_t edge_id, int64_t dst_id)
+int mn_sqlite__edge_resolve(mn_store *s, int64_t edge_id, int64_t dst_id)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(s, "UPDATE edges SET dst_id = ?2 WHERE id = ?1");
     if (!st)
         return mn_error_last_code();
@@ -548,8 +548,8 @@ const char *mn_store_ref_key(const char *name)
     return k;
 }
 
-int mn_store_edges_each(mn_store *s, const mn_edge_query *q,
-                        int (*cb)(void *payload, const mn_edge_rec *e), void *payload)
+int mn_sqlite__edges_each(mn_store *s, const mn_edge_query *q,
+                          int (*cb)(void *payload, const mn_edge_rec *e), void *payload)
 {
     /* CROSS JOIN fixes the loop order (symbols of the file, then their
      * edges): without statistics SQLite would rather scan every edge. */
@@ -606,10 +606,10 @@ int mn_store_edges_each(mn_store *s, const mn_edge_query *q,
     return rc;
 }
 
-int mn_store_file_incoming_each(mn_store *s, int64_t file_id,
-                                int (*cb)(void *payload, int64_t edge_id,
-                                          const char *qualified_name),
-                                void *payload)
+int mn_sqlite__file_incoming_each(mn_store *s, int64_t file_id,
+                                  int (*cb)(void *payload, int64_t edge_id,
+                                            const char *qualified_name),
+                                  void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT e.id, NULL FROM edges e WHERE e.dst_kind = 'file' AND e.dst_id = ?1 "
@@ -629,9 +629,9 @@ int mn_store_file_incoming_each(mn_store *s, int64_t file_id,
     return rc;
 }
 
-int mn_store_symbols_named_each(mn_store *s, const char *name,
-                                int (*cb)(void *payload, int64_t id, int64_t file_id),
-                                void *payload)
+int mn_sqlite__symbols_named_each(mn_store *s, const char *name,
+                                  int (*cb)(void *payload, int64_t id, int64_t file_id),
+                                  void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT y.id, y.file_id FROM symbols y JOIN files f ON "
                                           "f.id = y.file_id WHERE f.project_id = ?1 AND "
@@ -650,10 +650,10 @@ int mn_store_symbols_named_each(mn_store *s, const char *name,
     return rc;
 }
 
-int mn_store_file_symbol_names_each(mn_store *s, int64_t file_id,
-                                    int (*cb)(void *payload, const char *name,
-                                              const char *qualified_name),
-                                    void *payload)
+int mn_sqlite__file_symbol_names_each(mn_store *s, int64_t file_id,
+                                      int (*cb)(void *payload, const char *name,
+                                                const char *qualified_name),
+                                      void *payload)
 {
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "SELECT name, qualified_name FROM symbols WHERE file_id = ?1");
@@ -673,8 +673,8 @@ int mn_store_file_symbol_names_each(mn_store *s, int64_t file_id,
     return rc;
 }
 
-int mn_store_symbols_each(mn_store *s, const char *name,
-                          int (*cb)(void *payload, const mn_symbol_row *y), void *payload)
+int mn_sqlite__symbols_each(mn_store *s, const char *name,
+                            int (*cb)(void *payload, const mn_symbol_row *y), void *payload)
 {
     sqlite3_stmt *st;
     bool glob = name && strpbrk(name, "*?[") != NULL;
@@ -686,7 +686,7 @@ int mn_store_symbols_each(mn_store *s, const char *name,
             : "SELECT y.id, y.file_id, y.name, y.qualified_name, y.kind, f.path, y.signature, "
               "y.start_line, y.end_line, y.rank FROM symbols y JOIN files f ON f.id = y.file_id "
               "WHERE f.project_id = ?1 ORDER BY f.path, y.start_line";
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(sq(s)->db, sql, -1, &st, NULL) != SQLITE_OK)
         return fail(s, "cannot list symbols");
     sqlite3_bind_int64(st, 1, s->project_id);
     if (name && !glob)
@@ -747,9 +747,9 @@ static void pair_push(pair_vec *v, int64_t src, int64_t dst, double w)
  * join to symbols per edge: one scan of the edges table (in rowid order,
  * no index) and the symbol -> file map. Pairs come out in (src, dst) order.
  */
-int mn_store_graph_each(mn_store *s, const char *level,
-                        int (*cb)(void *payload, int64_t src, int64_t dst, double weight),
-                        void *payload)
+int mn_sqlite__graph_each(mn_store *s, const char *level,
+                          int (*cb)(void *payload, int64_t src, int64_t dst, double weight),
+                          void *payload)
 {
     bool file = strcmp(level, "file") == 0;
     sym_file_map map = {NULL, 0};
@@ -759,7 +759,7 @@ int mn_store_graph_each(mn_store *s, const char *level,
     if (file && (rc = sym_file_load(s, &map)) != 0)
         return rc;
     if (sqlite3_prepare_v2(
-            s->db,
+            sq(s)->db,
             "SELECT src_kind, src_id, dst_kind, dst_id, weight FROM edges NOT INDEXED "
             "WHERE project_id = ?1 AND dst_id IS NOT NULL",
             -1, &st, NULL) != SQLITE_OK) {
@@ -810,15 +810,15 @@ out:
     return rc;
 }
 
-int mn_store_node_ids_each(mn_store *s, const char *level, int (*cb)(void *payload, int64_t id),
-                           void *payload)
+int mn_sqlite__node_ids_each(mn_store *s, const char *level, int (*cb)(void *payload, int64_t id),
+                             void *payload)
 {
     sqlite3_stmt *st;
     const char *sql = strcmp(level, "file") == 0
                           ? "SELECT id FROM files WHERE project_id = ?1 ORDER BY id"
                           : "SELECT y.id FROM symbols y JOIN files f ON f.id = y.file_id "
                             "WHERE f.project_id = ?1 ORDER BY y.id";
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(sq(s)->db, sql, -1, &st, NULL) != SQLITE_OK)
         return fail(s, "cannot read the index");
     sqlite3_bind_int64(st, 1, s->project_id);
     int rc = 0, step;
@@ -831,8 +831,8 @@ int mn_store_node_ids_each(mn_store *s, const char *level, int (*cb)(void *paylo
     return rc;
 }
 
-int mn_store_neighbours_each(mn_store *s, const char *level, int64_t id, bool incoming,
-                             int (*cb)(void *payload, const mn_neighbour *n), void *payload)
+int mn_sqlite__neighbours_each(mn_store *s, const char *level, int64_t id, bool incoming,
+                               int (*cb)(void *payload, const mn_neighbour *n), void *payload)
 {
     /* the other end, as (edge kind, path, symbol, name, line) */
     static const char *const file_out =

@@ -15,9 +15,9 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 static int done(mn_store *s, sqlite3_stmt *st, const char *what)
@@ -66,9 +66,9 @@ static void set_json(json_t *o, const char *key, sqlite3_stmt *st, int i)
 
 /* ---- git commits ---- */
 
-int mn_store_git_commit_claim(mn_store *s, const char *sha, int64_t stale_ms, bool *claimed)
+int mn_sqlite__git_commit_claim(mn_store *s, const char *sha, int64_t stale_ms, bool *claimed)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     int64_t now = mn_time_now_ms();
     *claimed = false;
     /* a claim left by a run that died is taken over; a done row never is */
@@ -84,13 +84,13 @@ int mn_store_git_commit_claim(mn_store *s, const char *sha, int64_t stale_ms, bo
     sqlite3_bind_int64(st, 4, now - stale_ms);
     int rc = done(s, st, "cannot claim a commit");
     if (rc == 0)
-        *claimed = sqlite3_changes(s->db) > 0;
+        *claimed = sqlite3_changes(sq(s)->db) > 0;
     return rc;
 }
 
-int mn_store_git_commit_unclaim(mn_store *s, const char *sha)
+int mn_sqlite__git_commit_unclaim(mn_store *s, const char *sha)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "DELETE FROM git_commits WHERE project_id = ?1 AND sha = ?2 AND state = 'claimed'");
     if (!st)
@@ -100,9 +100,9 @@ int mn_store_git_commit_unclaim(mn_store *s, const char *sha)
     return done(s, st, "cannot release a commit");
 }
 
-int mn_store_git_commit_finish(mn_store *s, const mn_git_commit_rec *c)
+int mn_sqlite__git_commit_finish(mn_store *s, const mn_git_commit_rec *c)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "UPDATE git_commits SET parents = ?3, author = ?4, time = ?5, subject = ?6, body = ?7, "
            "symbols = ?8, candidates = ?9, saved = ?10, queued = ?11, state = 'done', "
@@ -149,8 +149,8 @@ int mn_store_git_commit_finish(mn_store *s, const mn_git_commit_rec *c)
     return 0;
 }
 
-int mn_store_git_commits_done_each(mn_store *s, int (*cb)(void *payload, const char *sha),
-                                   void *payload)
+int mn_sqlite__git_commits_done_each(mn_store *s, int (*cb)(void *payload, const char *sha),
+                                     void *payload)
 {
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "SELECT sha FROM git_commits WHERE project_id = ?1 AND state = 'done'");
@@ -166,7 +166,7 @@ int mn_store_git_commits_done_each(mn_store *s, int (*cb)(void *payload, const c
     return rc;
 }
 
-int mn_store_git_commit_counts(mn_store *s, int64_t *done_n, int64_t *claimed, char **newest)
+int mn_sqlite__git_commit_counts(mn_store *s, int64_t *done_n, int64_t *claimed, char **newest)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT count(*) FILTER (WHERE state = 'done'), count(*) FILTER (WHERE state = "
@@ -186,7 +186,7 @@ int mn_store_git_commit_counts(mn_store *s, int64_t *done_n, int64_t *claimed, c
     return step == SQLITE_ROW ? 0 : fail(s, "cannot count the commits ingested");
 }
 
-int mn_store_git_commit_get(mn_store *s, const char *sha, json_t **out)
+int mn_sqlite__git_commit_get(mn_store *s, const char *sha, json_t **out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT id, sha, parents, author, time, subject, body, symbols, candidates, saved, "
@@ -236,9 +236,9 @@ int mn_store_git_commit_get(mn_store *s, const char *sha, json_t **out)
     return 0;
 }
 
-int mn_store_git_commits_for_path(mn_store *s, const char *path, size_t limit,
-                                  int (*cb)(void *payload, const char *sha, int64_t time_ms),
-                                  void *payload)
+int mn_sqlite__git_commits_for_path(mn_store *s, const char *path, size_t limit,
+                                    int (*cb)(void *payload, const char *sha, int64_t time_ms),
+                                    void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT c.sha, c.time FROM git_commit_files f JOIN git_commits c ON c.id = "
@@ -260,7 +260,7 @@ int mn_store_git_commits_for_path(mn_store *s, const char *path, size_t limit,
 
 /* ---- ingest keys ---- */
 
-int mn_store_ingest_key_get(mn_store *s, const char *key, char uid[27], char **hash)
+int mn_sqlite__ingest_key_get(mn_store *s, const char *key, char uid[27], char **hash)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT memory_uid, source_hash FROM ingest_keys WHERE project_id = ?1 AND key = ?2");
@@ -283,9 +283,9 @@ int mn_store_ingest_key_get(mn_store *s, const char *key, char uid[27], char **h
                                : fail(s, "cannot read an ingest key");
 }
 
-int mn_store_ingest_key_set(mn_store *s, const char *key, const char *uid, const char *hash)
+int mn_sqlite__ingest_key_set(mn_store *s, const char *key, const char *uid, const char *hash)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "INSERT INTO ingest_keys(project_id, key, memory_uid, source_hash, updated_at) VALUES "
            "(?1, ?2, ?3, ?4, ?5) ON CONFLICT(project_id, key) DO UPDATE SET memory_uid = "
@@ -301,9 +301,9 @@ int mn_store_ingest_key_set(mn_store *s, const char *key, const char *uid, const
     return done(s, st, "cannot write an ingest key");
 }
 
-int mn_store_ingest_key_del(mn_store *s, const char *key)
+int mn_sqlite__ingest_key_del(mn_store *s, const char *key)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "DELETE FROM ingest_keys WHERE project_id = ?1 AND key = ?2");
     if (!st)
@@ -313,9 +313,9 @@ int mn_store_ingest_key_del(mn_store *s, const char *key)
     return done(s, st, "cannot remove an ingest key");
 }
 
-int mn_store_ingest_keys_each(mn_store *s, const char *prefix,
-                              int (*cb)(void *payload, const char *key, const char *uid),
-                              void *payload)
+int mn_sqlite__ingest_keys_each(mn_store *s, const char *prefix,
+                                int (*cb)(void *payload, const char *key, const char *uid),
+                                void *payload)
 {
     /* a range scan: prefix <= key < prefix + U+10FFFF-ish (0xF4 0x8F 0xBF 0xBF) */
     sqlite3_stmt *st = mn_sqlite__stmt(
@@ -347,9 +347,9 @@ int mn_store_ingest_keys_each(mn_store *s, const char *prefix,
 
 /* ---- tasks ---- */
 
-int mn_store_task_upsert(mn_store *s, const mn_task_rec *t, bool *changed)
+int mn_sqlite__task_upsert(mn_store *s, const mn_task_rec *t, bool *changed)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     char *labels = t->labels && json_array_size(t->labels)
                        ? json_dumps(t->labels, JSON_COMPACT | JSON_ENSURE_ASCII)
                        : NULL;
@@ -385,11 +385,11 @@ int mn_store_task_upsert(mn_store *s, const mn_task_rec *t, bool *changed)
     free(labels);
     int rc = done(s, st, "cannot store a task");
     if (rc == 0 && changed)
-        *changed = sqlite3_changes(s->db) > 0;
+        *changed = sqlite3_changes(sq(s)->db) > 0;
     return rc;
 }
 
-int mn_store_task_get(mn_store *s, const char *external_id, json_t **out)
+int mn_sqlite__task_get(mn_store *s, const char *external_id, json_t **out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT tracker, external_id, title, body, state, url, author, labels, created_at, "
@@ -426,9 +426,9 @@ int mn_store_task_get(mn_store *s, const char *external_id, json_t **out)
     return 0;
 }
 
-int mn_store_task_link(mn_store *s, const char *task_key, const char *ref, const char *kind)
+int mn_sqlite__task_link(mn_store *s, const char *task_key, const char *ref, const char *kind)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "INSERT INTO task_links(project_id, task_key, ref, kind, created_at) VALUES (?1, ?2, "
            "?3, ?4, ?5) ON CONFLICT DO NOTHING");
@@ -466,7 +466,7 @@ static int links_query(mn_store *s, const char *sql, const char *arg, const char
     return 0;
 }
 
-int mn_store_task_links(mn_store *s, const char *task_key, json_t **out)
+int mn_sqlite__task_links(mn_store *s, const char *task_key, json_t **out)
 {
     return links_query(s,
                        "SELECT ref, kind, created_at FROM task_links WHERE project_id = ?1 AND "
@@ -474,7 +474,7 @@ int mn_store_task_links(mn_store *s, const char *task_key, json_t **out)
                        task_key, "ref", "kind", out);
 }
 
-int mn_store_task_links_of(mn_store *s, const char *ref, json_t **out)
+int mn_sqlite__task_links_of(mn_store *s, const char *ref, json_t **out)
 {
     return links_query(s,
                        "SELECT task_key, kind, created_at FROM task_links WHERE project_id = ?1 "
@@ -484,9 +484,9 @@ int mn_store_task_links_of(mn_store *s, const char *ref, json_t **out)
 
 /* ---- documents ---- */
 
-int mn_store_doc_upsert(mn_store *s, const mn_doc_rec *d)
+int mn_sqlite__doc_upsert(mn_store *s, const mn_doc_rec *d)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "INSERT INTO docs(project_id, path, kind, title, body, content_hash, updated_at, url) "
            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(project_id, path) DO UPDATE SET "
@@ -527,8 +527,8 @@ static int doc_row(mn_store *s, sqlite3_stmt *st, json_t **out, bool *ambiguous)
 
 #define DOC_COLUMNS "path, kind, title, body, url, updated_at"
 
-int mn_store_doc_find(mn_store *s, const char *path, const char *url, const char *title,
-                      json_t **out)
+int mn_sqlite__doc_find(mn_store *s, const char *path, const char *url, const char *title,
+                        json_t **out)
 {
     static const char *const sql[] = {
         "SELECT " DOC_COLUMNS " FROM docs WHERE project_id = ?1 AND path = ?2",
@@ -587,8 +587,8 @@ int mn_store_doc_find(mn_store *s, const char *path, const char *url, const char
 
 /* ---- branches ---- */
 
-int mn_store_ancestry_get(mn_store *s, const char *head, const char *const *shas, size_t n,
-                          int (*cb)(void *payload, const char *sha, bool merged), void *payload)
+int mn_sqlite__ancestry_get(mn_store *s, const char *head, const char *const *shas, size_t n,
+                            int (*cb)(void *payload, const char *sha, bool merged), void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT merged FROM branch_ancestry WHERE project_id = ?1 AND head = ?2 AND sha = ?3");
@@ -610,9 +610,9 @@ int mn_store_ancestry_get(mn_store *s, const char *head, const char *const *shas
     return rc;
 }
 
-int mn_store_ancestry_put(mn_store *s, const char *head, const char *sha, bool merged)
+int mn_sqlite__ancestry_put(mn_store *s, const char *head, const char *sha, bool merged)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "INSERT OR REPLACE INTO branch_ancestry(project_id, head, sha, merged, checked_at) "
            "VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -647,8 +647,8 @@ static int each_string(mn_store *s, sqlite3_stmt *st, const char *what,
     return rc;
 }
 
-int mn_store_ancestry_heads(mn_store *s, size_t max, int (*cb)(void *payload, const char *head),
-                            void *payload)
+int mn_sqlite__ancestry_heads(mn_store *s, size_t max, int (*cb)(void *payload, const char *head),
+                              void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT head FROM branch_ancestry WHERE project_id = ?1 GROUP BY head ORDER BY "
@@ -660,9 +660,9 @@ int mn_store_ancestry_heads(mn_store *s, size_t max, int (*cb)(void *payload, co
     return each_string(s, st, "cannot read the ancestry cache", cb, payload);
 }
 
-int mn_store_ancestry_inherit(mn_store *s, const char *from, const char *to)
+int mn_sqlite__ancestry_inherit(mn_store *s, const char *from, const char *to)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "INSERT OR IGNORE INTO branch_ancestry(project_id, head, sha, merged, checked_at) "
            "SELECT project_id, ?3, sha, 1, ?4 FROM branch_ancestry WHERE project_id = ?1 AND "
@@ -676,9 +676,9 @@ int mn_store_ancestry_inherit(mn_store *s, const char *from, const char *to)
     return done(s, st, "cannot write the ancestry cache");
 }
 
-int mn_store_ancestry_prune(mn_store *s, size_t keep)
+int mn_sqlite__ancestry_prune(mn_store *s, size_t keep)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "DELETE FROM branch_ancestry WHERE project_id = ?1 AND head NOT IN (SELECT head FROM "
            "branch_ancestry WHERE project_id = ?1 GROUP BY head ORDER BY max(checked_at) DESC "
@@ -690,10 +690,10 @@ int mn_store_ancestry_prune(mn_store *s, size_t keep)
     return done(s, st, "cannot prune the ancestry cache");
 }
 
-int mn_store_memories_origin(mn_store *s, const int64_t *rowids, size_t n,
-                             int (*cb)(void *payload, int64_t rowid, const char *branch,
-                                       const char *commit),
-                             void *payload)
+int mn_sqlite__memories_origin(mn_store *s, const int64_t *rowids, size_t n,
+                               int (*cb)(void *payload, int64_t rowid, const char *branch,
+                                         const char *commit),
+                               void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT branch, commit_sha FROM memories WHERE id = ?1 AND project_id = ?2 AND "
@@ -721,8 +721,8 @@ int mn_store_memories_origin(mn_store *s, const int64_t *rowids, size_t n,
     return rc;
 }
 
-int mn_store_memory_commits_each(mn_store *s, int (*cb)(void *payload, const char *sha),
-                                 void *payload)
+int mn_sqlite__memory_commits_each(mn_store *s, int (*cb)(void *payload, const char *sha),
+                                   void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT DISTINCT commit_sha FROM memories WHERE project_id = ?1 AND commit_sha IS NOT "
@@ -735,8 +735,8 @@ int mn_store_memory_commits_each(mn_store *s, int (*cb)(void *payload, const cha
 
 /* ---- blame ---- */
 
-int mn_store_blame_get(mn_store *s, const char *path, const char *blob, int64_t first, int64_t last,
-                       char **hunks_json)
+int mn_sqlite__blame_get(mn_store *s, const char *path, const char *blob, int64_t first,
+                         int64_t last, char **hunks_json)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT hunks FROM blame_cache WHERE project_id = ?1 AND path = ?2 AND blob = ?3 AND "
@@ -757,10 +757,10 @@ int mn_store_blame_get(mn_store *s, const char *path, const char *blob, int64_t 
                                : fail(s, "cannot read the blame cache");
 }
 
-int mn_store_blame_put(mn_store *s, const char *path, const char *blob, int64_t first, int64_t last,
-                       const char *hunks_json)
+int mn_sqlite__blame_put(mn_store *s, const char *path, const char *blob, int64_t first,
+                         int64_t last, const char *hunks_json)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "INSERT OR REPLACE INTO blame_cache(project_id, path, blob, first_line, last_line, "
            "hunks, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
@@ -790,8 +790,8 @@ int mn_store_blame_put(mn_store *s, const char *path, const char *blob, int64_t 
 
 /* ---- memories by link ---- */
 
-int mn_store_memories_linked_to(mn_store *s, const char *ref, size_t limit,
-                                int (*cb)(void *payload, const char *uid), void *payload)
+int mn_sqlite__memories_linked_to(mn_store *s, const char *ref, size_t limit,
+                                  int (*cb)(void *payload, const char *uid), void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT DISTINCT m.uid FROM links l JOIN memories m ON m.id = l.src_id WHERE "

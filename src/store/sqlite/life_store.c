@@ -22,9 +22,9 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 static void text_or_null(sqlite3_stmt *st, int i, const char *v)
@@ -102,7 +102,7 @@ static int cite_rows(mn_store *s, sqlite3_stmt *st, mn_cite_cb cb, void *payload
     return rc;
 }
 
-int mn_store_cite_dirty_any(mn_store *s, bool *out)
+int mn_sqlite__cite_dirty_any(mn_store *s, bool *out)
 {
     /* citations_dirty holds the few dirty rows; each is checked for this project. CROSS JOIN
      * keeps that order: left to itself the planner walked every memory of the project and
@@ -119,7 +119,7 @@ int mn_store_cite_dirty_any(mn_store *s, bool *out)
     return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : fail(s, "cannot read citations");
 }
 
-int mn_store_cite_dirty_each(mn_store *s, size_t limit, mn_cite_cb cb, void *payload)
+int mn_sqlite__cite_dirty_each(mn_store *s, size_t limit, mn_cite_cb cb, void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT " CITE_COLUMNS " FROM citations c CROSS JOIN memories m ON m.id = c.memory_id "
@@ -132,7 +132,7 @@ int mn_store_cite_dirty_each(mn_store *s, size_t limit, mn_cite_cb cb, void *pay
     return cite_rows(s, st, cb, payload);
 }
 
-int mn_store_cite_of_memory(mn_store *s, const char *memory_id, mn_cite_cb cb, void *payload)
+int mn_sqlite__cite_of_memory(mn_store *s, const char *memory_id, mn_cite_cb cb, void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT " CITE_COLUMNS
                                           " FROM citations c JOIN memories m ON m.id = c.memory_id "
@@ -144,9 +144,9 @@ int mn_store_cite_of_memory(mn_store *s, const char *memory_id, mn_cite_cb cb, v
     return cite_rows(s, st, cb, payload);
 }
 
-int mn_store_cite_set(mn_store *s, const mn_cite_rec *c)
+int mn_sqlite__cite_set(mn_store *s, const mn_cite_rec *c)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "UPDATE citations SET path = ?2, symbol = ?3, content_hash = ?4, text = ?5, "
            "start_line = ?6, end_line = ?7, checked_at = ?8, stale = ?9, dirty = 0 WHERE id = ?1");
@@ -172,9 +172,9 @@ int mn_store_cite_set(mn_store *s, const mn_cite_rec *c)
     return step == SQLITE_DONE ? 0 : fail(s, "cannot update a citation");
 }
 
-int mn_store_cite_delete(mn_store *s, int64_t id)
+int mn_sqlite__cite_delete(mn_store *s, int64_t id)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(s, "DELETE FROM citations WHERE id = ?1");
     if (!st)
         return mn_error_last_code();
@@ -184,9 +184,9 @@ int mn_store_cite_delete(mn_store *s, int64_t id)
     return step == SQLITE_DONE ? 0 : fail(s, "cannot remove a citation");
 }
 
-int mn_store_cite_stale_memories(mn_store *s, size_t limit, size_t offset,
-                                 int (*cb)(void *payload, const char *memory_id), void *payload,
-                                 int64_t *total)
+int mn_sqlite__cite_stale_memories(mn_store *s, size_t limit, size_t offset,
+                                   int (*cb)(void *payload, const char *memory_id), void *payload,
+                                   int64_t *total)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT count(*) FROM memories m WHERE m.project_id = ?1 AND m.deleted_at IS NULL "
@@ -255,8 +255,8 @@ static int symbol_rows(mn_store *s, sqlite3_stmt *st, const char *whole, mn_cite
     return rc;
 }
 
-int mn_store_cite_symbols(mn_store *s, const char *name, const char *path, const char *hash,
-                          mn_cite_symbol_cb cb, void *payload)
+int mn_sqlite__cite_symbols(mn_store *s, const char *name, const char *path, const char *hash,
+                            mn_cite_symbol_cb cb, void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT " SYMBOL_COLUMNS " FROM symbols y JOIN files f ON f.id = y.file_id "
@@ -271,8 +271,8 @@ int mn_store_cite_symbols(mn_store *s, const char *name, const char *path, const
     return symbol_rows(s, st, name, cb, payload);
 }
 
-int mn_store_cite_symbols_since(mn_store *s, int64_t since_ms, const char *kind, int64_t lines,
-                                size_t limit, mn_cite_symbol_cb cb, void *payload)
+int mn_sqlite__cite_symbols_since(mn_store *s, int64_t since_ms, const char *kind, int64_t lines,
+                                  size_t limit, mn_cite_symbol_cb cb, void *payload)
 {
     /* CROSS JOIN: the few files indexed since first, then their symbols (symbols_file) */
     sqlite3_stmt *st = mn_sqlite__stmt(
@@ -289,9 +289,10 @@ int mn_store_cite_symbols_since(mn_store *s, int64_t since_ms, const char *kind,
     return symbol_rows(s, st, NULL, cb, payload);
 }
 
-int mn_store_cite_chunks(mn_store *s, int64_t file_id, int64_t start, int64_t end,
-                         int (*cb)(void *payload, int64_t start_line, const char *text, size_t len),
-                         void *payload)
+int mn_sqlite__cite_chunks(mn_store *s, int64_t file_id, int64_t start, int64_t end,
+                           int (*cb)(void *payload, int64_t start_line, const char *text,
+                                     size_t len),
+                           void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT start_line, text FROM chunks WHERE file_id = ?1 AND end_line >= ?2 "
@@ -314,8 +315,8 @@ int mn_store_cite_chunks(mn_store *s, int64_t file_id, int64_t start, int64_t en
     return rc;
 }
 
-int mn_store_cite_files_with_hash(mn_store *s, const char *hash,
-                                  int (*cb)(void *payload, const char *path), void *payload)
+int mn_sqlite__cite_files_with_hash(mn_store *s, const char *hash,
+                                    int (*cb)(void *payload, const char *path), void *payload)
 {
     /* no index on content_hash: a scan of the project's files, only when a cited file is gone */
     sqlite3_stmt *st = mn_sqlite__stmt(
@@ -336,9 +337,9 @@ int mn_store_cite_files_with_hash(mn_store *s, const char *hash,
 
 /* ---- statuses and gc ---- */
 
-int mn_store_memory_set_status(mn_store *s, const char *id, const char *status, int64_t ms)
+int mn_sqlite__memory_set_status(mn_store *s, const char *id, const char *status, int64_t ms)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "UPDATE memories SET status = ?1, updated_at = CASE WHEN ?2 > 0 THEN ?2 ELSE "
            "updated_at END WHERE uid = ?3 AND project_id = ?4");
@@ -352,13 +353,13 @@ int mn_store_memory_set_status(mn_store *s, const char *id, const char *status, 
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
         return fail(s, "cannot change a memory's status");
-    if (sqlite3_changes(s->db) == 0)
+    if (sqlite3_changes(sq(s)->db) == 0)
         return mn_error_set(MN_ENOTFOUND, "memory '%s' not found", id);
     return 0;
 }
 
-int mn_store_life_each(mn_store *s, mn_life_set set, const mn_expiry *e, int64_t before,
-                       int (*cb)(void *payload, const mn_life_row *r), void *payload)
+int mn_sqlite__life_each(mn_store *s, mn_life_set set, const mn_expiry *e, int64_t before,
+                         int (*cb)(void *payload, const mn_life_row *r), void *payload)
 {
     mn_buf sql = MN_BUF_INIT;
     sqlite3_stmt *st = NULL;
@@ -393,7 +394,7 @@ int mn_store_life_each(mn_store *s, mn_life_set set, const mn_expiry *e, int64_t
         break;
     }
     mn_buf_puts(&sql, " ORDER BY since, uid");
-    if (sqlite3_prepare_v2(s->db, sql.ptr, -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(sq(s)->db, sql.ptr, -1, &st, NULL) != SQLITE_OK) {
         rc = fail(s, "cannot list memories");
         goto out;
     }

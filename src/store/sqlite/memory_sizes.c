@@ -40,7 +40,7 @@ struct mn_memory_sizes {
 static int failed(mn_store *s)
 {
     return mn_error_set(MN_EIO, "cannot read the memories' lengths of '%s': %s", s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 /* The index's key (*found false: no structure record, an index never written). */
@@ -60,7 +60,7 @@ static int index_key(mn_store *s, uint64_t *key, bool *found)
     return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : failed(s);
 }
 
-int mn_store_memory_sizes_prepare(mn_store *s)
+int mn_sqlite__memory_sizes_prepare(mn_store *s)
 {
     uint64_t key = 0;
     bool found = false;
@@ -68,15 +68,15 @@ int mn_store_memory_sizes_prepare(mn_store *s)
     if (rc)
         return rc;
     if ((rc = index_key(s, &key, &found)) == 0 && found &&
-        !(s->memory_sizes && s->memory_sizes->key == key)) {
+        !(sq(s)->memory_sizes && sq(s)->memory_sizes->key == key)) {
         struct mn_memory_sizes *m = mn_calloc(1, sizeof(*m));
         m->key = key;
-        if (mn_fts_read_doc_sizes(s->db, "memories_fts_docsize", SIZES_MAX_SPAN, &m->ntok,
+        if (mn_fts_read_doc_sizes(sq(s)->db, "memories_fts_docsize", SIZES_MAX_SPAN, &m->ntok,
                                   &m->sizes) != SQLITE_OK)
             rc = failed(s);
         if (rc == 0 && m->ntok) {
             mn_memory_sizes_free(s);
-            s->memory_sizes = m;
+            sq(s)->memory_sizes = m;
         } else {
             free(m);
         }
@@ -92,20 +92,20 @@ const mn_fts_doc_sizes *mn_memory_sizes_current(mn_store *s)
 {
     uint64_t key = 0;
     bool found = false;
-    if (!s->memory_sizes) /* a one-shot process: nothing to check */
+    if (!sq(s)->memory_sizes) /* a one-shot process: nothing to check */
         return NULL;
     if (index_key(s, &key, &found) != 0) {
         mn_error_clear(); /* ranking reads the lengths itself */
         return NULL;
     }
-    return found && key == s->memory_sizes->key ? &s->memory_sizes->sizes : NULL;
+    return found && key == sq(s)->memory_sizes->key ? &sq(s)->memory_sizes->sizes : NULL;
 }
 
 void mn_memory_sizes_free(mn_store *s)
 {
-    if (!s->memory_sizes)
+    if (!sq(s)->memory_sizes)
         return;
-    free(s->memory_sizes->ntok);
-    free(s->memory_sizes);
-    s->memory_sizes = NULL;
+    free(sq(s)->memory_sizes->ntok);
+    free(sq(s)->memory_sizes);
+    sq(s)->memory_sizes = NULL;
 }

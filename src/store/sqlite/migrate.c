@@ -35,23 +35,18 @@ int mn_store_schema_latest(void)
     return (int)mn_store_schemas_count;
 }
 
-int mn_store_schema_version(const mn_store *s)
-{
-    return s->schema_version;
-}
-
 static int read_version(mn_store *s, int *out)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(sq(s)->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
         return mn_error_set(MN_EIO, "cannot read the schema version of '%s': %s", s->path,
-                            sqlite3_errmsg(s->db));
+                            sqlite3_errmsg(sq(s)->db));
     int rc = sqlite3_step(st);
     *out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
     sqlite3_finalize(st);
     if (*out < 0)
         return mn_error_set(MN_EIO, "cannot read the schema version of '%s': %s", s->path,
-                            sqlite3_errmsg(s->db));
+                            sqlite3_errmsg(sq(s)->db));
     return 0;
 }
 
@@ -63,9 +58,9 @@ static int check_tokenizer(mn_store *s)
     char sql[400];
     if (s->read_only)
         return 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'tokenizer_version'", -1, &st,
-                           NULL) != SQLITE_OK)
-        return mn_error_set(MN_EIO, "cannot read '%s': %s", s->path, sqlite3_errmsg(s->db));
+    if (sqlite3_prepare_v2(sq(s)->db, "SELECT value FROM meta WHERE key = 'tokenizer_version'", -1,
+                           &st, NULL) != SQLITE_OK)
+        return mn_error_set(MN_EIO, "cannot read '%s': %s", s->path, sqlite3_errmsg(sq(s)->db));
     if (sqlite3_step(st) == SQLITE_ROW)
         built = (int)strtol((const char *)sqlite3_column_text(st, 0), NULL, 10);
     sqlite3_finalize(st);

@@ -57,9 +57,9 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 static void fingerprint_of(mn_fingerprint *fp, const json_t *mem)
@@ -157,7 +157,7 @@ static int flush_recent(mn_store *s, int64_t through)
         return 0;
     sqlite3_stmt *st = NULL;
     /* prepared apart: write_keys steps its own statements meanwhile */
-    if (sqlite3_prepare_v2(s->db,
+    if (sqlite3_prepare_v2(sq(s)->db,
                            "SELECT memory_id, fp FROM memory_fingerprints WHERE memory_id > ?1 "
                            "ORDER BY memory_id",
                            -1, &st, NULL) != SQLITE_OK)
@@ -283,9 +283,9 @@ static int recent_matches(mn_store *s, const mn_fingerprint *fp, const bool popu
     return step == SQLITE_DONE ? 0 : fail(s, "cannot look up near-duplicates");
 }
 
-int mn_store_memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t limit,
-                               int (*cb)(void *payload, const mn_memory_neighbour *n),
-                               void *payload)
+int mn_sqlite__memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t limit,
+                                 int (*cb)(void *payload, const mn_memory_neighbour *n),
+                                 void *payload)
 {
     uint64_t keys[MN_LSH_KEYS];
     MN_VEC(cand) cands = MN_VEC_INIT;
@@ -392,7 +392,7 @@ int mn_sqlite__fingerprints_check(mn_store *s)
     if (rc)
         return rc;
     sqlite3_stmt *all = NULL;
-    if (sqlite3_prepare_v2(s->db,
+    if (sqlite3_prepare_v2(sq(s)->db,
                            "SELECT id, title, body, situation, solution, what_failed FROM memories",
                            -1, &all, NULL) != SQLITE_OK) {
         rc = fail(s, "cannot recompute fingerprints");

@@ -14,9 +14,9 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 /* A list of strings as the JSON array text json_each reads; NULL for an empty list. */
@@ -32,9 +32,10 @@ static char *json_list(const char *const *v, size_t n)
     return s;
 }
 
-int mn_store_fingerprints_each(mn_store *s, const mn_fingerprint_filter *f,
-                               int (*cb)(void *payload, const char *uid, const mn_fingerprint *fp),
-                               void *payload)
+int mn_sqlite__fingerprints_each(mn_store *s, const mn_fingerprint_filter *f,
+                                 int (*cb)(void *payload, const char *uid,
+                                           const mn_fingerprint *fp),
+                                 void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT m.uid, f.fp FROM memories m JOIN memory_fingerprints f ON f.memory_id = m.id "

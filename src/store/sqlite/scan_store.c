@@ -43,9 +43,9 @@ static const char *const fts_tables[] = {"memories_fts", "chunks_fts", "files_ft
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 typedef struct {
@@ -61,7 +61,7 @@ static int apply(mn_store *s, const char *table, const char *column, rewrite_vec
     sqlite3_stmt *st = NULL;
     int rc = 0;
     mn_buf_printf(&sql, "UPDATE %s SET %s = ?1 WHERE rowid = ?2", table, column);
-    if (sqlite3_prepare_v2(s->db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(sq(s)->db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
         rc = fail(s, "cannot rewrite a stored text");
     for (size_t i = 0; rc == 0 && i < v->len; i++) {
         sqlite3_bind_text(st, 1, v->items[i].text, -1, SQLITE_STATIC);
@@ -75,12 +75,12 @@ static int apply(mn_store *s, const char *table, const char *column, rewrite_vec
     return rc;
 }
 
-int mn_store_texts_each(mn_store *s,
-                        int (*cb)(void *payload, const mn_text_cell *c, const char *text,
-                                  size_t len, char **replace),
-                        void *payload)
+int mn_sqlite__texts_each(mn_store *s,
+                          int (*cb)(void *payload, const mn_text_cell *c, const char *text,
+                                    size_t len, char **replace),
+                          void *payload)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     int rc = 0;
     for (size_t t = 0; t < MN_ARRAY_SIZE(cells) && rc == 0; t++) {
         mn_buf sql = MN_BUF_INIT;
@@ -89,7 +89,7 @@ int mn_store_texts_each(mn_store *s,
         mn_text_cell c = {cells[t].table, cells[t].column, 0};
         mn_buf_printf(&sql, "SELECT rowid, %s FROM %s WHERE %s IS NOT NULL AND %s <> ''", c.column,
                       c.table, c.column, c.column);
-        if (sqlite3_prepare_v2(s->db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
+        if (sqlite3_prepare_v2(sq(s)->db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
             rc = fail(s, "cannot read stored texts");
         int step;
         while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -116,9 +116,9 @@ int mn_store_texts_each(mn_store *s,
     return rc;
 }
 
-int mn_store_purge_freed(mn_store *s)
+int mn_sqlite__purge_freed(mn_store *s)
 {
-    MN_ASSERT_OR(!s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(!sq(s)->in_tx, MN_EINTERNAL);
     int rc = mn_sqlite__exec(s, "PRAGMA secure_delete = ON");
     if (rc == 0)
         rc = mn_store_begin(s);
@@ -140,8 +140,8 @@ int mn_store_purge_freed(mn_store *s)
      * then copies it home and TRUNCATE leaves no old frame in the WAL */
     if (rc == 0)
         rc = mn_sqlite__exec(s, "VACUUM");
-    if (rc == 0 &&
-        sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) != SQLITE_OK)
+    if (rc == 0 && sqlite3_wal_checkpoint_v2(sq(s)->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
+                                             NULL) != SQLITE_OK)
         rc = fail(s, "cannot checkpoint the write-ahead log");
     /* the caches beside the store (chunk_cache.c, vector_file.c) are keyed by row ids and
      * counts that a rewrite in place does not move: drop them, the next search rebuilds them */

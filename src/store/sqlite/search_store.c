@@ -59,9 +59,9 @@ static const double DERIVED_WEIGHTS[4] = {0, 0, 1.0, 1.5};
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 size_t mn_store_fts_query(mn_buf *out, const char *const *terms, size_t nterms)
@@ -238,14 +238,14 @@ static int table_size(mn_store *s, mn_fts_table table, uint64_t ph, int64_t *top
         return rc;
     size_slot *z = &size_cache[table];
     pthread_mutex_lock(&count_lock);
-    bool hit = z->db == s->db && z->path_hash == ph && z->top == *top;
+    bool hit = z->db == sq(s)->db && z->path_hash == ph && z->top == *top;
     if (hit)
         *ndocs = z->ndocs;
     pthread_mutex_unlock(&count_lock);
     if (hit || (rc = fts_step_int(s, size_sql[table], NULL, ndocs)) != 0)
         return rc;
     pthread_mutex_lock(&count_lock);
-    z->db = s->db;
+    z->db = sq(s)->db;
     z->path_hash = ph;
     z->top = *top;
     z->ndocs = *ndocs;
@@ -253,8 +253,8 @@ static int table_size(mn_store *s, mn_fts_table table, uint64_t ph, int64_t *top
     return 0;
 }
 
-int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
-                       int64_t *ndocs)
+int mn_sqlite__fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
+                         int64_t *ndocs)
 {
     static const char *const slice_sql[] = {
         "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid >= ?2 AND "
@@ -274,12 +274,12 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
     if (rc)
         return rc;
     size_t len = strlen(match);
-    count_slot *slot =
-        &count_cache[(fnv1a(match, ph ^ (uint64_t)table) ^ (uintptr_t)s->db) % COUNT_CACHE_SLOTS];
+    count_slot *slot = &count_cache[(fnv1a(match, ph ^ (uint64_t)table) ^ (uintptr_t)sq(s)->db) %
+                                    COUNT_CACHE_SLOTS];
     bool cacheable = len < COUNT_KEY_MAX;
     if (cacheable) {
         pthread_mutex_lock(&count_lock);
-        bool hit = slot->db == s->db && slot->path_hash == ph && slot->table == (int)table &&
+        bool hit = slot->db == sq(s)->db && slot->path_hash == ph && slot->table == (int)table &&
                    strcmp(slot->key, match) == 0 && top >= slot->top &&
                    top - slot->top <= slot->top / 32;
         if (hit)
@@ -293,7 +293,7 @@ int mn_store_fts_count(mn_store *s, mn_fts_table table, const char *match, int64
         return rc;
     if (cacheable) {
         pthread_mutex_lock(&count_lock);
-        slot->db = s->db;
+        slot->db = sq(s)->db;
         slot->path_hash = ph;
         slot->table = (int)table;
         slot->count = *count;
@@ -587,8 +587,8 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
     return rc;
 }
 
-int mn_store_search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hit_cb cb,
-                             void *payload)
+int mn_sqlite__search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hit_cb cb,
+                               void *payload)
 {
     MN_ASSERT_OR(memory_query_valid(q) && q->nidf <= MN_SEARCH_MAX_PHRASES, MN_EINTERNAL);
     if (!q->match || !*q->match)
@@ -612,9 +612,9 @@ int mn_store_search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hi
     return rc;
 }
 
-int mn_store_conversation_counts(mn_store *s, const mn_memory_query *q,
-                                 int (*cb)(void *payload, const char *conversation, int64_t n),
-                                 void *payload)
+int mn_sqlite__conversation_counts(mn_store *s, const mn_memory_query *q,
+                                   int (*cb)(void *payload, const char *conversation, int64_t n),
+                                   void *payload)
 {
     MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
     if (!q->match || !*q->match)
@@ -644,8 +644,8 @@ int mn_store_conversation_counts(mn_store *s, const mn_memory_query *q,
     return rc;
 }
 
-int mn_store_memories_at_paths(mn_store *s, const mn_memory_query *q, const char *const *paths,
-                               size_t npaths, mn_memory_hit_cb cb, void *payload)
+int mn_sqlite__memories_at_paths(mn_store *s, const mn_memory_query *q, const char *const *paths,
+                                 size_t npaths, mn_memory_hit_cb cb, void *payload)
 {
     MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
     if (npaths == 0)
@@ -716,8 +716,8 @@ out:
     return rc;
 }
 
-int mn_store_memories_created(mn_store *s, const mn_memory_query *q, int64_t from_ms, int64_t to_ms,
-                              mn_memory_hit_cb cb, void *payload)
+int mn_sqlite__memories_created(mn_store *s, const mn_memory_query *q, int64_t from_ms,
+                                int64_t to_ms, mn_memory_hit_cb cb, void *payload)
 {
     MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
     mn_buf sql = MN_BUF_INIT;
@@ -750,8 +750,8 @@ int mn_store_memories_created(mn_store *s, const mn_memory_query *q, int64_t fro
     return rc;
 }
 
-int mn_store_memories_by_rowid(mn_store *s, const mn_memory_query *q, const int64_t *rowids,
-                               size_t n, mn_memory_hit_cb cb, void *payload)
+int mn_sqlite__memories_by_rowid(mn_store *s, const mn_memory_query *q, const int64_t *rowids,
+                                 size_t n, mn_memory_hit_cb cb, void *payload)
 {
     MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
     mn_buf sql = MN_BUF_INIT;
@@ -780,8 +780,8 @@ int mn_store_memories_by_rowid(mn_store *s, const mn_memory_query *q, const int6
     return rc;
 }
 
-int mn_store_episode_neighbours(mn_store *s, const mn_memory_query *q, int64_t rowid, int span,
-                                mn_memory_hit_cb cb, void *payload)
+int mn_sqlite__episode_neighbours(mn_store *s, const mn_memory_query *q, int64_t rowid, int span,
+                                  mn_memory_hit_cb cb, void *payload)
 {
     MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
     mn_buf sql = MN_BUF_INIT;
@@ -812,8 +812,8 @@ int mn_store_episode_neighbours(mn_store *s, const mn_memory_query *q, int64_t r
     return rc;
 }
 
-int mn_store_memories_by_uid(mn_store *s, const char *const *uids, size_t n, mn_memory_hit_cb cb,
-                             void *payload)
+int mn_sqlite__memories_by_uid(mn_store *s, const char *const *uids, size_t n, mn_memory_hit_cb cb,
+                               void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT " MEMORY_COLUMNS " FROM memories m WHERE "
                                           "m.uid = ?1 AND m.project_id = ?2");
@@ -914,8 +914,8 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, const mn_fts_doc_si
     return rc;
 }
 
-int mn_store_chunks_by_id(mn_store *s, const int64_t *ids, size_t n, mn_chunk_hit_cb cb,
-                          void *payload)
+int mn_sqlite__chunks_by_id(mn_store *s, const int64_t *ids, size_t n, mn_chunk_hit_cb cb,
+                            void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT " CHUNK_COLUMNS " FROM chunks c JOIN files f ON f.id = c.file_id LEFT JOIN "
@@ -940,7 +940,8 @@ int mn_store_chunks_by_id(mn_store *s, const int64_t *ids, size_t n, mn_chunk_hi
     return rc;
 }
 
-int mn_store_search_chunks(mn_store *s, const mn_chunk_query *q, mn_chunk_hit_cb cb, void *payload)
+int mn_sqlite__search_chunks(mn_store *s, const mn_chunk_query *q, mn_chunk_hit_cb cb,
+                             void *payload)
 {
     MN_ASSERT_OR(q->nidf <= MN_SEARCH_MAX_PHRASES, MN_EINTERNAL);
     if (!q->match || !*q->match)
@@ -988,11 +989,11 @@ static int chunk_term_df(mn_store *s, uint64_t ph, int64_t top, int64_t ndocs, c
                          int64_t *df)
 {
     size_t len = strlen(term);
-    df_slot *slot = &df_cache[(fnv1a(term, ph) ^ (uintptr_t)s->db) % DF_CACHE_SLOTS];
+    df_slot *slot = &df_cache[(fnv1a(term, ph) ^ (uintptr_t)sq(s)->db) % DF_CACHE_SLOTS];
     bool cacheable = len < COUNT_KEY_MAX, hit = false;
     if (cacheable) {
         pthread_mutex_lock(&count_lock);
-        hit = slot->db == s->db && slot->path_hash == ph && slot->top == top &&
+        hit = slot->db == sq(s)->db && slot->path_hash == ph && slot->top == top &&
               slot->ndocs == ndocs && strcmp(slot->key, term) == 0;
         if (hit)
             *df = slot->df;
@@ -1004,7 +1005,7 @@ static int chunk_term_df(mn_store *s, uint64_t ph, int64_t top, int64_t ndocs, c
     int rc = mn_store_chunk_term_df(s, term, len, df);
     if (rc == 0 && cacheable) {
         pthread_mutex_lock(&count_lock);
-        slot->db = s->db;
+        slot->db = sq(s)->db;
         slot->path_hash = ph;
         slot->top = top;
         slot->ndocs = ndocs;
@@ -1015,7 +1016,8 @@ static int chunk_term_df(mn_store *s, uint64_t ph, int64_t top, int64_t ndocs, c
     return rc;
 }
 
-int mn_store_chunk_df(mn_store *s, const char *const *terms, size_t n, int64_t *df, int64_t *ndocs)
+int mn_sqlite__chunk_df(mn_store *s, const char *const *terms, size_t n, int64_t *df,
+                        int64_t *ndocs)
 {
     int64_t top = 0;
     uint64_t ph = store_hash(s);
@@ -1098,8 +1100,8 @@ static int term_files_read(mn_store *s, const char *match, size_t limit, const m
     return 0;
 }
 
-int mn_store_term_files(mn_store *s, const char *match, size_t limit,
-                        int (*cb)(void *payload, int64_t file_id, int64_t count), void *payload)
+int mn_sqlite__term_files(mn_store *s, const char *match, size_t limit,
+                          int (*cb)(void *payload, int64_t file_id, int64_t count), void *payload)
 {
     int64_t top = 0, ndocs = 0;
     uint64_t ph = store_hash(s);
@@ -1107,13 +1109,13 @@ int mn_store_term_files(mn_store *s, const char *match, size_t limit,
     if (rc)
         return rc;
     size_t len = strlen(match), n = 0;
-    files_slot *slot =
-        &files_cache[(fnv1a(match, ph ^ (uint64_t)limit) ^ (uintptr_t)s->db) % FILES_CACHE_SLOTS];
+    files_slot *slot = &files_cache[(fnv1a(match, ph ^ (uint64_t)limit) ^ (uintptr_t)sq(s)->db) %
+                                    FILES_CACHE_SLOTS];
     struct term_file *rows = NULL;
     bool hit = false, cacheable = len < COUNT_KEY_MAX;
     if (cacheable) {
         pthread_mutex_lock(&count_lock);
-        hit = slot->db == s->db && slot->path_hash == ph && slot->project == s->project_id &&
+        hit = slot->db == sq(s)->db && slot->path_hash == ph && slot->project == s->project_id &&
               slot->top == top && slot->ndocs == ndocs && slot->limit == limit &&
               strcmp(slot->key, match) == 0;
         if (hit && (n = slot->n) > 0) {
@@ -1136,7 +1138,7 @@ int mn_store_term_files(mn_store *s, const char *match, size_t limit,
                 memcpy(copy, rows, n * sizeof(*copy));
             pthread_mutex_lock(&count_lock);
             free(slot->rows);
-            slot->db = s->db;
+            slot->db = sq(s)->db;
             slot->path_hash = ph;
             slot->project = s->project_id;
             slot->top = top;
@@ -1156,8 +1158,8 @@ int mn_store_term_files(mn_store *s, const char *match, size_t limit,
 
 /* ---- file paths ---- */
 
-int mn_store_search_files(mn_store *s, const char *match, size_t limit,
-                          int (*cb)(void *payload, const mn_file_hit *h), void *payload)
+int mn_sqlite__search_files(mn_store *s, const char *match, size_t limit,
+                            int (*cb)(void *payload, const mn_file_hit *h), void *payload)
 {
     if (!match || !*match)
         return 0;
@@ -1197,7 +1199,7 @@ int mn_sqlite__file_hits(mn_store *s, sqlite3_stmt *st, const char *match, size_
 
 /* ---- texts ---- */
 
-int mn_store_memory_body(mn_store *s, char **out, int64_t rowid)
+int mn_sqlite__memory_body(mn_store *s, char **out, int64_t rowid)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT body FROM memories WHERE id = ?1");
     *out = NULL;
@@ -1215,7 +1217,7 @@ int mn_store_memory_body(mn_store *s, char **out, int64_t rowid)
     return step == SQLITE_ROW ? 0 : fail(s, "cannot read a memory");
 }
 
-int mn_store_chunk_text(mn_store *s, char **out, int64_t chunk_id)
+int mn_sqlite__chunk_text(mn_store *s, char **out, int64_t chunk_id)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT text FROM chunks WHERE id = ?1");
     *out = NULL;
@@ -1233,15 +1235,10 @@ int mn_store_chunk_text(mn_store *s, char **out, int64_t chunk_id)
 
 /* ---- served answers and feedback ---- */
 
-bool mn_store_read_only(const mn_store *s)
+int mn_sqlite__served_add(mn_store *s, int64_t *out, const char *op, const char *query,
+                          const json_t *items)
 {
-    return s->read_only;
-}
-
-int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *query,
-                        const json_t *items)
-{
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "INSERT INTO served(project_id, ts, op, query, items) VALUES (?1, ?2, ?3, ?4, ?5)");
     if (!st)
@@ -1256,7 +1253,7 @@ int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *q
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
         return fail(s, "cannot record what was served");
-    *out = sqlite3_last_insert_rowid(s->db);
+    *out = sqlite3_last_insert_rowid(sq(s)->db);
     return 0;
 }
 
@@ -1271,7 +1268,7 @@ int mn_store_served_add(mn_store *s, int64_t *out, const char *op, const char *q
 int mn_sqlite__prune(mn_store *s, const char *by_age, const char *by_count, int64_t now_ms,
                      int64_t max_age_ms, int64_t max_rows, int64_t added, const char *what)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     int64_t every = max_rows / 256 > 1 ? max_rows / 256 : 1;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 0 ? max_age_ms <= 0 : max_rows <= 0 || added % every != 0)
@@ -1289,8 +1286,8 @@ int mn_sqlite__prune(mn_store *s, const char *by_age, const char *by_count, int6
     return 0;
 }
 
-int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
-                          int64_t added)
+int mn_sqlite__served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
+                            int64_t added)
 {
     return mn_sqlite__prune(
         s, "DELETE FROM served WHERE project_id = ?1 AND ts < ?2",
@@ -1299,7 +1296,7 @@ int mn_store_served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64
         now_ms, max_age_ms, max_rows, added, "cannot forget old served answers");
 }
 
-int mn_store_served_get(mn_store *s, json_t **out, int64_t id)
+int mn_sqlite__served_get(mn_store *s, json_t **out, int64_t id)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT op, query, ts, items, session FROM served WHERE id = ?1 AND project_id = ?2");
@@ -1332,11 +1329,11 @@ int mn_store_served_get(mn_store *s, json_t **out, int64_t id)
     return rc;
 }
 
-int mn_store_feedback_add(mn_store *s, int64_t served_id, const char *actor, const char *item_kind,
-                          const char *item_id, const char *signal, const char *note,
-                          const char *session, const char *query)
+int mn_sqlite__feedback_add(mn_store *s, int64_t served_id, const char *actor,
+                            const char *item_kind, const char *item_id, const char *signal,
+                            const char *note, const char *session, const char *query)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     int rc = 0;
     if (strcmp(item_kind, "memory") == 0 && strcmp(signal, "refined") != 0) {
         sqlite3_stmt *up = mn_sqlite__stmt(
@@ -1353,7 +1350,7 @@ int mn_store_feedback_add(mn_store *s, int64_t served_id, const char *actor, con
         sqlite3_reset(up);
         if (step != SQLITE_DONE)
             return fail(s, "cannot count feedback");
-        if (sqlite3_changes(s->db) == 0)
+        if (sqlite3_changes(sq(s)->db) == 0)
             return mn_error_set(MN_ENOTFOUND, "memory '%s' not found", item_id);
     }
     sqlite3_stmt *st = mn_sqlite__stmt(
@@ -1382,9 +1379,9 @@ int mn_store_feedback_add(mn_store *s, int64_t served_id, const char *actor, con
     return rc;
 }
 
-int mn_store_memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms)
+int mn_sqlite__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "UPDATE memories SET hit_count = hit_count + 1, accessed_at = ?2 WHERE id = ?1");
     if (!st)

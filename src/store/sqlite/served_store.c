@@ -21,12 +21,12 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
-int mn_store_served_set_session(mn_store *s, int64_t id, const char *session)
+int mn_sqlite__served_set_session(mn_store *s, int64_t id, const char *session)
 {
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "UPDATE served SET session = ?1 WHERE id = ?2 AND project_id = ?3");
@@ -40,7 +40,7 @@ int mn_store_served_set_session(mn_store *s, int64_t id, const char *session)
     return step == SQLITE_DONE ? 0 : fail(s, "cannot record the session of an answer");
 }
 
-int mn_store_served_session_seen(mn_store *s, const char *session, const char *op, bool *out)
+int mn_sqlite__served_session_seen(mn_store *s, const char *session, const char *op, bool *out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT 1 FROM served WHERE project_id = ?1 AND "
                                           "session = ?2 AND op = ?3 LIMIT 1");
@@ -84,8 +84,8 @@ static int each_answer(mn_store *s, sqlite3_stmt *st, int (*cb)(void *, json_t *
     return rc;
 }
 
-int mn_store_served_open(mn_store *s, const char *session, int (*cb)(void *payload, json_t *a),
-                         void *payload)
+int mn_sqlite__served_open(mn_store *s, const char *session, int (*cb)(void *payload, json_t *a),
+                           void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT id, op, query, ts, items, session FROM served WHERE project_id = ?1 AND "
@@ -97,8 +97,8 @@ int mn_store_served_open(mn_store *s, const char *session, int (*cb)(void *paylo
     return each_answer(s, st, cb, payload);
 }
 
-int mn_store_served_recent(mn_store *s, size_t limit, int (*cb)(void *payload, json_t *a),
-                           void *payload)
+int mn_sqlite__served_recent(mn_store *s, size_t limit, int (*cb)(void *payload, json_t *a),
+                             void *payload)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT id, op, query, ts, items, session FROM served "
                                           "WHERE project_id = ?1 ORDER BY id DESC LIMIT ?2");
@@ -109,9 +109,9 @@ int mn_store_served_recent(mn_store *s, size_t limit, int (*cb)(void *payload, j
     return each_answer(s, st, cb, payload);
 }
 
-int mn_store_served_settle(mn_store *s, int64_t id, int64_t now_ms)
+int mn_sqlite__served_settle(mn_store *s, int64_t id, int64_t now_ms)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "UPDATE served SET settled_at = ?1 WHERE id = ?2 AND project_id = ?3");
     if (!st)
@@ -124,8 +124,8 @@ int mn_store_served_settle(mn_store *s, int64_t id, int64_t now_ms)
     return step == SQLITE_DONE ? 0 : fail(s, "cannot settle an answer");
 }
 
-int mn_store_feedback_has(mn_store *s, int64_t served_id, const char *item_kind,
-                          const char *item_id, bool *out)
+int mn_sqlite__feedback_has(mn_store *s, int64_t served_id, const char *item_kind,
+                            const char *item_id, bool *out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT 1 FROM feedback WHERE served_id = ?1 AND "
                                           "item_kind = ?2 AND item_id = ?3 LIMIT 1");

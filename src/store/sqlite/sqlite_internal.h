@@ -1,5 +1,6 @@
 /*
- * sqlite_internal.h - what the SQLite back end's files share.
+ * sqlite_internal.h - what the SQLite back end's files share: its handle,
+ * which extends the common head of store_backend.h, and its helpers.
  */
 #ifndef MN_SQLITE_INTERNAL_H
 #define MN_SQLITE_INTERNAL_H
@@ -7,17 +8,18 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 
-#include "store/store_search.h"
+#include "store/store_backend.h"
 #include "util/map.h"
 
-struct mn_store {
+/*
+ * The SQLite back end's handle: the common head (store_backend.h: path,
+ * project, schema version, read-only reason) first, so that an mn_store *
+ * of this back end is an mn_sqlite_store * (sq()).
+ */
+typedef struct mn_sqlite_store {
+    mn_store base;
     sqlite3 *db;
-    char *path;
-    int64_t project_id;
-    bool read_only;
-    const char *read_only_why; /* a static phrase when read_only; mn_store_read_only_reason */
     bool in_tx;
-    int schema_version;
     mn_map stmts;     /* SQL text -> prepared statement */
     char *insert_sql; /* built from the field table once */
     char *replace_sql;
@@ -27,7 +29,22 @@ struct mn_store {
     int busy_timeout_ms;
     uint64_t busy_since_ns;               /* when the current wait for a lock began (busy_wait) */
     struct mn_memory_sizes *memory_sizes; /* memory_sizes.c: NULL until prepared */
-};
+} mn_sqlite_store;
+
+/* Every mn_store this back end sees is one it opened (mn_store_open dispatches by back end). */
+static inline mn_sqlite_store *sq(mn_store *s)
+{
+    return (mn_sqlite_store *)s;
+}
+
+/* The back end's table (sqlite_store.c), and its implementation of each listed function. */
+extern const mn_store_backend mn_sqlite_backend;
+#define MN_SQLITE_DECLARE(name, params, args) int mn_sqlite__##name params;
+MN_STORE_FUNCTIONS(MN_SQLITE_DECLARE)
+#undef MN_SQLITE_DECLARE
+int mn_sqlite__open(mn_store **out, const char *path, const mn_store_options *opts);
+void mn_sqlite__close(mn_store *s);
+void mn_sqlite__rollback(mn_store *s);
 
 /*
  * PRAGMA application_id of a mnemo store ("mnmo"): how mnemo knows its own

@@ -55,29 +55,29 @@ static int sql_error(mn_store *s, int rc, const char *what)
         code = MN_EIO;
     else if ((rc & 0xff) == SQLITE_CONSTRAINT)
         code = MN_EINVAL;
-    return mn_error_set(code, "%s in '%s': %s", what, s->path, sqlite3_errmsg(s->db));
+    return mn_error_set(code, "%s in '%s': %s", what, s->path, sqlite3_errmsg(sq(s)->db));
 }
 
 sqlite3_stmt *mn_sqlite__stmt(mn_store *s, const char *sql)
 {
-    sqlite3_stmt *st = mn_map_get(&s->stmts, sql);
+    sqlite3_stmt *st = mn_map_get(&sq(s)->stmts, sql);
     if (st) {
         sqlite3_reset(st);
         sqlite3_clear_bindings(st);
         return st;
     }
-    if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
-        sql_error(s, sqlite3_errcode(s->db), "cannot prepare a statement");
+    if (sqlite3_prepare_v3(sq(s)->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+        sql_error(s, sqlite3_errcode(sq(s)->db), "cannot prepare a statement");
         return NULL;
     }
-    mn_map_set(&s->stmts, sql, st);
+    mn_map_set(&sq(s)->stmts, sql, st);
     return st;
 }
 
 int mn_sqlite__exec(mn_store *s, const char *sql)
 {
     char *err = NULL;
-    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &err);
+    int rc = sqlite3_exec(sq(s)->db, sql, NULL, NULL, &err);
     if (rc != SQLITE_OK) {
         mn_error_set((rc & 0xff) == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "database '%s': %s", s->path,
                      err ? err : sqlite3_errstr(rc));
@@ -136,8 +136,8 @@ static int busy_wait(void *arg, int tries)
     mn_store *s = arg;
     uint64_t now = mn_time_mono_ns();
     if (tries == 0)
-        s->busy_since_ns = now;
-    else if (now - s->busy_since_ns >= (uint64_t)s->busy_timeout_ms * 1000000u)
+        sq(s)->busy_since_ns = now;
+    else if (now - sq(s)->busy_since_ns >= (uint64_t)sq(s)->busy_timeout_ms * 1000000u)
         return 0; /* give up: SQLITE_BUSY, "the store stayed locked" */
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
@@ -231,7 +231,7 @@ static int probe(mn_store *s, probe_result *p)
     sqlite3_stmt *st = NULL;
     int rc;
     memset(p, 0, sizeof(*p));
-    rc = sqlite3_prepare_v2(s->db,
+    rc = sqlite3_prepare_v2(sq(s)->db,
                             "SELECT (SELECT application_id FROM pragma_application_id), "
                             "(SELECT user_version FROM pragma_user_version), "
                             "(SELECT count(*) FROM sqlite_schema), "
@@ -250,14 +250,14 @@ static int probe(mn_store *s, probe_result *p)
     if (rc == SQLITE_DONE) {
         /* another program's "meta" table may have other columns: then it is not ours */
         if (sqlite3_prepare_v2(
-                s->db, "SELECT 1 FROM meta WHERE key = 'written_by' AND value LIKE 'mnemo %'", -1,
-                &st, NULL) == SQLITE_OK) {
+                sq(s)->db, "SELECT 1 FROM meta WHERE key = 'written_by' AND value LIKE 'mnemo %'",
+                -1, &st, NULL) == SQLITE_OK) {
             p->written_by_mnemo = sqlite3_step(st) == SQLITE_ROW;
             sqlite3_finalize(st);
         }
         rc = SQLITE_OK;
     }
-    return rc == SQLITE_OK ? 0 : sqlite3_extended_errcode(s->db);
+    return rc == SQLITE_OK ? 0 : sqlite3_extended_errcode(sq(s)->db);
 }
 
 /* Whether the directory of a store can take the files SQLite writes beside it. */
@@ -306,9 +306,9 @@ static int unreadable(mn_store *s, int code)
                           s->path, why, dir, s->path, s->path);
     else if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
         rc = mn_error_set(MN_EBUSY, "store '%s' stayed locked by another process: %s", s->path,
-                          sqlite3_errmsg(s->db));
+                          sqlite3_errmsg(sq(s)->db));
     else
-        rc = mn_error_set(MN_EIO, "cannot read store '%s': %s", s->path, sqlite3_errmsg(s->db));
+        rc = mn_error_set(MN_EIO, "cannot read store '%s': %s", s->path, sqlite3_errmsg(sq(s)->db));
     free(dir);
     return rc;
 }
@@ -339,13 +339,13 @@ static int open_db(mn_store *s, int flags, open_mode mode)
     char *uri = mode == OPEN_IMMUTABLE ? uri_of(s->path) : NULL;
     if (uri)
         flags = (flags & ~SQLITE_OPEN_READWRITE) | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-    int rc = sqlite3_open_v2(uri ? uri : s->path, &s->db, flags, NULL);
+    int rc = sqlite3_open_v2(uri ? uri : s->path, &sq(s)->db, flags, NULL);
     free(uri);
     if (rc != SQLITE_OK)
         return mn_error_set(MN_EIO, "cannot open store '%s': %s", s->path,
-                            s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-    sqlite3_extended_result_codes(s->db, 1);
-    sqlite3_busy_handler(s->db, busy_wait, s);
+                            sq(s)->db ? sqlite3_errmsg(sq(s)->db) : sqlite3_errstr(rc));
+    sqlite3_extended_result_codes(sq(s)->db, 1);
+    sqlite3_busy_handler(sq(s)->db, busy_wait, s);
     if (mode == OPEN_EXCLUSIVE)
         return mn_sqlite__exec(s, "PRAGMA locking_mode=EXCLUSIVE");
     return 0;
@@ -428,7 +428,7 @@ static int create_private(const char *path)
     return 0;
 }
 
-int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts)
+int mn_sqlite__open(mn_store **out, const char *path, const mn_store_options *opts)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, sqlite_setup);
@@ -466,11 +466,12 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
                                 path);
     }
 
-    s = mn_calloc(1, sizeof(*s));
+    s = mn_calloc(1, sizeof(mn_sqlite_store));
+    s->backend = &mn_sqlite_backend;
     s->path = mn_strdup(path);
     /* never SQLITE_OPEN_CREATE: the file exists now, and a path that vanished is an error */
     flags = (opts->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
-    s->busy_timeout_ms = opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 10000;
+    sq(s)->busy_timeout_ms = opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 10000;
     if ((rc = open_db(s, flags, OPEN_SHARED)) != 0)
         goto fail;
 
@@ -480,10 +481,10 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
     open_mode mode;
     if ((rc = probe(s, &pr)) != 0 && (mode = without_shm(s, rc)) != OPEN_SHARED) {
         int first = rc;
-        mn_log(MN_LOG_DEBUG, "store '%s': %s; reading it %s", path, sqlite3_errmsg(s->db),
+        mn_log(MN_LOG_DEBUG, "store '%s': %s; reading it %s", path, sqlite3_errmsg(sq(s)->db),
                mode == OPEN_IMMUTABLE ? "as an immutable file" : "in exclusive mode");
-        sqlite3_close(s->db);
-        s->db = NULL;
+        sqlite3_close(sq(s)->db);
+        sq(s)->db = NULL;
         if ((rc = open_db(s, flags, mode)) != 0)
             goto fail;
         if ((rc = probe(s, &pr)) == 0) {
@@ -531,7 +532,7 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
             s->read_only_why = "the store is on a read-only file system";
         else if (ds == DIR_NO_PERMISSION)
             s->read_only_why = "there is no write permission on the store's directory";
-        else if (sqlite3_db_readonly(s->db, "main") == 1)
+        else if (sqlite3_db_readonly(sq(s)->db, "main") == 1)
             s->read_only_why = "there is no write permission on the store's file";
     }
     s->read_only = s->read_only_why != NULL;
@@ -544,7 +545,7 @@ int mn_store_open(mn_store **out, const char *path, const mn_store_options *opts
         goto fail;
     /* the full-text tables (schema v3) are tokenized by "mnemo": every
      * connection needs it before a migration or a write touches them */
-    if ((rc = mn_sqlite_fts_register(s->db)) != 0)
+    if ((rc = mn_sqlite_fts_register(sq(s)->db)) != 0)
         goto fail;
     if ((rc = mn_sqlite__migrate(s, pr.application_id)) != 0)
         goto fail;
@@ -572,78 +573,66 @@ fail:
     return rc;
 }
 
-const char *mn_store_read_only_reason(const mn_store *s)
+void mn_sqlite__close(mn_store *s)
 {
-    return s->read_only_why;
-}
-
-void mn_store_free(mn_store *s)
-{
-    if (!s)
-        return;
     size_t pos = 0;
     const char *key;
     void *st;
-    while (mn_map_next(&s->stmts, &pos, &key, &st))
+    while (mn_map_next(&sq(s)->stmts, &pos, &key, &st))
         sqlite3_finalize(st);
-    mn_map_release(&s->stmts);
-    free(s->insert_sql);
-    free(s->replace_sql);
-    free(s->select_sql);
-    free(s->get_sql);
+    mn_map_release(&sq(s)->stmts);
+    free(sq(s)->insert_sql);
+    free(sq(s)->replace_sql);
+    free(sq(s)->select_sql);
+    free(sq(s)->get_sql);
     mn_memory_sizes_free(s);
-    if (s->db)
-        sqlite3_close(s->db);
+    if (sq(s)->db)
+        sqlite3_close(sq(s)->db);
     free(s->path);
     free(s);
 }
 
-const char *mn_store_path(const mn_store *s)
+int mn_sqlite__begin(mn_store *s)
 {
-    return s->path;
-}
-
-int mn_store_begin(mn_store *s)
-{
-    MN_ASSERT_OR(!s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(!sq(s)->in_tx, MN_EINTERNAL);
     if (s->read_only)
         return mn_error_set(MN_EIO, "store '%s' cannot be written: %s", s->path,
                             s->read_only_why ? s->read_only_why : "it was opened read-only");
     int rc = mn_sqlite__exec(s, "BEGIN IMMEDIATE");
     if (rc == 0)
-        s->in_tx = true;
+        sq(s)->in_tx = true;
     return rc;
 }
 
-int mn_store_begin_read(mn_store *s)
+int mn_sqlite__begin_read(mn_store *s)
 {
-    MN_ASSERT_OR(!s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(!sq(s)->in_tx, MN_EINTERNAL);
     int rc = mn_sqlite__exec(s, "BEGIN DEFERRED");
     if (rc == 0)
-        s->in_tx = true;
+        sq(s)->in_tx = true;
     return rc;
 }
 
-int mn_store_commit(mn_store *s)
+int mn_sqlite__commit(mn_store *s)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     int rc = mn_sqlite__exec(s, "COMMIT");
     if (rc) {
         mn_store_rollback(s);
         return rc;
     }
-    s->in_tx = false;
+    sq(s)->in_tx = false;
     lock_released();
     return 0;
 }
 
-void mn_store_rollback(mn_store *s)
+void mn_sqlite__rollback(mn_store *s)
 {
-    if (!s->in_tx)
+    if (!sq(s)->in_tx)
         return;
-    if (!sqlite3_get_autocommit(s->db))
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    s->in_tx = false;
+    if (!sqlite3_get_autocommit(sq(s)->db))
+        sqlite3_exec(sq(s)->db, "ROLLBACK", NULL, NULL, NULL);
+    sq(s)->in_tx = false;
     lock_released();
 }
 
@@ -651,8 +640,8 @@ static int check_rows(mn_store *s, const char *sql, const char *ok_value)
 {
     sqlite3_stmt *st;
     int rc = 0;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return sql_error(s, sqlite3_errcode(s->db), "cannot check the database");
+    if (sqlite3_prepare_v2(sq(s)->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return sql_error(s, sqlite3_errcode(sq(s)->db), "cannot check the database");
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *v = (const char *)sqlite3_column_text(st, 0);
@@ -668,7 +657,7 @@ static int check_rows(mn_store *s, const char *sql, const char *ok_value)
     return rc;
 }
 
-int mn_store_check(mn_store *s)
+int mn_sqlite__check(mn_store *s)
 {
     int rc = check_rows(s, "PRAGMA integrity_check", "ok");
     if (rc == 0)
@@ -804,7 +793,7 @@ static int bind_field(mn_store *s, sqlite3_stmt *st, int *idx, const mn_field *f
 /* SQL text for the field columns, built once from the table. */
 static void build_sql(mn_store *s)
 {
-    if (s->insert_sql)
+    if (sq(s)->insert_sql)
         return;
     mn_buf cols = MN_BUF_INIT, vals = MN_BUF_INIT, sets = MN_BUF_INIT, sel = MN_BUF_INIT;
     int n = 1;
@@ -834,10 +823,10 @@ static void build_sql(mn_store *s)
                   "UPDATE memories SET %scontent_hash = ?%d WHERE uid = ?%d AND project_id = ?%d",
                   sets.ptr, n + 2, n, n + 1);
     mn_buf_printf(&get, "SELECT %sid, uid FROM memories", sel.ptr);
-    s->insert_sql = mn_buf_detach(&ins);
-    s->replace_sql = mn_buf_detach(&rep);
-    s->select_sql = mn_buf_detach(&get);
-    s->field_params = n - 1;
+    sq(s)->insert_sql = mn_buf_detach(&ins);
+    sq(s)->replace_sql = mn_buf_detach(&rep);
+    sq(s)->select_sql = mn_buf_detach(&get);
+    sq(s)->field_params = n - 1;
     mn_buf_release(&cols);
     mn_buf_release(&vals);
     mn_buf_release(&sets);
@@ -963,13 +952,13 @@ static int bind_memory(mn_store *s, sqlite3_stmt *st, const json_t *mem)
     return 0;
 }
 
-int mn_store_memory_insert(mn_store *s, const json_t *mem)
+int mn_sqlite__memory_insert(mn_store *s, const json_t *mem)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     const char *id = json_string_value(json_object_get(mem, "id"));
     MN_ASSERT_OR(id != NULL, MN_EINTERNAL);
     build_sql(s);
-    sqlite3_stmt *st = mn_sqlite__stmt(s, s->insert_sql);
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sq(s)->insert_sql);
     if (!st)
         return mn_error_last_code();
     int rc = bind_memory(s, st, mem);
@@ -981,19 +970,19 @@ int mn_store_memory_insert(mn_store *s, const json_t *mem)
         return mn_error_set(MN_EEXISTS, "memory '%s' exists already", id);
     if (rc != SQLITE_DONE)
         return sql_error(s, rc, "cannot store memory");
-    return write_side_tables(s, sqlite3_last_insert_rowid(s->db), mem);
+    return write_side_tables(s, sqlite3_last_insert_rowid(sq(s)->db), mem);
 }
 
-int mn_store_memory_replace(mn_store *s, const json_t *mem)
+int mn_sqlite__memory_replace(mn_store *s, const json_t *mem)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     const char *id = json_string_value(json_object_get(mem, "id"));
     MN_ASSERT_OR(id != NULL, MN_EINTERNAL);
     int64_t rowid = memory_rowid(s, id);
     if (rowid <= 0)
         return mn_error_last_code();
     build_sql(s);
-    sqlite3_stmt *st = mn_sqlite__stmt(s, s->replace_sql);
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sq(s)->replace_sql);
     if (!st)
         return mn_error_last_code();
     int rc = bind_memory(s, st, mem);
@@ -1200,18 +1189,18 @@ static int complete_memory(mn_store *s, json_t *mem, int64_t rowid)
     return rc;
 }
 
-int mn_store_memory_get(mn_store *s, json_t **out, const char *id)
+int mn_sqlite__memory_get(mn_store *s, json_t **out, const char *id)
 {
     mn_buf sql = MN_BUF_INIT;
     json_t *mem = NULL;
     int rc;
     *out = NULL;
-    if (!s->get_sql) { /* built once: formatting it cost ~6% of a get */
+    if (!sq(s)->get_sql) { /* built once: formatting it cost ~6% of a get */
         build_sql(s);
-        mn_buf_printf(&sql, "%s WHERE uid = ?1 AND project_id = ?2", s->select_sql);
-        s->get_sql = mn_buf_detach(&sql);
+        mn_buf_printf(&sql, "%s WHERE uid = ?1 AND project_id = ?2", sq(s)->select_sql);
+        sq(s)->get_sql = mn_buf_detach(&sql);
     }
-    sqlite3_stmt *st = mn_sqlite__stmt(s, s->get_sql);
+    sqlite3_stmt *st = mn_sqlite__stmt(s, sq(s)->get_sql);
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
@@ -1225,7 +1214,7 @@ int mn_store_memory_get(mn_store *s, json_t **out, const char *id)
         sqlite3_reset(st);
         return sql_error(s, rc, "cannot read memory");
     }
-    int64_t rowid = sqlite3_column_int64(st, s->field_params);
+    int64_t rowid = sqlite3_column_int64(st, sq(s)->field_params);
     rc = row_to_json(s, st, &mem);
     sqlite3_reset(st);
     if (rc == 0)
@@ -1237,7 +1226,7 @@ int mn_store_memory_get(mn_store *s, json_t **out, const char *id)
     return rc;
 }
 
-int mn_store_memory_resolve(mn_store *s, char out[MN_ID_LEN + 1], const char *prefix)
+int mn_sqlite__memory_resolve(mn_store *s, char out[MN_ID_LEN + 1], const char *prefix)
 {
     size_t n = strlen(prefix);
     char upper[MN_ID_LEN + 1];
@@ -1280,7 +1269,7 @@ int mn_store_memory_resolve(mn_store *s, char out[MN_ID_LEN + 1], const char *pr
     return 0;
 }
 
-int mn_store_memory_find_hash(mn_store *s, char out[MN_ID_LEN + 1], const char *hash)
+int mn_sqlite__memory_find_hash(mn_store *s, char out[MN_ID_LEN + 1], const char *hash)
 {
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "SELECT uid FROM memories WHERE project_id = ?1 AND content_hash = ?2 "
@@ -1347,14 +1336,14 @@ static void filter_bind(mn_store *s, sqlite3_stmt *st, const mn_memory_filter *f
     }
 }
 
-int mn_store_memory_list(mn_store *s, const mn_memory_filter *f,
-                         int (*cb)(void *payload, json_t *mem), void *payload)
+int mn_sqlite__memory_list(mn_store *s, const mn_memory_filter *f,
+                           int (*cb)(void *payload, json_t *mem), void *payload)
 {
     mn_buf sql = MN_BUF_INIT;
     sqlite3_stmt *st = NULL;
     int rc = 0, step;
     build_sql(s);
-    mn_buf_puts(&sql, s->select_sql);
+    mn_buf_puts(&sql, sq(s)->select_sql);
     filter_sql(&sql, f);
     /* memories_updated indexes updated_at; uid breaks ties so that pages never overlap */
     mn_buf_puts(&sql, f->newest_first ? " ORDER BY updated_at DESC, uid DESC" : " ORDER BY uid");
@@ -1364,14 +1353,14 @@ int mn_store_memory_list(mn_store *s, const mn_memory_filter *f,
         mn_buf_puts(&sql, " LIMIT -1");
     if (f->offset > 0)
         mn_buf_printf(&sql, " OFFSET %lld", (long long)f->offset);
-    if (sqlite3_prepare_v2(s->db, sql.ptr, -1, &st, NULL) != SQLITE_OK) {
-        rc = sql_error(s, sqlite3_errcode(s->db), "cannot list memories");
+    if (sqlite3_prepare_v2(sq(s)->db, sql.ptr, -1, &st, NULL) != SQLITE_OK) {
+        rc = sql_error(s, sqlite3_errcode(sq(s)->db), "cannot list memories");
         goto out;
     }
     filter_bind(s, st, f);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         json_t *mem;
-        int64_t rowid = sqlite3_column_int64(st, s->field_params);
+        int64_t rowid = sqlite3_column_int64(st, sq(s)->field_params);
         if ((rc = row_to_json(s, st, &mem)) != 0)
             goto out;
         if ((rc = complete_memory(s, mem, rowid)) == 0)
@@ -1388,31 +1377,31 @@ out:
     return rc;
 }
 
-int mn_store_memory_count(mn_store *s, const mn_memory_filter *f, int64_t *out)
+int mn_sqlite__memory_count(mn_store *s, const mn_memory_filter *f, int64_t *out)
 {
     mn_buf sql = MN_BUF_INIT;
     sqlite3_stmt *st = NULL;
     int rc = 0;
     mn_buf_puts(&sql, "SELECT count(*) FROM memories");
     filter_sql(&sql, f);
-    if (sqlite3_prepare_v2(s->db, sql.ptr, -1, &st, NULL) != SQLITE_OK) {
-        rc = sql_error(s, sqlite3_errcode(s->db), "cannot count memories");
+    if (sqlite3_prepare_v2(sq(s)->db, sql.ptr, -1, &st, NULL) != SQLITE_OK) {
+        rc = sql_error(s, sqlite3_errcode(sq(s)->db), "cannot count memories");
         goto out;
     }
     filter_bind(s, st, f);
     if (sqlite3_step(st) == SQLITE_ROW)
         *out = sqlite3_column_int64(st, 0);
     else
-        rc = sql_error(s, sqlite3_errcode(s->db), "cannot count memories");
+        rc = sql_error(s, sqlite3_errcode(sq(s)->db), "cannot count memories");
 out:
     sqlite3_finalize(st);
     mn_buf_release(&sql);
     return rc;
 }
 
-int mn_store_memory_set_deleted(mn_store *s, const char *id, int64_t ms)
+int mn_sqlite__memory_set_deleted(mn_store *s, const char *id, int64_t ms)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "UPDATE memories SET deleted_at = CASE WHEN ?1 IS NULL THEN NULL "
                            "ELSE coalesce(deleted_at, ?1) END WHERE uid = ?2 AND project_id = ?3");
@@ -1423,14 +1412,14 @@ int mn_store_memory_set_deleted(mn_store *s, const char *id, int64_t ms)
     sqlite3_bind_text(st, 2, id, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, s->project_id);
     int rc = step_done(s, st, "cannot forget memory");
-    if (rc == 0 && sqlite3_changes(s->db) == 0)
+    if (rc == 0 && sqlite3_changes(sq(s)->db) == 0)
         rc = mn_error_set(MN_ENOTFOUND, "memory '%s' not found", id);
     return rc;
 }
 
-int mn_store_memory_purge(mn_store *s, const char *id)
+int mn_sqlite__memory_purge(mn_store *s, const char *id)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "DELETE FROM memories WHERE uid = ?1 AND project_id = ?2");
     if (!st)
@@ -1438,12 +1427,12 @@ int mn_store_memory_purge(mn_store *s, const char *id)
     sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, s->project_id);
     int rc = step_done(s, st, "cannot purge memory");
-    if (rc == 0 && sqlite3_changes(s->db) == 0)
+    if (rc == 0 && sqlite3_changes(sq(s)->db) == 0)
         rc = mn_error_set(MN_ENOTFOUND, "memory '%s' not found", id);
     return rc;
 }
 
-int mn_store_memory_backlinks(mn_store *s, json_t **out, const char *id)
+int mn_sqlite__memory_backlinks(mn_store *s, json_t **out, const char *id)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT l.kind, src.uid, l.note, l.created_at FROM links l "
@@ -1477,10 +1466,10 @@ int mn_store_memory_backlinks(mn_store *s, json_t **out, const char *id)
 
 /* ---- links ---- */
 
-int mn_store_link_add(mn_store *s, const char *from, const char *kind, const char *to,
-                      const char *note, int64_t created_at)
+int mn_sqlite__link_add(mn_store *s, const char *from, const char *kind, const char *to,
+                        const char *note, int64_t created_at)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     int64_t src = memory_rowid(s, from);
     if (src <= 0)
         return mn_error_last_code();
@@ -1512,9 +1501,9 @@ int mn_store_link_add(mn_store *s, const char *from, const char *kind, const cha
     return 0;
 }
 
-int mn_store_link_remove(mn_store *s, const char *from, const char *kind, const char *to)
+int mn_sqlite__link_remove(mn_store *s, const char *from, const char *kind, const char *to)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     int64_t src = memory_rowid(s, from);
     if (src <= 0)
         return mn_error_last_code();
@@ -1527,14 +1516,14 @@ int mn_store_link_remove(mn_store *s, const char *from, const char *kind, const 
     sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, to, -1, SQLITE_TRANSIENT);
     int rc = step_done(s, st, "cannot remove link");
-    if (rc == 0 && sqlite3_changes(s->db) == 0)
+    if (rc == 0 && sqlite3_changes(sq(s)->db) == 0)
         rc = mn_error_set(MN_ENOTFOUND, "no link %s -[%s]-> %s", from, kind, to);
     return rc;
 }
 
 /* ---- config ---- */
 
-int mn_store_config_get(mn_store *s, char **out, const char *key)
+int mn_sqlite__config_get(mn_store *s, char **out, const char *key)
 {
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "SELECT value FROM config WHERE project_id = ?1 AND key = ?2");
@@ -1553,9 +1542,9 @@ int mn_store_config_get(mn_store *s, char **out, const char *key)
     return sql_error(s, rc, "cannot read config");
 }
 
-int mn_store_config_set(mn_store *s, const char *key, const char *value)
+int mn_sqlite__config_set(mn_store *s, const char *key, const char *value)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st =
         value ? mn_sqlite__stmt(s, "INSERT INTO config(project_id, key, value, updated_at) "
                                    "VALUES (?1, ?2, ?3, ?4) ON CONFLICT(project_id, key) DO "
@@ -1573,7 +1562,7 @@ int mn_store_config_set(mn_store *s, const char *key, const char *value)
     return step_done(s, st, "cannot write config");
 }
 
-int mn_store_config_all(mn_store *s, json_t **out)
+int mn_sqlite__config_all(mn_store *s, json_t **out)
 {
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "SELECT key, value FROM config WHERE project_id = ?1 ORDER BY key");
@@ -1596,10 +1585,10 @@ int mn_store_config_all(mn_store *s, json_t **out)
 
 /* ---- audit ---- */
 
-int mn_store_audit(mn_store *s, const char *actor, const char *action, const char *target,
-                   const json_t *detail)
+int mn_sqlite__audit(mn_store *s, const char *actor, const char *action, const char *target,
+                     const json_t *detail)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(s, "INSERT INTO audit(project_id, ts, actor, action, "
                                           "target, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     if (!st)
@@ -1613,3 +1602,12 @@ int mn_store_audit(mn_store *s, const char *actor, const char *action, const cha
         sqlite3_bind_text(st, 6, json_dumps(detail, JSON_COMPACT), -1, free);
     return step_done(s, st, "cannot write the audit log");
 }
+
+/* The table mn_store_open dispatches to for a file path (store.c). */
+#define MN_SQLITE_SLOT(name, params, args) .name = mn_sqlite__##name,
+const mn_store_backend mn_sqlite_backend = {.name = "sqlite",
+                                            .open = mn_sqlite__open,
+                                            .close = mn_sqlite__close,
+                                            .rollback = mn_sqlite__rollback,
+                                            MN_STORE_FUNCTIONS(MN_SQLITE_SLOT)};
+#undef MN_SQLITE_SLOT

@@ -10,10 +10,10 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    return mn_error_set(MN_EIO, "%s in '%s': %s", what, s->path, sqlite3_errmsg(s->db));
+    return mn_error_set(MN_EIO, "%s in '%s': %s", what, s->path, sqlite3_errmsg(sq(s)->db));
 }
 
-int mn_store_chunk_count(mn_store *s, int64_t *out)
+int mn_sqlite__chunk_count(mn_store *s, int64_t *out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT count(*) FROM chunks_fts_docsize");
     if (!st)
@@ -24,7 +24,7 @@ int mn_store_chunk_count(mn_store *s, int64_t *out)
     return step == SQLITE_ROW ? 0 : fail(s, "cannot count chunks");
 }
 
-int mn_store_chunk_term_df(mn_store *s, const char *term, size_t len, int64_t *out)
+int mn_sqlite__chunk_term_df(mn_store *s, const char *term, size_t len, int64_t *out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT doc FROM chunks_vocab WHERE term = ?1");
     if (!st)

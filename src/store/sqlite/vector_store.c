@@ -36,9 +36,9 @@
 
 static int fail(mn_store *s, const char *what)
 {
-    int rc = sqlite3_errcode(s->db) & 0xff;
+    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
     return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(s->db));
+                        sqlite3_errmsg(sq(s)->db));
 }
 
 static int step_done(mn_store *s, sqlite3_stmt *st, const char *what)
@@ -68,9 +68,9 @@ static size_t padded(size_t dim)
 
 /* ---- models ---- */
 
-int mn_store_embed_model_put(mn_store *s, const mn_embed_model_rec *m)
+int mn_sqlite__embed_model_put(mn_store *s, const mn_embed_model_rec *m)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     if (!m->model || !*m->model || m->dim < 1 || m->dim > 8192)
         return mn_error_set(MN_EINVAL, "embedding model '%s' of dimension %zu is not valid",
                             m->model ? m->model : "", m->dim);
@@ -118,7 +118,7 @@ static void read_model(sqlite3_stmt *st, mn_embed_model_rec *out)
     out->synced_epoch = sqlite3_column_int64(st, 6);
 }
 
-int mn_store_embed_model_get(mn_store *s, const char *model, mn_embed_model_rec *out)
+int mn_sqlite__embed_model_get(mn_store *s, const char *model, mn_embed_model_rec *out)
 {
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "SELECT " MODEL_COLUMNS " FROM embed_models WHERE model = ?1");
@@ -141,13 +141,14 @@ int mn_store_embed_model_get(mn_store *s, const char *model, mn_embed_model_rec 
     return mn_error_set(MN_ENOTFOUND, "embedding model '%s' not found", model);
 }
 
-int mn_store_embed_models_each(mn_store *s, const char *prefix,
-                               int (*cb)(void *payload, const mn_embed_model_rec *m), void *payload)
+int mn_sqlite__embed_models_each(mn_store *s, const char *prefix,
+                                 int (*cb)(void *payload, const mn_embed_model_rec *m),
+                                 void *payload)
 {
     sqlite3_stmt *st = NULL;
     int rc = 0, step;
     /* not the statement cache: a callback may call mn_store_embed_model_get */
-    if (sqlite3_prepare_v2(s->db,
+    if (sqlite3_prepare_v2(sq(s)->db,
                            "SELECT " MODEL_COLUMNS " FROM embed_models "
                            "WHERE (project_id IS NULL OR project_id = ?1) "
                            "AND substr(model, 1, length(?2)) = ?2 "
@@ -167,9 +168,9 @@ int mn_store_embed_models_each(mn_store *s, const char *prefix,
     return rc;
 }
 
-int mn_store_embed_models_drop(mn_store *s, const char *keep, int64_t *vectors)
+int mn_sqlite__embed_models_drop(mn_store *s, const char *keep, int64_t *vectors)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     static const char *const sql[] = {
         /* vectors of this project's rows under any other model */
         "DELETE FROM vectors WHERE model IS NOT ?1 AND ("
@@ -195,16 +196,16 @@ int mn_store_embed_models_drop(mn_store *s, const char *keep, int64_t *vectors)
         if (rc)
             return rc;
         if (i < 2)
-            removed += sqlite3_changes(s->db);
+            removed += sqlite3_changes(sq(s)->db);
     }
     if (vectors)
         *vectors = removed;
     return 0;
 }
 
-int mn_store_embed_model_synced(mn_store *s, const char *model, int64_t epoch)
+int mn_sqlite__embed_model_synced(mn_store *s, const char *model, int64_t epoch)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st =
         mn_sqlite__stmt(s, "UPDATE embed_models SET synced_epoch = ?2 WHERE model = ?1");
     if (!st)
@@ -214,7 +215,7 @@ int mn_store_embed_model_synced(mn_store *s, const char *model, int64_t epoch)
     return step_done(s, st, "cannot record a sync");
 }
 
-int mn_store_embed_corpus_epoch(mn_store *s, int64_t *out)
+int mn_sqlite__embed_corpus_epoch(mn_store *s, int64_t *out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT epoch FROM embed_corpus WHERE id = 1");
     if (!st)
@@ -227,10 +228,10 @@ int mn_store_embed_corpus_epoch(mn_store *s, int64_t *out)
 
 /* ---- vectors ---- */
 
-int mn_store_vector_put(mn_store *s, const char *owner_kind, int64_t owner_id, const char *model,
-                        const int8_t *q, size_t dim, float scale)
+int mn_sqlite__vector_put(mn_store *s, const char *owner_kind, int64_t owner_id, const char *model,
+                          const int8_t *q, size_t dim, float scale)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     int rc = check_kind(owner_kind);
     if (rc)
         return rc;
@@ -250,14 +251,14 @@ int mn_store_vector_put(mn_store *s, const char *owner_kind, int64_t owner_id, c
     sqlite3_bind_blob(st, 6, q, (int)dim, SQLITE_STATIC);
     if ((rc = step_done(s, st, "cannot store a vector")) != 0)
         return rc;
-    if (sqlite3_changes(s->db) == 0)
+    if (sqlite3_changes(sq(s)->db) == 0)
         return mn_error_set(MN_EINVAL, "embedding model '%s' of dimension %zu is not recorded",
                             model, dim);
     return 0;
 }
 
-int mn_store_vector_get(mn_store *s, const char *owner_kind, int64_t owner_id, const char *model,
-                        int8_t **out, size_t *dim, float *scale)
+int mn_sqlite__vector_get(mn_store *s, const char *owner_kind, int64_t owner_id, const char *model,
+                          int8_t **out, size_t *dim, float *scale)
 {
     *out = NULL;
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT dim, scale, data FROM vectors "
@@ -411,8 +412,8 @@ static int sole_owner(mn_store *s, const char *owner_kind)
     return others == 0;
 }
 
-int mn_store_vectors_load(mn_store *s, const char *model, const char *owner_kind,
-                          const mn_vector_set **out)
+int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_kind,
+                            const mn_vector_set **out)
 {
     *out = NULL;
     int rc = check_kind(owner_kind);
@@ -533,8 +534,8 @@ int mn_store_vectors_load(mn_store *s, const char *model, const char *owner_kind
     return 0;
 }
 
-int mn_store_vectors_count(mn_store *s, const char *model, const char *owner_kind, int64_t *have,
-                           int64_t *missing)
+int mn_sqlite__vectors_count(mn_store *s, const char *model, const char *owner_kind, int64_t *have,
+                             int64_t *missing)
 {
     int rc = check_kind(owner_kind);
     if (rc)
@@ -559,17 +560,17 @@ int mn_store_vectors_count(mn_store *s, const char *model, const char *owner_kin
     return 0;
 }
 
-int mn_store_vectors_missing(mn_store *s, const char *model, const char *owner_kind, size_t limit,
-                             int (*cb)(void *payload, int64_t owner_id, const char *text,
-                                       size_t len),
-                             void *payload)
+int mn_sqlite__vectors_missing(mn_store *s, const char *model, const char *owner_kind, size_t limit,
+                               int (*cb)(void *payload, int64_t owner_id, const char *text,
+                                         size_t len),
+                               void *payload)
 {
     int rc = check_kind(owner_kind), step;
     if (rc)
         return rc;
     sqlite3_stmt *st = NULL;
     /* prepared here, not cached: the callback may use the store */
-    if (sqlite3_prepare_v2(s->db,
+    if (sqlite3_prepare_v2(sq(s)->db,
                            is_memory(owner_kind) ? "SELECT o.id, " MEMORY_TEXT " FROM " MEMORY_ROWS
                                                    " AND v.owner_id IS NULL ORDER BY o.id LIMIT ?3"
                                                  : "SELECT o.id, " CHUNK_TEXT " FROM " CHUNK_ROWS
@@ -590,9 +591,9 @@ int mn_store_vectors_missing(mn_store *s, const char *model, const char *owner_k
     return rc;
 }
 
-int mn_store_vectors_gc(mn_store *s, int64_t *removed)
+int mn_sqlite__vectors_gc(mn_store *s, int64_t *removed)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     static const char *const sql[] = {
         "DELETE FROM vectors WHERE owner_kind = 'memory' AND owner_id NOT IN "
         "(SELECT id FROM memories WHERE deleted_at IS NULL)",
@@ -608,7 +609,7 @@ int mn_store_vectors_gc(mn_store *s, int64_t *removed)
         int rc = step_done(s, st, "cannot remove orphan vectors");
         if (rc)
             return rc;
-        n += sqlite3_changes(s->db);
+        n += sqlite3_changes(sq(s)->db);
     }
     if (removed)
         *removed = n;
@@ -617,7 +618,7 @@ int mn_store_vectors_gc(mn_store *s, int64_t *removed)
 
 /* ---- the built-in model's corpus ---- */
 
-int mn_store_embed_corpus_count(mn_store *s, int64_t *out)
+int mn_sqlite__embed_corpus_count(mn_store *s, int64_t *out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(
         s, "SELECT (SELECT count(*) FROM memories WHERE project_id = ?1 AND deleted_at IS NULL) + "
@@ -632,8 +633,8 @@ int mn_store_embed_corpus_count(mn_store *s, int64_t *out)
     return step == SQLITE_ROW ? 0 : fail(s, "cannot count the corpus");
 }
 
-int mn_store_embed_corpus_each(mn_store *s, int (*cb)(void *payload, const mn_embed_doc *d),
-                               void *payload)
+int mn_sqlite__embed_corpus_each(mn_store *s, int (*cb)(void *payload, const mn_embed_doc *d),
+                                 void *payload)
 {
     /* memories: by the session or dialog they name (else one stream), in save order;
        chunks: a file's (or a document's) in line order */
@@ -651,7 +652,7 @@ int mn_store_embed_corpus_each(mn_store *s, int (*cb)(void *payload, const mn_em
     for (size_t i = 0; i < MN_ARRAY_SIZE(sql) && rc == 0; i++) {
         sqlite3_stmt *st = NULL;
         int step = SQLITE_DONE;
-        if (sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL) != SQLITE_OK)
+        if (sqlite3_prepare_v2(sq(s)->db, sql[i], -1, &st, NULL) != SQLITE_OK)
             return fail(s, "cannot read the corpus");
         sqlite3_bind_int64(st, 1, s->project_id);
         while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -674,10 +675,10 @@ int mn_store_embed_corpus_each(mn_store *s, int (*cb)(void *payload, const mn_em
 
 /* ---- the built-in model's terms ---- */
 
-int mn_store_embed_term_put(mn_store *s, const char *model, const char *term, size_t len,
-                            double idf, const int8_t *q, size_t dim, float scale)
+int mn_sqlite__embed_term_put(mn_store *s, const char *model, const char *term, size_t len,
+                              double idf, const int8_t *q, size_t dim, float scale)
 {
-    MN_ASSERT_OR(s->in_tx, MN_EINTERNAL);
+    MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
     sqlite3_stmt *st = mn_sqlite__stmt(s, "INSERT OR REPLACE INTO embed_terms(model, term, idf, "
                                           "scale, vec) VALUES (?1, ?2, ?3, ?4, ?5)");
     if (!st)
@@ -690,14 +691,14 @@ int mn_store_embed_term_put(mn_store *s, const char *model, const char *term, si
     return step_done(s, st, "cannot store a term vector");
 }
 
-int mn_store_embed_terms_get(mn_store *s, const char *model, const char *const *terms, size_t n,
-                             int (*cb)(void *payload, size_t which, double idf, const int8_t *q,
-                                       size_t qlen, float scale),
-                             void *payload)
+int mn_sqlite__embed_terms_get(mn_store *s, const char *model, const char *const *terms, size_t n,
+                               int (*cb)(void *payload, size_t which, double idf, const int8_t *q,
+                                         size_t qlen, float scale),
+                               void *payload)
 {
     sqlite3_stmt *st = NULL;
     int rc = 0;
-    if (sqlite3_prepare_v2(s->db,
+    if (sqlite3_prepare_v2(sq(s)->db,
                            "SELECT idf, scale, vec FROM embed_terms WHERE model = ?1 AND term = ?2",
                            -1, &st, NULL) != SQLITE_OK)
         return fail(s, "cannot read term vectors");
@@ -717,15 +718,16 @@ int mn_store_embed_terms_get(mn_store *s, const char *model, const char *const *
     return rc;
 }
 
-int mn_store_embed_terms_each(mn_store *s, const char *model,
-                              int (*cb)(void *payload, const char *term, size_t len, double idf,
-                                        const int8_t *q, size_t qlen, float scale),
-                              void *payload)
+int mn_sqlite__embed_terms_each(mn_store *s, const char *model,
+                                int (*cb)(void *payload, const char *term, size_t len, double idf,
+                                          const int8_t *q, size_t qlen, float scale),
+                                void *payload)
 {
     sqlite3_stmt *st = NULL;
     int rc = 0, step = SQLITE_DONE;
-    if (sqlite3_prepare_v2(s->db, "SELECT term, idf, scale, vec FROM embed_terms WHERE model = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(sq(s)->db,
+                           "SELECT term, idf, scale, vec FROM embed_terms WHERE model = ?1", -1,
+                           &st, NULL) != SQLITE_OK)
         return fail(s, "cannot read term vectors");
     sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
