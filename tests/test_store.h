@@ -92,7 +92,7 @@ static inline char *test_store_new(const char *dir)
     mn_buf b = MN_BUF_INIT;
     int n = ++test_store__seq;
     if (!test_store_pg()) {
-        mn_buf_printf(&b, "%s/db%d.sqlite", dir, n);
+        mn_buf_printf(&b, "%s/db%d.sqlite", dir ? dir : ".", n);
         return mn_buf_detach(&b);
     }
     if (test_store__ndbs == (int)MN_ARRAY_SIZE(test_store__dbs))

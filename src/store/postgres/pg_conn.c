@@ -90,16 +90,16 @@ static void first_line(char *out, size_t n, const char *msg)
     snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), msg ? msg : "");
 }
 
-static int unavailable(mn_store *s, const char *what, const char *msg)
+static int unavailable(mn_store *s, const char *what, bool opening, const char *msg)
 {
     char line[256];
     first_line(line, sizeof(line), msg);
     /* libpq's own words say which: no such host, refused, a service not defined, a password
      * refused; they never hold the password */
     return mn_error_set(MN_EUNAVAILABLE,
-                        "%s '%s': the PostgreSQL server cannot be reached (%s); check the "
+                        "%s %s'%s': the PostgreSQL server cannot be reached (%s); check the "
                         "location and retry when the server is up",
-                        what, s->path, line);
+                        what, opening ? "" : "in ", s->path, line);
 }
 
 static int result_error(mn_store *s, PGresult *r, const char *what)
@@ -114,7 +114,7 @@ static int result_error(mn_store *s, PGresult *r, const char *what)
                        : pq->errorMessage(pg(s)->conn));
     if (pq->status(pg(s)->conn) == CONNECTION_BAD || (state && !strncmp(state, "08", 2)) ||
         (state && (!strcmp(state, "57P01") || !strcmp(state, "57P02") || !strcmp(state, "57P03"))))
-        return unavailable(s, what, line);
+        return unavailable(s, what, false, line);
     if (state && !strcmp(state, "23505"))
         return mn_error_set(MN_EEXISTS, "%s in '%s': it exists already (%s)", what, s->path, line);
     if (state && !strncmp(state, "23", 2)) /* a constraint, as SQLite's SQLITE_CONSTRAINT */
@@ -165,7 +165,7 @@ int mn_pg__connect(mn_store *s)
     if (!pg(s)->conn)
         return mn_error_set(MN_ENOMEM, "cannot connect to '%s': out of memory", s->path);
     if (pq->status(pg(s)->conn) != CONNECTION_OK)
-        return unavailable(s, "cannot open store", pq->errorMessage(pg(s)->conn));
+        return unavailable(s, "cannot open store", true, pq->errorMessage(pg(s)->conn));
     pq->setNoticeProcessor(pg(s)->conn, no_notices, NULL);
     return setup_session(s);
 }
@@ -180,26 +180,26 @@ void mn_pg__disconnect(mn_store *s)
 
 /* ---- statements ---- */
 
-PGresult *mn_pg__run(mn_store *s, const char *sql, mn_pg_params *p, const char *what)
+/* One attempt of mn_pg__run; *lost tells that the connection was found broken. */
+static PGresult *run_once(mn_store *s, const char *sql, mn_pg_params *p, const char *what,
+                          bool *lost)
 {
     const mn_pq_api *pq = pg(s)->pq;
-    mn_pg_params none = {0};
     PGresult *r = NULL;
-    if (!p)
-        p = &none;
+    *lost = false;
     /* a server restart broke the connection: open it again, between transactions only */
     if (!pg(s)->in_tx && pq->status(pg(s)->conn) == CONNECTION_BAD && mn_pg__connect(s) != 0)
-        goto out;
+        return NULL;
     const char *name = mn_map_get(&pg(s)->stmts, sql);
     if (!name) {
         char buf[24];
         snprintf(buf, sizeof(buf), "mn%u", pg(s)->next_stmt++);
         r = pq->prepare(pg(s)->conn, buf, sql, 0, NULL);
         if (pq->resultStatus(r) != PGRES_COMMAND_OK) {
+            *lost = pq->status(pg(s)->conn) == CONNECTION_BAD;
             result_error(s, r, what);
             pq->clear(r);
-            r = NULL;
-            goto out;
+            return NULL;
         }
         pq->clear(r);
         name = mn_strdup(buf);
@@ -208,11 +208,27 @@ PGresult *mn_pg__run(mn_store *s, const char *sql, mn_pg_params *p, const char *
     r = pq->execPrepared(pg(s)->conn, name, p->n, p->values, p->lengths, p->formats, 0);
     ExecStatusType st = pq->resultStatus(r);
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+        *lost = pq->status(pg(s)->conn) == CONNECTION_BAD;
         result_error(s, r, what);
         pq->clear(r);
         r = NULL;
     }
-out:
+    return r;
+}
+
+PGresult *mn_pg__run(mn_store *s, const char *sql, mn_pg_params *p, const char *what)
+{
+    mn_pg_params none = {0};
+    bool lost;
+    if (!p)
+        p = &none;
+    PGresult *r = run_once(s, sql, p, what, &lost);
+    /* Found broken outside a transaction (a restart since the last statement): once more on
+     * a new connection. Safe to repeat: outside a transaction a statement is a read or BEGIN
+     * (store.h: every write is inside one). Inside one, the transaction is gone: the error
+     * stands and the caller rolls back. */
+    if (!r && lost && !pg(s)->in_tx)
+        r = run_once(s, sql, p, what, &lost);
     mn_pg__params_release(p);
     return r;
 }
