@@ -82,6 +82,26 @@ int64_t mn_pg__changed(mn_store *s, PGresult *r);
 int mn_pg__connect(mn_store *s);
 void mn_pg__disconnect(mn_store *s);
 
+/* The functions of the table other files implement (pg_log.c). */
+#define MN_PG_OTHER_FILES(X) \
+    X(audit_list)            \
+    X(audit_prune_reads)     \
+    X(served_add)            \
+    X(served_prune)          \
+    X(served_get)            \
+    X(served_set_session)    \
+    X(served_session_seen)   \
+    X(served_open)           \
+    X(served_recent)         \
+    X(served_settle)         \
+    X(feedback_has)          \
+    X(feedback_add)          \
+    X(memories_touch)
+/* Their declarations, from the one list of store functions (store_fns.h). */
+#define MN_PG_DECLARE(name, params, args) int mn_pg__##name params;
+MN_STORE_FUNCTIONS(MN_PG_DECLARE)
+#undef MN_PG_DECLARE
+
 /* Column accessors: NULL / 0 for SQL NULL. */
 const char *mn_pg__col(mn_store *s, const PGresult *r, int row, int col);
 int64_t mn_pg__col_int(mn_store *s, const PGresult *r, int row, int col);
