@@ -96,11 +96,23 @@ void mn_pg__disconnect(mn_store *s);
     X(served_settle)         \
     X(feedback_has)          \
     X(feedback_add)          \
-    X(memories_touch)
+    X(memories_touch)        \
+    X(memory_neighbours)
 /* Their declarations, from the one list of store functions (store_fns.h). */
 #define MN_PG_DECLARE(name, params, args) int mn_pg__##name params;
 MN_STORE_FUNCTIONS(MN_PG_DECLARE)
 #undef MN_PG_DECLARE
+
+/* The first key of every advisory lock of mnemo ("mnmo"); (key, 0) is the migrations' lock,
+ * (key, project id) a project's writers'. */
+#define MN_PG_LOCK_KEY 0x6d6e6d6f
+
+/* pg_neardup.c: a memory's fingerprint and keys, written with it; the version check at open. */
+int mn_pg__fingerprint_put(mn_store *s, int64_t rowid, const json_t *mem);
+int mn_pg__fingerprints_check(mn_store *s);
+/* bytea in text form ("\x" and two hex digits a byte) as bytes (malloc'd, *n its length); NULL
+ * when malformed. */
+unsigned char *mn_pg__unhex(const char *t, size_t *n);
 
 /* Column accessors: NULL / 0 for SQL NULL. */
 const char *mn_pg__col(mn_store *s, const PGresult *r, int row, int col);

@@ -211,7 +211,7 @@ static int pg_open(mn_store **out, const char *location, const mn_store_options 
         pq->clear(r);
     }
     s->read_only = s->read_only_why != NULL;
-    if ((rc = migrate(s, opts)) != 0)
+    if ((rc = migrate(s, opts)) != 0 || (rc = mn_pg__fingerprints_check(s)) != 0)
         goto fail;
     {
         char *copy = mn_strdup(opts->root_path ? opts->root_path : "default");
@@ -456,6 +456,9 @@ static int64_t memory_rowid(mn_store *s, const char *id)
 /* Side tables that mirror list fields: tags, scope paths, citations. */
 static int write_side_tables(mn_store *s, int64_t rowid, const json_t *mem)
 {
+    int fprc = mn_pg__fingerprint_put(s, rowid, mem);
+    if (fprc)
+        return fprc;
     static const char *const del[] = {
         "DELETE FROM memory_tags WHERE memory_id = $1",
         "DELETE FROM memory_paths WHERE memory_id = $1",
@@ -581,8 +584,7 @@ static int hex_digit(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* bytea in text form: "\x" and two hex digits a byte; *n its length. NULL when malformed. */
-static unsigned char *unhex(const char *t, size_t *n)
+unsigned char *mn_pg__unhex(const char *t, size_t *n)
 {
     if (!t || t[0] != '\\' || t[1] != 'x')
         return NULL;
@@ -644,7 +646,7 @@ static json_t *column_json(mn_store *s, const PGresult *r, int row, int *col, co
             return NULL;
         int64_t len = mn_pg__col_int(s, r, row, j);
         size_t zn = 0;
-        unsigned char *z = unhex(t, &zn);
+        unsigned char *z = mn_pg__unhex(t, &zn);
         json_t *v = NULL;
         if (z && len > 0 && len <= (int64_t)MN_EXCERPT_MAX_STORED) {
             uLongf out_len = (uLongf)len;

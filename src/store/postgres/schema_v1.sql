@@ -86,6 +86,20 @@ CREATE INDEX memories_created ON memories(project_id, created_at);
 -- the prefix lookup of mn_store_memory_resolve: a range scan on uid in byte order
 CREATE INDEX memories_uid_prefix ON memories(project_id, uid COLLATE "C");
 
+-- near-duplicates (SQLite v9; pg_neardup.c): the mn_fingerprint struct, byte for byte, and
+-- its LSH keys (uint64 as bigint); meta 'fingerprint_version' names the version that made them
+CREATE TABLE memory_fingerprints (
+  memory_id BIGINT PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+  fp        BYTEA NOT NULL
+);
+
+CREATE TABLE memory_keys (
+  key       BIGINT NOT NULL,
+  memory_id BIGINT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+  PRIMARY KEY (key, memory_id)
+);
+CREATE INDEX memory_keys_memory ON memory_keys(memory_id);
+
 CREATE TABLE memory_tags (
   tag       TEXT NOT NULL,
   memory_id BIGINT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
