@@ -30,6 +30,7 @@ cleanup() {
 trap cleanup EXIT
 export HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg TMPDIR=$tmp/tmp
 mkdir -p "$HOME" "$TMPDIR"
+cd "$tmp" # a mnemo that took the conninfo for a path would make it here, not in the tree
 unset MNEMO_DB MNEMO_PROJECT MNEMO_NOW_MS VISUAL EDITOR
 failures=0
 fail() {
