@@ -9,7 +9,7 @@
 #   projects   --project B in the same database sees nothing of A's;
 #   round trip export from PostgreSQL, import into SQLite, export again:
 #              byte-identical; and from SQLite into a new PostgreSQL store
-#              and out again: byte-identical;
+#              and out again: byte-identical; consolidate answers alike;
 #   unsupported search names the back end and the missing function in one
 #              error, and writes nothing;
 #   secrets    a conninfo's password never shows in an error.
@@ -89,6 +89,11 @@ cmp -s "$tmp/pg.jsonl" "$tmp/sqlite.jsonl" || fail "PostgreSQL -> SQLite: export
 "$MNEMO" --db "$MNEMO_TEST_PG dbname=$db2" export >"$tmp/pg2.jsonl" || fail "export from the second PostgreSQL store"
 cmp -s "$tmp/sqlite.jsonl" "$tmp/pg2.jsonl" || fail "SQLite -> PostgreSQL: exports differ: $(diff "$tmp/sqlite.jsonl" "$tmp/pg2.jsonl" | head -5)"
 [ "$(wc -l <"$tmp/pg.jsonl")" -ge 2 ] || fail "the export holds the memories"
+# consolidation reads the same fingerprints on both (store_review.h)
+pgc=$(m consolidate --json) || fail "consolidate on PostgreSQL"
+sqc=$("$MNEMO" --db "$tmp/copy.db" consolidate --json) || fail "consolidate on SQLite"
+[ "$pgc" = "$sqc" ] || fail "consolidate answers alike: PostgreSQL $pgc, SQLite $sqc"
+[[ $pgc == *'"examined":'[1-9]* ]] || fail "consolidate examined the memories: $pgc"
 
 # ==== purge ===================================================================
 m forget --purge "$a" >/dev/null || fail "forget --purge"

@@ -97,7 +97,8 @@ void mn_pg__disconnect(mn_store *s);
     X(feedback_has)          \
     X(feedback_add)          \
     X(memories_touch)        \
-    X(memory_neighbours)
+    X(memory_neighbours)     \
+    X(fingerprints_each)
 /* Their declarations, from the one list of store functions (store_fns.h). */
 #define MN_PG_DECLARE(name, params, args) int mn_pg__##name params;
 MN_STORE_FUNCTIONS(MN_PG_DECLARE)

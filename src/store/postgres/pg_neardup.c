@@ -15,7 +15,9 @@
  * scans fingerprints), and a lookup is three statements whatever the number
  * of keys: the keys' holders through one LATERAL join (each key's first
  * KEY_POPULAR + 1), the candidates' fingerprints, the best texts.
- * Fingerprints of another MN_FINGERPRINT_VERSION (meta
+ * Consolidation reads many memories' fingerprints at once
+ * (mn_pg__fingerprints_each, store_review.h). Fingerprints of another
+ * MN_FINGERPRINT_VERSION (meta
  * 'fingerprint_version') are recomputed when a writable store is opened,
  * under the migration lock.
  */
@@ -23,6 +25,7 @@
 
 #include "store/postgres/pg_internal.h"
 #include "store/store.h"
+#include "store/store_review.h"
 #include "util/vec.h"
 
 #define CANDIDATES_MAX 64
@@ -307,5 +310,59 @@ out:
     if (rc == 0)
         return mn_store_commit(s);
     mn_store_rollback(s);
+    return rc;
+}
+
+/* A text[] literal of the strings ("{\"a\",\"b\"}", each quoted and escaped); NULL when n is 0. */
+static char *text_array(const char *const *v, size_t n)
+{
+    if (!n)
+        return NULL;
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_putc(&b, '{');
+    for (size_t i = 0; i < n; i++) {
+        mn_buf_puts(&b, i ? ",\"" : "\"");
+        for (const char *c = v[i]; *c; c++) {
+            if (*c == '"' || *c == '\\')
+                mn_buf_putc(&b, '\\');
+            mn_buf_putc(&b, *c);
+        }
+        mn_buf_putc(&b, '"');
+    }
+    mn_buf_putc(&b, '}');
+    return mn_buf_detach(&b);
+}
+
+/* store_review.h: the fingerprints of many memories at once, newest first (consolidation). */
+int mn_pg__fingerprints_each(mn_store *s, const mn_fingerprint_filter *f,
+                             int (*cb)(void *payload, const char *uid, const mn_fingerprint *fp),
+                             void *payload)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    mn_pg__take(&p, text_array(f->kinds, f->nkinds));
+    mn_pg__take(&p, text_array(f->statuses, f->nstatuses));
+    mn_pg__int(&p, f->since);
+    if (f->limit > 0)
+        mn_pg__int(&p, f->limit);
+    else
+        mn_pg__text(&p, NULL); /* LIMIT NULL: all */
+    PGresult *r = mn_pg__run(s,
+                             "SELECT m.uid, f.fp FROM memories m JOIN memory_fingerprints f ON "
+                             "f.memory_id = m.id WHERE m.project_id = $1 AND m.deleted_at IS NULL "
+                             "AND ($2::text[] IS NULL OR m.kind = ANY($2::text[])) AND ($3::text[] "
+                             "IS NULL OR m.status = ANY($3::text[])) AND m.updated_at >= $4 ORDER "
+                             "BY m.updated_at DESC, m.id DESC LIMIT $5::bigint",
+                             &p, "cannot read the memories' fingerprints");
+    if (!r)
+        return mn_error_last_code();
+    int rc = 0, n = pg(s)->pq->ntuples(r);
+    for (int row = 0; row < n && rc == 0; row++) {
+        mn_fingerprint fp;
+        if (!fp_of(&fp, mn_pg__col(s, r, row, 1)))
+            continue; /* made by another build: recomputed when the store is next opened */
+        rc = cb(payload, mn_pg__col(s, r, row, 0), &fp);
+    }
+    pg(s)->pq->clear(r);
     return rc;
 }
