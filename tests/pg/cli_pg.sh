@@ -64,6 +64,13 @@ m edit "$a" --title "Cart sessions expire at once when delay is nil" >/dev/null 
 m link "$a" relates_to "$b" >/dev/null || fail "link"
 m show "$a" | grep -q "^title: Cart sessions expire at once when delay is nil" || fail "show after edit"
 m show "$b" | grep -q "$a" || fail "show lists the backlink from $a"
+out=$(m save --kind decision --title "Sessions are refreshed by the cart itself" \
+    "The cart refreshes its own session every minute; the delay setting is gone.")
+c=$(grep -Eo "$ID_RE" <<<"$out" | head -n 1)
+m link "$c" supersedes "$b" >/dev/null || fail "link supersedes"
+m show "$b" | grep -q "^status: superseded" || fail "a superseded memory says so: $(m show "$b" | grep status)"
+m audit | grep -q "supersede" || fail "the audit log records the supersede"
+m forget --purge "$c" >/dev/null || fail "purge the superseding memory"
 m config set memory.ttl.fact 30d >/dev/null || fail "config set"
 [ "$(m config get memory.ttl.fact)" = 30d ] || fail "config get"
 [ "$(m list | wc -l)" -eq 2 ] || fail "list shows two memories: $(m list)"

@@ -1040,6 +1040,23 @@ static int pg_memory_backlinks(mn_store *s, json_t **out, const char *id)
     return 0;
 }
 
+/* store_life.h: a status changes (superseded, archived, active again); updated_at with ms > 0 */
+static int pg_memory_set_status(mn_store *s, const char *id, const char *status, int64_t ms)
+{
+    MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    mn_pg_params p = {0};
+    char missing[80];
+    snprintf(missing, sizeof(missing), "memory '%s' not found", id);
+    mn_pg__text(&p, status);
+    mn_pg__int(&p, ms);
+    mn_pg__text(&p, id);
+    mn_pg__int(&p, s->project_id);
+    return change_one(s,
+                      "UPDATE memories SET status = $1, updated_at = CASE WHEN $2::bigint > 0 "
+                      "THEN $2::bigint ELSE updated_at END WHERE uid = $3 AND project_id = $4",
+                      &p, "cannot change a memory's status", missing);
+}
+
 /* ---- links ---- */
 
 static int pg_link_add(mn_store *s, const char *from, const char *kind, const char *to,
@@ -1229,6 +1246,7 @@ const mn_store_backend mn_postgres_backend = {.name = "postgresql",
                                               .memory_set_deleted = pg_memory_set_deleted,
                                               .memory_purge = pg_memory_purge,
                                               .memory_backlinks = pg_memory_backlinks,
+                                              .memory_set_status = pg_memory_set_status,
                                               .link_add = pg_link_add,
                                               .link_remove = pg_link_remove,
                                               .config_get = pg_config_get,
