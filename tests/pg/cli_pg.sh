@@ -10,6 +10,7 @@
 #   round trip export from PostgreSQL, import into SQLite, export again:
 #              byte-identical; and from SQLite into a new PostgreSQL store
 #              and out again: byte-identical; consolidate answers alike;
+#   writers    two processes saving at once: every save stored;
 #   unsupported search names the back end and the missing function in one
 #              error, and writes nothing;
 #   secrets    a conninfo's password never shows in an error.
@@ -110,6 +111,22 @@ m forget --purge "$a" >/dev/null || fail "forget --purge"
 [ "$(sql "SELECT count(*) FROM memory_keys k JOIN memories x ON x.id = k.memory_id WHERE x.uid = '$a'")" = 0 ] ||
     fail "purge removes its keys"
 [ "$(sql "SELECT count(*) FROM memory_keys")" -gt 0 ] || fail "the other memories keep their keys"
+
+# ==== two writers =============================================================
+# two processes saving into one project at once: every save lands (the project's advisory
+# lock makes them take turns, as SQLite's write lock does)
+before=$(sql "SELECT count(*) FROM memories")
+for w in 1 2; do
+    (for i in 1 2 3 4 5 6 7 8; do
+        MNEMO_PROJECT=default m save --kind fact --title "Writer $w wrote fact number $i" \
+            "Fact $i of writer $w: distinct words w${w}n$i so that no two saves merge." >/dev/null ||
+            echo "writer $w save $i failed" >>"$tmp/writers.err"
+    done) &
+done
+wait
+[ ! -s "$tmp/writers.err" ] || fail "concurrent saves failed: $(cat "$tmp/writers.err")"
+[ "$(sql "SELECT count(*) FROM memories")" = $((before + 16)) ] ||
+    fail "16 concurrent saves, $(($(sql "SELECT count(*) FROM memories") - before)) stored"
 
 # ==== unsupported =============================================================
 before=$(sql "SELECT count(*) FROM audit")
