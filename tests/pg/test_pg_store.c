@@ -168,9 +168,10 @@ static void test_refusals(void)
 /* Terminate the store's server session from another connection, as a server restart does. */
 static int kill_sessions(const char *loc)
 {
+    /* this test's database only: the other tests' sessions on the cluster run on */
     return test_store_sql_exec(loc, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                    "WHERE application_name = 'mnemo' AND pid <> "
-                                    "pg_backend_pid()");
+                                    "WHERE application_name = 'mnemo' AND datname = "
+                                    "current_database() AND pid <> pg_backend_pid()");
 }
 
 static void test_broken_connection(void)
