@@ -930,10 +930,15 @@ static int pg_memory_list(mn_store *s, const mn_memory_filter *f,
     /* uid in byte order breaks ties, as in SQLite, so that pages never overlap */
     mn_buf_puts(&sql, f->newest_first ? " ORDER BY updated_at DESC, uid COLLATE \"C\" DESC"
                                       : " ORDER BY uid COLLATE \"C\"");
+    /* parameters, not text: the statement is prepared once per filter shape, never once per
+     * page (the cache of prepared statements lives as long as the connection) */
     if (f->limit > 0)
-        mn_buf_printf(&sql, " LIMIT %lld", (long long)f->limit);
-    if (f->offset > 0)
-        mn_buf_printf(&sql, " OFFSET %lld", (long long)f->offset);
+        mn_pg__int(&p, f->limit);
+    else
+        mn_pg__text(&p, NULL); /* LIMIT NULL: all */
+    mn_buf_printf(&sql, " LIMIT $%d::bigint", p.n);
+    mn_pg__int(&p, f->offset > 0 ? f->offset : 0);
+    mn_buf_printf(&sql, " OFFSET $%d::bigint", p.n);
     PGresult *r = mn_pg__run(s, sql.ptr, &p, "cannot list memories");
     mn_buf_release(&sql);
     if (!r)
