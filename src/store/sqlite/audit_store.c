@@ -41,15 +41,6 @@ static int fail(mn_store *s, const char *what)
                         sqlite3_errmsg(sq(s)->db));
 }
 
-bool mn_store_audit_is_read(const char *action)
-{
-    static const char *const reads[] = {"context", "recall", "search", "search_code", "resource"};
-    for (size_t i = 0; action && i < MN_ARRAY_SIZE(reads); i++)
-        if (strcmp(action, reads[i]) == 0)
-            return true;
-    return false;
-}
-
 /* The filters, bound the same way in the count and the page (?1 project ... ?4 actor). */
 #define WHERE                                                                                  \
     " WHERE project_id = ?1 AND (?2 IS NULL OR ts >= ?2) AND (?3 IS NULL OR action = ?3) AND " \

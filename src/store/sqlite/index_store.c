@@ -539,15 +539,6 @@ int mn_sqlite__edge_resolve(mn_store *s, int64_t edge_id, int64_t dst_id)
     "CASE e.src_kind WHEN 'file' THEN e.src_id ELSE (SELECT file_id FROM symbols WHERE " \
     "id = e.src_id) END "
 
-const char *mn_store_ref_key(const char *name)
-{
-    const char *k = strrchr(name, '.');
-    k = k ? k + 1 : name;
-    for (const char *c = strstr(k, "::"); c; c = strstr(k, "::"))
-        k = c + 2;
-    return k;
-}
-
 int mn_sqlite__edges_each(mn_store *s, const mn_edge_query *q,
                           int (*cb)(void *payload, const mn_edge_rec *e), void *payload)
 {

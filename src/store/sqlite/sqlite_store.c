@@ -26,7 +26,6 @@
 #include "common.h"
 #include <sqlite3.h>
 #include <zlib.h>
-#include <xxhash.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
@@ -666,58 +665,6 @@ int mn_sqlite__check(mn_store *s)
 }
 
 /* ---- memories ---- */
-
-static void content_hash(char out[17], const char *kind, const char *title, const char *body)
-{
-    /* Exact-duplicate key: kind + title + body, lower-cased (ASCII) with
-     * runs of white space folded to one space and leading and trailing
-     * white space dropped, so trivial re-wordings of spacing or case (or a
-     * body read from a file with its final newline) hit the same memory.
-     * The normalized bytes go through a small buffer
-     * so xxh3 is fed in blocks, not one call per byte (the digest of a
-     * stream does not depend on how it is cut). */
-    XXH3_state_t *h = XXH3_createState();
-    char chunk[512];
-    size_t n = 0;
-    XXH3_64bits_reset(h);
-    const char *parts[] = {kind, title, body};
-    for (size_t p = 0; p < 3; p++) {
-        bool start = true, space = false;
-        for (const char *c = parts[p] ? parts[p] : ""; *c; c++) {
-            char ch = *c;
-            if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
-                space = !start; /* written before the next word, so never at the end */
-                continue;
-            }
-            start = false;
-            if (ch >= 'A' && ch <= 'Z')
-                ch = (char)(ch - 'A' + 'a');
-            if (n + 2 > sizeof(chunk)) {
-                XXH3_64bits_update(h, chunk, n);
-                n = 0;
-            }
-            if (space)
-                chunk[n++] = ' ';
-            space = false;
-            chunk[n++] = ch;
-        }
-        if (n == sizeof(chunk)) {
-            XXH3_64bits_update(h, chunk, n);
-            n = 0;
-        }
-        chunk[n++] = '\x1f';
-    }
-    XXH3_64bits_update(h, chunk, n);
-    snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits_digest(h));
-    XXH3_freeState(h);
-}
-
-void mn_store_content_hash(char out[17], const json_t *mem)
-{
-    content_hash(out, json_string_value(json_object_get(mem, "kind")),
-                 json_string_value(json_object_get(mem, "title")),
-                 json_string_value(json_object_get(mem, "body")));
-}
 
 static int bind_field(mn_store *s, sqlite3_stmt *st, int *idx, const mn_field *f, const json_t *v)
 {
