@@ -82,7 +82,7 @@ int64_t mn_pg__changed(mn_store *s, PGresult *r);
 int mn_pg__connect(mn_store *s);
 void mn_pg__disconnect(mn_store *s);
 
-/* The functions of the table other files implement (pg_log.c). */
+/* The functions of the table other files implement (pg_log.c, pg_neardup.c). */
 #define MN_PG_OTHER_FILES(X) \
     X(audit_list)            \
     X(audit_prune_reads)     \
@@ -98,7 +98,8 @@ void mn_pg__disconnect(mn_store *s);
     X(feedback_add)          \
     X(memories_touch)        \
     X(memory_neighbours)     \
-    X(fingerprints_each)
+    X(fingerprints_each)     \
+    X(memories_by_uid)
 /* Their declarations, from the one list of store functions (store_fns.h). */
 #define MN_PG_DECLARE(name, params, args) int mn_pg__##name params;
 MN_STORE_FUNCTIONS(MN_PG_DECLARE)

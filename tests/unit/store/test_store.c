@@ -1426,6 +1426,54 @@ static void test_memories_created(void)
     free(path);
 }
 
+/* Memory rows as hits by uid (mn_store_memories_by_uid): the record's fields, an episode's
+ * conversation key, a stale citation, nothing for an unknown uid or another project's. */
+static int collect_hit(void *payload, const mn_memory_hit *h)
+{
+    mn_buf *b = payload;
+    mn_buf_printf(b, "%s%s/%s/%s/L%d/h%lld u%lld i%lld/%s/%s/%s;", b->len ? " " : "", h->uid,
+                  h->kind, h->status, h->level, (long long)h->hits, (long long)h->used,
+                  (long long)h->ignored, h->stale ? "stale" : "fresh",
+                  h->conversation ? h->conversation : "-", h->bm25 == 0 ? "0" : "bm25");
+    return 0;
+}
+
+static void test_memories_by_uid(void)
+{
+    char *path = new_db_path();
+    mn_store *s = open_store(path);
+    REQUIRE(s);
+    json_t *a = full_memory(ID_A); /* counters 3 2 1; deleted, but a row all the same */
+    json_t *e = small_memory(ID_B, "episode", "turn one");
+    json_object_set_new(e, "provenance", J("{'source':'agent','session':'sess-1'}"));
+    CHECK_OK(insert(s, a));
+    CHECK_OK(insert(s, e));
+    json_t *c = json_array_get(json_object_get(a, "citations"), 0);
+    json_object_set_new(c, "stale", json_string("changed"));
+    json_object_set_new(c, "checked_at", json_string("2026-11-22T00:00:00.000Z"));
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_memory_replace(s, a));
+    CHECK_OK(mn_store_commit(s));
+    const char *uids[] = {ID_B, ID_E, ID_A};
+    mn_buf b = MN_BUF_INIT;
+    CHECK_OK(mn_store_memories_by_uid(s, uids, 3, collect_hit, &b));
+    CHECK_STR(b.ptr, ID_B "/episode/active/L1/h0 u0 i0/fresh/s:sess-1/0; " ID_A
+                          "/gotcha/active/L3/h3 u2 i1/stale/-/0;");
+    mn_buf_release(&b);
+    mn_store_free(s);
+    /* another project sees none of them */
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    o.project = "other";
+    REQUIRE_OK(mn_store_open(&s, path, &o));
+    CHECK_OK(mn_store_memories_by_uid(s, uids, 3, collect_hit, &b));
+    CHECK(b.len == 0);
+    mn_buf_release(&b);
+    mn_store_free(s);
+    json_decref(a);
+    json_decref(e);
+    free(path);
+}
+
 static void test_cleanup(void)
 {
     test_store_drop_all();
@@ -1440,4 +1488,5 @@ MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_open_creates_schema), MN_TEST(tes
              MN_TEST(test_delete_undelete_purge), MN_TEST(test_links), MN_TEST(test_config),
              MN_TEST(test_audit), MN_TEST(test_check), MN_TEST(test_corrupt_columns),
              MN_TEST(test_excerpt_compressed), MN_TEST(test_fts_counts), MN_TEST(test_memory_sizes),
-             MN_TEST(test_memory_fts_tidy), MN_TEST(test_memories_created), MN_TEST(test_cleanup))
+             MN_TEST(test_memory_fts_tidy), MN_TEST(test_memories_created),
+             MN_TEST(test_memories_by_uid), MN_TEST(test_cleanup))
