@@ -10,10 +10,9 @@
  * hash, each list filter (with the path prefix semantics), soft delete,
  * purge and its cascade, links and backlinks, config, audit, the integrity
  * check, the compressed conversation excerpt, full-text counts (exact and
- * sampled), the memories' lengths held for ranking and memory rows as hits by
- * uid. Some facts are checked
- * with the back end's own client (sqlite3, libpq), so the test does not only trust the
- * code it tests.
+ * sampled), the memories' lengths held for ranking and memory rows as hits
+ * by uid. Some facts are checked with the back end's own client (sqlite3,
+ * libpq), so the test does not only trust the code it tests.
  */
 #include "common.h"
 #include <sqlite3.h>
