@@ -21,6 +21,7 @@
 #include <ctype.h>
 
 #include "store/store_backend.h"
+#include "store/postgres/pg_internal.h"
 #include "store/sqlite/sqlite_internal.h"
 
 /* ---- what a location names ---- */
@@ -231,7 +232,7 @@ static const mn_store_backend *backend_of(mn_store_kind kind)
     case MN_STORE_FILE:
         return &mn_sqlite_backend;
     case MN_STORE_POSTGRES:
-        return NULL; /* src/store/postgres/ when it lands */
+        return &mn_postgres_backend;
     case MN_STORE_URL:
         break;
     }

@@ -1,5 +1,5 @@
 /*
- * libs.c - dlopen of libcurl, libgit2 and libmicrohttpd on first use
+ * libs.c - dlopen of libcurl, libgit2, libmicrohttpd and libpq on first use
  * (libs.h says why). The sonames come from the build (CMakeLists.txt
  * reads them off the libraries it found), so the library loaded is the
  * one the headers were compiled against. Never unloaded: the tables live
@@ -44,16 +44,19 @@ static void load(lib *l)
 static const char *const curl_names[] = {MN_CURL_API(MN_LIBS_NAME)};
 static const char *const git_names[] = {MN_GIT_API(MN_LIBS_NAME)};
 static const char *const mhd_names[] = {MN_MHD_API(MN_LIBS_NAME)};
+static const char *const pq_names[] = {MN_PQ_API(MN_LIBS_NAME)};
 #undef MN_LIBS_NAME
 
 static mn_curl_api curl_api;
 static mn_git_api git_api;
 static mn_mhd_api mhd_api;
+static mn_pq_api pq_api;
 
 /* The tables are arrays of function pointers in the order of the names. */
 _Static_assert(sizeof(curl_api) == MN_ARRAY_SIZE(curl_names) * sizeof(void *), "curl table");
 _Static_assert(sizeof(git_api) == MN_ARRAY_SIZE(git_names) * sizeof(void *), "git table");
 _Static_assert(sizeof(mhd_api) == MN_ARRAY_SIZE(mhd_names) * sizeof(void *), "mhd table");
+_Static_assert(sizeof(pq_api) == MN_ARRAY_SIZE(pq_names) * sizeof(void *), "pq table");
 
 static lib curl_lib = {
     MN_SONAME_CURL,    "curl_", curl_names, (void **)&curl_api, MN_ARRAY_SIZE(curl_names),
@@ -64,6 +67,9 @@ static lib git_lib = {
 static lib mhd_lib = {
     MN_SONAME_MICROHTTPD, "MHD_", mhd_names, (void **)&mhd_api, MN_ARRAY_SIZE(mhd_names),
     PTHREAD_ONCE_INIT,    ""};
+
+static lib pq_lib = {MN_SONAME_PQ,      "PQ", pq_names, (void **)&pq_api, MN_ARRAY_SIZE(pq_names),
+                     PTHREAD_ONCE_INIT, ""};
 
 static void load_curl(void)
 {
@@ -76,6 +82,11 @@ static void load_git(void)
 static void load_mhd(void)
 {
     load(&mhd_lib);
+}
+
+static void load_pq(void)
+{
+    load(&pq_lib);
 }
 
 static const void *get(lib *l, void (*init)(void), const char *what)
@@ -101,4 +112,9 @@ const mn_git_api *mn_libs_git(void)
 const mn_mhd_api *mn_libs_mhd(void)
 {
     return get(&mhd_lib, load_mhd, "needed by mnemo serve");
+}
+
+const mn_pq_api *mn_libs_pq(void)
+{
+    return get(&pq_lib, load_pq, "needed by a PostgreSQL store");
 }

@@ -1,8 +1,9 @@
 /*
  * libs.h - the shared libraries mnemo loads only when a command needs them
  * (libs.c): libcurl (the HTTP embedder), libgit2 (the walk of a checkout,
- * the history, the git ingest, branches and blame)
- * and libmicrohttpd (mnemo serve).
+ * the history, the git ingest, branches and blame), libmicrohttpd (mnemo
+ * serve) and libpq (the PostgreSQL store back end, src/store/postgres/;
+ * libpq pulls in 24 libraries of its own: OpenSSL, Kerberos, LDAP).
  *
  * Linked into the binary, the three and what they pull in (GnuTLS,
  * Kerberos, LDAP, SSH: 47 libraries in all) cost every process 6 ms of
@@ -18,6 +19,7 @@
 
 #include <curl/curl.h>
 #include <git2.h>
+#include <libpq-fe.h>
 #include <microhttpd.h>
 
 #define MN_CURL_API(X)                                                        \
@@ -118,6 +120,32 @@
     X(const union MHD_ConnectionInfo *, get_connection_info,                                     \
       (struct MHD_Connection *, enum MHD_ConnectionInfoType, ...))
 
+/* libpq: what src/store/postgres/ calls, without the "PQ" prefix */
+#define MN_PQ_API(X)                                                                            \
+    X(PGconn *, connectdb, (const char *))                                                      \
+    X(ConnStatusType, status, (const PGconn *))                                                 \
+    X(char *, errorMessage, (const PGconn *))                                                   \
+    X(void, finish, (PGconn *))                                                                 \
+    X(PGresult *, exec, (PGconn *, const char *))                                               \
+    X(PGresult *, execParams,                                                                   \
+      (PGconn *, const char *, int, const Oid *, const char *const *, const int *, const int *, \
+       int))                                                                                    \
+    X(PGresult *, prepare, (PGconn *, const char *, const char *, int, const Oid *))            \
+    X(PGresult *, execPrepared,                                                                 \
+      (PGconn *, const char *, int, const char *const *, const int *, const int *, int))        \
+    X(ExecStatusType, resultStatus, (const PGresult *))                                         \
+    X(char *, resultErrorField, (const PGresult *, int))                                        \
+    X(char *, resultErrorMessage, (const PGresult *))                                           \
+    X(void, clear, (PGresult *))                                                                \
+    X(int, ntuples, (const PGresult *))                                                         \
+    X(char *, getvalue, (const PGresult *, int, int))                                           \
+    X(int, getlength, (const PGresult *, int, int))                                             \
+    X(int, getisnull, (const PGresult *, int, int))                                             \
+    X(char *, cmdTuples, (PGresult *))                                                          \
+    X(PQnoticeProcessor, setNoticeProcessor, (PGconn *, PQnoticeProcessor, void *))             \
+    X(PGTransactionStatusType, transactionStatus, (const PGconn *))                             \
+    X(int, serverVersion, (const PGconn *))
+
 #define MN_LIBS_MEMBER(ret, name, args) ret(*name) args;
 typedef struct {
     MN_CURL_API(MN_LIBS_MEMBER)
@@ -128,6 +156,9 @@ typedef struct {
 typedef struct {
     MN_MHD_API(MN_LIBS_MEMBER)
 } mn_mhd_api;
+typedef struct {
+    MN_PQ_API(MN_LIBS_MEMBER)
+} mn_pq_api;
 #undef MN_LIBS_MEMBER
 
 /*
@@ -137,5 +168,6 @@ typedef struct {
 const mn_curl_api *mn_libs_curl(void);
 const mn_git_api *mn_libs_git(void);
 const mn_mhd_api *mn_libs_mhd(void);
+const mn_pq_api *mn_libs_pq(void);
 
 #endif

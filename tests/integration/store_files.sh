@@ -18,8 +18,8 @@
 #              store, not even from an empty file; one that writes does
 #   urls       --db and MNEMO_DB naming a PostgreSQL database (postgres://,
 #              postgresql://, a libpq conninfo such as service=team) or
-#              another URL: one clear error (unsupported until the PostgreSQL
-#              back end lands) that never shows the password, and no file or
+#              another URL: one clear error (no such server here: unreachable,
+#              retryable) that never shows the password, and no file or
 #              directory made, here or in HOME; ./service=team is a file
 #   served     what was asked is kept as served.max_rows and served.max_age
 #              say; feedback on a forgotten answer says so; bad values are
@@ -170,7 +170,9 @@ url_refused() {
     refused "$@"
     cat "$tmp/err" >>"$tmp/urls.err"
 }
-pg="it names a PostgreSQL database, and this mnemo has no PostgreSQL back end yet"
+# (no such server here: the open fails as unreachable, retryable, before anything is made)
+export PGCONNECT_TIMEOUT=3
+pg="the PostgreSQL server cannot be reached"
 url_refused "--db postgres://" "^mnemo: error: --db: cannot open store 'postgres://u:\*\*\*@db.example/mnemo': $pg" \
     --db "postgres://u:s3cret@db.example/mnemo" list
 url_refused "--db postgresql:// save" "$pg" --db "postgresql://db.example/mnemo" save "x y z"

@@ -5,34 +5,28 @@
  * offset, leaves another project's rows out and parses the detail;
  * mn_store_audit_prune_reads deletes reads (context, recall, search,
  * search_code, resource) past max_age and beyond the newest max_rows, and
- * never a row of a change nor another project's row.
+ * never a row of a change nor another project's row. Both back ends run
+ * it (test_store.h).
  */
 #include "common.h"
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include "store/store.h"
 #include "util/util.h"
 #include "test.h"
 #include "test_fs.h"
+#include "test_store.h"
 
 #define T0     1795239445000LL
 #define MINUTE 60000LL
 
 static char tmp[64];
-static char path[96];
+static char *path; /* the store: a file in tmp, or a database (test_store.h) */
 
+/* SQL on the store with its back end's own client (sqlite3 or libpq), not through mnemo. */
 static int64_t sql_int(const char *sql)
 {
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int64_t v = -1;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
+    return test_store_sql_int(path, sql);
 }
 
 /* One row at T0 + minute, in its own transaction. */
@@ -79,7 +73,9 @@ static void open_store(mn_store **s, mn_store **other)
 {
     snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-audit-XXXXXX");
     REQUIRE(mkdtemp(tmp));
-    snprintf(path, sizeof(path), "%s/mnemo.db", tmp);
+    free(path);
+    path = test_store_new(tmp);
+    REQUIRE(path);
     REQUIRE_OK(mn_store_open(s, path, NULL));
     mn_store_options o = MN_STORE_OPTIONS_INIT;
     o.project = "other";
@@ -144,6 +140,9 @@ static void test_list(void)
     mn_store_free(other);
     mn_store_free(s);
     rm_rf(tmp);
+    test_store_drop_all();
+    free(path);
+    path = NULL;
 }
 
 static void test_prune_reads(void)
@@ -183,6 +182,9 @@ static void test_prune_reads(void)
     mn_store_free(other);
     mn_store_free(s);
     rm_rf(tmp);
+    test_store_drop_all();
+    free(path);
+    path = NULL;
 }
 
 MN_TEST_MAIN(MN_TEST(test_list), MN_TEST(test_prune_reads))

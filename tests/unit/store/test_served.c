@@ -4,10 +4,10 @@
  * max_age go, 0 means no limit, another project's rows are not touched,
  * pruned with every add the count stays within max_rows / 256 of the cap,
  * and feedback on a forgotten answer stays with served_id NULL (the
- * foreign key's ON DELETE SET NULL), checked with sqlite3 on the file.
+ * foreign key's ON DELETE SET NULL), checked with the back end's own client
+ * (sqlite3 or libpq: both back ends run it, test_store.h).
  */
 #include "common.h"
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include "store/store.h"
@@ -15,24 +15,18 @@
 #include "util/util.h"
 #include "test.h"
 #include "test_fs.h"
+#include "test_store.h"
 
 #define T0     1795239445000LL
 #define MINUTE 60000LL
 
 static char tmp[64];
-static char path[96];
+static char *path; /* the store: a file in tmp, or a database (test_store.h) */
 
+/* SQL on the store with its back end's own client (sqlite3 or libpq), not through mnemo. */
 static int64_t sql_int(const char *sql)
 {
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int64_t v = -1;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
+    return test_store_sql_int(path, sql);
 }
 
 /* n answers to "question <i>", one a minute from T0 + first minutes; ids into ids. */
@@ -67,7 +61,9 @@ static void test_prune(void)
 {
     snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-served-XXXXXX");
     REQUIRE(mkdtemp(tmp));
-    snprintf(path, sizeof(path), "%s/mnemo.db", tmp);
+    free(path);
+    path = test_store_new(tmp);
+    REQUIRE(path);
     mn_store *s = NULL, *other = NULL;
     int64_t ids[30], oids[5];
     REQUIRE_OK(mn_store_open(&s, path, NULL));
@@ -126,6 +122,9 @@ static void test_prune(void)
     mn_store_free(other);
     mn_store_free(s);
     rm_rf(tmp);
+    test_store_drop_all();
+    free(path);
+    path = NULL;
 }
 
 /* With every add: the count is checked on one add in max_rows / 256, and never let far past. */
@@ -133,7 +132,9 @@ static void test_prune_as_added(void)
 {
     snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-served-XXXXXX");
     REQUIRE(mkdtemp(tmp));
-    snprintf(path, sizeof(path), "%s/mnemo.db", tmp);
+    free(path);
+    path = test_store_new(tmp);
+    REQUIRE(path);
     mn_store *s = NULL;
     REQUIRE_OK(mn_store_open(&s, path, NULL));
     int64_t most = 0, id;
@@ -153,6 +154,9 @@ static void test_prune_as_added(void)
     CHECK(sql_int("SELECT count(*) FROM served WHERE query = 'question 600'") == 0);
     mn_store_free(s);
     rm_rf(tmp);
+    test_store_drop_all();
+    free(path);
+    path = NULL;
 }
 
 MN_TEST_MAIN(MN_TEST(test_prune), MN_TEST(test_prune_as_added))

@@ -1,5 +1,8 @@
 /*
- * test_store.c - the SQLite store through store.h, in a scratch directory.
+ * test_store.c - the store through store.h: SQLite in a scratch directory,
+ * and PostgreSQL when MNEMO_TEST_PG names a server (test_store.h; CTest's
+ * pg/unit/store/store). Tests of what only SQLite has say so and are
+ * skipped there by name (TEST_SQLITE_ONLY).
  *
  * Opening (schema, WAL, reopening, files that are not stores, stores from
  * a newer mnemo left untouched), the memory round trip of every field in
@@ -7,9 +10,9 @@
  * hash, each list filter (with the path prefix semantics), soft delete,
  * purge and its cascade, links and backlinks, config, audit, the integrity
  * check, the compressed conversation excerpt, full-text counts (exact and
- * sampled) and the memories' lengths held for ranking. Some facts are checked
- * with sqlite3 directly on the file, so the test does not only trust the
- * code it tests.
+ * sampled), the memories' lengths held for ranking and memory rows as hits
+ * by uid. Some facts are checked with the back end's own client (sqlite3,
+ * libpq), so the test does not only trust the code it tests.
  */
 #include "common.h"
 #include <sqlite3.h>
@@ -26,18 +29,17 @@
 #include "test.h"
 #include "test_json.h"
 #include "test_fs.h"
+#include "test_store.h"
 
 static char tmp[64];
-static int db_seq;
 
 /* ---- helpers ---- */
 
-/* A fresh database path in the scratch directory (malloc'd). */
+/* A new store's location: a file in the scratch directory, or a new database on
+ * MNEMO_TEST_PG's server (test_store.h; malloc'd). */
 static char *new_db_path(void)
 {
-    mn_buf p = MN_BUF_INIT;
-    mn_buf_printf(&p, "%s/db%d.sqlite", tmp, ++db_seq);
-    return mn_buf_detach(&p);
+    return test_store_new(tmp);
 }
 
 /* Same value and same key order (the store promises its key order). */
@@ -62,63 +64,23 @@ static mn_store *open_store(const char *path)
     return s;
 }
 
-/* One integer from SQL run with sqlite3 directly on the file; -1 on error. */
+/* SQL run on the store with its back end's own client (sqlite3 or libpq), not through mnemo
+ * (test_store.h): one integer (-1 on error), one text (malloc'd; NULL on error or NULL), or
+ * statements (SQLite: with the triggers off, since a bare connection has no "mnemo" tokenizer:
+ * the corruptions written here are what the store must survive reading, not indexing). */
 static int64_t sql_int(const char *path, const char *sql)
 {
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    int64_t v = -1;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        sqlite3_close(db);
-        return -1;
-    }
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    } else {
-        fprintf(stderr, "sql_int: %s: %s\n", sql, sqlite3_errmsg(db));
-    }
-    sqlite3_close(db);
-    return v;
+    return test_store_sql_int(path, sql);
 }
 
-/* One text value (malloc'd, NULL on error or NULL value). */
 static char *sql_text(const char *path, const char *sql)
 {
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    char *v = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        sqlite3_close(db);
-        return NULL;
-    }
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-            v = mn_strdup((const char *)sqlite3_column_text(st, 0));
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-    return v;
+    return test_store_sql_text(path, sql);
 }
 
 static int sql_exec(const char *path, const char *sql)
 {
-    sqlite3 *db;
-    char *err = NULL;
-    if (sqlite3_open(path, &db) != SQLITE_OK) {
-        sqlite3_close(db);
-        return -1;
-    }
-    /* a bare connection has no "mnemo" tokenizer: the full-text triggers stay off (the
-     * corruptions written here are what the store must survive reading, not indexing) */
-    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)0);
-    int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
-    if (rc != SQLITE_OK)
-        fprintf(stderr, "sql_exec: %s: %s\n", sql, err ? err : "?");
-    sqlite3_free(err);
-    sqlite3_close(db);
-    return rc;
+    return test_store_sql_exec(path, sql);
 }
 
 static bool read_file(mn_buf *out, const char *path)
@@ -227,6 +189,8 @@ static void test_setup(void)
 
 static void test_open_creates_schema(void)
 {
+    TEST_SQLITE_ONLY("the file, its PRAGMAs and SQLite's schema numbering; test_pg.c opens "
+                     "PostgreSQL stores");
     char *path = new_db_path();
     mn_store *s = open_store(path);
     REQUIRE(s);
@@ -283,6 +247,7 @@ static void test_open_creates_schema(void)
 
 static void test_open_errors(void)
 {
+    TEST_SQLITE_ONLY("files that are not stores; test_pg.c has PostgreSQL's refusals");
     mn_store *s = (mn_store *)1;
     mn_store_options o = MN_STORE_OPTIONS_INIT;
 
@@ -326,6 +291,8 @@ static void test_open_errors(void)
 
 static void test_newer_store_untouched(void)
 {
+    TEST_SQLITE_ONLY("PRAGMA user_version and the file's bytes; test_pg.c has a newer "
+                     "PostgreSQL store");
     char sql[200];
     int newer = mn_store_schema_latest() + 1;
 
@@ -984,6 +951,13 @@ static void test_check(void)
     CHECK_OK(mn_store_check(s));
     mn_store_free(s);
 
+    if (test_store_pg()) {
+        printf("skip on postgresql: %s, a dangling row: PostgreSQL enforces foreign keys, none "
+               "can be written\n",
+               __func__);
+        free(path);
+        return;
+    }
     /* a dangling row written behind the store's back fails the check */
     REQUIRE(sql_exec(path, "PRAGMA foreign_keys = OFF; INSERT INTO memory_tags(tag, memory_id) "
                            "VALUES ('orphan', 9999);") == SQLITE_OK);
@@ -1061,7 +1035,9 @@ static void test_excerpt_compressed(void)
 
     int64_t stored = sql_int(path, "SELECT length(excerpt) FROM memories");
     int64_t raw = sql_int(path, "SELECT excerpt_len FROM memories");
-    int64_t type_blob = sql_int(path, "SELECT typeof(excerpt) = 'blob' FROM memories");
+    int64_t type_blob =
+        sql_int(path, test_store_pg() ? "SELECT pg_typeof(excerpt) = 'bytea'::regtype FROM memories"
+                                      : "SELECT typeof(excerpt) = 'blob' FROM memories");
     CHECK(raw == 20480);
     CHECK(type_blob == 1);
     CHECK(stored > 0 && stored < 20480 / 10);
@@ -1100,6 +1076,7 @@ static void test_excerpt_compressed(void)
  */
 static void test_fts_counts(void)
 {
+    TEST_SQLITE_ONLY("full-text search is not in the PostgreSQL back end yet (fts_count)");
     char *path = new_db_path();
     mn_store *s = open_store(path);
     REQUIRE(s);
@@ -1187,6 +1164,8 @@ static ranked rank_lantern(mn_store *s)
  */
 static void test_memory_sizes(void)
 {
+    TEST_SQLITE_ONLY(
+        "full-text search is not in the PostgreSQL back end yet (memory_sizes_prepare)");
     char *path = new_db_path();
     mn_store *s = open_store(path);
     REQUIRE(s);
@@ -1283,6 +1262,7 @@ static int bulk(mn_store *s, size_t *n, size_t count, size_t words)
  */
 static void test_memory_fts_tidy(void)
 {
+    TEST_SQLITE_ONLY("SQLite's FTS5 tables (fts_tidy)");
     static const char *const segs = "SELECT count(DISTINCT segid) FROM memories_fts_idx";
     char *path = new_db_path();
     mn_store *s = open_store(path);
@@ -1389,6 +1369,7 @@ static int on_created(void *payload, const mn_memory_hit *h)
 
 static void test_memories_created(void)
 {
+    TEST_SQLITE_ONLY("search is not in the PostgreSQL back end yet (memories_created)");
     char *path = new_db_path();
     mn_store *s = open_store(path);
     REQUIRE(s);
@@ -1445,8 +1426,57 @@ static void test_memories_created(void)
     free(path);
 }
 
+/* Memory rows as hits by uid (mn_store_memories_by_uid): the record's fields, an episode's
+ * conversation key, a stale citation, nothing for an unknown uid or another project's. */
+static int collect_hit(void *payload, const mn_memory_hit *h)
+{
+    mn_buf *b = payload;
+    mn_buf_printf(b, "%s%s/%s/%s/L%d/h%lld u%lld i%lld/%s/%s/%s;", b->len ? " " : "", h->uid,
+                  h->kind, h->status, h->level, (long long)h->hits, (long long)h->used,
+                  (long long)h->ignored, h->stale ? "stale" : "fresh",
+                  h->conversation ? h->conversation : "-", h->bm25 == 0 ? "0" : "bm25");
+    return 0;
+}
+
+static void test_memories_by_uid(void)
+{
+    char *path = new_db_path();
+    mn_store *s = open_store(path);
+    REQUIRE(s);
+    json_t *a = full_memory(ID_A); /* counters 3 2 1; deleted, but a row all the same */
+    json_t *e = small_memory(ID_B, "episode", "turn one");
+    json_object_set_new(e, "provenance", J("{'source':'agent','session':'sess-1'}"));
+    CHECK_OK(insert(s, a));
+    CHECK_OK(insert(s, e));
+    json_t *c = json_array_get(json_object_get(a, "citations"), 0);
+    json_object_set_new(c, "stale", json_string("changed"));
+    json_object_set_new(c, "checked_at", json_string("2026-11-22T00:00:00.000Z"));
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_memory_replace(s, a));
+    CHECK_OK(mn_store_commit(s));
+    const char *uids[] = {ID_B, ID_E, ID_A};
+    mn_buf b = MN_BUF_INIT;
+    CHECK_OK(mn_store_memories_by_uid(s, uids, 3, collect_hit, &b));
+    CHECK_STR(b.ptr, ID_B "/episode/active/L1/h0 u0 i0/fresh/s:sess-1/0; " ID_A
+                          "/gotcha/active/L3/h3 u2 i1/stale/-/0;");
+    mn_buf_release(&b);
+    mn_store_free(s);
+    /* another project sees none of them */
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    o.project = "other";
+    REQUIRE_OK(mn_store_open(&s, path, &o));
+    CHECK_OK(mn_store_memories_by_uid(s, uids, 3, collect_hit, &b));
+    CHECK(b.len == 0);
+    mn_buf_release(&b);
+    mn_store_free(s);
+    json_decref(a);
+    json_decref(e);
+    free(path);
+}
+
 static void test_cleanup(void)
 {
+    test_store_drop_all();
     rm_rf(tmp);
     CHECK(!mn_fs_exists(tmp));
 }
@@ -1458,4 +1488,5 @@ MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_open_creates_schema), MN_TEST(tes
              MN_TEST(test_delete_undelete_purge), MN_TEST(test_links), MN_TEST(test_config),
              MN_TEST(test_audit), MN_TEST(test_check), MN_TEST(test_corrupt_columns),
              MN_TEST(test_excerpt_compressed), MN_TEST(test_fts_counts), MN_TEST(test_memory_sizes),
-             MN_TEST(test_memory_fts_tidy), MN_TEST(test_memories_created), MN_TEST(test_cleanup))
+             MN_TEST(test_memory_fts_tidy), MN_TEST(test_memories_created),
+             MN_TEST(test_memories_by_uid), MN_TEST(test_cleanup))

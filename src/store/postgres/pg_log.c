@@ -1,0 +1,406 @@
+/*
+ * pg_log.c - the PostgreSQL back end's logs of use: reading and pruning the
+ * audit log, the answers served and the feedback on them (store.h "audit",
+ * store_search.h "served answers and feedback"). The same statements as
+ * sqlite/audit_store.c, served_store.c and search_store.c, in this dialect,
+ * with the same orders (newest first by ts then id) and the same bounds.
+ *
+ * Pruning (config served.max_age, served.max_rows): a range delete of the
+ * rows older than the cutoff (served_ts, audit_action), then, on one add in
+ * max_rows / 256, the rows before the max_rows-th newest, so that a project
+ * holds at most max_rows + max_rows / 256 of them (sqlite/search_store.c,
+ * mn_sqlite__prune, says why).
+ */
+#include "common.h"
+
+#include "store/postgres/pg_internal.h"
+#include "store/store_search.h"
+#include "util/util.h"
+
+/* The actions of reads: the rows mn_store_audit_prune_reads may delete. */
+#define READ_ACTIONS "('context','recall','search','search_code','resource')"
+
+/* ---- audit ---- */
+
+/* The filters, the same in the count and the page ($1 project ... $4 actor). */
+#define WHERE                                                                  \
+    " WHERE project_id = $1 AND ($2::bigint IS NULL OR ts >= $2::bigint) AND " \
+    "($3::text IS NULL OR action = $3::text) AND ($4::text IS NULL OR actor = $4::text)"
+
+static void filter_params(mn_store *s, mn_pg_params *p, const mn_audit_filter *f)
+{
+    mn_pg__int(p, s->project_id);
+    if (f->since_ms > 0)
+        mn_pg__int(p, f->since_ms);
+    else
+        mn_pg__text(p, NULL);
+    mn_pg__text(p, f->action);
+    mn_pg__text(p, f->actor);
+}
+
+int mn_pg__audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total)
+{
+    mn_pg_params p = {0};
+    *rows = NULL;
+    *total = 0;
+    filter_params(s, &p, f);
+    PGresult *r =
+        mn_pg__run(s, "SELECT count(*) FROM audit" WHERE, &p, "cannot read the audit log");
+    if (!r)
+        return mn_error_last_code();
+    *total = mn_pg__col_int(s, r, 0, 0);
+    pg(s)->pq->clear(r);
+    filter_params(s, &p, f);
+    if (f->limit > 0)
+        mn_pg__int(&p, f->limit);
+    else
+        mn_pg__text(&p, NULL); /* LIMIT NULL: no limit */
+    mn_pg__int(&p, f->offset > 0 ? f->offset : 0);
+    r = mn_pg__run(s,
+                   "SELECT id, ts, actor, action, target, detail FROM audit" WHERE
+                   " ORDER BY ts DESC, id DESC LIMIT $5::bigint OFFSET $6::bigint",
+                   &p, "cannot read the audit log");
+    if (!r)
+        return mn_error_last_code();
+    json_t *arr = json_array();
+    int n = pg(s)->pq->ntuples(r);
+    for (int row = 0; row < n; row++) {
+        char when[32];
+        mn_time_format(when, mn_pg__col_int(s, r, row, 1));
+        json_t *o =
+            json_pack("{s:I,s:s,s:s,s:s}", "id", (json_int_t)mn_pg__col_int(s, r, row, 0), "time",
+                      when, "actor", mn_pg__col(s, r, row, 2), "op", mn_pg__col(s, r, row, 3));
+        if (!o)
+            continue;
+        const char *target = mn_pg__col(s, r, row, 4), *detail = mn_pg__col(s, r, row, 5);
+        if (target)
+            json_object_set_new(o, "target", json_string(target));
+        /* a detail that does not parse (never written so) leaves the row without it */
+        json_t *d = detail ? json_loads(detail, 0, NULL) : NULL;
+        if (d)
+            json_object_set_new(o, "detail", d);
+        json_array_append_new(arr, o);
+    }
+    pg(s)->pq->clear(r);
+    *rows = arr;
+    return 0;
+}
+
+static int prune(mn_store *s, const char *by_age, const char *by_count, int64_t now_ms,
+                 int64_t max_age_ms, int64_t max_rows, int64_t added, const char *what)
+{
+    MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    int64_t every = max_rows / 256 > 1 ? max_rows / 256 : 1;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0 ? max_age_ms <= 0 : max_rows <= 0 || added % every != 0)
+            continue;
+        mn_pg_params p = {0};
+        mn_pg__int(&p, s->project_id);
+        mn_pg__int(&p, pass == 0 ? now_ms - max_age_ms : max_rows);
+        int rc = mn_pg__exec(s, pass == 0 ? by_age : by_count, &p, what);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int mn_pg__audit_prune_reads(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
+                             int64_t added)
+{
+    return prune(s,
+                 "DELETE FROM audit WHERE project_id = $1 AND ts < $2 AND action IN " READ_ACTIONS,
+                 "DELETE FROM audit WHERE project_id = $1 AND action IN " READ_ACTIONS
+                 " AND (ts, id) < (SELECT ts, id FROM audit WHERE project_id = $1 AND action "
+                 "IN " READ_ACTIONS " ORDER BY ts DESC, id DESC LIMIT 1 OFFSET $2::bigint - 1)",
+                 now_ms, max_age_ms, max_rows, added, "cannot forget old reads of the audit log");
+}
+
+/* ---- served answers ---- */
+
+int mn_pg__served_add(mn_store *s, int64_t *out, const char *op, const char *query,
+                      const json_t *items)
+{
+    MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    mn_pg__int(&p, mn_time_now_ms());
+    mn_pg__text(&p, op);
+    mn_pg__text(&p, query);
+    mn_pg__take(&p, json_dumps(items, JSON_COMPACT));
+    PGresult *r = mn_pg__run(s,
+                             "INSERT INTO served(project_id, ts, op, query, items) VALUES ($1, "
+                             "$2, $3, $4, $5) RETURNING id",
+                             &p, "cannot record what was served");
+    if (!r)
+        return mn_error_last_code();
+    *out = mn_pg__col_int(s, r, 0, 0);
+    pg(s)->pq->clear(r);
+    return 0;
+}
+
+int mn_pg__served_prune(mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows,
+                        int64_t added)
+{
+    return prune(s, "DELETE FROM served WHERE project_id = $1 AND ts < $2",
+                 "DELETE FROM served WHERE project_id = $1 AND (ts, id) < (SELECT ts, id FROM "
+                 "served WHERE project_id = $1 ORDER BY ts DESC, id DESC LIMIT 1 OFFSET "
+                 "$2::bigint - 1)",
+                 now_ms, max_age_ms, max_rows, added, "cannot forget old served answers");
+}
+
+/* Row `row` of (id, op, query, ts, items, session) as {id, op, query, ts, items, session}; NULL
+ * when its items are damaged. */
+static json_t *answer(mn_store *s, const PGresult *r, int row)
+{
+    json_t *items = json_loads(mn_pg__col(s, r, row, 4), 0, NULL);
+    if (!json_is_array(items)) {
+        json_decref(items);
+        return NULL;
+    }
+    char t[32];
+    mn_time_format(t, mn_pg__col_int(s, r, row, 3));
+    return json_pack("{s:I,s:s,s:s?,s:s,s:o,s:s?}", "id", (json_int_t)mn_pg__col_int(s, r, row, 0),
+                     "op", mn_pg__col(s, r, row, 1), "query", mn_pg__col(s, r, row, 2), "ts", t,
+                     "items", items, "session", mn_pg__col(s, r, row, 5));
+}
+
+int mn_pg__served_get(mn_store *s, json_t **out, int64_t id)
+{
+    mn_pg_params p = {0};
+    *out = NULL;
+    mn_pg__int(&p, id);
+    mn_pg__int(&p, s->project_id);
+    PGresult *r = mn_pg__run(s,
+                             "SELECT id, op, query, ts, items, session FROM served WHERE id = $1 "
+                             "AND project_id = $2",
+                             &p, "cannot read what was served");
+    if (!r)
+        return mn_error_last_code();
+    int rc = 0;
+    if (pg(s)->pq->ntuples(r) == 0)
+        rc = mn_error_set(MN_ENOTFOUND, "served answer %lld not found", (long long)id);
+    else if (!(*out = answer(s, r, 0)))
+        rc = mn_error_set(MN_ECORRUPT, "database '%s': served answer %lld is damaged", s->path,
+                          (long long)id);
+    pg(s)->pq->clear(r);
+    return rc;
+}
+
+int mn_pg__served_set_session(mn_store *s, int64_t id, const char *session)
+{
+    MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    mn_pg_params p = {0};
+    mn_pg__text(&p, session);
+    mn_pg__int(&p, id);
+    mn_pg__int(&p, s->project_id);
+    return mn_pg__exec(s, "UPDATE served SET session = $1 WHERE id = $2 AND project_id = $3", &p,
+                       "cannot record the session of an answer");
+}
+
+int mn_pg__served_session_seen(mn_store *s, const char *session, const char *op, bool *out)
+{
+    mn_pg_params p = {0};
+    *out = false;
+    mn_pg__int(&p, s->project_id);
+    mn_pg__text(&p, session);
+    mn_pg__text(&p, op);
+    PGresult *r = mn_pg__run(s,
+                             "SELECT 1 FROM served WHERE project_id = $1 AND session = $2 AND op "
+                             "= $3 LIMIT 1",
+                             &p, "cannot read what was served");
+    if (!r)
+        return mn_error_last_code();
+    *out = pg(s)->pq->ntuples(r) > 0;
+    pg(s)->pq->clear(r);
+    return 0;
+}
+
+/* cb for each answer of r (a damaged row rates nothing; the others still do). */
+static int each_answer(mn_store *s, PGresult *r, int (*cb)(void *, json_t *), void *payload)
+{
+    int rc = 0, n = pg(s)->pq->ntuples(r);
+    for (int row = 0; row < n && rc == 0; row++) {
+        json_t *a = answer(s, r, row);
+        if (!a)
+            continue;
+        rc = cb(payload, a);
+        json_decref(a);
+    }
+    pg(s)->pq->clear(r);
+    return rc;
+}
+
+int mn_pg__served_open(mn_store *s, const char *session, int (*cb)(void *payload, json_t *a),
+                       void *payload)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    mn_pg__text(&p, session);
+    PGresult *r = mn_pg__run(s,
+                             "SELECT id, op, query, ts, items, session FROM served WHERE "
+                             "project_id = $1 AND session = $2 AND settled_at IS NULL ORDER BY id",
+                             &p, "cannot read what was served");
+    return r ? each_answer(s, r, cb, payload) : mn_error_last_code();
+}
+
+int mn_pg__served_recent(mn_store *s, size_t limit, int (*cb)(void *payload, json_t *a),
+                         void *payload)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    mn_pg__int(&p, (int64_t)limit);
+    PGresult *r = mn_pg__run(s,
+                             "SELECT id, op, query, ts, items, session FROM served WHERE "
+                             "project_id = $1 ORDER BY id DESC LIMIT $2",
+                             &p, "cannot read what was served");
+    return r ? each_answer(s, r, cb, payload) : mn_error_last_code();
+}
+
+int mn_pg__served_settle(mn_store *s, int64_t id, int64_t now_ms)
+{
+    MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    mn_pg_params p = {0};
+    mn_pg__int(&p, now_ms);
+    mn_pg__int(&p, id);
+    mn_pg__int(&p, s->project_id);
+    return mn_pg__exec(s, "UPDATE served SET settled_at = $1 WHERE id = $2 AND project_id = $3", &p,
+                       "cannot settle an answer");
+}
+
+/* ---- feedback ---- */
+
+int mn_pg__feedback_has(mn_store *s, int64_t served_id, const char *item_kind, const char *item_id,
+                        bool *out)
+{
+    mn_pg_params p = {0};
+    *out = false;
+    mn_pg__int(&p, served_id);
+    mn_pg__text(&p, item_kind);
+    mn_pg__text(&p, item_id);
+    PGresult *r = mn_pg__run(s,
+                             "SELECT 1 FROM feedback WHERE served_id = $1 AND item_kind = $2 AND "
+                             "item_id = $3 LIMIT 1",
+                             &p, "cannot read feedback");
+    if (!r)
+        return mn_error_last_code();
+    *out = pg(s)->pq->ntuples(r) > 0;
+    pg(s)->pq->clear(r);
+    return 0;
+}
+
+int mn_pg__feedback_add(mn_store *s, int64_t served_id, const char *actor, const char *item_kind,
+                        const char *item_id, const char *signal, const char *note,
+                        const char *session, const char *query)
+{
+    MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    mn_pg_params p = {0};
+    if (strcmp(item_kind, "memory") == 0 && strcmp(signal, "refined") != 0) {
+        mn_pg__text(&p, item_id);
+        mn_pg__int(&p, s->project_id);
+        PGresult *r = mn_pg__run(s,
+                                 strcmp(signal, "used") == 0
+                                     ? "UPDATE memories SET used_count = used_count + 1 WHERE "
+                                       "uid = $1 AND project_id = $2"
+                                     : "UPDATE memories SET ignored_count = ignored_count + 1 "
+                                       "WHERE uid = $1 AND project_id = $2",
+                                 &p, "cannot count feedback");
+        if (!r)
+            return mn_error_last_code();
+        int64_t n = mn_pg__changed(s, r);
+        pg(s)->pq->clear(r);
+        if (n == 0)
+            return mn_error_set(MN_ENOTFOUND, "memory '%s' not found", item_id);
+    }
+    if (served_id > 0)
+        mn_pg__int(&p, served_id);
+    else
+        mn_pg__text(&p, NULL);
+    mn_pg__int(&p, mn_time_now_ms());
+    mn_pg__text(&p, actor);
+    mn_pg__text(&p, item_kind);
+    mn_pg__text(&p, item_id);
+    mn_pg__text(&p, signal);
+    mn_pg__text(&p, note);
+    mn_pg__text(&p, session);
+    mn_pg__text(&p, query);
+    return mn_pg__exec(s,
+                       "INSERT INTO feedback(served_id, ts, actor, item_kind, item_id, signal, "
+                       "note, session, query) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                       &p, "cannot record feedback");
+}
+
+int mn_pg__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms)
+{
+    MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    for (size_t i = 0; i < n; i++) {
+        mn_pg_params p = {0};
+        mn_pg__int(&p, rowids[i]);
+        mn_pg__int(&p, now_ms);
+        /* rows of this project only: a row id from elsewhere changes nothing */
+        mn_pg__int(&p, s->project_id);
+        int rc = mn_pg__exec(s,
+                             "UPDATE memories SET hit_count = hit_count + 1, accessed_at = $2 "
+                             "WHERE id = $1 AND project_id = $3",
+                             &p, "cannot count a hit");
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- memory rows as hits (store_search.h) ---- */
+
+/* The columns of a mn_memory_hit, as sqlite/search_store.c's MEMORY_COLUMNS (alias m). */
+#define MEMORY_COLUMNS                                                                            \
+    "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, "               \
+    "m.hit_count, m.used_count, m.ignored_count, m.scope_paths, m.scope_symbols, "                \
+    "EXISTS (SELECT 1 FROM citations c WHERE c.memory_id = m.id AND c.stale <> 0), "              \
+    "CASE WHEN m.kind = 'episode' THEN coalesce('s:' || nullif(m.session_ref, ''), 'd:' || "      \
+    "nullif(m.situation, '')) END, (m.source = 'discovery' AND (m.tags LIKE "                     \
+    "'%\"discovery:domain:%' OR m.tags LIKE '%\"discovery:package:%')), coalesce(m.accessed_at, " \
+    "0)"
+
+static void read_hit(mn_store *s, const PGresult *r, int row, mn_memory_hit *h)
+{
+    h->rowid = mn_pg__col_int(s, r, row, 0);
+    h->uid = mn_pg__col(s, r, row, 1);
+    h->kind = mn_pg__col(s, r, row, 2);
+    h->status = mn_pg__col(s, r, row, 3);
+    h->title = mn_pg__col(s, r, row, 4);
+    h->level = (int)mn_pg__col_int(s, r, row, 5);
+    h->created_at = mn_pg__col_int(s, r, row, 6);
+    h->updated_at = mn_pg__col_int(s, r, row, 7);
+    h->hits = mn_pg__col_int(s, r, row, 8);
+    h->used = mn_pg__col_int(s, r, row, 9);
+    h->ignored = mn_pg__col_int(s, r, row, 10);
+    h->scope_paths = mn_pg__col(s, r, row, 11);
+    h->scope_symbols = mn_pg__col(s, r, row, 12);
+    h->stale = mn_pg__col(s, r, row, 13)[0] == 't';
+    h->conversation = mn_pg__col(s, r, row, 14);
+    h->summary = mn_pg__col(s, r, row, 15)[0] == 't';
+    h->accessed_at = mn_pg__col_int(s, r, row, 16);
+    h->bm25 = 0;
+}
+
+int mn_pg__memories_by_uid(mn_store *s, const char *const *uids, size_t n, mn_memory_hit_cb cb,
+                           void *payload)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        mn_pg_params p = {0};
+        mn_pg__text(&p, uids[i]);
+        mn_pg__int(&p, s->project_id);
+        PGresult *r = mn_pg__run(
+            s, "SELECT " MEMORY_COLUMNS " FROM memories m WHERE m.uid = $1 AND m.project_id = $2",
+            &p, "cannot read memories");
+        if (!r)
+            return mn_error_last_code();
+        if (pg(s)->pq->ntuples(r) == 1) {
+            mn_memory_hit h;
+            read_hit(s, r, 0, &h);
+            rc = cb(payload, &h);
+        }
+        pg(s)->pq->clear(r);
+    }
+    return rc;
+}
