@@ -192,7 +192,7 @@ int mn_token_create(mn_ctx *ctx, const mn_token_spec *spec, json_t **out)
     char hex[65], taghex[9], secret[MN_TOKEN_SECRET_LEN + 1], hash[MN_SHA256_HEX];
     char name[MN_TOKEN_NAME_MAX + 1];
     mn_token t = {0};
-    mn_role role;
+    mn_role role = MN_ROLE_READER;
     int64_t now = mn_time_now_ms(), id = 0;
     int rc;
 
@@ -306,7 +306,7 @@ int mn_access_authenticate(mn_ctx *ctx, const char *secret, mn_principal *out)
     char hash[MN_SHA256_HEX], stored[65];
     mn_token t = {0};
     int64_t now = mn_time_now_ms();
-    mn_role role;
+    mn_role role = MN_ROLE_READER; /* set by mn_access_role_parse; -O3 cannot see it */
     int rc;
 
     memset(out, 0, sizeof(*out));
