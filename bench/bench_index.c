@@ -47,6 +47,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "mnemo/api.h"
+
 #include "index/classify.h"
 #include "index/grammars.h"
 #include "index/index.h"
@@ -62,10 +64,12 @@
 #define TARGET_FULL_S   20.0
 #define TARGET_RSS_MB   300.0
 #define TARGET_TOUCH_MS 150.0
+#define TARGET_EMBED_X  1.3 /* default `index` wall / the same with embed.provider off */
 #define MAX_RUNS        64
 
 typedef struct {
     const char *repo, *db, *touch;
+    const char *dir; /* the bench's temporary directory (the op phases' stores) */
     int threads, runs;
     bool json, strict;
 } options;
@@ -292,6 +296,62 @@ static void phase_full(const options *o, report *r)
     r->ok = 1;
 }
 
+/*
+ * The `index` operation as `mnemo index` runs it (index, rank, tidy, train
+ * the built-in model when due and embed what has no vector, discovery), on a
+ * new store of its own: with the default configuration, or with
+ * embed.provider off. The ratio of the two is what the built-in model costs.
+ */
+static void phase_op(const options *o, report *r, bool embed)
+{
+    mn_buf path = MN_BUF_INIT;
+    mn_ctx *ctx = NULL;
+    json_t *out = NULL, *args = NULL;
+    mn_buf_printf(&path, "%s/op-%s.db", o->dir, embed ? "default" : "off");
+    mn_ctx_options co = MN_CTX_OPTIONS_INIT;
+    co.db_path = path.ptr;
+    co.start_dir = o->repo;
+    co.actor = "bench";
+    if (mn_ctx_open(&ctx, &co) != 0) {
+        fail_report(r, "open the store");
+        goto out;
+    }
+    if (!embed) {
+        args = json_pack("{s:s,s:s,s:s}", "action", "set", "key", "embed.provider", "value", "off");
+        if (mn_api_call(ctx, "config", args, &out) != 0) {
+            fail_report(r, "config set embed.provider off");
+            goto out;
+        }
+        json_decref(out);
+        json_decref(args);
+        out = NULL;
+    }
+    args = json_pack("{s:s}", "path", o->repo);
+    double t0 = now_s();
+    if (mn_api_call(ctx, "index", args, &out) != 0) {
+        fail_report(r, "index");
+        goto out;
+    }
+    r->seconds = now_s() - t0;
+    r->files = (size_t)json_integer_value(json_object_get(out, "files"));
+    r->ok = 1;
+out:
+    json_decref(out);
+    json_decref(args);
+    mn_ctx_free(ctx);
+    mn_buf_release(&path);
+}
+
+static void phase_op_default(const options *o, report *r)
+{
+    phase_op(o, r, true);
+}
+
+static void phase_op_off(const options *o, report *r)
+{
+    phase_op(o, r, false);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -439,6 +499,8 @@ typedef void (*phase_fn)(const options *o, report *r);
 typedef struct {
     report r;
     long maxrss_kb;
+    double
+        cpu_s; /* the child's user + system time (wait4): the figure a loaded machine moves least */
 } result;
 
 static int run_child(const options *o, phase_fn fn, int kind, result *out)
@@ -487,6 +549,8 @@ static int run_child(const options *o, phase_fn fn, int kind, result *out)
     if (wait4(pid, &status, 0, &ru) != pid)
         return -1;
     out->maxrss_kb = ru.ru_maxrss;
+    out->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     if (got != sizeof(out->r) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         snprintf(out->r.error, sizeof(out->r.error), "the child process died (status %d)", status);
         out->r.ok = 0;
@@ -572,7 +636,7 @@ int main(int argc, char **argv)
     mn_buf db = MN_BUF_INIT, wal = MN_BUF_INIT;
     char *repo = NULL;
     int status = 2;
-    result base_io, base_ts, base_parse, full, nochange, touch;
+    result base_io, base_ts, base_parse, full, nochange, touch, op_off, op_default;
     double db_bytes = 0;
 
     if (parse_args(&o, argc, argv))
@@ -612,6 +676,7 @@ int main(int argc, char **argv)
         mn_buf_printf(&db, "%s/mnemo.db", tmpl);
     }
     o.db = db.ptr;
+    o.dir = tmpl;
     mn_buf_printf(&wal, "%s-wal", db.ptr);
 
     struct rusage self;
@@ -627,9 +692,14 @@ int main(int argc, char **argv)
         int kind;
         result *res;
     } phases[] = {
-        {"baseline io", NULL, BASE_IO, &base_io},          {"baseline ts", NULL, BASE_TS, &base_ts},
-        {"baseline parse", NULL, BASE_PARSE, &base_parse}, {"full index", phase_full, 0, &full},
-        {"no change", phase_nochange, 0, &nochange},       {"one change", phase_touch, 0, &touch},
+        {"baseline io", NULL, BASE_IO, &base_io},
+        {"baseline ts", NULL, BASE_TS, &base_ts},
+        {"baseline parse", NULL, BASE_PARSE, &base_parse},
+        {"full index", phase_full, 0, &full},
+        {"no change", phase_nochange, 0, &nochange},
+        {"one change", phase_touch, 0, &touch},
+        {"index, embed off", phase_op_off, 0, &op_off},
+        {"index, default", phase_op_default, 0, &op_default},
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(phases); i++) {
         if (isatty(2))
@@ -653,6 +723,10 @@ int main(int argc, char **argv)
     double touch_ms = touch.r.seconds * 1e3, nochange_ms = nochange.r.seconds * 1e3;
     bool ok_full = full_s <= TARGET_FULL_S, ok_rss = rss_mb <= TARGET_RSS_MB,
          ok_touch = touch_ms <= TARGET_TOUCH_MS;
+    double off_mb = (double)op_off.maxrss_kb / 1024.0,
+           def_mb = (double)op_default.maxrss_kb / 1024.0;
+    double embed_x = ratio(op_default.r.seconds, op_off.r.seconds);
+    bool ok_embed_x = embed_x <= TARGET_EMBED_X, ok_embed_rss = def_mb <= TARGET_RSS_MB;
 
     fprintf(tf, "  files %zu (parsed %zu), source read %.1f MB, symbols %zu\n", full.r.files,
             full.r.parsed, src_mb, full.r.symbols);
@@ -675,6 +749,18 @@ int main(int argc, char **argv)
     fprintf(tf, "    edited: %s\n", touch.r.touched);
     fprintf(tf, "  store %.1f MB for %.1f MB of source: %.2f MB per MB\n", mb(db_bytes), src_mb,
             ratio(mb(db_bytes), src_mb));
+    fprintf(tf, "  `index` op (index, rank, embed, discovery), a new store each:\n");
+    fprintf(tf, "  %-38s %8.3f s %7.1f MB   cpu %.2f s\n", "embed.provider off", op_off.r.seconds,
+            off_mb, op_off.cpu_s);
+    fprintf(tf, "  %-38s %8.3f s %7.1f MB   cpu %.2f s\n", "default (built-in model trained)",
+            op_default.r.seconds, def_mb, op_default.cpu_s);
+    fprintf(tf, "  %-38s %9.2fx %9.2fx   cpu %.2fx\n", "default / off", embed_x,
+            ratio(def_mb, off_mb), ratio(op_default.cpu_s, op_off.cpu_s));
+    fprintf(
+        tf,
+        "  target (issue 22): default wall <= %.1fx embed-off %s, default peak RSS <= %.0f MB %s\n",
+        TARGET_EMBED_X, ok_embed_x ? "PASS" : "FAIL", TARGET_RSS_MB,
+        ok_embed_rss ? "PASS" : "FAIL");
     fprintf(tf, "  (bench process before the phases: %.1f MB RSS; each phase is a fork of it)\n",
             (double)self.ru_maxrss / 1024.0);
     fprintf(tf,
@@ -695,20 +781,30 @@ int main(int argc, char **argv)
             "ratio_full_parse", ratio(full_s, base_parse.r.seconds), "nochange_ms", nochange_ms,
             "touch_ms", touch_ms, "touch_max_ms", touch.r.seconds2 * 1e3, "touched",
             touch.r.touched, "db_mb", mb(db_bytes), "db_mb_per_source_mb",
-            ratio(mb(db_bytes), src_mb), "targets_met", ok_full && ok_rss && ok_touch);
+            ratio(mb(db_bytes), src_mb), "targets_met",
+            ok_full && ok_rss && ok_touch && ok_embed_x && ok_embed_rss);
+        json_object_set_new(j, "index_off_s", json_real(op_off.r.seconds));
+        json_object_set_new(j, "index_off_rss_mb", json_real(off_mb));
+        json_object_set_new(j, "index_default_s", json_real(op_default.r.seconds));
+        json_object_set_new(j, "index_default_rss_mb", json_real(def_mb));
+        json_object_set_new(j, "index_default_over_off", json_real(embed_x));
+        json_object_set_new(j, "index_off_cpu_s", json_real(op_off.cpu_s));
+        json_object_set_new(j, "index_default_cpu_s", json_real(op_default.cpu_s));
         char *s = json_dumps(j, JSON_COMPACT);
         printf("%s\n", s);
         free(s);
         json_decref(j);
     }
-    status = o.strict && !(ok_full && ok_rss && ok_touch) ? 1 : 0;
+    status = o.strict && !(ok_full && ok_rss && ok_touch && ok_embed_x && ok_embed_rss) ? 1 : 0;
 out:
-    for (const char *const *ext = (const char *const[]){"", "-wal", "-shm", NULL}; *ext; ext++) {
-        mn_buf p = MN_BUF_INIT; /* the temporary store; one given with --db stays */
-        mn_buf_printf(&p, "%s/mnemo.db%s", tmpl, *ext);
-        unlink(p.ptr);
-        mn_buf_release(&p);
-    }
+    for (const char *const *ext = (const char *const[]){"", "-wal", "-shm", NULL}; *ext; ext++)
+        for (const char *const *name = (const char *const[]){"mnemo", "op-default", "op-off", NULL};
+             *name; name++) {
+            mn_buf p = MN_BUF_INIT; /* the temporary stores; one given with --db stays */
+            mn_buf_printf(&p, "%s/%s.db%s", tmpl, *name, *ext);
+            unlink(p.ptr);
+            mn_buf_release(&p);
+        }
     rmdir(tmpl);
     mn_buf_release(&db);
     mn_buf_release(&wal);

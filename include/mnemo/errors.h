@@ -16,18 +16,22 @@ extern "C" {
 
 typedef enum {
     MN_OK = 0,
-    MN_ERROR = -1,       /* generic failure */
-    MN_EINVAL = -2,      /* invalid input from the caller (usage error) */
-    MN_ENOTFOUND = -3,   /* the named thing does not exist */
-    MN_EEXISTS = -4,     /* the thing exists already */
-    MN_ENOMEM = -5,      /* out of memory for a large, caller-sized allocation */
-    MN_EIO = -6,         /* file system or database I/O failed */
-    MN_EBUSY = -7,       /* the store stayed locked past the busy timeout */
-    MN_ECORRUPT = -8,    /* stored data is damaged */
-    MN_ETOOBIG = -9,     /* input over a documented size limit */
-    MN_EVERSION = -10,   /* the store was written by a newer mnemo */
-    MN_EAMBIGUOUS = -11, /* an id prefix matches several things */
-    MN_EINTERNAL = -12   /* a broken invariant: a bug in mnemo */
+    MN_ERROR = -1,         /* generic failure */
+    MN_EINVAL = -2,        /* invalid input from the caller (usage error) */
+    MN_ENOTFOUND = -3,     /* the named thing does not exist */
+    MN_EEXISTS = -4,       /* the thing exists already */
+    MN_ENOMEM = -5,        /* out of memory for a large, caller-sized allocation */
+    MN_EIO = -6,           /* file system or database I/O failed */
+    MN_EBUSY = -7,         /* the store stayed locked past the busy timeout */
+    MN_ECORRUPT = -8,      /* stored data is damaged */
+    MN_ETOOBIG = -9,       /* input over a documented size limit */
+    MN_EVERSION = -10,     /* the store was written by a newer mnemo */
+    MN_EAMBIGUOUS = -11,   /* an id prefix matches several things */
+    MN_EINTERNAL = -12,    /* a broken invariant: a bug in mnemo */
+    MN_EAUTH = -13,        /* no credentials, or ones that are unknown, revoked or expired (401) */
+    MN_EDENIED = -14,      /* the caller is known but its role does not allow this (403) */
+    MN_EUNAVAILABLE = -15, /* the store's server cannot be reached now; retrying may work (503) */
+    MN_EUNSUPPORTED = -16  /* this back end or build cannot do it (the message says what can) */
 } mn_error_code;
 
 /** Record the current error for this thread; returns code for `return mn_error_set(...)`. */

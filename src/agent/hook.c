@@ -15,6 +15,9 @@
  *    tool_input, changed only in prompt), which Claude Code honours only
  *    beside a permissionDecision: "allow" lets the call through as it
  *    would go anyway, and it does not override the user's deny or ask rules;
+ *    after the context comes the plan of files for the sub-agent's task
+ *    (the plan_files op: Graph Seeds, Semantic Hits, Final Context Files)
+ *    within MNEMO_PLAN_BUDGET tokens (default 1800, 0: no plan);
  *  - PostToolUse of Read, Edit, MultiEdit, Write, NotebookEdit
  *    {tool_input: {file_path | notebook_path}}: implicit feedback, the
  *    items the session's answers served at that file are used;
@@ -49,7 +52,9 @@
 #include "agent/agent.h"
 #include "util/util.h"
 
-#define DEFAULT_MAX_TOKENS 1800
+#define DEFAULT_MAX_TOKENS  1800
+#define DEFAULT_PLAN_BUDGET 1800 /* MNEMO_PLAN_BUDGET unset */
+#define MIN_PLAN_BUDGET     50   /* plan_files' budget.minimum */
 /* context's query is at most 32768 characters; a longer prompt is cut */
 #define MAX_QUERY_BYTES 32000
 #define MAX_SESSION     200 /* bytes of a session id kept (the context op's schema) */
@@ -275,6 +280,62 @@ out:
 }
 
 /*
+ * The budget of the plan a sub-agent's prompt gets: MNEMO_PLAN_BUDGET
+ * (tokens, 0: no plan), DEFAULT_PLAN_BUDGET when unset; a value that is not
+ * a number from 0 to 200000 is ignored (the default), as the hook never
+ * fails on its environment.
+ */
+static json_int_t plan_budget(void)
+{
+    const char *v = getenv("MNEMO_PLAN_BUDGET");
+    int64_t n;
+    if (!v || !*v || mn_parse_int64(&n, v, 0, 200000, "MNEMO_PLAN_BUDGET") != 0) {
+        mn_error_clear();
+        return DEFAULT_PLAN_BUDGET;
+    }
+    return n;
+}
+
+/*
+ * The plan_files op's text for a sub-agent's task (the three sections:
+ * Graph Seeds, Semantic Hits, Final Context Files) within
+ * MNEMO_PLAN_BUDGET; *text NULL when there is no project, a budget of 0,
+ * or no file in the plan. The op falls back to the legacy plan by itself.
+ */
+static int plan_for(char **text, const char *cwd, const char *prompt)
+{
+    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
+    mn_location loc = {0};
+    mn_ctx *ctx = NULL;
+    json_t *args = NULL, *r = NULL;
+    json_int_t budget = plan_budget();
+    int rc = 0;
+    *text = NULL;
+    if (budget == 0 || !project_store(&loc, cwd))
+        goto out;
+    size_t n = mn_utf8_floor(prompt, strlen(prompt), MAX_QUERY_BYTES);
+    if (!(args = json_pack("{s:s%,s:I}", "task", prompt, n, "budget",
+                           budget < MIN_PLAN_BUDGET ? (json_int_t)MIN_PLAN_BUDGET : budget))) {
+        rc = mn_error_set(MN_EINVAL, "hook input: the prompt is not valid UTF-8");
+        goto out;
+    }
+    o.start_dir = cwd;
+    o.actor = "hook";
+    o.create = false;
+    o.progress = false;
+    if ((rc = mn_ctx_open(&ctx, &o)) != 0 || (rc = mn_api_call(ctx, "plan_files", args, &r)) != 0)
+        goto out;
+    if (json_array_size(json_object_get(r, "selected")))
+        *text = mn_strdup(json_string_value(json_object_get(r, "text")));
+out:
+    mn_location_release(&loc);
+    json_decref(args);
+    json_decref(r);
+    mn_ctx_free(ctx);
+    return rc;
+}
+
+/*
  * Implicit feedback of a session: file (absolute, from a tool's input)
  * read or edited, or NULL at the session's Stop. Nothing when the file is
  * outside the repository or there is no project store here.
@@ -372,7 +433,7 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len, mn_hook_aft
     json_t *in = NULL;
     json_error_t jerr;
     const char *event = NULL, *cwd = NULL, *prompt = NULL;
-    char *md = NULL;
+    char *md = NULL, *plan = NULL;
     struct stat st;
     int rc = 0;
 
@@ -414,11 +475,14 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len, mn_hook_aft
         if ((rc = need_string(&prompt, ti, "prompt", "tool_input.")) != 0 ||
             conversational(prompt) || strstr(prompt, MARK))
             goto out;
-        /* a sub-agent starts afresh: its prompt gets the overview (no session) */
-        if ((rc = context_for(&md, stale_root, cwd, prompt, NULL)) != 0 || !md)
+        /* a sub-agent starts afresh: its prompt gets the overview (no session), and the plan of
+         * files for its task */
+        if ((rc = context_for(&md, stale_root, cwd, prompt, NULL)) != 0 ||
+            (rc = plan_for(&plan, cwd, prompt)) != 0 || (!md && !plan))
             goto out;
         mn_buf p = MN_BUF_INIT;
-        mn_buf_printf(&p, "%s\n\n" MARK "\n%s\n</project-memory>", prompt, md);
+        mn_buf_printf(&p, "%s\n\n" MARK "\n%s%s%s\n</project-memory>", prompt, md ? md : "",
+                      md && plan ? "\n\n" : "", plan ? plan : "");
         json_t *updated = json_deep_copy(ti);
         json_object_set_new(updated, "prompt", json_string(p.ptr));
         mn_buf_release(&p);
@@ -443,6 +507,7 @@ int mn_hook_claude_code(json_t **out, const char *input, size_t len, mn_hook_aft
     /* other events: nothing to add */
 out:
     free(md);
+    free(plan);
     json_decref(in);
     return rc;
 }

@@ -69,6 +69,8 @@ int mn_api__search(mn_ctx *ctx, const char *op, const json_t *args, json_t **out
  */
 void mn_api__audit_read(mn_ctx *ctx, const char *op, const char *target, const json_t *detail);
 int mn_op_audit(mn_ctx *ctx, const json_t *args, json_t **out);
+/** A KEY_INT or KEY_RATIO config key's effective value. */
+int mn_api__config_number(mn_ctx *ctx, double *out, const char *key);
 /** A KEY_BOOL config key's effective value. */
 int mn_api__config_bool(mn_ctx *ctx, bool *out, const char *key);
 

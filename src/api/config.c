@@ -113,6 +113,22 @@ static const struct config_key {
      "Time to live of patterns since last saved, changed or served (0: never)."},
     {"memory.ttl.rule", KEY_DURATION, "0", 0,
      "Time to live of rules since last saved, changed or served (0: never)."},
+    /* plan.*: the graph-first file plan (src/retrieve/plan.c, docs/internals/plan.md) */
+    {"plan.candidate_cap", KEY_INT, "60", 1000,
+     "Graph candidates a plan keeps at most, tiers A, B and C together (0: 60)."},
+    {"plan.fail_open", KEY_BOOL, "true", 0,
+     "When the graph-first plan fails, answer with the plain lexical plan (legacy_v0) and say "
+     "why; false: the plan fails with the error."},
+    {"plan.graph_first", KEY_BOOL, "true", 0,
+     "`plan` (and the Claude Code hook of sub-agents) uses the graph-first pipeline; false: the "
+     "plain lexical plan (legacy_v0), as --legacy asks."},
+    {"plan.min_final_score", KEY_RATIO, "0.12", 0,
+     "A plan's candidate without semantic evidence and a final score under this is dropped."},
+    {"plan.semantic_cap", KEY_INT, "30", 200,
+     "Graph candidates the semantic stage of a plan scores, the best first (0: 30)."},
+    {"plan.semantic_weight", KEY_RATIO, "0", 0,
+     "A plan's final score: (1 - this) x graph + this x semantic, for files with semantic "
+     "evidence (0: the graph order alone; docs/internals/plan.md measures both)."},
     {"scan.pii", KEY_TEXT, "redact", 16,
      "Personal data (e-mail, phone, card, IBAN, national ids) in what is saved or indexed: "
      "redact (replaced by [REDACTED:<rule>]), quarantine (kept, the memory waits for review "
@@ -489,6 +505,18 @@ int mn_api__config_bool(mn_ctx *ctx, bool *out, const char *key)
     int rc = effective(ctx, &v, k, NULL);
     if (rc == 0)
         *out = strcmp(v, "true") == 0;
+    free(v);
+    return rc;
+}
+
+int mn_api__config_number(mn_ctx *ctx, double *out, const char *key)
+{
+    const struct config_key *k = find_key(key);
+    char *v = NULL;
+    MN_ASSERT_OR(k && (k->type == KEY_INT || k->type == KEY_RATIO), MN_EINTERNAL);
+    int rc = effective(ctx, &v, k, NULL);
+    if (rc == 0)
+        *out = strtod(v, NULL);
     free(v);
     return rc;
 }

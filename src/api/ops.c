@@ -28,6 +28,10 @@ extern const char mn_schema_save[], mn_schema_get[], mn_schema_list[], mn_schema
 extern const char mn_schema_review[], mn_schema_out_review[], mn_schema_consolidate[],
     mn_schema_out_consolidate[];
 
+/* the file plan (op_plan.c) */
+extern const char mn_schema_plan_files[], mn_schema_out_plan_files[];
+int mn_op_plan(mn_ctx *ctx, const json_t *args, json_t **out);
+
 /* the audit log (op_audit.c) */
 extern const char mn_schema_audit[], mn_schema_out_audit[];
 
@@ -209,6 +213,18 @@ static const mn_op ops[] = {
      "about them. Rate what helped with feedback (served id). Example: "
      "{\"query\":\"checkout returns 401 after idle\",\"max_tokens\":1500}.",
      mn_schema_context, mn_schema_out_context, MN_OP_MCP_DEFAULT, "query", mn_op_context},
+    {"plan_files", "Which files to read for a task: graph first, then semantic, under a budget.",
+     "Call it before reading code for a task, with the task as `task`. Returns the files to "
+     "read, best first (selected: path, final_score from graph_score and semantic_score, the "
+     "task's matched_terms, an evidence line), and a text of three sections: Graph Seeds "
+     "(files the task names directly: paths, symbols it defines, words), Semantic Hits "
+     "(candidate files whose text holds the task's words) and Final Context Files, never "
+     "longer than budget tokens (default 1800). Lock files and empty marker files never come; "
+     "tests, docs and config make at most 20% of the files unless the task is about them. "
+     "legacy gives the plain lexical plan; trace adds why each file came or went. Example: "
+     "{\"task\":\"the session cookie is not refreshed after login\",\"budget\":800}.",
+     mn_schema_plan_files, mn_schema_out_plan_files, MN_OP_READONLY | MN_OP_IDEMPOTENT, "task",
+     mn_op_plan},
     {"recall",
      "What the project's memory knows about a question, as data: facts, examples, "
      "decisions, code.",

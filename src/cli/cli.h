@@ -103,6 +103,7 @@ void cli_print_discover(const json_t *r);
 void cli_print_search(const json_t *r);
 void cli_print_saved_feedback(const json_t *r);
 void cli_print_context(const json_t *r);
+void cli_print_plan(const json_t *r);
 void cli_print_recall(const json_t *r);
 /* the life cycle (print_life.c) */
 void cli_print_stale(const json_t *r);

@@ -61,6 +61,10 @@ static const cli_command commands[] = {
      cli_run_generic, cli_print_saved_feedback, NULL, NULL},
     {"context", "context", "[QUESTION] [--max-tokens N] [--mode auto|route|discovery]", NULL,
      cli_run_generic, cli_print_context, NULL, NULL},
+    {"plan", "plan_files", "TASK [--json] [--trace] [--legacy] [--budget N] [--k N]",
+     "Which files to read for a task, graph first: Graph Seeds, Semantic Hits, Final Context "
+     "Files, within a token budget (docs/plan.md).",
+     cli_run_generic, cli_print_plan, NULL, NULL},
     {"recall", "recall", "[QUESTION] [--limit-tokens N] [--symbols S,...]", NULL, cli_run_generic,
      cli_print_recall, NULL, NULL},
     {"scan", "scan", "[--fix]", NULL, cli_run_generic, cli_print_scan, NULL, NULL},

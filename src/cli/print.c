@@ -274,6 +274,24 @@ void cli_print_context(const json_t *r)
                     served, served);
 }
 
+void cli_print_plan(const json_t *r)
+{
+    const char *reason = str(r, "fallback_reason");
+    size_t i;
+    const json_t *n;
+    cli_put_text(stdout, str(r, "text"));
+    if (json_object_get(r, "trace")) {
+        cli_printf("\n## Trace (%s, semantic backend %s)\n", str(r, "pipeline_version"),
+                   str(r, "semantic_backend_used"));
+        json_array_foreach(json_object_get(r, "trace"), i, n)
+            cli_printf("- %s\n", json_string_value(n));
+    }
+    if (reason && *reason)
+        cli_eprintf("mnemo: the graph-first plan failed (%s); this is the legacy plan\n", reason);
+    json_array_foreach(json_object_get(r, "notes"), i, n)
+        cli_eprintf("mnemo: %s\n", json_string_value(n));
+}
+
 static void print_recall_part(const json_t *r, const char *key, const char *title,
                               const char *text_key)
 {

@@ -13,6 +13,7 @@
  */
 #include "common.h"
 #include "index/classify.h"
+#include "index/testpaths.h"
 
 /* ---- ASCII helpers ---- */
 
@@ -654,6 +655,15 @@ static bool generated_by_content(const char *s, size_t len)
                 return true;
             if (contains_i(p, le, "do not edit") && contains_i(p, le, "generated"))
                 return true;
+            /* an amalgamation: a script's concatenation of the sources
+             * into one file (SQLite's sqlite3.c, Catch2's catch.hpp and
+             * catch_amalgamated.cpp, jsoncpp's dist): every name and word
+             * of the project in one file, which no fix edits by hand */
+            if ((contains_i(p, le, "amalgamat") &&
+                 (contains_i(p, le, "file") || contains_i(p, le, "source") ||
+                  contains_i(p, le, "header"))) ||
+                contains_i(p, le, "merged from multiple"))
+                return true;
             for (const char *const *o = generated_openings; *o; o++) {
                 size_t m = strlen(*o);
                 if (n >= m && ieqn(t, m, *o))
@@ -852,7 +862,8 @@ static bool is_doc_name(const pathinfo *pi, const char *lang)
  * Test directories (any depth, ignoring case): the conventions of pytest,
  * Jest (__tests__, __mocks__, __snapshots__), RSpec (spec), Maven/Gradle
  * (src/test), Go (testdata), Cypress/Playwright (e2e), fixtures. A name
- * ending in "_tests" or "-tests" (integration_tests) counts too. Benchmark
+ * ending in "_tests" or "-tests" (integration_tests), or in CamelCase "Test" or
+ * "Tests" (SelfTest, UnitTests), counts too. Benchmark
  * suites (benchmarks/, asv_bench/ of airspeed velocity) are test code too:
  * they exercise the project, the project does not run them (bench/ is left
  * out: as many projects keep a module of that name). A testing/ directory at
@@ -873,16 +884,20 @@ static bool stem_is_test(const pathinfo *pi)
     if ((n > 5 && ieqn(b, 5, "test_")) || ieqn(b, n, "conftest") || ieqn(b, n, "test") ||
         ieqn(b, n, "tests"))
         return true;
-    /* x_test.go, x_test.py, x_tests.rs, x_spec.rb */
+    /* x_test.go, x_test.py, x_tests.rs, x_spec.rb; _spec only where RSpec's
+     * convention holds (Ruby, Crystal, Lua's busted): in C++ a
+     * catch_test_spec.cpp is the code of a test *specification* */
     static const char *const suffixes[] = {"_test", "_tests", "_spec", NULL};
     for (const char *const *s = suffixes; *s; s++) {
         size_t m = strlen(*s);
-        if (n > m && ieqn(b + n - m, m, *s))
+        if (n > m && ieqn(b + n - m, m, *s) &&
+            (strcmp(*s, "_spec") != 0 || in_list_i(pi->ext, strlen(pi->ext), "rb cr lua")))
             return true;
     }
-    /* x.test.ts, x.spec.js (the second extension) */
+    /* x.test.ts, x.spec.js, x.tests.cpp (the second extension) */
     if (pi->ext2_len &&
-        (ieqn(pi->ext2, pi->ext2_len, "test") || ieqn(pi->ext2, pi->ext2_len, "spec")))
+        (ieqn(pi->ext2, pi->ext2_len, "test") || ieqn(pi->ext2, pi->ext2_len, "tests") ||
+         ieqn(pi->ext2, pi->ext2_len, "spec")))
         return true;
     /* FooTest.java, FooTests.cs, FooSpec.scala: CamelCase, so Latest.java and Contest.kt are not */
     static const char *const camel[] = {"Test", "Tests", "Spec", NULL};
@@ -910,6 +925,12 @@ static bool is_test(const pathinfo *pi)
         size_t n = (size_t)(q - p);
         if ((n > 6 && (ieqn(q - 6, 6, "_tests") || ieqn(q - 6, 6, "-tests"))))
             return true;
+        /* CamelCase: SelfTest, UnitTests, IntegrationTests (a lower-case
+         * letter before the capital, so Latest/ and Contest/ are not) */
+        for (size_t k = 4; k <= 5; k++)
+            if (n > k && !memcmp(q - k, "Tests", k) && q[-(ptrdiff_t)k - 1] >= 'a' &&
+                q[-(ptrdiff_t)k - 1] <= 'z')
+                return true;
         p = q + 1;
     }
     return false;
@@ -962,7 +983,7 @@ static bool is_config(const pathinfo *pi, const char *lang)
 }
 
 static mn_file_role role_of(const pathinfo *pi, const char *lang, const char *head, size_t len,
-                            uint64_t size, bool binary)
+                            uint64_t size, bool binary, const mn_test_paths *declared)
 {
     if (dir_in(pi, vendored_dirs, false) || nested_packages(pi, lang))
         return MN_ROLE_VENDORED;
@@ -981,6 +1002,9 @@ static mn_file_role role_of(const pathinfo *pi, const char *lang, const char *he
         return MN_ROLE_MARKER;
     if (is_build(pi))
         return MN_ROLE_BUILD;
+    /* what the project declares its test code to be (testpaths.h) */
+    if (mn_test_paths_has(declared, pi->path))
+        return MN_ROLE_TEST;
     if (is_doc_name(pi, lang))
         return MN_ROLE_DOC;
     if (is_test(pi))
@@ -1015,6 +1039,12 @@ int mn_role_parse(mn_file_role *out, const char *name)
 void mn_classify(mn_file_class *out, const char *path, const char *head, size_t head_len,
                  uint64_t size)
 {
+    mn_classify_declared(out, path, head, head_len, size, NULL);
+}
+
+void mn_classify_declared(mn_file_class *out, const char *path, const char *head, size_t head_len,
+                          uint64_t size, const mn_test_paths *declared)
+{
     pathinfo pi;
     if (!head)
         head_len = 0;
@@ -1026,5 +1056,5 @@ void mn_classify(mn_file_class *out, const char *path, const char *head, size_t 
     out->binary = looks_binary((const unsigned char *)head, head_len, size) ||
                   (*pi.ext && in_list_i(pi.ext, strlen(pi.ext), binary_exts));
     out->language = out->binary ? NULL : language_of(&pi, head, head_len);
-    out->role = role_of(&pi, out->language, head, head_len, size, out->binary);
+    out->role = role_of(&pi, out->language, head, head_len, size, out->binary, declared);
 }

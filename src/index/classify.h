@@ -88,4 +88,13 @@ typedef struct {
 void mn_classify(mn_file_class *out, const char *path, const char *head, size_t head_len,
                  uint64_t size);
 
+struct mn_test_paths; /* index/testpaths.h */
+/**
+ * mn_classify, with the test code the project declares (testpaths.h; NULL:
+ * none): a file under a declared test path is a test, unless it is
+ * vendored, generated, a lock, a marker or a build manifest.
+ */
+void mn_classify_declared(mn_file_class *out, const char *path, const char *head, size_t head_len,
+                          uint64_t size, const struct mn_test_paths *declared);
+
 #endif

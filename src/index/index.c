@@ -36,7 +36,9 @@
 #include "index/classify.h"
 #include "index/history.h"
 #include "index/index.h"
+#include "index/options.h"
 #include "index/parse.h"
+#include "index/testpaths.h"
 #include "index/walk.h"
 #include "store/store_index.h"
 #include "store/store_search.h"
@@ -60,6 +62,7 @@ typedef struct job {
     char hash[MN_HASH_HEX];
     mn_file_class cls;
     mn_parse_result parse;
+    mn_decl_vec decls; /* strings in parse's arena */
     bool have_parse;
 } job;
 
@@ -81,6 +84,7 @@ typedef struct {
     bool full; /* re-parse even when the hash is the same */
     const mn_scanner *scanner;
     unsigned redact;
+    mn_test_paths tests; /* the test code the project declares (read before the walk) */
 } queue;
 
 typedef struct {
@@ -132,6 +136,7 @@ static void job_free(job *j)
 {
     if (j->have_parse)
         mn_parse_result_release(&j->parse);
+    mn_vec_release(&j->decls);
     free(j->path);
     free(j->full_path);
     free(j);
@@ -194,7 +199,8 @@ static void work(job *j, mn_parser *parser, const queue *q)
         j->status = JOB_UNCHANGED;
         goto out;
     }
-    mn_classify(&j->cls, j->path, data.ptr, data.len < 8192 ? data.len : 8192, data.len);
+    mn_classify_declared(&j->cls, j->path, data.ptr, data.len < 8192 ? data.len : 8192, data.len,
+                         &q->tests);
     if (j->cls.binary) {
         j->status = JOB_BINARY;
         goto out;
@@ -204,6 +210,7 @@ static void work(job *j, mn_parser *parser, const queue *q)
         goto out;
     }
     j->have_parse = true;
+    mn_options_extract(j->cls.language, data.ptr, data.len, &j->parse.arena, &j->decls);
     scrub_parse(j, q, data.ptr, data.len);
     j->status = JOB_PARSED;
 out:
@@ -357,6 +364,8 @@ static int store_job(indexer *x, job *j)
         f.mtime_ms = j->mtime_ms;
         mn_file_content c;
         mn_parse_result_content(&j->parse, &c);
+        c.decls = j->decls.items;
+        c.ndecls = j->decls.len;
         if ((rc = ensure_tx(x)) == 0 && (rc = note_old(x, j->old_id, false)) == 0)
             rc = mn_store_file_replace(x->s, &f, &c);
         if (rc == 0) {
@@ -503,7 +512,8 @@ static int remove_gone(indexer *x)
  */
 #define TIDY_SHARE 0.2
 #define KEY_CHURN  "index.fts_churn"
-#define KEY_RULES  "index.rules" /* MN_INDEX_RULES of the last run */
+#define KEY_RULES  "index.rules"      /* MN_INDEX_RULES of the last run */
+#define KEY_TESTS  "index.test_paths" /* the declared test paths' hash (>> 1) of the last run */
 
 /* An internal config key as a number: -1 when not set. */
 static long long config_read(mn_store *s, const char *key)
@@ -582,6 +592,13 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
     restamp = rules_changed(s);
     if (x.known.len > 0 && restamp) /* what older rules stored: redone */
         x.q.full = o.full = true;
+    /* the test paths a manifest declares: when they change, every file's
+     * role may (none declared and no stamp: the same) */
+    mn_test_paths_read(&x.q.tests, root);
+    long long tests_stamp = (long long)(x.q.tests.hash >> 1), tests_was = config_read(s, KEY_TESTS);
+    bool tests_changed = tests_stamp != (tests_was < 0 ? 0 : tests_was);
+    if (x.known.len > 0 && tests_changed)
+        x.q.full = o.full = true;
     x.everything = opts->full || x.known.len == 0;
     nthreads = opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1)
@@ -648,6 +665,8 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
         rc = mn_store_fts_tidy(s, MN_FTS_FILES, &rebuilt);
     if (rc == 0 && restamp)
         rc = config_write(s, KEY_RULES, MN_INDEX_RULES);
+    if (rc == 0 && tests_changed)
+        rc = config_write(s, KEY_TESTS, tests_stamp);
     /* the history after the files: a failure to read it costs its signal, not the index */
     if (rc == 0 && !opts->history)
         rc = mn_store_history_clear(s); /* config index.history false: none kept either */
@@ -672,6 +691,7 @@ out_map : {
     mn_vec_release(&x.into_qns);
     mn_map_release(&x.qnames);
 }
+    mn_test_paths_release(&x.q.tests);
     pthread_mutex_destroy(&x.q.lock);
     pthread_cond_destroy(&x.q.has_todo);
     pthread_cond_destroy(&x.q.has_done);

@@ -71,8 +71,12 @@ typedef struct {
  * between symbols joins the next symbol's chunk; "#endif" lines no chunk; a
  * top-level testing/ is test code. 4: secrets and personal data redacted from
  * what is stored (so an index made before holds none after its next run).
+ * 5: amalgamations are generated; CamelCase test directories and x.tests.cpp
+ * are tests, a C++ x_spec.cpp is not (classify.c).
+ * 6: the options, environment variables and config keys a file declares
+ * (options.c, schema v14).
  */
-#define MN_INDEX_RULES 4
+#define MN_INDEX_RULES 6
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 

@@ -2723,6 +2723,8 @@ void mn_parse_result_content(const mn_parse_result *r, mn_file_content *out)
     out->nrefs = r->refs.len;
     out->chunks = r->chunks.items;
     out->nchunks = r->chunks.len;
+    out->decls = NULL; /* index/options.c */
+    out->ndecls = 0;
 }
 
 int mn_parser_parse(mn_parser *p, mn_parse_result *out, const char *language, const char *path,

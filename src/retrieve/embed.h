@@ -129,11 +129,12 @@ int mn_embed_key_resolve(char **out, const char *ref);
 int mn_embedder_builtin_open(mn_embedder **out, mn_store *s);
 
 typedef struct {
-    bool trained;   /* a new model was trained (the old one and its vectors dropped) */
-    int64_t docs;   /* documents it was trained on */
-    int64_t terms;  /* terms with a vector */
-    size_t dim;     /* its dimension */
-    double seconds; /* training time */
+    bool trained;     /* a new model was trained (the old one and its vectors dropped) */
+    int64_t docs;     /* documents it was trained on */
+    int64_t terms;    /* terms with a vector */
+    size_t dim;       /* its dimension */
+    double seconds;   /* training time */
+    int64_t embedded; /* documents given their vector by the training (no sync needed) */
 } mn_embed_train_stats;
 
 /**

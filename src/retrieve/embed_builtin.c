@@ -64,6 +64,7 @@
 #define RETRAIN_FACTOR 1.5   /* retrain when the corpus grew or shrank by this factor */
 #define MAX_TERMS      65536 /* the vocabulary, most frequent first: see cap_vocab */
 #define LOOKUP_BATCH   64    /* texts embedded by looking their terms up, at most */
+#define WRITE_BATCH    4096  /* vectors written per transaction after training */
 
 /* ---- tokenizing into term ids ---- */
 
@@ -270,6 +271,8 @@ typedef struct {
     entry_vec entries;       /* every document's (term, count), concatenated */
     MN_VEC(size_t) start;    /* document i: entries [start[i], start[i + 1]) */
     MN_VEC(bool) new_stream; /* document i starts a stream */
+    MN_VEC(int64_t) owner;   /* document i's memory or chunk id */
+    MN_VEC(bool) is_memory;  /* and which of the two */
     char prev_stream[256];
     XXH3_state_t *hash;
 } corpus;
@@ -281,6 +284,8 @@ static int on_doc(void *payload, const mn_embed_doc *d)
     snprintf(c->prev_stream, sizeof(c->prev_stream), "%s", d->stream);
     mn_vec_push(&c->start, c->entries.len);
     mn_vec_push(&c->new_stream, fresh);
+    mn_vec_push(&c->owner, d->owner_id);
+    mn_vec_push(&c->is_memory, strcmp(d->owner_kind, "memory") == 0);
     tokenize_into(&c->v, true, &c->entries, d->text, d->len, 0);
     XXH3_64bits_update(c->hash, d->text, d->len);
     XXH3_64bits_update(c->hash, "\x1e", 1);
@@ -360,14 +365,34 @@ typedef struct {
     MN_VEC(size_t) start; /* window j: e[start[j], start[j + 1]) */
 } windows;
 
-/* The window around document d: its neighbours in the same stream, counts summed. */
-static void add_window(windows *w, const corpus *c, size_t d, const double *idf)
+/* The documents [*lo, *hi] of the window around document d: its neighbours in its stream. */
+static void window_range(const corpus *c, size_t d, size_t *lo_out, size_t *hi_out)
 {
     size_t n = c->start.len - 1, lo = d, hi = d;
     while (lo > 0 && d - lo < WINDOW && !c->new_stream.items[lo])
         lo--;
     while (hi + 1 < n && hi - d < WINDOW && !c->new_stream.items[hi + 1])
         hi++;
+    *lo_out = lo;
+    *hi_out = hi;
+}
+
+/* Whether the window around document d holds a term not marked in seen. */
+static bool window_has_unseen(const corpus *c, size_t d, const bool *seen)
+{
+    size_t lo, hi;
+    window_range(c, d, &lo, &hi);
+    for (size_t j = c->start.items[lo]; j < c->start.items[hi + 1]; j++)
+        if (!seen[c->entries.items[j].t])
+            return true;
+    return false;
+}
+
+/* The window around document d: its neighbours in the same stream, counts summed. */
+static void add_window(windows *w, const corpus *c, size_t d, const double *idf)
+{
+    size_t lo, hi;
+    window_range(c, d, &lo, &hi);
     size_t from = w->e.len;
     mn_vec_push(&w->start, from);
     for (size_t i = lo; i <= hi; i++)
@@ -385,12 +410,12 @@ static void add_window(windows *w, const corpus *c, size_t d, const double *idf)
         w->e.items[j].x = (float)(w->e.items[j].x / norm);
 }
 
-/* y (nw x l) = X^T z, z (V x l) */
-static void xt_times(double *y, const windows *w, size_t nw, const float *z, size_t l)
+/* y (nw x l) = X^T z for the windows [from, from + nw), z (V x l) */
+static void xt_times(double *y, const windows *w, size_t from, size_t nw, const float *z, size_t l)
 {
     memset(y, 0, nw * l * sizeof(double));
-    for (size_t j = 0; j < nw; j++) {
-        double *restrict yj = y + j * l;
+    for (size_t j = from; j < from + nw; j++) {
+        double *restrict yj = y + (j - from) * l;
         for (size_t i = w->start.items[j]; i < w->start.items[j + 1]; i++) {
             const float *restrict zt = z + (size_t)w->e.items[i].t * l;
             double x = w->e.items[i].x;
@@ -461,33 +486,58 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
     }
     mn_vec_push(&w.start, w.e.len);
 
+    /* the SVD sees only the terms the sampled windows hold (sympy: 57,000 of 65,536): X's
+     * rows for the others are zero, so their rows of the sketch z stay zero and are not kept.
+     * cid renumbers the sampled windows' entries; orig maps back (Omega and U use it, so the
+     * model is the same as with every row kept) */
+    bool *seen = mn_calloc(nterms, sizeof(bool));
+    uint32_t *cid = mn_malloc(nterms * sizeof(uint32_t));
+    MN_VEC(uint32_t) orig = MN_VEC_INIT;
+    for (size_t i = 0; i < w.e.len; i++)
+        seen[w.e.items[i].t] = true;
+    for (size_t t = 0; t < nterms; t++) {
+        cid[t] = seen[t] ? (uint32_t)orig.len : UINT32_MAX;
+        if (seen[t])
+            mn_vec_push(&orig, (uint32_t)t);
+    }
+    for (size_t i = 0; i < w.e.len; i++)
+        w.e.items[i].t = cid[w.e.items[i].t];
+    free(cid);
+    size_t ns = orig.len;
+
     size_t l = k + OVERSAMPLE < nw ? k + OVERSAMPLE : nw;
     if (k > l)
         k = l;
     double *y = mn_malloc(nw * l * sizeof(double));
-    float *z = mn_calloc(nterms * l, sizeof(float));
+    float *z = mn_calloc(ns * l, sizeof(float));
     /* Y = X^T Omega, Omega[t][c] = +-1 from a hash of (t, c) */
-    for (size_t t = 0; t < nterms; t++)
+    for (size_t r = 0; r < ns; r++) {
+        uint64_t t = orig.items[r];
         for (size_t c0 = 0; c0 < l; c0 += 64) {
-            uint64_t bits = mix64(((uint64_t)t << 16) ^ (c0 + 0x9e3779b97f4a7c15ULL));
+            uint64_t bits = mix64((t << 16) ^ (c0 + 0x9e3779b97f4a7c15ULL));
             for (size_t c1 = c0; c1 < l && c1 < c0 + 64; c1++)
-                z[t * l + c1] = (bits >> (c1 - c0)) & 1 ? 1.0f : -1.0f;
+                z[r * l + c1] = (bits >> (c1 - c0)) & 1 ? 1.0f : -1.0f;
         }
-    xt_times(y, &w, nw, z, l);
+    }
+    xt_times(y, &w, 0, nw, z, l);
     for (int it = 0; it < POWER_ITERS; it++) {
         orthonormalize(y, nw, l);
-        x_times(z, nterms, &w, nw, y, l);
-        xt_times(y, &w, nw, z, l);
+        x_times(z, ns, &w, nw, y, l);
+        xt_times(y, &w, 0, nw, z, l);
     }
     orthonormalize(y, nw, l); /* Q */
-    x_times(z, nterms, &w, nw, y, l);
-    double *s = mn_malloc(nw * l * sizeof(double));
-    xt_times(s, &w, nw, z, l); /* S = X^T X Q */
+    x_times(z, ns, &w, nw, y, l);
+    /* C = Q^T S with S = X^T X Q, one row of S at a time (S whole is nw x l doubles, 17 MB
+     * on sympy: the peak of training): the same sums in the same order as S then C */
+    double *sj = mn_malloc(l * sizeof(double));
     double *cm = mn_calloc(l * l, sizeof(double)), *wv = mn_malloc(l * l * sizeof(double)),
            *ev = mn_malloc(l * sizeof(double));
-    for (size_t j = 0; j < nw; j++)
+    for (size_t j = 0; j < nw; j++) {
+        xt_times(sj, &w, j, 1, z, l);
         for (size_t a = 0; a < l; a++)
-            axpy(cm + a * l, y[j * l + a], s + j * l, l);
+            axpy(cm + a * l, y[j * l + a], sj, l);
+    }
+    free(sj);
     for (size_t a = 0; a < l; a++) /* symmetrize rounding */
         for (size_t b = a + 1; b < l; b++)
             cm[a * l + b] = cm[b * l + a] = (cm[a * l + b] + cm[b * l + a]) / 2;
@@ -510,19 +560,18 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
             p[j * k + c0] = dot(y + j * l, wk + c0 * l, l);
     free(wk);
     /* the sketches are done with: free them before the term vectors exist (on sympy's 45,000
-     * chunks z and u are ~150 MB each) */
-    free(s);
+     * chunks z and u are ~60 MB each) */
     free(y);
     free(z);
     float *u = mn_calloc(nterms * k, sizeof(float));
-    bool *seen = mn_calloc(nterms, sizeof(bool));
     for (size_t j = 0; j < nw; j++)
         for (size_t i = w.start.items[j]; i < w.start.items[j + 1]; i++) {
             const entry *x = &w.e.items[i];
-            seen[x->t] = true;
+            float *ut = u + (size_t)orig.items[x->t] * k;
             for (size_t c0 = 0; c0 < k; c0++)
-                u[(size_t)x->t * k + c0] += x->x * (float)p[j * k + c0];
+                ut[c0] += x->x * (float)p[j * k + c0];
         }
+    mn_vec_release(&orig);
     for (size_t t = 0; t < nterms; t++)
         for (size_t c0 = 0; c0 < k; c0++)
             u[t * k + c0] = sigma[c0] > 1e-9 ? (float)(u[t * k + c0] / sigma[c0]) : 0;
@@ -533,7 +582,9 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
          * only seen terms' rows: accumulate in place */
         double *pw = mn_malloc(k * sizeof(double));
         for (size_t d = 0; d < n; d++) {
-            if (sampled[d])
+            /* most windows hold only terms the sample saw: nothing to fold in, so do not
+             * build them (the same model, a quarter of the training time on sympy) */
+            if (sampled[d] || !window_has_unseen(c, d, seen))
                 continue;
             windows one = {MN_VEC_INIT, MN_VEC_INIT};
             add_window(&one, c, d, idf);
@@ -612,16 +663,17 @@ static void corpus_release(corpus *c)
     mn_vec_release(&c->entries);
     mn_vec_release(&c->start);
     mn_vec_release(&c->new_stream);
+    mn_vec_release(&c->owner);
+    mn_vec_release(&c->is_memory);
     if (c->hash)
         XXH3_freeState(c->hash);
 }
 
 /* Store the model: its row, its terms, and drop every other model (a new model re-embeds). */
 static int store_model(mn_store *s, const char *model, const corpus *c, const double *idf,
-                       const float *u, size_t k, size_t nwindows)
+                       const int8_t *q, const float *scales, size_t k, size_t nwindows)
 {
     size_t nterms = c->v.terms.len, n = c->start.len - 1;
-    int8_t *q = mn_malloc(k);
     json_t *params =
         json_pack("{s:s,s:i,s:i,s:I,s:I,s:I,s:I}", "algo", "windowed-lsa", "version", ALGO_VERSION,
                   "window", WINDOW, "dim", (json_int_t)k, "docs", (json_int_t)n, "terms",
@@ -635,11 +687,11 @@ static int store_model(mn_store *s, const char *model, const corpus *c, const do
         (rc = mn_store_embed_model_put(s, &rec)) != 0)
         goto rollback;
     for (size_t t = 0; t < nterms; t++) {
-        float scale = mn_embed_quantize(q, u + t * k, k);
-        if (scale == 0)
+        if (scales[t] == 0)
             continue; /* a term no window gave a direction: it adds nothing */
         const char *term = c->v.terms.items[t];
-        if ((rc = mn_store_embed_term_put(s, model, term, strlen(term), idf[t], q, k, scale)) != 0)
+        if ((rc = mn_store_embed_term_put(s, model, term, strlen(term), idf[t], q + t * k, k,
+                                          scales[t])) != 0)
             goto rollback;
     }
     rc = mn_store_commit(s);
@@ -647,9 +699,59 @@ static int store_model(mn_store *s, const char *model, const corpus *c, const do
 rollback:
     mn_store_rollback(s);
 out:
-    free(q);
     free(ptext);
     json_decref(params);
+    return rc;
+}
+
+/*
+ * Give every document of the corpus its vector under the model just stored,
+ * from the counts training already holds: the same terms (the tokenizer,
+ * the MAX_DOC_BYTES cut and the vocabulary cap are the ones a sync's
+ * builtin_embed applies, and a term the cap dropped has no stored vector
+ * there either), the same weights and the same int8 term vectors, so the
+ * vector is the one a sync would write (up to the order the terms are
+ * summed in float). This spares a sync reading and tokenizing the whole
+ * corpus again right after (sympy: ~2.5 s of the 9.6 s of CPU that
+ * training and embedding took). Written in transactions of WRITE_BATCH
+ * rows; a row changed meanwhile is as in embed_sync.c.
+ */
+static int embed_corpus(mn_store *s, const char *model, const corpus *c, const double *idf,
+                        const int8_t *q, const float *scale, size_t k, int64_t *written)
+{
+    size_t n = c->start.len - 1;
+    float *row = mn_malloc(k * sizeof(float));
+    int8_t *out = mn_malloc(k);
+    int rc = 0;
+    for (size_t d0 = 0; d0 < n && rc == 0; d0 += WRITE_BATCH) {
+        if ((rc = mn_store_begin(s)) != 0)
+            break;
+        for (size_t d = d0; d < n && d < d0 + WRITE_BATCH && rc == 0; d++) {
+            memset(row, 0, k * sizeof(float));
+            for (size_t j = c->start.items[d]; j < c->start.items[d + 1]; j++) {
+                const entry *x = &c->entries.items[j];
+                if (scale[x->t] == 0)
+                    continue; /* not stored: builtin_embed would not find it */
+                float w = (float)((1 + log(x->x)) * idf[x->t]) * scale[x->t];
+                const int8_t *qt = q + (size_t)x->t * k;
+                for (size_t c0 = 0; c0 < k; c0++)
+                    row[c0] += w * (float)qt[c0];
+            }
+            mn_embed_normalize(row, k);
+            float sc = mn_embed_quantize(out, row, k);
+            rc = mn_store_vector_put(s, c->is_memory.items[d] ? "memory" : "chunk",
+                                     c->owner.items[d], model, out, k, sc);
+        }
+        if (rc) {
+            mn_store_rollback(s);
+            break;
+        }
+        if ((rc = mn_store_commit(s)) != 0)
+            break;
+        *written += (int64_t)(n - d0 < WRITE_BATCH ? n - d0 : WRITE_BATCH);
+    }
+    free(row);
+    free(out);
     return rc;
 }
 
@@ -661,7 +763,8 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
     current_model cur;
     corpus c = {0};
     double *idf = NULL;
-    float *u = NULL;
+    float *u = NULL, *scales = NULL;
+    int8_t *q = NULL;
     int64_t now = 0;
     int rc = find_model(s, &cur);
     if (rc)
@@ -710,7 +813,17 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
     char model[64];
     snprintf(model, sizeof(model), "builtin:lsa%zu@%016llx", k,
              (unsigned long long)XXH3_64bits_digest(c.hash));
-    if ((rc = store_model(s, model, &c, idf, u, k, n < MAX_WINDOWS ? n : MAX_WINDOWS)) != 0)
+    /* the term vectors as they are stored (int8 and a scale), for the store and for the
+     * corpus's own vectors; u goes before the vectors are written */
+    q = mn_malloc(nterms * k);
+    scales = mn_malloc(nterms * sizeof(float));
+    for (size_t t = 0; t < nterms; t++)
+        scales[t] = mn_embed_quantize(q + t * k, u + t * k, k);
+    free(u);
+    u = NULL;
+    if ((rc = store_model(s, model, &c, idf, q, scales, k, n < MAX_WINDOWS ? n : MAX_WINDOWS)) != 0)
+        goto out;
+    if ((rc = embed_corpus(s, model, &c, idf, q, scales, k, &stats->embedded)) != 0)
         goto out;
     stats->trained = true;
     stats->docs = (int64_t)n;
@@ -721,6 +834,8 @@ out:
     free(cur.model);
     free(idf);
     free(u);
+    free(q);
+    free(scales);
     corpus_release(&c);
     return rc;
 }
@@ -860,7 +975,11 @@ int mn_embedder_builtin_open(mn_embedder **out, mn_store *s)
     b->base.ops = &builtin_ops;
     b->base.model = f.model;
     b->base.dim = f.dim;
-    b->base.batch = 256;
+    /* texts per sync batch: each batch asks the store for rows without a vector, a scan from
+     * the first chunk on, so small batches made a whole sync quadratic (sympy's 45,000 chunks:
+     * 177 scans at 256, 12 at 4,096); 4,096 code chunks hold ~3 MB of text and 4 MB of
+     * vectors, and lookups of a few texts (a query, one edited file) are unaffected */
+    b->base.batch = 4096;
     b->store = s;
     *out = &b->base;
     return 0;

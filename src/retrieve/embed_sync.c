@@ -218,6 +218,8 @@ int mn_embedder_open(mn_embedder **out, mn_store *s, const mn_embed_options *o, 
             rc = mn_embed_builtin_train(s, false, stats ? &stats->train : &local);
             if (rc)
                 return rc;
+            if (stats) /* training wrote the corpus's vectors: the sync finds them there */
+                stats->embedded += stats->train.embedded;
         }
     }
     return mn_embedder_builtin_open(out, s);

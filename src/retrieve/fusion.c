@@ -36,8 +36,10 @@
  *            source files among the candidates only)
  *   file   = (pre + 0.3 graphN gap + 0.3 scope + 0.2 histN) * role
  *   role: source 1, test 0.35 (0.7 when the query talks about tests, 1 when
- *   it names the file's path), doc / config / build 0.5, generated /
- *   vendored 0.2, marker / lock 0.1. No centrality prior: that many
+ *   it names the file's path outside a traceback frame: a test in a trace
+ *   is the caller of the code at fault), doc / config / build 0.5, generated /
+ *   vendored 0.2, marker / lock 0.1, an issue or pull-request template
+ *   (.github/ISSUE_TEMPLATE/...) 0.1 whatever its role. No centrality prior: that many
  *   modules import a file says nothing of whether a question is about it
  *   (with PageRank as a prior the hubs passed the specialised module the
  *   words chose: docs/internals/retrieval.md).
@@ -118,12 +120,38 @@ static double sat(double x)
     return x > 0 ? 1.0 - exp(-x) : 0;
 }
 
-static double role_factor(const mn_search_ctx *c, const char *role, double path_hit)
+/*
+ * An issue or pull-request template of a code host (.github/ISSUE_TEMPLATE/,
+ * .github/PULL_REQUEST_TEMPLATE.md, .gitlab/issue_templates/): every issue
+ * filed from it repeats its headings and prompts, so its words match every
+ * issue and say nothing about the code to change. Weighted as a marker.
+ */
+static bool issue_template(const char *path)
 {
+    if (!path)
+        return false;
+    static const char *const dirs[] = {"ISSUE_TEMPLATE/", "issue_templates/",
+                                       "merge_request_templates/"};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(dirs); i++) {
+        const char *d = strstr(path, dirs[i]);
+        if (d && (d == path || d[-1] == '/'))
+            return true;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strncasecmp(base, "pull_request_template", 21) == 0 ||
+           strncasecmp(base, "issue_template", 14) == 0;
+}
+
+static double role_factor(const mn_search_ctx *c, const char *role, bool path_named,
+                          const char *path)
+{
+    if (issue_template(path))
+        return 0.1;
     if (!role || strcmp(role, "source") == 0)
         return 1.0;
     if (strcmp(role, "test") == 0)
-        return path_hit > 0 ? 1.0 : c->q.about_tests ? 0.7 : 0.35;
+        return path_named ? 1.0 : c->q.about_tests ? 0.7 : 0.35;
     if (strcmp(role, "doc") == 0 || strcmp(role, "config") == 0 || strcmp(role, "build") == 0)
         return 0.5;
     if (strcmp(role, "generated") == 0 || strcmp(role, "vendored") == 0)
@@ -203,7 +231,7 @@ void mn_fusion_files(mn_search_ctx *c)
         /* after pre: the history neither spreads through the graph nor narrows its gap */
         double evidence =
             f->score + W_GRAPH * graphn * gap + W_SCOPE * f->scope + W_HIST * f->history;
-        f->score = evidence * role_factor(c, f->role, f->path_hit);
+        f->score = evidence * role_factor(c, f->role, f->path_named, f->path);
         f->sig.graph = graphn;
         f->sig.scope = f->scope;
         f->sig.history = f->history;
@@ -239,7 +267,7 @@ void mn_fusion_chunks(mn_search_ctx *c)
         k->sig.has = MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_SCOPE | MN_SIG_NAMES |
                      (c->req->embedder ? MN_SIG_SEMANTIC : 0);
         k->score = (C_LEX * lexn + C_NAME * sat(k->named) + C_FILE * filen + C_SEM * semn) *
-                   role_factor(c, k->role, f->path_hit);
+                   role_factor(c, k->role, f->path_named, k->path);
     }
 }
 

@@ -302,18 +302,28 @@ static int prefer_exports(mn_search_ctx *c, def_vec *defs)
     return rc;
 }
 
+/*
+ * The indexes of the query's mentions of the given kinds, strongest first,
+ * at most NAMES_LOOKED_UP of them (the names a lookup probes).
+ */
+static size_t strongest_mentions(const mn_search_ctx *c, mn_mention_kind a, mn_mention_kind b,
+                                 size_t cand[MN_QUERY_MAX_MENTIONS])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->q.nmentions; i++)
+        if (c->q.mentions[i].kind == a || c->q.mentions[i].kind == b)
+            cand[n++] = i;
+    if (n > 1)
+        qsort_r(cand, n, sizeof(size_t), cmp_by_strength, (void *)c->q.mentions);
+    return n > NAMES_LOOKED_UP ? NAMES_LOOKED_UP : n;
+}
+
 static int symbols(mn_search_ctx *c)
 {
-    size_t cand[MN_QUERY_MAX_MENTIONS], n = 0;
-    for (size_t i = 0; i < c->q.nmentions; i++)
-        if (c->q.mentions[i].kind == MN_MENTION_NAME ||
-            c->q.mentions[i].kind == MN_MENTION_QUALIFIED)
-            cand[n++] = i;
+    size_t cand[MN_QUERY_MAX_MENTIONS];
+    size_t n = strongest_mentions(c, MN_MENTION_NAME, MN_MENTION_QUALIFIED, cand);
     if (n == 0)
         return 0;
-    qsort_r(cand, n, sizeof(size_t), cmp_by_strength, c->q.mentions);
-    if (n > NAMES_LOOKED_UP)
-        n = NAMES_LOOKED_UP;
     const char *names[NAMES_LOOKED_UP];
     for (size_t i = 0; i < n; i++) {
         const mn_mention *m = &c->q.mentions[cand[i]];
@@ -444,6 +454,25 @@ static bool module_match(const file_row *r, const char *mod, size_t mlen)
     return false;
 }
 
+/*
+ * A frame's file by its name alone, when no path with a directory matched
+ * and exactly one file of the project has that name: a frame prints where
+ * the file was built or installed (Go's /opt/gopath/src/app/vendor/
+ * google.golang.org/grpc/clientconn.go, a package at the root of its
+ * repository), a prefix no tail of the repository's paths ends with. A
+ * name that several files share stays unmatched, as before.
+ */
+static size_t frame_file_alone(const file_rows *rows, const char *path, size_t *hits)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t bl = strlen(base), n = 0;
+    for (size_t r = 0; r < rows->len && n < 2; r++)
+        if (ends_with_path(rows->items[r].path, strlen(rows->items[r].path), base, bl))
+            hits[n++] = r;
+    return n == 1 ? 1 : 0;
+}
+
 static int paths(mn_search_ctx *c)
 {
     bool any = c->req->nfiles > 0;
@@ -501,6 +530,8 @@ static int paths(mn_search_ctx *c)
                 break;
             tail = slash + 1;
         }
+        if (nhits == 0 && m->frame && m->kind == MN_MENTION_PATH && !m->link)
+            nhits = frame_file_alone(&rows, m->text, hits);
         if (nhits == 0)
             continue;
         if (m->frame > fault_frame) {
@@ -516,6 +547,8 @@ static int paths(mn_search_ctx *c)
             file_row *r = &rows.items[hits[h]];
             mn_file_cand *f = mn_search_file(c, r->id, r->path, r->role);
             f->path_hit += w;
+            if (!m->frame)
+                f->path_named = true;
             /* a link to a line of it: the reporter points at the code, as
              * the deepest frame of a traceback does */
             if (m->link == 2 && f->fault < 1.0 / (double)nhits)
@@ -601,9 +634,82 @@ static int messages(mn_search_ctx *c)
     return 0;
 }
 
+/* ---- declared names ---- */
+
+struct decl_hit {
+    size_t mention;
+    int64_t file_id;
+    const char *path, *role;
+};
+
+typedef struct {
+    mn_search_ctx *c;
+    const size_t *which; /* lookup index -> mention index */
+    MN_VEC(struct decl_hit) hits;
+} declared_lookup;
+
+static int on_declared(void *payload, size_t which, const mn_declared_def *d)
+{
+    declared_lookup *l = payload;
+    const mn_mention *m = &l->c->q.mentions[l->which[which]];
+    /* an option mention finds options; a name finds env variables and config keys */
+    if ((m->kind == MN_MENTION_OPTION) != (strcmp(d->kind, "option") == 0))
+        return 0;
+    size_t n = l->hits.len;
+    if (n && l->hits.items[n - 1].mention == l->which[which] &&
+        l->hits.items[n - 1].file_id == d->file_id)
+        return 0; /* rows come in file order */
+    struct decl_hit h = {l->which[which], d->file_id, mn_arena_strdup(l->c->arena, d->path),
+                         mn_arena_strdup(l->c->arena, d->role ? d->role : "source")};
+    mn_vec_push(&l->hits, h);
+    return 0;
+}
+
+/*
+ * The files that declare what the query names for users (issue 22): an
+ * option it types ("--tb", "-x": MN_MENTION_OPTION), an environment
+ * variable or config key among its names (PYTEST_ADDOPTS, testpaths). As
+ * for symbols, a name declared in F files gives each of them
+ *     named += mention_weight / F
+ * (none when F > NAME_MAX_FILES: "--help", "-v" are declared everywhere).
+ * No specificity factor: a declared name is not a word of the code's
+ * prose. The NAMES_LOOKED_UP strongest names are probed.
+ */
+static int declared(mn_search_ctx *c)
+{
+    size_t cand[MN_QUERY_MAX_MENTIONS];
+    size_t n = strongest_mentions(c, MN_MENTION_NAME, MN_MENTION_OPTION, cand);
+    if (n == 0)
+        return 0;
+    const char *names[NAMES_LOOKED_UP];
+    for (size_t i = 0; i < n; i++)
+        names[i] = c->q.mentions[cand[i]].text;
+    declared_lookup l = {c, cand, MN_VEC_INIT};
+    int rc = mn_store_declared_named(c->store, names, n, on_declared, &l);
+    for (size_t i = 0; rc == 0 && i < l.hits.len;) {
+        size_t end = i;
+        while (end < l.hits.len && l.hits.items[end].mention == l.hits.items[i].mention)
+            end++;
+        size_t files = end - i;
+        if (files <= NAME_MAX_FILES) {
+            double w = mention_weight(c, &c->q.mentions[l.hits.items[i].mention]) / (double)files;
+            for (size_t k = i; k < end; k++) {
+                mn_file_cand *f = mn_search_file(c, l.hits.items[k].file_id, l.hits.items[k].path,
+                                                 l.hits.items[k].role);
+                f->named += w;
+            }
+        }
+        i = end;
+    }
+    mn_vec_release(&l.hits);
+    return rc;
+}
+
 int mn_graph_named_code(mn_search_ctx *c)
 {
     int rc = symbols(c);
+    if (rc == 0)
+        rc = declared(c);
     if (rc == 0)
         rc = messages(c);
     return rc ? rc : paths(c);

@@ -68,6 +68,19 @@ typedef struct {
     } * words;
     size_t nwords, words_cap;
     mn_map word_index; /* lower-cased word -> index + 1 */
+    /* frames printed innermost first (query_trace.c): each one's mention
+     * and number, turned round within its block of frames at the end */
+    MN_VEC(struct occurrence {
+        size_t mention;
+        int frame;
+    })
+    occurrences;
+    MN_VEC(struct frame_block {
+        int from;
+        int to;
+    })
+    blocks;
+    int block_from; /* the first frame of the block being read; 0: none */
 } scan;
 
 /* Identifiers that say nothing about where code is: keywords and the most common builtins. */
@@ -380,6 +393,36 @@ static void token(scan *sc, const char *tok, size_t len, const char *next, const
 }
 
 /*
+ * Command-line options the line names (issue 22): "--name" and
+ * "--name=value" anywhere (no prose word starts with two dashes), at 1.0;
+ * a short option "-x" (one letter or digit, or the first of a bundle "-vv",
+ * "-rA") only in code (a code line or between backticks), at 0.8: in prose
+ * a dash is punctuation. Each is an MN_MENTION_OPTION, looked up among the
+ * options the index holds (graph.c: declared).
+ */
+static void cli_options(scan *sc, const char *l, const char *eol, bool code)
+{
+    int ticks = 0;
+    for (const char *p = l; p < eol; p++) {
+        if (*p == '`')
+            ticks++;
+        if (*p != '-' || (p > l && !strchr(" \t`(\"'[=", p[-1])))
+            continue;
+        bool two = p + 1 < eol && p[1] == '-';
+        const char *n = p + (two ? 2 : 1), *e = n;
+        if (n >= eol || !isalnum((unsigned char)*n))
+            continue;
+        while (e < eol && (isalnum((unsigned char)*e) || *e == '_' || *e == '-'))
+            e++;
+        if (two && e - n >= 2 && e[-1] != '-')
+            add_mention(sc, MN_MENTION_OPTION, p, (size_t)(e - p), 1.0, 0, 0);
+        else if (!two && (code || ticks % 2 == 1) && isalpha((unsigned char)*n))
+            add_mention(sc, MN_MENTION_OPTION, p, 2, 0.8, 0, 0);
+        p = e - 1;
+    }
+}
+
+/*
  * A Python traceback frame:
  *     File "path", line N, in name          (the interpreter)
  *     File path:N, in Class.method(args)    (IPython 8 and later)
@@ -441,6 +484,99 @@ static bool python_frame(scan *sc, const char *line, const char *end, int *frame
     return true;
 }
 
+/* The index of a mention (after add_mention), or SIZE_MAX when it was not kept. */
+static size_t mention_at(scan *sc, mn_mention_kind kind, const char *text, size_t len)
+{
+    char key[MAX_TOKEN + 4];
+    snprintf(key, sizeof(key), "%d:%.*s", (int)kind, (int)len, text);
+    size_t at = (size_t)(uintptr_t)mn_map_get(&sc->index, key);
+    return at ? at - 1 : SIZE_MAX;
+}
+
+/* A mention of a frame: numbered now, or later when its trace lists the innermost first. */
+static void frame_mention(scan *sc, mn_mention_kind kind, const char *text, size_t len,
+                          double strength, int frame, bool reversed)
+{
+    if (!reversed) {
+        add_mention(sc, kind, text, len, strength, frame, 0);
+        return;
+    }
+    add_mention(sc, kind, text, len, strength, 0, 0);
+    size_t at = mention_at(sc, kind, text, len);
+    if (at != SIZE_MAX) {
+        struct occurrence o = {at, frame};
+        mn_vec_push(&sc->occurrences, o);
+    }
+}
+
+/*
+ * A frame of another language's trace, or a compiler's error location
+ * (query_trace.c): its file at 2.0, its function and Type.function as a
+ * Python frame's. A Java frame names its file alone: the class's package
+ * is its directory (com.x.Y.m(Y.java:12): com/x/Y.java).
+ */
+static bool trace_frame(scan *sc, const char *l, const char *end, const char *prev,
+                        const char *prev_end, int *frame_pos)
+{
+    mn_trace_frame_info f;
+    int kind = mn_trace_frame(l, end, prev, prev_end, &f);
+    if (!kind || f.path_len + f.package_len + 1 > MAX_TOKEN)
+        return false;
+    bool reversed = kind == 1;
+    int frame = ++*frame_pos;
+    if (reversed && !sc->block_from)
+        sc->block_from = frame;
+    char path[MAX_TOKEN + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < f.package_len; i++)
+        path[n++] = f.package[i] == '.' ? '/' : f.package[i];
+    if (n)
+        path[n++] = '/';
+    const char *core = f.path;
+    size_t clen = f.path_len;
+    path_core(&core, &clen);
+    for (size_t i = 0; i < clen; i++)
+        path[n++] = core[i] == '\\' ? '/' : core[i];
+    frame_mention(sc, MN_MENTION_PATH, path, n, 2.0, frame, reversed);
+    if (f.func && f.func_len >= 3 && f.func_len <= 100 && !is_stop_name(f.func, f.func_len, true)) {
+        frame_mention(sc, MN_MENTION_NAME, f.func, f.func_len, 0.8, frame, reversed);
+        if (f.owner && f.owner_len + f.func_len + 1 <= MAX_TOKEN) {
+            char qn[MAX_TOKEN + 1];
+            int ql = snprintf(qn, sizeof(qn), "%.*s.%.*s", (int)f.owner_len, f.owner,
+                              (int)f.func_len, f.func);
+            frame_mention(sc, MN_MENTION_QUALIFIED, qn, (size_t)ql, 1.5, frame, reversed);
+        }
+    }
+    return true;
+}
+
+/* The end of a block of innermost-first frames (an error line, the end of the text). */
+static void close_block(scan *sc, int frame_pos)
+{
+    if (sc->block_from) {
+        struct frame_block b = {sc->block_from, frame_pos};
+        mn_vec_push(&sc->blocks, b);
+    }
+    sc->block_from = 0;
+}
+
+/* Each block's frames turned round: its innermost frame gets its last number. */
+static void turn_frames(scan *sc)
+{
+    for (size_t i = 0; i < sc->occurrences.len; i++) {
+        const struct occurrence *o = &sc->occurrences.items[i];
+        int frame = o->frame;
+        for (size_t b = 0; b < sc->blocks.len; b++)
+            if (frame >= sc->blocks.items[b].from && frame <= sc->blocks.items[b].to) {
+                frame = sc->blocks.items[b].from + sc->blocks.items[b].to - frame;
+                break;
+            }
+        mn_mention *m = &sc->q->mentions[o->mention];
+        if (frame > m->frame)
+            m->frame = frame;
+    }
+}
+
 /*
  * A line of an environment dump ("numpy: 1.18.1", "OS: Linux",
  * "requests==2.0", JSON such as  "version": "2.27.0",): the versions an
@@ -497,18 +633,35 @@ static bool env_line(const char *l, const char *end)
  * kept as its longest run of plain words (quoted values, numbers and
  * punctuation break a run: they are the formatted parts), when it has
  * MN_QUERY_MESSAGE_MIN words or more; graph.c looks for it as a phrase.
+ * Other languages' error lines too (query_trace.c: "Caused by: x.YException:
+ * msg", Go's "panic: msg", rustc's "error[E0308]: msg", "a.cpp:1:2: error:
+ * msg"). True when the line is an error line: it ends a block of frames.
  */
-static void exception_line(scan *sc, const char *l, const char *end)
+static void message_run(scan *sc, const char *msg, const char *end);
+
+static bool exception_line(scan *sc, const char *l, const char *end)
 {
-    mn_query_info *q = sc->q;
     if (end - l > 2 && l[0] == 'E' && (l[1] == ' ' || l[1] == '\t')) /* pytest's "E   Error: ..." */
         for (l++; l < end && (*l == ' ' || *l == '\t');)
             l++;
+    bool own = false; /* other languages' error lines (query_trace.c) */
+    const char *msg_end;
+    const char *after = mn_trace_error(l, end, &own, &msg_end);
+    if (own) {
+        message_run(sc, after, msg_end);
+        return true;
+    }
+    bool prefixed = after != l;
+    l = after;
     const char *p = l;
-    while (p < end && (word_char((unsigned char)*p) || *p == '.'))
+    while (p < end && (word_char((unsigned char)*p) || *p == '.' || *p == '$'))
         p++;
-    if (p + 2 > end || p[0] != ':' || p[1] != ' ' || q->nmessages >= MN_QUERY_MAX_MESSAGES)
-        return;
+    if (p + 1 == end && *p == ':' && prefixed)
+        return true; /* "Caused by: x.Y:" alone, the message on the next line */
+    if (p == end && prefixed)
+        return true; /* "Caused by: java.lang.NullPointerException" */
+    if (p + 2 > end || p[0] != ':' || p[1] != ' ')
+        return false;
     static const char *const kinds[] = {"Error", "Exception", "Warning"};
     bool ok = false;
     for (size_t i = 0; i < MN_ARRAY_SIZE(kinds) && !ok; i++) {
@@ -516,12 +669,22 @@ static void exception_line(scan *sc, const char *l, const char *end)
         ok = (size_t)(p - l) > kl && memcmp(p - kl, kinds[i], kl) == 0;
     }
     if (!ok)
+        return prefixed;
+    message_run(sc, p + 2, end);
+    return true;
+}
+
+/* The message of an error line from msg on: its longest run of plain words (see above). */
+static void message_run(scan *sc, const char *msg, const char *end)
+{
+    mn_query_info *q = sc->q;
+    if (q->nmessages >= MN_QUERY_MAX_MESSAGES)
         return;
     /* words: a letter or '_' first, word characters, then a space, the end
      * or punctuation (which ends the run after the word) */
     const char *best = NULL, *best_end = NULL, *run = NULL;
     int best_n = 0, run_n = 0;
-    for (const char *m = p + 2; m < end;) {
+    for (const char *m = msg; m < end;) {
         const char *we = m;
         bool plain = isalpha((unsigned char)*m) || *m == '_';
         while (plain && we < end && word_char((unsigned char)*we))
@@ -715,7 +878,7 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
     memset(q, 0, sizeof(*q));
     q->text = text;
     q->len = len;
-    scan sc = {q, arena, MN_MAP_INIT, 0, NULL, 0, 0, MN_MAP_INIT};
+    scan sc = {q, arena, MN_MAP_INIT, 0, NULL, 0, 0, MN_MAP_INIT, MN_VEC_INIT, MN_VEC_INIT, 0};
     bool fence = false, traceback = false;
     int frame_pos = 0, test_words = 0;
     /* the text read: comments blanked (offsets unchanged), cut into lines */
@@ -753,8 +916,14 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
             traceback = strchr(":-~", *l) != NULL; /* the exception line ends it */
         bool code = fence || traceback || indented || starts_with(l, eol, ">>>") ||
                     starts_with(l, eol, "$ ") || starts_with(l, eol, "In [");
-        python_frame(&sc, l, eol, &frame_pos);
-        exception_line(&sc, l, eol);
+        /* a frame of another language: its mentions are the frame's alone
+         * (its dotted names are a class's and a package's, not module paths) */
+        bool other_frame = !python_frame(&sc, l, eol, &frame_pos) &&
+                           trace_frame(&sc, l, eol, li ? lines.items[li - 1].l : NULL,
+                                       li ? lines.items[li - 1].eol : NULL, &frame_pos);
+        cli_options(&sc, l, eol, code);
+        if (exception_line(&sc, l, eol))
+            close_block(&sc, frame_pos);
         import_alias(&sc, starts_with(l, eol, ">>> ") ? l + 4 : l, eol);
         bool tick = false;
         for (const char *p = l; p < eol;) {
@@ -772,7 +941,7 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
             while (p < eol && path_char((unsigned char)*p))
                 p++;
             size_t tl = (size_t)(p - t);
-            if (tl <= MAX_TOKEN)
+            if (tl <= MAX_TOKEN && !other_frame)
                 token(&sc, t, tl, p, eol, code || tick, &frame_pos);
             /* its words, for the full-text query */
             for (const char *w = t; w < p;) {
@@ -795,6 +964,10 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
         }
     }
     mn_vec_release(&lines);
+    close_block(&sc, frame_pos);
+    turn_frames(&sc);
+    mn_vec_release(&sc.occurrences);
+    mn_vec_release(&sc.blocks);
     q->nframes = frame_pos;
     q->about_tests = test_words > 0;
 

@@ -19,6 +19,7 @@ typedef enum {
     MN_MENTION_QUALIFIED, /* Class.method: the end of a qualified name */
     MN_MENTION_PATH,      /* a file path (or its tail, or a file name) */
     MN_MENTION_MODULE,    /* a dotted module name as a path without extension: a/b/c */
+    MN_MENTION_OPTION,    /* a command-line option as typed: "--tb", "-x" (query.c: cli_options) */
 } mn_mention_kind;
 
 typedef struct {
@@ -72,6 +73,36 @@ typedef struct {
 /** Analyse text: the full-text query and the code it mentions. */
 int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *arena);
 
+/* A frame of a stack trace of another language than Python (query_trace.c); pointers into the line.
+ */
+typedef struct {
+    const char *path; /* the file, as printed (a Java frame: its name alone) */
+    size_t path_len;
+    const char *package; /* a Java frame: its class's package, dotted (the file's directory) */
+    size_t package_len;
+    const char *func, *owner; /* the function and its type (NULL: none) */
+    size_t func_len, owner_len;
+} mn_trace_frame_info;
+
+/**
+ * A frame of a Java, Kotlin, C#, JavaScript, Go, Rust, C or C++ trace, or a
+ * compiler's error location. l..end: one line; prev..prev_end: the line
+ * before (Go prints a frame's function there), NULL at the first.
+ * 1: a frame of a trace printed innermost first; 2: a location on its own
+ * (rustc's "--> a.rs:1:2", Rust's panic); 0: none.
+ */
+int mn_trace_frame(const char *l, const char *end, const char *prev, const char *prev_end,
+                   mn_trace_frame_info *out);
+
+/**
+ * An error line of these languages. Returns where the exception line
+ * proper starts after a prefix ("Caused by: ", "Uncaught ", "Exception in
+ * thread "main" "), or, with *message set, where a message starts that
+ * needs no exception name (Go's "panic: ", "error[E0308]: ", "Error: ",
+ * "a.cpp:1:2: error: ") and *msg_end where it ends; l when neither.
+ */
+const char *mn_trace_error(const char *l, const char *end, bool *message, const char **msg_end);
+
 /** Strength of an identifier's shape alone (snake_case, camelCase...): 0..1. */
 double mn_query_code_shape(const char *w, size_t len);
 
@@ -93,6 +124,7 @@ typedef struct {
     double semantic; /* its best chunk's cosine to the query */
     double named;    /* symbols the query names, defined here */
     double path_hit; /* the query names this file's path */
+    bool path_named; /* ... outside a traceback frame (a test file named, not a caller) */
     double fault;    /* the deepest traceback frame in the repository is here (1 / files matched) */
     double message;  /* holds an error message the query quotes (1 / files holding it) */
     double graph;    /* spread from matched neighbours */
@@ -212,6 +244,12 @@ double mn_speaker_named(const char *label, size_t n, const char *query, size_t q
  * weeks ago", "in March"), from now_ms, in ms: [*from, *to). false: none.
  */
 bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *to);
+/*
+ * query without the words of the time expressions mn_when_window reads in
+ * it ("in the past two weeks", "last Saturday", "on March 4"), into out;
+ * false (out unspecified) when it names no time or nothing else is left.
+ */
+bool mn_when_strip(const char *query, int64_t now_ms, mn_buf *out);
 /*
  * true when text, said at said_ms, dates something it tells inside the
  * window [from, to) of mn_when_window: one of its own time expressions

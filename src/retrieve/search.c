@@ -287,7 +287,14 @@ int mn_search_run(mn_store *s, const mn_search_request *req, mn_search_result *o
     c.arena = &out->arena;
     c.now_ms = r.now_ms ? r.now_ms : mn_time_now_ms();
     item_vec v = {NULL, 0, 0};
-    int rc = mn_query_analyse(&c.q, r.query, strlen(r.query), c.arena);
+    /* the words of a time the question names are the when signal's (when.c), not words of
+     * its topic: "in the past three months" matched "collecting stamps for three months" */
+    const char *text = r.query;
+    mn_buf strip = MN_BUF_INIT;
+    if (mn_when_strip(r.query, c.now_ms, &strip))
+        text = mn_arena_strndup(c.arena, strip.ptr, strip.len);
+    mn_buf_release(&strip);
+    int rc = mn_query_analyse(&c.q, text, strlen(text), c.arena);
     if (rc)
         goto out;
     if ((rc = mn_store_begin_read(s)) != 0)

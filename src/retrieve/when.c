@@ -33,6 +33,13 @@
  * Renaissance saved the same afternoon was only said then. People date
  * what they tell by the day they speak, so the two halves of the signal
  * are apart.
+ *
+ * The words of an expression counted from now ("in the past three
+ * months", "four weeks ago", "last Saturday") are the window's, not the
+ * topic's: mn_when_strip gives the question without them for the
+ * full-text query (search.c), where they matched "for three months now"
+ * in any session. Dates ("on March 4th", "2023-03-04") stay: a memory
+ * writes a date the way the question does.
  */
 #include "common.h"
 #include <ctype.h>
@@ -260,8 +267,15 @@ static int64_t latest_weekday(int64_t today, int wd)
  * each window to found(payload, a, b). Returns the index after the last
  * token consumed.
  */
+/* the tokens [from, to] of an expression read, in mark (when the caller keeps them) */
+static void mark_span(bool *mark, size_t from, size_t to)
+{
+    for (size_t k = from; mark && k <= to; k++)
+        mark[k] = true;
+}
+
 static size_t expressions(const tok *t, size_t n, size_t first, size_t last, int64_t now_ms,
-                          window_cb found, void *payload)
+                          window_cb found, void *payload, bool *mark)
 {
     int64_t today = day_start(now_ms);
     size_t i;
@@ -275,24 +289,29 @@ static size_t expressions(const tok *t, size_t n, size_t first, size_t last, int
             (!strcmp(prev, "this") &&
              (!strcmp(w, "morning") || !strcmp(w, "afternoon") || !strcmp(w, "evening")))) {
             found(payload, today, now_ms);
+            mark_span(mark, !strcmp(prev, "this") ? i - 1 : i, i);
         } else if (!strcmp(w, "yesterday")) {
             found(payload, today - DAY_MS, today);
+            mark_span(mark, i, i);
         } else if (!strcmp(w, "weekend") && (!strcmp(prev, "last") || !strcmp(prev, "this") ||
                                              !strcmp(prev, "past") || !strcmp(prev, "the"))) {
             /* the latest Saturday and Sunday before today */
             int64_t sat = latest_weekday(today, 6);
             found(payload, sat, sat + 2 * DAY_MS < now_ms ? sat + 2 * DAY_MS : now_ms);
+            mark_span(mark, i - 1, i);
         } else if ((wd = name_in(w, weekdays, 7)) >= 0 &&
                    (!strcmp(prev, "last") || !strcmp(prev, "past") || !strcmp(prev, "on") ||
                     !strcmp(prev, "this") || !strcmp(prev, "since"))) {
             int64_t day = latest_weekday(today, wd);
             found(payload, day, !strcmp(prev, "since") ? now_ms : day + DAY_MS);
+            mark_span(mark, i - 1, i);
         } else if ((used = count_at(t, n, i, &cnt)) > 0 && i + used + 1 < n &&
                    (days = unit_days(t[i + used].w)) > 0 && !strcmp(t[i + used + 1].w, "ago")) {
             /* N units ago: that day, give or take half a unit (a day for days) */
             int64_t at = today - cnt * days * DAY_MS;
             int64_t half = days == 1 ? DAY_MS : days * DAY_MS / 2;
             found(payload, at - half, at + DAY_MS + half);
+            mark_span(mark, i, i + used + 1);
             i += used + 1;
         } else if ((!strcmp(w, "last") || !strcmp(w, "past")) && i + 1 < n &&
                    (days = unit_days(t[i + 1].w)) > 1 && !plural(t[i + 1].w)) {
@@ -300,15 +319,18 @@ static size_t expressions(const tok *t, size_t n, size_t first, size_t last, int
              * week: the seven days up to now */
             int64_t a = today - (w[0] == 'l' ? 2 : 1) * days * DAY_MS;
             found(payload, a, w[0] == 'l' ? today - days * DAY_MS / 4 : now_ms);
+            mark_span(mark, i, i + 1);
             i++;
         } else if ((!strcmp(w, "last") || !strcmp(w, "past")) &&
                    (used = count_at(t, n, i + 1, &cnt)) > 0 && i + used + 1 < n &&
                    (days = unit_days(t[i + 1 + used].w)) > 0) {
             found(payload, today - cnt * days * DAY_MS, now_ms);
+            mark_span(mark, i, i + used + 1);
             i += used + 1;
         } else if (!strcmp(w, "this") && i + 1 < n && (days = unit_days(t[i + 1].w)) > 1 &&
                    !plural(t[i + 1].w)) {
             found(payload, today - days * DAY_MS, now_ms);
+            mark_span(mark, i, i + 1);
             i++;
         } else if ((mo = name_in(w, months, 12)) >= 0) {
             /* "may", "march", "april" and "june" are also verbs or names: a month only next to
@@ -329,6 +351,8 @@ static size_t expressions(const tok *t, size_t n, size_t first, size_t last, int
             int64_t a, b;
             month_window(now_ms, mo, d, year, &a, &b);
             found(payload, a, !strcmp(prev, "since") ? now_ms : b);
+            /* a date is written the same in what it dates ("on 8 May, 2023"): its words stay
+             * in the query (not marked), unlike those counted from now */
         } else if (t[i].num && t[i].n >= 1900 && t[i].n <= 2200 && i + 4 < n &&
                    (!strcmp(t[i + 1].w, "-") || !strcmp(t[i + 1].w, "/")) && t[i + 2].num &&
                    !strcmp(t[i + 3].w, t[i + 1].w) && t[i + 4].num && t[i + 2].n >= 1 &&
@@ -363,11 +387,11 @@ static void scan(const char *text, int64_t now_ms, bool all, window_cb found, vo
     while (p && *p) {
         size_t n = tokenize(p, t, MAX_TOK);
         if (n < MAX_TOK || !all || (size_t)(p - text) >= TOLD_BYTES) {
-            expressions(t, n, first, n, now_ms, found, payload);
+            expressions(t, n, first, n, now_ms, found, payload, NULL);
             return;
         }
         size_t last = MAX_TOK - LOOK_BACK,
-               next = expressions(t, n, first, last, now_ms, found, payload);
+               next = expressions(t, n, first, last, now_ms, found, payload, NULL);
         /* go on from the token before the first one not read, for its "last" or "on" */
         size_t from = next > last ? next : last;
         p = t[from - 1].at;
@@ -382,6 +406,47 @@ bool mn_when_window(const char *query, int64_t now_ms, int64_t *from, int64_t *t
     *from = h.found ? h.from - SLACK : 0;
     *to = h.found ? h.to + SLACK : 0;
     return h.found;
+}
+
+static void ignore(void *payload, int64_t a, int64_t b)
+{
+    MN_UNUSED(payload);
+    MN_UNUSED(a);
+    MN_UNUSED(b);
+}
+
+bool mn_when_strip(const char *query, int64_t now_ms, mn_buf *out)
+{
+    tok t[MAX_TOK];
+    bool mark[MAX_TOK] = {false}, any = false, word = false;
+    size_t n = tokenize(query, t, MAX_TOK);
+    expressions(t, n, 0, n, now_ms, ignore, NULL, mark);
+    for (size_t k = 0; k < n; k++)
+        any = any || mark[k];
+    if (!any)
+        return false;
+    mn_buf_clear(out);
+    const char *p = query;
+    for (size_t k = 0; k < n; k++) {
+        if (!mark[k])
+            continue;
+        const char *end = t[k].at;
+        if (isalnum((unsigned char)*end))
+            while (isalnum((unsigned char)*end))
+                end++;
+        else
+            end++;
+        /* the spaces before a word taken out go with it */
+        const char *keep = t[k].at;
+        while (keep > p && isspace((unsigned char)keep[-1]))
+            keep--;
+        mn_buf_put(out, p, (size_t)(keep - p));
+        p = end;
+    }
+    mn_buf_puts(out, p);
+    for (size_t k = 0; k < out->len && !word; k++)
+        word = isalnum((unsigned char)out->ptr[k]) != 0;
+    return word;
 }
 
 typedef struct {

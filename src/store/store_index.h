@@ -61,6 +61,14 @@ typedef struct {
     char hash[MN_HASH_HEX];
 } mn_chunk_rec;
 
+/* A name the file declares for its users (index/options.h): a command-line
+ * option as typed ("--tb", "-x"), an environment variable, a config key. */
+typedef struct {
+    int64_t line;     /* 1-based */
+    const char *kind; /* option env config */
+    const char *name;
+} mn_decl_rec;
+
 typedef struct {
     const mn_symbol_rec *symbols;
     size_t nsymbols;
@@ -68,6 +76,8 @@ typedef struct {
     size_t nrefs;
     const mn_chunk_rec *chunks;
     size_t nchunks;
+    const mn_decl_rec *decls; /* may be NULL (schema v14) */
+    size_t ndecls;
 } mn_file_content;
 
 /** The stored hash of a file (MN_ENOTFOUND when not indexed). */
@@ -86,6 +96,19 @@ int mn_store_file_remove(mn_store *s, const char *path);
 /** Every indexed file (path order); glob NULL for all, else fnmatch pattern on the path. */
 int mn_store_files_each(mn_store *s, const char *glob,
                         int (*cb)(void *payload, const mn_file_rec *f), void *payload);
+/** A declaration found by name (mn_store_declared_named). */
+typedef struct {
+    int64_t file_id, line;
+    const char *kind, *name, *path, *role;
+} mn_declared_def;
+/**
+ * The declarations of each of names (exact, case-sensitive), names[i] with
+ * which = i, in file order: the files that declare an option, read an
+ * environment variable or declare a config key of that name.
+ */
+int mn_store_declared_named(mn_store *s, const char *const *names, size_t n,
+                            int (*cb)(void *payload, size_t which, const mn_declared_def *d),
+                            void *payload);
 /** Counts: files, symbols, edges, edges resolved, chunks. */
 typedef struct {
     int64_t files, symbols, edges, resolved, chunks;

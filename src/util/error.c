@@ -88,6 +88,14 @@ const char *mn_error_name(int code)
         return "ambiguous";
     case MN_EINTERNAL:
         return "internal";
+    case MN_EAUTH:
+        return "unauthenticated";
+    case MN_EDENIED:
+        return "denied";
+    case MN_EUNAVAILABLE:
+        return "unavailable";
+    case MN_EUNSUPPORTED:
+        return "unsupported";
     default:
         return "error";
     }

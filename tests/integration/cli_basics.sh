@@ -557,8 +557,8 @@ mn config list
 out_has "config list" "memory.dedup = true  \(default\)" "memory.excerpt_cap = 32768  \(default\)" \
     "memory.review_threshold = 0.5  \(default\)" "user.name =   \(default\)" "    Author recorded on saves.*"
 mn --json config list
-js "config list --json" "d.settings.length === 39 && d.settings.every(s => s.set === false && s.description) &&
-    d.settings.map(s => s.key).join() === 'capture.auto_approve,context.tokenizer,discovery.max_age,embed.batch,embed.document_prefix,embed.key,embed.model,embed.provider,embed.query_prefix,embed.retries,embed.timeout,embed.url,hook.max_tokens,index.history,index.refresh_age,mcp.tools,memory.body_cap,memory.dedup,memory.excerpt_cap,memory.gc.superseded_after,memory.review_threshold,memory.ttl.decision,memory.ttl.doc_link,memory.ttl.episode,memory.ttl.fact,memory.ttl.fewshot,memory.ttl.gotcha,memory.ttl.pattern,memory.ttl.rule,scan.pii,serve.allowed_origins,serve.host,serve.max_sessions,serve.port,serve.session_idle,serve.threads,served.max_age,served.max_rows,user.name'"
+js "config list --json" "d.settings.length === 45 && d.settings.every(s => s.set === false && s.description) &&
+    d.settings.map(s => s.key).join() === 'capture.auto_approve,context.tokenizer,discovery.max_age,embed.batch,embed.document_prefix,embed.key,embed.model,embed.provider,embed.query_prefix,embed.retries,embed.timeout,embed.url,hook.max_tokens,index.history,index.refresh_age,mcp.tools,memory.body_cap,memory.dedup,memory.excerpt_cap,memory.gc.superseded_after,memory.review_threshold,memory.ttl.decision,memory.ttl.doc_link,memory.ttl.episode,memory.ttl.fact,memory.ttl.fewshot,memory.ttl.gotcha,memory.ttl.pattern,memory.ttl.rule,plan.candidate_cap,plan.fail_open,plan.graph_first,plan.min_final_score,plan.semantic_cap,plan.semantic_weight,scan.pii,serve.allowed_origins,serve.host,serve.max_sessions,serve.port,serve.session_idle,serve.threads,served.max_age,served.max_rows,user.name'"
 mn config set user.name alice-config
 out_is "config set" "alice-config"
 mn config get user.name

@@ -3,7 +3,9 @@
 # made here, fed the JSON Claude Code writes: UserPromptSubmit answers with
 # valid hook JSON whose additionalContext holds the saved memory; PreToolUse
 # of the sub-agent tool (Task, or Agent since Claude Code 2.1.63) extends
-# the prompt through updatedInput and keeps the other fields; a prompt
+# the prompt through updatedInput (the context, then the plan of files:
+# Graph Seeds, Semantic Hits, Final Context Files within MNEMO_PLAN_BUDGET
+# tokens) and keeps the other fields; a prompt
 # nothing matches, a trivial prompt, another tool or event, a budget of 0:
 # nothing. Whatever is wrong (garbage, not an object, bad cwd, no store,
 # oversize input) gives empty stdout, exit 0 and one line on stderr, and
@@ -69,6 +71,19 @@ for tool in Task Agent; do
     hook "$(task $tool "$sub")"
     check "PreToolUse $tool extends the prompt" "((h, u) => h.hookEventName==='PreToolUse' && h.permissionDecision==='allow' && u.prompt.startsWith($(json "$sub")+'\n\n<project-memory') && u.prompt.includes('Cart session expiry during checkout') && u.prompt.endsWith('</project-memory>') && u.description==='Look into expiry' && u.subagent_type==='general-purpose' && Object.keys(u).length===3)(d.hookSpecificOutput, d.hookSpecificOutput.updatedInput)" <"$tmp/out"
 done
+# the sub-agent's prompt carries the plan of files for its task: the three sections, in order
+check "PreToolUse: the plan's three sections" "(p => { const a = p.indexOf('## Graph Seeds\n'), b = p.indexOf('## Semantic Hits\n'), c = p.indexOf('## Final Context Files\n'); return a > 0 && b > a && c > b && /## Final Context Files\n1\. shop\/cart\/session\.py /.test(p) })(d.hookSpecificOutput.updatedInput.prompt)" <"$tmp/out"
+# within MNEMO_PLAN_BUDGET tokens (o200k_base, counted by js-tiktoken); 0: no plan
+deps=${MNEMO_DEPS_DIR:-${MNEMO_SOURCE_DIR:-.}/.deps}/npm
+mkdir -p "$tmp/node_modules"
+ln -s "$deps/js-tiktoken@1.0.21" "$tmp/node_modules/js-tiktoken"
+ln -s "$deps/base64-js@1.5.1" "$tmp/node_modules/base64-js"
+printf '%s' "$(task Task "$sub")" | MNEMO_PLAN_BUDGET=70 "$MNEMO" hook claude-code >"$tmp/out" 2>"$tmp/err"
+NODE_PATH=$tmp/node_modules node -e "const {getEncoding}=require('js-tiktoken'); const p=JSON.parse(require('fs').readFileSync(0,'utf8')).hookSpecificOutput.updatedInput.prompt; const t=p.slice(p.indexOf('## Graph Seeds'), p.lastIndexOf('\n</project-memory>')); const n=getEncoding('o200k_base').encode(t, [], []).length; if (!(p.includes('## Final Context Files') && n <= 70 && n > 10)) { console.error(n, t); process.exit(1) }" <"$tmp/out" ||
+    fail "PreToolUse: the plan within MNEMO_PLAN_BUDGET=70"
+printf '%s' "$(task Task "$sub")" | MNEMO_PLAN_BUDGET=0 "$MNEMO" hook claude-code >"$tmp/out" 2>"$tmp/err"
+check "PreToolUse: MNEMO_PLAN_BUDGET=0, no plan" "((u) => u.prompt.includes('Cart session expiry during checkout') && !u.prompt.includes('## Graph Seeds'))(d.hookSpecificOutput.updatedInput)" <"$tmp/out"
+hook "$(task Task "$sub")"
 # a prompt that already carries the memory (a hook ran twice) is left alone
 extended=$(node -e "process.stdout.write(JSON.parse(require('fs').readFileSync(0,'utf8')).hookSpecificOutput.updatedInput.prompt)" <"$tmp/out")
 hook "$(task Task "$extended")"

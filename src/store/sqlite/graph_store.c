@@ -57,6 +57,40 @@ int mn_store_symbols_named(mn_store *s, const char *const *names, size_t n,
     return rc;
 }
 
+int mn_store_declared_named(mn_store *s, const char *const *names, size_t n,
+                            int (*cb)(void *payload, size_t which, const mn_declared_def *d),
+                            void *payload)
+{
+    sqlite3_stmt *st = mn_sqlite__stmt(
+        s, "SELECT d.file_id, d.line, d.kind, d.name, f.path, f.role FROM declared_names d "
+           "JOIN files f ON f.id = d.file_id WHERE d.name = ?1 AND f.project_id = ?2 "
+           "ORDER BY d.file_id, d.line");
+    if (!st)
+        return mn_error_last_code();
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        int step;
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, names[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, s->project_id);
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            mn_declared_def d;
+            d.file_id = sqlite3_column_int64(st, 0);
+            d.line = sqlite3_column_int64(st, 1);
+            d.kind = (const char *)sqlite3_column_text(st, 2);
+            d.name = (const char *)sqlite3_column_text(st, 3);
+            d.path = (const char *)sqlite3_column_text(st, 4);
+            d.role = (const char *)sqlite3_column_text(st, 5);
+            if ((rc = cb(payload, i, &d)) != 0)
+                break;
+        }
+        if (rc == 0 && step != SQLITE_DONE)
+            rc = fail(s, "cannot look up declared names");
+    }
+    sqlite3_reset(st);
+    return rc;
+}
+
 /*
  * The four directions, each grouped by the other file (CROSS JOIN keeps
  * SQLite on the seed's symbols first; left to itself, with no statistics,

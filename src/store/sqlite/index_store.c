@@ -90,6 +90,7 @@ static int clear_file(mn_store *s, int64_t id)
         "DELETE FROM edges WHERE src_kind = 'symbol' AND src_id IN "
         "(SELECT id FROM symbols WHERE file_id = ?1)",
         "DELETE FROM chunks WHERE file_id = ?1",
+        "DELETE FROM declared_names WHERE file_id = ?1",
     };
     return run_for_id(s, sql, MN_ARRAY_SIZE(sql), id);
 }
@@ -285,6 +286,19 @@ int mn_store_file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c)
         sqlite3_bind_text(st, 5, k->text, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 6, k->hash, -1, SQLITE_STATIC);
         rc = run(s, st, "cannot store a chunk");
+    }
+    st = rc || !c->ndecls ? NULL
+                          : mn_sqlite__stmt(s, "INSERT INTO declared_names(file_id, line, kind, "
+                                               "name) VALUES (?1, ?2, ?3, ?4)");
+    if (rc == 0 && c->ndecls && !st)
+        rc = mn_error_last_code();
+    for (size_t i = 0; st && rc == 0 && i < c->ndecls; i++) {
+        const mn_decl_rec *d = &c->decls[i];
+        sqlite3_bind_int64(st, 1, f->id);
+        sqlite3_bind_int64(st, 2, d->line);
+        sqlite3_bind_text(st, 3, d->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, d->name, -1, SQLITE_STATIC);
+        rc = run(s, st, "cannot store a declared name");
     }
     free(sym_ids);
     return rc;

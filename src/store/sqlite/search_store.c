@@ -722,9 +722,11 @@ int mn_store_memories_created(mn_store *s, const mn_memory_query *q, int64_t fro
     MN_ASSERT_OR(memory_query_valid(q), MN_EINTERNAL);
     mn_buf sql = MN_BUF_INIT;
     int next = 4, rc = 0, step;
-    /* updated_at >= created_at: the index on updated_at bounds the rows read */
+    /* memories_created (schema v13) reads the window's rows alone; the
+     * bound on updated_at (>= created_at) read every row newer than the
+     * window's start: all of them for a window in the past */
     mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS
-                      " FROM memories m WHERE m.updated_at >= ?1 AND m.created_at >= ?1 AND "
+                      " FROM memories m INDEXED BY memories_created WHERE m.created_at >= ?1 AND "
                       "m.created_at < ?2 AND ");
     filter_sql(&sql, q, &next);
     mn_buf_puts(&sql, " ORDER BY m.created_at DESC, m.id DESC LIMIT ?3");

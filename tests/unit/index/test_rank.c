@@ -32,7 +32,7 @@ static int put(mn_store *s, const char *path, const char *def, const char *impor
         refs[nr++] = (mn_ref_rec){-1, "import", import, 0};
     if (call)
         refs[nr++] = (mn_ref_rec){0, "call", call, 0};
-    mn_file_content c = {&y, 1, refs, nr, NULL, 0};
+    mn_file_content c = {&y, 1, refs, nr, NULL, 0, NULL, 0};
     int rc = mn_store_begin(s);
     if (rc == 0 && (rc = mn_store_file_replace(s, &f, &c)) == 0)
         rc = mn_store_commit(s);

@@ -83,7 +83,7 @@ static int put(mn_store *s, const char *path, const char *lang, const char *cons
         refs[nr++] = (mn_ref_rec){-1, "import", imports[i], 0};
     for (size_t i = 0; calls && calls[i]; i++)
         refs[nr++] = (mn_ref_rec){ns ? 0 : -1, "call", calls[i], 0};
-    mn_file_content c = {syms, ns, refs, nr, NULL, 0};
+    mn_file_content c = {syms, ns, refs, nr, NULL, 0, NULL, 0};
     int rc = mn_store_begin(s);
     if (rc == 0 && (rc = mn_store_file_replace(s, &f, &c)) == 0)
         rc = mn_store_commit(s);

@@ -284,6 +284,50 @@ static void test_name_count_follows_index(void)
     mn_store_free(s);
 }
 
+/*
+ * Files that match an issue for reasons other than its subject: an issue
+ * template (its headings are in every issue filed from it) and a test a
+ * traceback passes through (the caller of the code at fault, named by a
+ * frame, not by the reporter) stay below the module the issue is about.
+ */
+static void test_template_and_test_frames(void)
+{
+    write_file(".github/ISSUE_TEMPLATE/bug_report.md",
+               "---\nname: Bug report\n---\n### Describe the bug\nWhat the path looked like.\n"
+               "### Steps to reproduce\nThe points you passed.\n### Expected behaviour\n");
+    write_file("tests/test_route.py", "from geo.simplify import simplify\n\n\n"
+                                      "def test_route_keeps_points():\n"
+                                      "    assert simplify([1, 2, 3], 0.5)\n");
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "{'path':'%s/repo'}", test_tmp);
+    json_decref(test_call("index", J(p.ptr)));
+    mn_buf_release(&p);
+    json_t *out = test_call(
+        "search",
+        J("{'query':'simplify fails on a short path\\n### Describe the bug\\nThe path looked "
+          "like three points.\\n### Steps to reproduce\\n```\\nTraceback (most recent call "
+          "last):\\n  File \\\"tests/test_route.py\\\", line 5, in test_route_keeps_points\\n"
+          "    assert simplify([1, 2, 3], 0.5)\\n  File \\\"geo/simplify.py\\\", line 9, in "
+          "simplify\\n    if not p.near(kept[-1], clamp_eps(tolerance)):\\nIndexError: list "
+          "index out of range\\n```\\n### Expected behaviour\\nThe points you passed.',"
+          "'kinds':['file'],'k':20}"));
+    REQUIRE(out);
+    const json_t *code = find_item(out, "geo/simplify.py"),
+                 *test = find_item(out, "tests/test_route.py"),
+                 *tmpl = find_item(out, ".github/ISSUE_TEMPLATE/bug_report.md");
+    REQUIRE(code && test && tmpl);
+    double sc = json_number_value(json_object_get(code, "score")),
+           st = json_number_value(json_object_get(test, "score")),
+           sm = json_number_value(json_object_get(tmpl, "score"));
+    CHECK(rank_of(out, "geo/simplify.py") == 0);
+    /* the test keeps its role (0.35): a frame is no request for the test */
+    CHECK(st < 0.5 * sc);
+    /* the template is weighted as a marker (0.1), not as config (0.5): its
+     * words give it about a fifth of the module's evidence here */
+    CHECK(sm < 0.06 * sc);
+    json_decref(out);
+}
+
 static void run_all(void)
 {
     setup();
@@ -292,7 +336,8 @@ static void run_all(void)
     test_package_name();
     test_source_link();
     test_path_scoring_words();
-    test_name_count_follows_index(); /* last: it adds a file */
+    test_name_count_follows_index(); /* it adds a file */
+    test_template_and_test_frames(); /* it adds files */
     teardown();
 }
 

@@ -305,6 +305,234 @@ static void test_ipython_message_checklist(void)
  * it still matches enough rows; without the newest share (chunks) every
  * word is AND-ed while the matches stay above the floor.
  */
+/* The mention of a frame's path, by its text; its frame number, -1 when absent. */
+static int frame_of(const mn_query_info *q, mn_mention_kind kind, const char *text)
+{
+    const mn_mention *m = find(q, kind, text);
+    return m ? m->frame : -1;
+}
+
+static bool has_message(const mn_query_info *q, const char *words)
+{
+    for (size_t i = 0; i < q->nmessages; i++)
+        if (strstr(q->messages[i], words))
+            return true;
+    return false;
+}
+
+/* Java: frames innermost first, the package as the file's directory, Caused by. */
+static void test_java_trace(void)
+{
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    const char *text =
+        "Enum sets fail\n"
+        "com.alibaba.fastjson2.JSONException: create instance error class "
+        "java.util.RegularEnumSet\n"
+        "\tat "
+        "com.alibaba.fastjson2.reader.ObjectReaderImplList.readJSONBObject(ObjectReaderImplList."
+        "java:395)\n"
+        "\tat com.alibaba.fastjson2.dubbo.DubboTest6.testEnumSet(DubboTest6.java:81)\n"
+        "Caused by: java.lang.InstantiationException: cannot make the instance of an enum set\n"
+        "\tat java.lang.Class.newInstance(Class.java:427)\n"
+        "\tat org.x.Outer$Inner.lambda$run$0 (Outer.java:12)\n"
+        "\t... 73 more\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    int list =
+        frame_of(&q, MN_MENTION_PATH, "com/alibaba/fastjson2/reader/ObjectReaderImplList.java");
+    int test = frame_of(&q, MN_MENTION_PATH, "com/alibaba/fastjson2/dubbo/DubboTest6.java");
+    int cls = frame_of(&q, MN_MENTION_PATH, "java/lang/Class.java");
+    int outer = frame_of(&q, MN_MENTION_PATH, "org/x/Outer.java");
+    CHECK(q.nframes == 4);
+    /* the innermost frame of each block is the deepest; the cause's block is deeper */
+    CHECK(list == 2 && test == 1);
+    CHECK(cls == 4 && outer == 3);
+    CHECK(strength(&q, MN_MENTION_PATH, "com/alibaba/fastjson2/reader/ObjectReaderImplList.java") ==
+          2.0);
+    CHECK(frame_of(&q, MN_MENTION_NAME, "readJSONBObject") == 2);
+    CHECK(frame_of(&q, MN_MENTION_QUALIFIED, "ObjectReaderImplList.readJSONBObject") == 2);
+    CHECK(find(&q, MN_MENTION_QUALIFIED, "Outer.run") != NULL); /* lambda$run$0: run */
+    /* the messages of both exception lines */
+    CHECK(has_message(&q, "create instance error class"));
+    CHECK(has_message(&q, "cannot make the instance of an enum set"));
+    /* "Exception in thread" and C#'s " in path:line N" */
+    text = "Crash\nException in thread \"main\" java.lang.IllegalStateException: the pool is "
+           "already closed now\n"
+           "   at Acme.Pool.Rent(Int32 n) in C:\\src\\Acme\\Pool.cs:line 42\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(has_message(&q, "the pool is already closed now"));
+    CHECK(frame_of(&q, MN_MENTION_PATH, "C:/src/Acme/Pool.cs") == 1 ||
+          frame_of(&q, MN_MENTION_PATH, "src/Acme/Pool.cs") == 1);
+    CHECK(find(&q, MN_MENTION_QUALIFIED, "Pool.Rent") != NULL);
+    mn_arena_release(&a);
+}
+
+/* JavaScript and TypeScript: a bare Error line, frames with URLs, node's own left out. */
+static void test_js_trace(void)
+{
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    const char *text =
+        "Large bodies fail\n"
+        "Error: Cannot create a string longer than 0x1fffffe8 characters\n"
+        "at Buffer.toString (node:buffer:798:17)\n"
+        "at Object.isFormData (file:///mytest/node_modules/axios/lib/utils.js:195:42)\n"
+        "at transform (webpack:///./src/core/transformData.ts:22:15)\n"
+        "at async Promise.all (index 0)\n"
+        "Uncaught (in promise) TypeError: cannot read properties of undefined reading\n"
+        "    at new Parser (src/parse.ts:3:1)\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(q.nframes == 3);
+    CHECK(frame_of(&q, MN_MENTION_PATH, "axios/lib/utils.js") == 2);
+    CHECK(frame_of(&q, MN_MENTION_PATH, "src/core/transformData.ts") == 1);
+    CHECK(frame_of(&q, MN_MENTION_PATH, "src/parse.ts") == 3);
+    CHECK(frame_of(&q, MN_MENTION_NAME, "isFormData") == 2);
+    CHECK(find(&q, MN_MENTION_QUALIFIED, "Object.isFormData") == NULL); /* no type */
+    CHECK(find(&q, MN_MENTION_NAME, "Parser") != NULL);
+    CHECK(has_message(&q, "Cannot create a string longer than"));
+    CHECK(has_message(&q, "cannot read properties of undefined reading"));
+    mn_arena_release(&a);
+}
+
+/* Go: panic, goroutine frames (function line, then file line), module cache, vendor. */
+static void test_go_trace(void)
+{
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    const char *text =
+        "nil pointer in balancer\n"
+        "panic: grpc: the client connection is closing now\n"
+        "\n"
+        "goroutine 5513264 [running]:\n"
+        "myapp/vendor/google.golang.org/grpc.(*ccBalancerWrapper).handleResolvedAddrs(0x0, 0x1)\n"
+        "        /opt/gopath/src/myapp/vendor/google.golang.org/grpc/balancer_conn_wrappers.go:182 "
+        "+0x26\n"
+        "google.golang.org/grpc.newCCResolverWrapper.func1()\n"
+        "        /home/u/go/pkg/mod/google.golang.org/grpc@v1.20.0/resolver_conn_wrapper.go:90 "
+        "+0x1d\n"
+        "created by main.main in goroutine 1\n"
+        "        /home/u/app/main.go:12 +0x5\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(q.nframes == 3);
+    CHECK(frame_of(&q, MN_MENTION_PATH, "google.golang.org/grpc/balancer_conn_wrappers.go") == 3);
+    CHECK(frame_of(&q, MN_MENTION_PATH, "resolver_conn_wrapper.go") == 2);
+    CHECK(frame_of(&q, MN_MENTION_PATH, "home/u/app/main.go") == 1);
+    CHECK(frame_of(&q, MN_MENTION_NAME, "handleResolvedAddrs") == 3);
+    CHECK(find(&q, MN_MENTION_QUALIFIED, "ccBalancerWrapper.handleResolvedAddrs") != NULL);
+    CHECK(frame_of(&q, MN_MENTION_NAME, "newCCResolverWrapper") == 2); /* func1: its function */
+    CHECK(has_message(&q, "the client connection is closing now"));
+    mn_arena_release(&a);
+}
+
+/* Rust: both panic forms, rustc's error and its location, backtrace locations. */
+static void test_rust_trace(void)
+{
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    const char *text = "Panics on advance\n"
+                       "thread 'main' panicked at 'cannot advance past the remaining bytes', "
+                       "src/buf/buf_impl.rs:10:5\n"
+                       "thread 'main' panicked at tokio/src/runtime/park.rs:7:9:\n"
+                       "error[E0425]: cannot find value body in this scope\n"
+                       "  --> tokio-macros/src/entry.rs:74:20\n"
+                       "error: unknown serde variant attribute here\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(frame_of(&q, MN_MENTION_PATH, "src/buf/buf_impl.rs") == 1);
+    CHECK(frame_of(&q, MN_MENTION_PATH, "tokio/src/runtime/park.rs") == 2);
+    CHECK(frame_of(&q, MN_MENTION_PATH, "tokio-macros/src/entry.rs") == 3);
+    CHECK(has_message(&q, "cannot advance past the remaining bytes"));
+    CHECK(has_message(&q, "cannot find value body in this scope"));
+    CHECK(has_message(&q, "unknown serde variant attribute here"));
+    mn_arena_release(&a);
+}
+
+/* C and C++: compiler errors and sanitizer / gdb frames. */
+static void test_native_trace(void)
+{
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    const char *text =
+        "Build breaks\n"
+        "include/internal/catch_message.cpp:42:5: error: no matching function for call to capture\n"
+        "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602\n"
+        "    #0 0x4f2a3c in simdjson::dom::element::get_string() const "
+        "/src/simdjson/include/simdjson/dom/element-inl.h:120:7\n"
+        "    #1 0x4f2b00 in main /src/app/main.cpp:9:3\n"
+        "    #2 0x7f00 in __libc_start_main (/lib/x86_64-linux-gnu/libc.so.6+0x21b96)\n"
+        "#0  parse_number (src=0x1) at src/numberparsing.cpp:88\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(frame_of(&q, MN_MENTION_PATH, "include/internal/catch_message.cpp") >= 1);
+    int deep = frame_of(&q, MN_MENTION_PATH, "src/simdjson/include/simdjson/dom/element-inl.h");
+    int outer = frame_of(&q, MN_MENTION_PATH, "src/app/main.cpp");
+    CHECK(deep > outer && outer >= 1);
+    CHECK(find(&q, MN_MENTION_QUALIFIED, "element.get_string") != NULL);
+    CHECK(frame_of(&q, MN_MENTION_PATH, "src/numberparsing.cpp") >= 1);
+    CHECK(find(&q, MN_MENTION_NAME, "parse_number") != NULL);
+    CHECK(has_message(&q, "no matching function for call to capture"));
+    mn_arena_release(&a);
+}
+
+/*
+ * Trace lines cut anywhere and mixed at random (the sanitizer build reads
+ * past no end): every prefix of each form, then random lines of their
+ * characters.
+ */
+static void test_trace_fragments(void)
+{
+    static const char *const forms[] = {
+        "\tat com.x.Y$Z.lambda$m$0(Y.java:12)",
+        "Caused by: x.y.ZException: a message of words",
+        "Exception in thread \"main\" x.Y: msg here now",
+        "   at N.C.M(Int32 n) in C:\\p\\C.cs:line 42",
+        "at async Object.f (file:///p/node_modules/a/b.js:1:2) {",
+        "goroutine 7 [running]:",
+        "a/b.(*T).M(0x0, 0x1)",
+        "\t/home/u/go/pkg/mod/m@v1.2.3/vendor/x/f.go:123 +0x1d",
+        "created by a.b in goroutine 1",
+        "thread 'main' panicked at 'msg of words', src/x.rs:10:5",
+        "thread 'main' panicked at src/x.rs:10:5:",
+        "error[E0308]: mismatched types here",
+        "  --> src/x.rs:3:5",
+        "a.cpp:12:5: error: no match for call",
+        "    #0 0x4f in ns::C<int>::f(int) const /p/a.cpp:12:5",
+        "#1  g (a=1) at b.cc:3",
+    };
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    mn_buf text = MN_BUF_INIT;
+    for (size_t f = 0; f < MN_ARRAY_SIZE(forms); f++)
+        for (size_t cut = 0; cut <= strlen(forms[f]); cut++) {
+            /* exactly the prefix, in a buffer of its own size: no terminator to lean on */
+            char *t = mn_malloc(cut ? cut : 1);
+            memcpy(t, forms[f], cut);
+            REQUIRE_OK(mn_query_analyse(&q, t, cut, &a));
+            free(t);
+            mn_arena_release(&a);
+        }
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    static const char alphabet[] = "at ()$.:/\\#'\"*+0x9Eerror[]->panic: in\t\nCaused by";
+    for (int round = 0; round < 300; round++) {
+        mn_buf_clear(&text);
+        for (int i = 0; i < 200; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            if ((seed >> 60) < 3) {
+                const char *form = forms[(seed >> 33) % MN_ARRAY_SIZE(forms)];
+                mn_buf_put(&text, form, (seed >> 20) % (strlen(form) + 1));
+            } else {
+                mn_buf_putc(&text, alphabet[(seed >> 33) % (sizeof(alphabet) - 1)]);
+            }
+        }
+        char *t = mn_malloc(text.len ? text.len : 1);
+        memcpy(t, text.ptr, text.len);
+        REQUIRE_OK(mn_query_analyse(&q, t, text.len, &a));
+        for (size_t i = 0; i < q.nmentions; i++)
+            CHECK(q.mentions[i].frame >= 0 && q.mentions[i].frame <= q.nframes);
+        free(t);
+        mn_arena_release(&a);
+    }
+    mn_buf_release(&text);
+}
+
 static void test_and_plan(void)
 {
     /* the bench's memory questions: six words in 29-45% of 100,000 memories */
@@ -332,4 +560,6 @@ MN_TEST_MAIN(MN_TEST(test_code_shape), MN_TEST(test_names), MN_TEST(test_dotted_
              MN_TEST(test_ipython_message_checklist), MN_TEST(test_env_dump_skipped),
              MN_TEST(test_about_tests), MN_TEST(test_nothing_to_search),
              MN_TEST(test_fts_query_quoting), MN_TEST(test_template_left_out),
-             MN_TEST(test_and_plan))
+             MN_TEST(test_and_plan), MN_TEST(test_java_trace), MN_TEST(test_js_trace),
+             MN_TEST(test_go_trace), MN_TEST(test_rust_trace), MN_TEST(test_native_trace),
+             MN_TEST(test_trace_fragments))

@@ -11,6 +11,7 @@
  * embedder adds something full-text search cannot.
  */
 #include "common.h"
+#include <math.h>
 #include <sqlite3.h>
 
 #include "retrieve/embed.h"
@@ -416,7 +417,7 @@ static void test_sync_and_semantic(void)
     mn_file_rec f = {0, "studio/kiln.py", "python", "source", "aaaa", 10, 3, 0, 0};
     mn_chunk_rec chunks[2] = {{-1, 1, 2, "def fire_kiln(clay):\n    glaze(clay)\n", "c1"},
                               {-1, 3, 3, "def spin_wheel(): pass\n", "c2"}};
-    mn_file_content fc = {NULL, 0, NULL, 0, chunks, 2};
+    mn_file_content fc = {NULL, 0, NULL, 0, chunks, 2, NULL, 0};
     CHECK_OK(mn_store_begin(s));
     CHECK_OK(mn_store_file_replace(s, &f, &fc));
     CHECK_OK(mn_store_commit(s));
@@ -476,6 +477,11 @@ static void test_sync_and_semantic(void)
     mn_embedder_free(re);
     mn_store_free(ro);
 
+    /* a whole-corpus sync reads its rows without a vector in few batches: each read scans the
+     * store from the first row, so 256 per batch made sympy's 45,000 chunks a quadratic sync
+     * (issue 22) */
+    CHECK(e->batch >= 4096);
+
     /* training is deterministic: the same corpus gives the same model */
     char *before = mn_strdup(e->model);
     mn_embed_train_stats ts;
@@ -501,6 +507,92 @@ static void test_sync_and_semantic(void)
     free(path);
 }
 
+/* Every memory vector of the store: owner id -> 32 int8 values and a scale, in id order. */
+typedef struct {
+    int64_t id[64];
+    int8_t q[64][32];
+    double scale[64];
+    int n;
+} vecs;
+
+static void read_vecs(const char *path, vecs *v)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    v->n = 0;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db,
+                           "SELECT owner_id, data, scale FROM vectors WHERE owner_kind = 'memory' "
+                           "ORDER BY owner_id",
+                           -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW && v->n < 64) {
+            v->id[v->n] = sqlite3_column_int64(st, 0);
+            if (sqlite3_column_bytes(st, 1) == 32)
+                memcpy(v->q[v->n], sqlite3_column_blob(st, 1), 32);
+            v->scale[v->n] = sqlite3_column_double(st, 2);
+            v->n++;
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+}
+
+/* Training gives the corpus its vectors (issue 22: a sync would read and tokenize it all
+ * again), the ones a sync writes up to float rounding. */
+static void test_train_embeds_corpus(void)
+{
+    char *path = new_db_path();
+    mn_store *s = NULL;
+    mn_embedder *e = NULL;
+    mn_embed_train_stats ts;
+    mn_embed_sync_stats st;
+    vecs *trained = mn_calloc(1, sizeof(*trained)), *synced = mn_calloc(1, sizeof(*synced));
+    REQUIRE_OK(mn_store_open(&s, path, NULL));
+    REQUIRE_OK(insert_topics(s));
+    REQUIRE_OK(mn_embed_builtin_train(s, true, &ts));
+    CHECK(ts.trained && ts.dim == 32 && ts.embedded == 40);
+    CHECK(sql_int(path, "SELECT count(*) FROM vectors WHERE owner_kind = 'memory'") == 40);
+    read_vecs(path, trained);
+
+    /* the same rows embedded by a sync, from the stored term vectors */
+    sqlite3 *db = NULL;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "DELETE FROM vectors", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    REQUIRE_OK(mn_embedder_builtin_open(&e, s));
+    memset(&st, 0, sizeof(st));
+    CHECK_OK(mn_embed_sync(s, e, 0, &st));
+    CHECK(st.embedded == 40);
+    read_vecs(path, synced);
+    REQUIRE(trained->n == 40 && synced->n == 40);
+    for (int i = 0; i < 40; i++) {
+        double dot = 0, na = 0, nb = 0;
+        CHECK(trained->id[i] == synced->id[i]);
+        for (int c = 0; c < 32; c++) {
+            double a = trained->q[i][c] * trained->scale[i], b = synced->q[i][c] * synced->scale[i];
+            dot += a * b;
+            na += a * a;
+            nb += b * b;
+        }
+        CHECK(na > 0 && dot / sqrt(na * nb) > 0.9999);
+    }
+    /* and the sync after training has nothing left to do */
+    mn_embedder_free(e);
+    e = NULL;
+    REQUIRE_OK(mn_embed_builtin_train(s, true, &ts));
+    CHECK(ts.embedded == 40);
+    REQUIRE_OK(mn_embedder_builtin_open(&e, s));
+    memset(&st, 0, sizeof(st));
+    CHECK_OK(mn_embed_sync(s, e, 0, &st));
+    CHECK(st.embedded == 0 && st.missing == 0);
+
+    free(trained);
+    free(synced);
+    mn_embedder_free(e);
+    mn_store_free(s);
+    free(path);
+}
+
 static void setup(void)
 {
     snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-vectors-XXXXXX");
@@ -515,4 +607,4 @@ static void teardown(void)
 }
 
 MN_TEST_MAIN(MN_TEST(setup), MN_TEST(test_models_and_vectors), MN_TEST(test_vectors_two_projects),
-             MN_TEST(test_sync_and_semantic), MN_TEST(teardown))
+             MN_TEST(test_sync_and_semantic), MN_TEST(test_train_embeds_corpus), MN_TEST(teardown))

@@ -93,6 +93,90 @@ static void test_windows(void)
     CHECK(no_window("2023-13-40 is no date"));
 }
 
+/* q without its time words (mn_when_strip) is want; want NULL: nothing is taken out */
+static bool strips_to(const char *q, const char *want)
+{
+    mn_buf b = MN_BUF_INIT;
+    bool ok = mn_when_strip(q, at("2023-06-01T03:56:00Z"), &b);
+    bool same = want ? ok && !strcmp(b.ptr, want) : !ok;
+    if (!same)
+        fprintf(stderr, "strip '%s': got %s '%s', want '%s'\n", q, ok ? "true" : "false",
+                ok ? b.ptr : "", want ? want : "(none)");
+    mn_buf_release(&b);
+    return same;
+}
+
+/* the words of a time counted from now are taken out of the query; dates and the rest stay */
+static void test_strip(void)
+{
+    CHECK(strips_to("What is the order of the three trips I took in the past three months?",
+                    "What is the order of the three trips I took in the?"));
+    CHECK(strips_to("Who did I go with to the music event last Saturday?",
+                    "Who did I go with to the music event?"));
+    CHECK(
+        strips_to("What milestone did I mention four weeks ago?", "What milestone did I mention?"));
+    CHECK(
+        strips_to("how many weddings this year and a couple of days ago", "how many weddings and"));
+    CHECK(strips_to("what did we decide this morning about the parser",
+                    "what did we decide about the parser"));
+    /* a date is written the same in what it dates: kept */
+    CHECK(strips_to("what did I paint on March 4th, 2023", NULL));
+    CHECK(strips_to("notes of 2023-03-04", NULL));
+    /* no time; or nothing left but the time */
+    CHECK(strips_to("How may I help with the parser?", NULL));
+    CHECK(strips_to("the last day of the sprint", NULL));
+    CHECK(strips_to("yesterday?", NULL));
+}
+
+/*
+ * A real small conversation: two sessions of the same week. Asked about
+ * the trips of "the past three months", the session about a trip comes
+ * first, not the one that says "for three months now" about stamps (the
+ * time words are the when signal's, which both sessions share).
+ */
+static char *say(const char *body, const char *session, const char *created_at)
+{
+    json_t *args = json_pack("{s:s,s:s,s:s,s:{s:s},s:{s:s,s:s}}", "kind", "episode", "body", body,
+                             "created_at", created_at, "context", "situation", created_at,
+                             "provenance", "source", "import", "session", session);
+    json_t *out = test_call("save", args);
+    char *id = mn_strdup(out ? json_string_value(json_object_get(out, "id")) : "?");
+    json_decref(out);
+    return id;
+}
+
+static void test_time_words_not_topic(void)
+{
+    test_ctx_open("when-strip");
+    char *stamps = say("I've been collecting stamps for three months now, and I have over 200 "
+                       "unique stamps from different countries.",
+                       "s1", "2023-05-15T09:54:00Z");
+    free(say("Do you know how to store old stamps so they do not fade?", "s1",
+             "2023-05-15T09:58:00Z"));
+    char *trip = say("I just got back from a solo camping trip to Yosemite and I want to plan "
+                     "the next one.",
+                     "s2", "2023-05-16T10:00:00Z");
+    free(say("Which tent is best for the Eastern Sierra?", "s2", "2023-05-16T10:05:00Z"));
+    json_t *out =
+        test_call("search", json_pack("{s:s,s:[s],s:s}", "query",
+                                      "What trips did I take in the past three months?", "kinds",
+                                      "memory", "as_of", "2023-06-01T03:56:00Z"));
+    REQUIRE(out);
+    int rt = -1, rs = -1;
+    const json_t *t = test_find_item(out, trip, &rt), *st = test_find_item(out, stamps, &rs);
+    REQUIRE(t);
+    if (rt != 0 || (st && rs < rt))
+        fprintf(stderr, "stamps ranked %d, the trip %d: %s\n", rs, rt,
+                json_dumps(json_object_get(out, "items"), JSON_COMPACT));
+    CHECK(rt == 0);
+    CHECK(!st || rs > rt);
+    CHECK(json_number_value(test_signal(t, "when")) >= 0.5);
+    json_decref(out);
+    free(stamps);
+    free(trip);
+    test_ctx_close();
+}
+
 /* told: whether text said at `said` dates something inside the window q names, asked at now */
 static bool told(const char *text, const char *said, const char *q, const char *now)
 {
@@ -210,8 +294,7 @@ static void test_signal_and_candidates(void)
 static void test_told_ranks(void)
 {
     test_ctx_open("when-told");
-    char *fair =
-        save("received jewelry at the jewelry fair, nothing for me", "2023-03-04T10:00:00Z");
+    char *fair = save("received jewelry at the fair, nothing for me", "2023-03-04T10:00:00Z");
     char *gift = save("today my uncle gave me his old jewelry", "2023-03-04T18:00:00Z");
     char *later = save("last Saturday my cousin gave me jewelry", "2023-03-06T09:00:00Z");
     char *old = save("jewelry received from the market stall", "2023-02-01T10:00:00Z");
@@ -278,7 +361,9 @@ static void test_validation(void)
 static void run_all(void)
 {
     test_windows();
+    test_strip();
     test_told();
+    test_time_words_not_topic();
     test_signal_and_candidates();
     test_told_ranks();
     test_validation();

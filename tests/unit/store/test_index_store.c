@@ -84,7 +84,7 @@ static int put(mn_store *s, const char *path, const char *hash, int nsym, const 
     }
     mn_ref_rec refs[2] = {{-1, "import", import, 0}, {0, "call", "beta", 0}};
     mn_chunk_rec chunks[1] = {{0, 1, 2, "def alpha(): beta()", ""}};
-    mn_file_content c = {syms, (size_t)nsym, refs, nsym ? 2u : 1u, chunks, nsym ? 1u : 0u};
+    mn_file_content c = {syms, (size_t)nsym, refs, nsym ? 2u : 1u, chunks, nsym ? 1u : 0u, NULL, 0};
     int rc = mn_store_begin(s);
     if (rc == 0)
         rc = mn_store_file_replace(s, &f, &c);
@@ -318,7 +318,7 @@ static int put_chunks(mn_store *s, const char *path, const char *hash, int n, co
         chunks[i] = (mn_chunk_rec){-1, 1 + i, 1 + i, text[i], ""};
         snprintf(chunks[i].hash, sizeof(chunks[i].hash), "%s%d", hash, i);
     }
-    mn_file_content c = {NULL, 0, NULL, 0, chunks, (size_t)n};
+    mn_file_content c = {NULL, 0, NULL, 0, chunks, (size_t)n, NULL, 0};
     int rc = mn_store_begin(s);
     if (rc == 0 && (rc = mn_store_file_replace(s, &f, &c)) == 0)
         return mn_store_commit(s);
@@ -417,7 +417,7 @@ static int put_text(mn_store *s, const char *path, const char *hash, const char 
     f.language = "python";
     f.role = "source";
     snprintf(f.hash, sizeof(f.hash), "%s", hash);
-    mn_file_content c = {NULL, 0, NULL, 0, &chunk, 1};
+    mn_file_content c = {NULL, 0, NULL, 0, &chunk, 1, NULL, 0};
     int rc = mn_store_begin(s);
     if (rc == 0 && (rc = mn_store_file_replace(s, &f, &c)) == 0)
         rc = mn_store_commit(s);

@@ -1374,6 +1374,77 @@ static void test_memory_fts_tidy(void)
     free(path);
 }
 
+/*
+ * The memories created in a time window (the when signal, when.c), read
+ * through memories_created (schema v13): the window's rows alone, newest
+ * first, however many newer memories the store holds. Before, a window in
+ * the past read every memory updated since its start (all of them).
+ */
+static int on_created(void *payload, const mn_memory_hit *h)
+{
+    mn_buf *b = payload;
+    mn_buf_printf(b, "%s%s", b->len ? "," : "", h->title);
+    return 0;
+}
+
+static void test_memories_created(void)
+{
+    char *path = new_db_path();
+    mn_store *s = open_store(path);
+    REQUIRE(s);
+    for (int i = 0; i < 40; i++) {
+        char id[32], title[16], when[32];
+        snprintf(id, sizeof(id), "01J2000000000000000000%04d", i);
+        snprintf(title, sizeof(title), "m%d", i);
+        /* m0..m9 in March 2018, one a day; the others in 2026 */
+        if (i < 10)
+            snprintf(when, sizeof(when), "2018-03-%02dT12:00:00.000Z", i + 1);
+        else
+            snprintf(when, sizeof(when), "2026-01-%02dT12:00:00.000Z", i - 9);
+        json_t *m = small_memory(id, "fact", title);
+        json_object_set_new(m, "created_at", json_string(when));
+        json_object_set_new(m, "updated_at", json_string("2026-02-01T00:00:00.000Z"));
+        CHECK_OK(insert(s, m));
+        json_decref(m);
+    }
+    int64_t from = 0, to = 0;
+    REQUIRE(mn_time_parse(&from, "2018-03-03T00:00:00Z") == 0);
+    REQUIRE(mn_time_parse(&to, "2018-03-06T00:00:00Z") == 0);
+    mn_memory_query q = {0};
+    q.limit = 51;
+    mn_buf b = MN_BUF_INIT;
+    CHECK_OK(mn_store_memories_created(s, &q, from, to, on_created, &b));
+    CHECK_STR(b.ptr ? b.ptr : "", "m4,m3,m2");
+    mn_buf_truncate(&b, 0);
+    q.limit = 2; /* the newest of the window first */
+    CHECK_OK(mn_store_memories_created(s, &q, from, to, on_created, &b));
+    CHECK_STR(b.ptr ? b.ptr : "", "m4,m3");
+    mn_buf_truncate(&b, 0);
+    REQUIRE(mn_time_parse(&to, "2018-03-01T00:00:00Z") == 0);
+    from = to - 86400000LL * 365;
+    CHECK_OK(mn_store_memories_created(s, &q, from, to, on_created, &b));
+    CHECK(b.len == 0);
+    mn_buf_release(&b);
+    mn_store_free(s);
+
+    /* the window is read by the index, not by a scan from its start */
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    REQUIRE(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_prepare_v2(db,
+                               "EXPLAIN QUERY PLAN SELECT id FROM memories WHERE created_at >= 1 "
+                               "AND created_at < 2 ORDER BY created_at DESC, id DESC LIMIT 51",
+                               -1, &st, NULL) == SQLITE_OK);
+    bool by_index = false;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        by_index = by_index || strstr((const char *)sqlite3_column_text(st, 3),
+                                      "INDEX memories_created") != NULL;
+    CHECK(by_index);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    free(path);
+}
+
 static void test_cleanup(void)
 {
     rm_rf(tmp);
@@ -1387,4 +1458,4 @@ MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_open_creates_schema), MN_TEST(tes
              MN_TEST(test_delete_undelete_purge), MN_TEST(test_links), MN_TEST(test_config),
              MN_TEST(test_audit), MN_TEST(test_check), MN_TEST(test_corrupt_columns),
              MN_TEST(test_excerpt_compressed), MN_TEST(test_fts_counts), MN_TEST(test_memory_sizes),
-             MN_TEST(test_memory_fts_tidy), MN_TEST(test_cleanup))
+             MN_TEST(test_memory_fts_tidy), MN_TEST(test_memories_created), MN_TEST(test_cleanup))

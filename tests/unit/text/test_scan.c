@@ -608,6 +608,17 @@ static void test_long_lines(void)
     CHECK(pw);
     free(h);
     free(t);
+    /* a long run of digits: the phone rules once split it every way into
+     * groups of 1 to 5 digits, hit PCRE2's match limit and gave up the
+     * window (a warning on every index of such a file), and the
+     * international number after it went unredacted */
+    expect_rule(s,
+                "phone: 12345678901234567890123456789012345678901234567890123456789012345678x "
+                "or tel 030 1234 5678",
+                "phone-context", "030 1234 5678");
+    expect_rule(s,
+                "+1 2345678901234567890123456789012345678901234567890123456789 or +1 415 555 0132",
+                "phone-international", "+1 415 555 0132");
     /* not a timed test: this only reports */
     printf("long lines: first 4 MiB scan took %llu ms\n", (unsigned long long)ms);
 }

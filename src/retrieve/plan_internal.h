@@ -1,0 +1,62 @@
+/*
+ * plan_internal.h - what the parts of `plan` share (plan.c, plan_graph.c,
+ * plan_semantic.c): the task's terms and the run's state.
+ */
+#ifndef MN_RETRIEVE_PLAN_INTERNAL_H
+#define MN_RETRIEVE_PLAN_INTERNAL_H
+
+#include "retrieve/plan.h"
+#include "retrieve/retrieve_internal.h"
+#include "util/map.h"
+#include "util/vec.h"
+
+#define PLAN_PREFIX    3  /* bytes of a term the prefilter looks for */
+#define PLAN_MAX_TERMS 48 /* distinct terms of the task kept (a bit each in a uint64_t) */
+
+/* One term of the task: its normal form (the index's tokenizer), a surface word, a weight. */
+typedef struct {
+    const char *term;    /* stemmed, case-folded (text/tokenize.h) */
+    const char *surface; /* a word of the task it came from, for ripgrep */
+    double weight;       /* the query analysis' weight of that word */
+} plan_term;
+
+typedef struct {
+    mn_store *store;
+    const mn_plan_request *req;
+    mn_arena *arena;
+    mn_query_info q;
+    plan_term terms[PLAN_MAX_TERMS];
+    size_t nterms;
+    mn_map term_index; /* term -> index + 1 */
+    bool about_tests, about_docs;
+    MN_VEC(mn_plan_file) files; /* candidates */
+    MN_VEC(const char *) trace;
+    const char *backend;
+    size_t cap, sem_cap;
+    /* the prefilter (plan_maybe_terms): a bit per byte pair that starts a term's prefix */
+    uint64_t pairs[65536 / 64];
+} plan_run;
+
+/* plan.c: a line of the trace (printf-like, kept in the arena) */
+void plan_trace(plan_run *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * plan.c: whether [s, s+n) may hold one of the task's terms: some term's
+ * first PLAN_PREFIX bytes (case-folded) occur in it. A stem is a prefix of
+ * the lower-cased word in the tokenizers of text/ (snake_case and
+ * camelCase pieces included), so false means no term: the text need not
+ * be tokenized.
+ */
+bool plan_maybe_terms(const plan_run *p, const char *s, size_t n);
+/* plan.c: the index of a term (its normal form), or -1 */
+int plan_term_of(plan_run *p, const char *tok, size_t len);
+
+/* plan_graph.c: tiers A, B and C, the noise filter and the cap: p->files, best graph first */
+int plan_graph_candidates(plan_run *p);
+
+/* plan_semantic.c: the semantic stage over the first sem_cap candidates */
+int plan_semantic(plan_run *p);
+
+/* role helpers */
+bool plan_role_is_aux(const char *role); /* test, doc, config */
+
+#endif
