@@ -1394,7 +1394,8 @@ static void add_call(ctx *c, TSNode name)
     uint32_t r = a;
     while (r < ns - sep && (ident_byte((unsigned char)c->src[r])))
         r++;
-    if (sep && r == ns - sep && r > a && c->p->refs.len && c->p->refs.items[c->p->refs.len - 1].pos == ns) {
+    if (sep && r == ns - sep && r > a && c->p->refs.len &&
+        c->p->refs.items[c->p->refs.len - 1].pos == ns) {
         c->p->refs.items[c->p->refs.len - 1].recv = c->src + a;
         c->p->refs.items[c->p->refs.len - 1].recv_len = r - a;
     }

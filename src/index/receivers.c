@@ -95,7 +95,8 @@ static bool ident_byte(unsigned char ch)
 static bool word_at(const char *s, size_t n, size_t i, const char *w)
 {
     size_t wl = strlen(w);
-    return i + wl <= n && !memcmp(s + i, w, wl) && (i + wl == n || !ident_byte((unsigned char)s[i + wl]));
+    return i + wl <= n && !memcmp(s + i, w, wl) &&
+           (i + wl == n || !ident_byte((unsigned char)s[i + wl]));
 }
 
 /*
@@ -105,12 +106,18 @@ static bool word_at(const char *s, size_t n, size_t i, const char *w)
  */
 static const char *clean_type(walker *w, const char *s, size_t n, int depth)
 {
-    static const char *const skip[] = {"const", "struct", "class", "enum", "union", "mut", "dyn",
-                                       "impl", "volatile", "final", "typename", "readonly", NULL};
-    static const char *const wrappers[] = {
-        "Optional", "typing.Optional", "t.Optional", "Option", "Box", "Rc", "Arc", "RefCell",
-        "shared_ptr", "std.shared_ptr", "unique_ptr", "std.unique_ptr", "weak_ptr",
-        "std.weak_ptr", "Ref", "Type", "type", NULL};
+    static const char *const skip[] = {"const",    "struct",   "class", "enum",     "union",
+                                       "mut",      "dyn",      "impl",  "volatile", "final",
+                                       "typename", "readonly", NULL};
+    static const char *const wrappers[] = {"Optional",   "typing.Optional",
+                                           "t.Optional", "Option",
+                                           "Box",        "Rc",
+                                           "Arc",        "RefCell",
+                                           "shared_ptr", "std.shared_ptr",
+                                           "unique_ptr", "std.unique_ptr",
+                                           "weak_ptr",   "std.weak_ptr",
+                                           "Ref",        "Type",
+                                           "type",       NULL};
     size_t i = 0;
     for (;;) {
         while (i < n && (strchr(" \t\r\n:&*?'\"", s[i]) != NULL))
@@ -420,8 +427,8 @@ static void bind_rust(walker *w, TSNode n, const char *t)
         if (!is(pat, "identifier"))
             return;
         TSNode ty = field(n, "type");
-        const char *type = ts_node_is_null(ty) ? rust_value_type(w, field(n, "value"))
-                                               : node_type_text(w, ty);
+        const char *type =
+            ts_node_is_null(ty) ? rust_value_type(w, field(n, "value")) : node_type_text(w, ty);
         bind_name(w, pat, type);
     }
 }
@@ -436,8 +443,7 @@ static void bind_c(walker *w, TSNode n, const char *t)
     bool automatic = is(ty, "placeholder_type_specifier");
     if (is(ty, "struct_specifier") || is(ty, "class_specifier") || is(ty, "union_specifier"))
         type = node_type_text(w, field(ty, "name"));
-    else if (is(ty, "type_identifier") || is(ty, "qualified_identifier") ||
-             is(ty, "template_type"))
+    else if (is(ty, "type_identifier") || is(ty, "qualified_identifier") || is(ty, "template_type"))
         type = node_type_text(w, ty);
     uint32_t k = ts_node_child_count(n);
     for (uint32_t i = 0; i < k; i++) {

@@ -32,11 +32,11 @@
 #include "util/arena.h"
 
 typedef struct {
-    uint32_t pos;      /* byte offset of the called name */
-    const char *recv;  /* the receiver as written ("self", "app", "$db"); not NUL-terminated */
+    uint32_t pos;     /* byte offset of the called name */
+    const char *recv; /* the receiver as written ("self", "app", "$db"); not NUL-terminated */
     uint32_t recv_len;
-    const char *type;  /* out: the receiver's type as a dotted name ("Flask", "flask.Flask"),
-                          in arena; NULL when unknown */
+    const char *type; /* out: the receiver's type as a dotted name ("Flask", "flask.Flask"),
+                         in arena; NULL when unknown */
 } mn_recv_call;
 
 /*
