@@ -857,6 +857,41 @@ static int through_class(walk_ctx *w, const name_edge *e, const char *cls, size_
 }
 
 /*
+ * A receiver of unknown type named after a class of the repository: "app"
+ * for App, "url_map" for UrlMap ("app.register_blueprint" in a test whose
+ * `app` is a pytest fixture). Only where the name alone is ambiguous
+ * (several definitions, none chosen): then the method of the class the
+ * receiver is named after, or of its bases, if exactly one such. The
+ * receiver must be one plain name before the method's ("a.b.m" is not).
+ */
+static int through_named_receiver(walk_ctx *w, const name_edge *e, const sym_vec *cands,
+                                  int64_t *pick)
+{
+    const char *key = mn_store_ref_key(e->name);
+    const char *dot = strchr(e->name, '.');
+    char cls[128];
+    size_t n = 0;
+    bool up = true, known;
+    *pick = 0;
+    if (!dot || dot + 1 != key || dot == e->name || (size_t)(dot - e->name) >= sizeof(cls))
+        return 0;
+    for (const char *p = e->name; p < dot; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == '_') {
+            up = true;
+            continue;
+        }
+        if (!ident_char(ch) || ch == '$' || (p == e->name && ch >= 'A' && ch <= 'Z'))
+            return 0;
+        cls[n++] = (char)(up && ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
+        up = false;
+    }
+    if (!n)
+        return 0;
+    return through_class(w, e, cls, n, cands, &known, pick);
+}
+
+/*
  * A call or base class to a symbol. A call through a class (class_of_call)
  * resolves only among that class's methods and its bases': when the
  * receiver's type is known but names no class of the repository
@@ -889,6 +924,8 @@ static int resolve_name(walk_ctx *w, const name_edge *e)
     }
     if (rc == 0 && !done && v)
         rc = choose(w, e, v->items, v->len, &pick);
+    if (rc == 0 && !done && !pick && e->call && v && v->len > 1)
+        rc = through_named_receiver(w, e, v, &pick);
     if (rc)
         return rc;
     if (pick) {

@@ -139,6 +139,14 @@ static void test_python(void)
                                         "shapes/disk.py",
                                         "def exists(x):\n"
                                         "    return x\n",
+                                        "shapes/canvas.py",
+                                        "class Canvas:\n"
+                                        "    def draw(self):\n"
+                                        "        return 1\n",
+                                        "tests/test_canvas.py",
+                                        "def test_draw(canvas, shape):\n"
+                                        "    canvas.draw()\n"
+                                        "    shape.draw()\n",
                                         "main.py",
                                         "import pathlib\n"
                                         "from shapes.square import Square\n"
@@ -176,6 +184,23 @@ static void test_python(void)
     mn_buf_release(&got);
     /* a Path is no class of the repository: its exists() is not shapes/disk.py's */
     TARGET(db, "render", "exists", "-");
+    /* an untyped receiver named after a class (a pytest fixture `canvas`): that class's
+     * draw; `shape` names no class, and three classes define draw */
+    char *sites = NULL;
+    REQUIRE(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_prepare_v2(h,
+                               "SELECT group_concat(x, ';') FROM (SELECT e.dst_name || '>' || "
+                               "coalesce(d.qualified_name, '-') AS x FROM edges e "
+                               "JOIN symbols s ON s.id = e.src_id "
+                               "LEFT JOIN symbols d ON d.id = e.dst_id WHERE e.kind = 'call' "
+                               "AND s.qualified_name = 'test_draw' ORDER BY 1)",
+                               -1, &st, NULL) == SQLITE_OK);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        sites = mn_strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    CHECK_STR(sites, "canvas.draw>Canvas.draw;shape.draw>-");
+    free(sites);
     done(db);
 }
 
