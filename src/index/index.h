@@ -76,7 +76,8 @@ typedef struct {
  * 6: the options, environment variables and config keys a file declares
  * (options.c, schema v14).
  * 7: calls through a receiver whose type the file tells are written
- * "recv:Type.m" (receivers.c) and resolved in that class and its bases.
+ * "recv:Type.m" (receivers.c) and resolved in that class and its bases;
+ * a .h file whose head is C++ is parsed as C++ (classify.c: h_is_cpp).
  */
 #define MN_INDEX_RULES 7
 

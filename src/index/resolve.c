@@ -56,6 +56,7 @@ typedef struct {
     const char *owner; /* the last part of the qualified name's scope: "App" of
                           "pkg.App.run"; NULL at the top level (arena) */
     bool classlike;    /* class, struct, interface, trait, enum */
+    bool method;       /* kind method */
 } sym_ent;
 
 typedef MN_VEC(size_t) idx_vec;
@@ -139,7 +140,8 @@ static bool classlike_kind(const char *kind)
 /* One symbol row into v: its owner is the part of the qualified name before the name. */
 static void push_symbol(resolver *r, sym_vec *v, const mn_symbol_row *y)
 {
-    sym_ent e = {y->id, y->file_id, NULL, classlike_kind(y->kind)};
+    sym_ent e = {y->id, y->file_id, NULL, classlike_kind(y->kind),
+                 y->kind && !strcmp(y->kind, "method")};
     const char *q = y->qualified_name;
     size_t nl = strlen(y->name), ql = q ? strlen(q) : 0;
     if (ql > nl + 1 && !strcmp(q + ql - nl, y->name) && q[ql - nl - 1] == '.') {
@@ -656,17 +658,22 @@ static bool is_header(const char *path)
 /*
  * One target among candidates, or 0: the only one; else the only one in the
  * calling file; else, when none is there, the only one among the files the
- * caller imports. For a C or C++ caller, candidates in headers are set
- * aside when one outside a header exists: a function declared in foo.h and
- * defined in foo.c is two symbols, and the import rule picked the
- * prototype (curl: 453 of 476 wrong targets).
+ * caller imports. For a C or C++ caller with no candidate in its own
+ * file, candidates in headers are set aside when one outside a header
+ * exists: a function declared in foo.h and defined in foo.c is two
+ * symbols, and the import rule picked the prototype (curl: 453 of 476
+ * wrong targets).
  */
 static int choose(walk_ctx *w, const name_edge *e, const sym_ent *c, size_t n, int64_t *pick)
 {
     *pick = 0;
     const file_ent *src = file_by_id(w->r, e->src_file);
     bool headers_aside = false;
-    if (n > 1 && src && lang_is(src->language, "c", "cpp")) {
+    size_t here = 0;
+    for (size_t i = 0; i < n; i++)
+        here += c[i].file_id == e->src_file;
+    /* the calling file's own first: a header-only library (cpp-httplib) calls into itself */
+    if (n > 1 && !here && src && lang_is(src->language, "c", "cpp")) {
         for (size_t i = 0; i < n && !headers_aside; i++) {
             const file_ent *f = file_by_id(w->r, c[i].file_id);
             headers_aside = f && !is_header(f->path);
@@ -856,6 +863,81 @@ static int through_class(walk_ctx *w, const name_edge *e, const char *cls, size_
     return rc;
 }
 
+static bool same_dir(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
+    return la == lb && !strncmp(a, b, la);
+}
+
+/* Whether the directory of path ends with the name q ("internal/status" and "status"). */
+static bool dir_named(const char *path, const char *q, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return false;
+    const char *start = slash;
+    while (start > path && start[-1] != '/')
+        start--;
+    return (size_t)(slash - start) == n && !strncmp(start, q, n);
+}
+
+/*
+ * Go: a package is a directory. `F()` is the function F of the caller's own
+ * package when exactly one file of its directory defines it; `pkg.F()` the
+ * F of an imported package (the import resolves to one file of the
+ * package's directory: any file of that directory counts), when exactly
+ * one, else the one whose directory is named pkg. Only functions and
+ * types (no owner): a method needs its receiver's type. Nothing found:
+ * the usual rules (choose()).
+ */
+static int go_package(walk_ctx *w, const name_edge *e, const file_ent *src, const sym_vec *v,
+                      int64_t *pick)
+{
+    const char *key = mn_store_ref_key(e->name);
+    const char *dot = strchr(e->name, '.');
+    *pick = 0;
+    if (key == e->name) {
+        size_t n = 0;
+        int64_t id = 0;
+        for (size_t i = 0; i < v->len; i++) {
+            const file_ent *f = file_by_id(w->r, v->items[i].file_id);
+            if (!v->items[i].owner && f && same_dir(f->path, src->path)) {
+                n++;
+                id = v->items[i].id;
+            }
+        }
+        *pick = n == 1 ? id : 0;
+        return 0;
+    }
+    if (!dot || dot + 1 != key)
+        return 0;
+    const id_vec *files = NULL;
+    int rc = imports_of(w->r, e->src_file, &files);
+    size_t n = 0, named = 0;
+    int64_t id = 0, named_id = 0;
+    for (size_t i = 0; rc == 0 && files && i < v->len; i++) {
+        const file_ent *f = file_by_id(w->r, v->items[i].file_id);
+        if (v->items[i].owner || !f)
+            continue;
+        bool imported = false;
+        for (size_t k = 0; k < files->len && !imported; k++) {
+            const file_ent *g = file_by_id(w->r, files->items[k]);
+            imported = g && same_dir(f->path, g->path);
+        }
+        if (!imported)
+            continue;
+        n++;
+        id = v->items[i].id;
+        if (dir_named(f->path, e->name, (size_t)(dot - e->name))) {
+            named++;
+            named_id = v->items[i].id;
+        }
+    }
+    *pick = n == 1 ? id : named == 1 ? named_id : 0;
+    return rc;
+}
+
 /*
  * A receiver of unknown type named after a class of the repository: "app"
  * for App, "url_map" for UrlMap ("app.register_blueprint" in a test whose
@@ -892,6 +974,42 @@ static int through_named_receiver(walk_ctx *w, const name_edge *e, const sym_vec
 }
 
 /*
+ * The candidates a call can reach as it is written, when some cannot
+ * (false: all can; else *out holds those that can). In Python,
+ * JavaScript/TypeScript, PHP, Go and Rust a plain `f()` never calls a
+ * method (a method needs its receiver: self., this., $this->, x.), and in
+ * Python a call through a receiver `x.f()` never reaches a function nested
+ * in another (a closure is no attribute). flask: `dumps(...)` inside the
+ * method TaggedJSONSerializer.dumps took that method, by "one in the
+ * calling file"; `app.get` a test's nested view function `get`.
+ */
+static bool reachable(walk_ctx *w, const name_edge *e, const sym_vec *v, sym_vec *out)
+{
+    const file_ent *src = file_by_id(w->r, e->src_file);
+    if (!e->call || !src ||
+        !(lang_is(src->language, "python", "javascript") ||
+          lang_is(src->language, "typescript", "tsx") || lang_is(src->language, "php", "go") ||
+          lang_is(src->language, "rust", NULL)))
+        return false;
+    bool plain = mn_store_ref_key(e->name) == e->name;
+    bool python = lang_is(src->language, "python", NULL);
+    for (size_t i = 0; i < v->len; i++) {
+        const sym_ent *c = &v->items[i];
+        /* in Python a function with an owner is nested in a function (in a class it is a
+         * method); elsewhere the owner may be a namespace or module (TS, Rust) */
+        bool nested_fn = python && !c->method && !c->classlike && c->owner;
+        if (plain ? c->method : nested_fn)
+            continue;
+        mn_vec_push(out, *c);
+    }
+    if (out->len == v->len) {
+        out->len = 0;
+        return false;
+    }
+    return true;
+}
+
+/*
  * A call or base class to a symbol. A call through a class (class_of_call)
  * resolves only among that class's methods and its bases': when the
  * receiver's type is known but names no class of the repository
@@ -922,10 +1040,20 @@ static int resolve_name(walk_ctx *w, const name_edge *e)
                           lang_is(src->language, "tsx", NULL));
         done = known || typed || !js;
     }
+    sym_vec kept = MN_VEC_INIT;
+    if (rc == 0 && !done && v && v->len > 1 && reachable(w, e, v, &kept))
+        v = &kept;
+    if (rc == 0 && !done && v && v->len > 1) {
+        const file_ent *src = file_by_id(w->r, e->src_file);
+        if (src && lang_is(src->language, "go", NULL) && !strchr(e->name, ':'))
+            rc = go_package(w, e, src, v, &pick);
+        done = pick != 0;
+    }
     if (rc == 0 && !done && v)
         rc = choose(w, e, v->items, v->len, &pick);
     if (rc == 0 && !done && !pick && e->call && v && v->len > 1)
         rc = through_named_receiver(w, e, v, &pick);
+    mn_vec_release(&kept);
     if (rc)
         return rc;
     if (pick) {

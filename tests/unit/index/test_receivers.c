@@ -256,12 +256,37 @@ static void test_go(void)
                                         "package cmd\n"
                                         "\n"
                                         "func Exec(c *Command) int { return c.Flags() }\n",
+                                        "cmd/zz.go",
+                                        "package cmd\n"
+                                        "\n"
+                                        "func helper() int { return 1 }\n",
+                                        "cmd/main.go",
+                                        "package cmd\n"
+                                        "\n"
+                                        "import \"example.com/m/status\"\n"
+                                        "\n"
+                                        "func Main() int { return status.New() + helper() }\n",
+                                        "status/a.go",
+                                        "package status\n",
+                                        "status/status.go",
+                                        "package status\n"
+                                        "\n"
+                                        "func New() int { return 1 }\n",
+                                        "codes/codes.go",
+                                        "package codes\n"
+                                        "\n"
+                                        "func New() int { return 2 }\n"
+                                        "func helper() int { return 2 }\n",
                                         NULL};
     char *db = index_tree(files);
     REQUIRE(db);
     TARGET(db, "Command.Run", "Flags", "cmd/command.go:Command.Flags");
     TARGET(db, "Use", "Flags", "cmd/set.go:FlagSet.Flags");
     TARGET(db, "Exec", "Flags", "cmd/command.go:Command.Flags"); /* a parameter's type */
+    /* pkg.F: the F of the imported package's directory (the import resolves to its first
+     * file, status/a.go); F: the caller's own package's */
+    TARGET(db, "Main", "New", "status/status.go:New");
+    TARGET(db, "Main", "helper", "cmd/zz.go:helper");
     done(db);
 }
 
