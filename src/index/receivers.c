@@ -81,22 +81,6 @@ static TSNode field(TSNode n, const char *name)
     return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
 }
 
-/*
- * The direct child in a field: ts_node_child_by_field_name can answer with
- * a node inside that child (tree-sitter-cpp's `const std::string &url`
- * gave "std" as the parameter's type, `std::string s` "string").
- */
-static TSNode direct_field(TSNode n, const char *name)
-{
-    uint32_t k = ts_node_child_count(n);
-    for (uint32_t i = 0; i < k; i++) {
-        const char *f = ts_node_field_name_for_child(n, i);
-        if (f && !strcmp(f, name))
-            return ts_node_child(n, i);
-    }
-    return (TSNode){0};
-}
-
 static bool is(TSNode n, const char *type)
 {
     return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
@@ -454,7 +438,7 @@ static void bind_c(walker *w, TSNode n, const char *t)
     if (strcmp(t, "declaration") != 0 && strcmp(t, "parameter_declaration") != 0 &&
         strcmp(t, "field_declaration") != 0)
         return;
-    TSNode ty = direct_field(n, "type");
+    TSNode ty = field(n, "type");
     const char *type = NULL;
     bool automatic = is(ty, "placeholder_type_specifier");
     if (is(ty, "struct_specifier") || is(ty, "class_specifier") || is(ty, "union_specifier"))
