@@ -32,10 +32,12 @@
  * define no such method, leaves the call unresolved rather than taking
  * another class's method of that name.
  *
- * What a receiver-typed call resolves to also depends on the inherit edges
- * of the classes on its way: an incremental run that changes only a
+ * What a receiver-typed call resolves to also depends on the classes its
+ * candidates belong to and on the inherit edges on its way. A method that
+ * moves to another class changes a qualified name, and index.c then
+ * resolves its name again; but an incremental run that changes only a
  * class's bases re-resolves the calls of that class's own file, not those
- * through it elsewhere (until a name they use changes count, or --full).
+ * through it elsewhere (until a name they use changes, or --full).
  */
 #include "common.h"
 
