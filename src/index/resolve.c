@@ -68,6 +68,7 @@ typedef MN_VEC(const char *) base_vec;
 
 typedef struct {
     int64_t id, src_file, dst_id;
+    int64_t src_symbol; /* the calling symbol, 0 for the file itself */
     bool call;
     const char *name;
 } name_edge;
@@ -810,10 +811,11 @@ static int bases_of(resolver *r, const sym_ent *cls, const base_vec **out)
  * inheritance and Java/C++ lookup); then choose() among that level's. The
  * classes are known by name: the class symbols of the name, and the names
  * their inherit edges write. *known: whether the repository defines a
- * class of that name at all.
+ * class of that name at all; *other: whether it also defines a top-level
+ * function or variable of that name.
  */
 static int through_class(walk_ctx *w, const name_edge *e, const char *cls, size_t len,
-                         const sym_vec *cands, bool *known, int64_t *pick)
+                         const sym_vec *cands, bool *known, bool *other, int64_t *pick)
 {
     resolver *r = w->r;
     const char *level[CLASS_WIDTH], *next[CLASS_WIDTH];
@@ -822,7 +824,7 @@ static int through_class(walk_ctx *w, const name_edge *e, const char *cls, size_
     sym_vec hits = MN_VEC_INIT;
     int rc = 0;
     *pick = 0;
-    *known = false;
+    *known = *other = false;
     level[0] = mn_arena_strndup(&r->arena, cls, len);
     mn_map_set(&visited, level[0], (void *)1);
     for (int depth = 0; rc == 0 && depth < CLASS_LEVELS && nl; depth++) {
@@ -839,8 +841,13 @@ static int through_class(walk_ctx *w, const name_edge *e, const char *cls, size_
             if ((rc = symbols_named(r, level[k], &classes)) != 0)
                 break;
             for (size_t j = 0; rc == 0 && classes && j < classes->len; j++) {
-                if (!classes->items[j].classlike)
+                if (!classes->items[j].classlike) {
+                    /* a top-level function or variable of that name too (a JS constructor
+                     * function, `Foo = make()`); a constructor has its class as owner */
+                    if (depth == 0 && !classes->items[j].owner)
+                        *other = true;
                     continue;
+                }
                 if (depth == 0)
                     *known = true;
                 const base_vec *bases = NULL;
@@ -955,7 +962,7 @@ static int through_named_receiver(walk_ctx *w, const name_edge *e, const sym_vec
     const char *dot = strchr(e->name, '.');
     char cls[128];
     size_t n = 0;
-    bool up = true, known;
+    bool up = true, known, other;
     *pick = 0;
     if (!dot || dot + 1 != key || dot == e->name || (size_t)(dot - e->name) >= sizeof(cls))
         return 0;
@@ -972,18 +979,21 @@ static int through_named_receiver(walk_ctx *w, const name_edge *e, const sym_vec
     }
     if (!n)
         return 0;
-    return through_class(w, e, cls, n, cands, &known, pick);
+    return through_class(w, e, cls, n, cands, &known, &other, pick);
 }
 
 /*
  * The candidates a call can reach as it is written, when some cannot
  * (false: all can; else *out holds those that can). In Python,
- * JavaScript/TypeScript, PHP, Go and Rust a plain `f()` never calls a
- * method (a method needs its receiver: self., this., $this->, x.), and in
- * Python a call through a receiver `x.f()` never reaches a function nested
- * in another (a closure is no attribute). flask: `dumps(...)` inside the
- * method TaggedJSONSerializer.dumps took that method, by "one in the
- * calling file"; `app.get` a test's nested view function `get`.
+ * JavaScript/TypeScript, PHP, Go and Rust a method calls itself only
+ * through its receiver (self.m, this.m: typed, so not here), never as a
+ * plain `m()`: flask's `dumps(...)` inside the method
+ * TaggedJSONSerializer.dumps took that method by "one in the calling
+ * file". (Other methods cannot be set aside for a plain name: parse.c
+ * writes `f().m()` and an untyped `this.m()` as plain `m`.) And in Python
+ * a call through a receiver `x.f()` never reaches a function nested in
+ * another (a closure is no attribute: `app.get` took a test's nested view
+ * function `get`).
  */
 static bool reachable(walk_ctx *w, const name_edge *e, const sym_vec *v, sym_vec *out)
 {
@@ -1000,7 +1010,7 @@ static bool reachable(walk_ctx *w, const name_edge *e, const sym_vec *v, sym_vec
         /* in Python a function with an owner is nested in a function (in a class it is a
          * method); elsewhere the owner may be a namespace or module (TS, Rust) */
         bool nested_fn = python && !c->method && !c->classlike && c->owner;
-        if (plain ? c->method : nested_fn)
+        if (plain ? c->method && c->id == e->src_symbol : nested_fn)
             continue;
         mn_vec_push(out, *c);
     }
@@ -1020,8 +1030,10 @@ static bool reachable(walk_ctx *w, const name_edge *e, const sym_vec *v, sym_vec
  * the repository's only `size` or `read` (C++ 632 of 740 wrong targets,
  * Java 153 of 195). A capitalized qualifier that is no class of the
  * repository counts so too, except in JavaScript and TypeScript, where it
- * is as often a namespace import (`Utils.f`). Anything else by the name
- * alone (choose()).
+ * is as often a namespace import (`Utils.f`); a qualifier that is both a
+ * class and a top-level function or variable (axios's `function
+ * AxiosError` beside index.d.ts's `class AxiosError`) is left to the name. Anything else by the
+ * name alone (choose()).
  */
 static int resolve_name(walk_ctx *w, const name_edge *e)
 {
@@ -1034,13 +1046,15 @@ static int resolve_name(walk_ctx *w, const name_edge *e)
     int rc = symbols_named(w->r, mn_store_ref_key(e->name), &v);
     const char *cls;
     size_t len;
-    bool typed, known = false, done = false;
+    bool typed, known = false, other = false, done = false;
     if (rc == 0 && e->call && class_of_call(e->name, &cls, &len, &typed)) {
-        rc = through_class(w, e, cls, len, v, &known, &pick);
+        rc = through_class(w, e, cls, len, v, &known, &other, &pick);
         const file_ent *src = file_by_id(w->r, e->src_file);
         bool js = src && (lang_is(src->language, "javascript", "typescript") ||
                           lang_is(src->language, "tsx", NULL));
-        done = known || typed || !js;
+        done = typed || (known && !other) || (!known && !js);
+        if (!done)
+            pick = 0;
     }
     sym_vec kept = MN_VEC_INIT;
     if (rc == 0 && !done && v && v->len > 1 && reachable(w, e, v, &kept))
@@ -1090,7 +1104,11 @@ static int on_edge(void *payload, const mn_edge_rec *e)
         return 0;
     if (import)
         return resolve_import(w, e);
-    name_edge n = {e->id, e->src_file, e->dst_id, !strcmp(e->kind, "call"),
+    name_edge n = {e->id,
+                   e->src_file,
+                   e->dst_id,
+                   !strcmp(e->src_kind, "symbol") ? e->src_id : 0,
+                   !strcmp(e->kind, "call"),
                    mn_arena_strdup(&w->r->arena, e->name)};
     mn_vec_push(&w->r->names, n);
     return 0;

@@ -139,6 +139,15 @@ static void test_python(void)
                                         "shapes/disk.py",
                                         "def exists(x):\n"
                                         "    return x\n",
+                                        "shapes/ser.py",
+                                        "from shapes.text import dumps\n"
+                                        "\n"
+                                        "class Ser:\n"
+                                        "    def dumps(self, v):\n"
+                                        "        return dumps(v)\n",
+                                        "shapes/text.py",
+                                        "def dumps(v):\n"
+                                        "    return str(v)\n",
                                         "shapes/canvas.py",
                                         "class Canvas:\n"
                                         "    def draw(self):\n"
@@ -184,6 +193,8 @@ static void test_python(void)
     mn_buf_release(&got);
     /* a Path is no class of the repository: its exists() is not shapes/disk.py's */
     TARGET(db, "render", "exists", "-");
+    /* a plain dumps() in the method dumps is not the method itself (it would be self.dumps) */
+    TARGET(db, "Ser.dumps", "dumps", "shapes/text.py:dumps");
     /* an untyped receiver named after a class (a pytest fixture `canvas`): that class's
      * draw; `shape` names no class, and three classes define draw */
     char *sites = NULL;
