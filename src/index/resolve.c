@@ -75,13 +75,14 @@ typedef struct {
 
 typedef struct {
     MN_VEC(file_ent) files;
-    mn_map by_path;   /* path -> index + 1 */
-    mn_map by_base;   /* basename -> idx_vec* */
-    mn_map by_id;     /* "%lld" id -> index + 1 */
-    mn_map dirs_go;   /* directory -> index + 1 of its first non-test .go file */
-    mn_map symbols;   /* name -> sym_vec*: every symbol, or those of the names wanted */
-    mn_map imports;   /* "%lld" src file -> id_vec* of the files it imports, sorted */
-    bool all_imports; /* imports holds every file's; else filled file by file */
+    mn_map by_path;      /* path -> index + 1 */
+    mn_map by_base;      /* basename -> idx_vec* */
+    mn_map by_id;        /* "%lld" id -> index + 1 */
+    mn_map dirs_go;      /* directory -> index + 1 of its first non-test .go file */
+    mn_map symbols;      /* name -> sym_vec*: every symbol, or those of the names wanted */
+    mn_map imports;      /* "%lld" src file -> id_vec* of the files it imports, sorted */
+    bool all_imports;    /* imports holds every file's; else filled file by file */
+    mn_map import_names; /* "%lld\x1fname": the last part of each module a file imports */
     mn_store *store;
     MN_VEC(int64_t) edge_ids; /* changes to write: edge -> new target (0: none) */
     MN_VEC(int64_t) edge_dst;
@@ -616,9 +617,20 @@ static bool has_id(const id_vec *v, int64_t id)
 static int add_import_pair(void *payload, const mn_edge_rec *e)
 {
     resolver *r = payload;
-    if (strcmp(e->kind, "import") != 0 || !e->dst_id)
+    if (strcmp(e->kind, "import") != 0)
         return 0;
-    char key[32];
+    char key[160];
+    /* the module's last part, resolved or not ("flask", "os.path" -> "path") */
+    const char *last = e->name;
+    for (const char *p = e->name; *p; p++)
+        if (*p == '.' || *p == '/' || *p == ':' || *p == '\\')
+            last = p + 1;
+    if (*last && strlen(last) < 120) {
+        snprintf(key, sizeof(key), "%lld\x1f%s", (long long)e->src_file, last);
+        mn_map_set(&r->import_names, key, (void *)1);
+    }
+    if (!e->dst_id)
+        return 0;
     snprintf(key, sizeof(key), "%lld", (long long)e->src_file);
     id_vec *v = mn_map_get(&r->imports, key);
     if (!v) {
@@ -953,7 +965,9 @@ static int go_package(walk_ctx *w, const name_edge *e, const file_ent *src, cons
  * `app` is a pytest fixture). Only where the name alone is ambiguous
  * (several definitions, none chosen): then the method of the class the
  * receiver is named after, or of its bases, if exactly one such. The
- * receiver must be one plain name before the method's ("a.b.m" is not).
+ * receiver must be one plain name before the method's ("a.b.m" is not),
+ * and no module the file imports (`flask.url_for` is helpers.url_for, not
+ * Flask.url_for).
  */
 static int through_named_receiver(walk_ctx *w, const name_edge *e, const sym_vec *cands,
                                   int64_t *pick)
@@ -979,6 +993,14 @@ static int through_named_receiver(walk_ctx *w, const name_edge *e, const sym_vec
     }
     if (!n)
         return 0;
+    /* a module the file imports is no instance (`flask.url_for` is not Flask's) */
+    const id_vec *files = NULL;
+    char mod[160];
+    int rc = imports_of(w->r, e->src_file, &files);
+    snprintf(mod, sizeof(mod), "%lld\x1f%.*s", (long long)e->src_file, (int)(dot - e->name),
+             e->name);
+    if (rc || mn_map_has(&w->r->import_names, mod))
+        return rc;
     return through_class(w, e, cls, n, cands, &known, &other, pick);
 }
 
@@ -1296,6 +1318,7 @@ int mn_resolve_run(mn_store *s, const mn_resolve_scope *scope, mn_resolve_stats 
     mn_map_release(&r.dirs_go);
     mn_map_release(&r.seen);
     mn_map_release(&r.bases_read);
+    mn_map_release(&r.import_names);
     free_vec_map(&r.bases);
     mn_map_release(&r.imports_changed);
     free_vec_map(&r.imports);

@@ -152,6 +152,11 @@ static void test_python(void)
                                         "class Canvas:\n"
                                         "    def draw(self):\n"
                                         "        return 1\n",
+                                        "tests/test_module.py",
+                                        "import canvas\n"
+                                        "\n"
+                                        "def test_module():\n"
+                                        "    canvas.draw()\n",
                                         "tests/test_canvas.py",
                                         "def test_draw(canvas, shape):\n"
                                         "    canvas.draw()\n"
@@ -212,6 +217,8 @@ static void test_python(void)
     sqlite3_close(h);
     CHECK_STR(sites, "canvas.draw>Canvas.draw;shape.draw>-");
     free(sites);
+    /* a module the file imports is not an instance of the class it is named like */
+    TARGET(db, "test_module", "draw", "-");
     done(db);
 }
 
