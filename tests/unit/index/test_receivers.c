@@ -151,12 +151,16 @@ static void test_python(void)
                                         "shapes/canvas.py",
                                         "class Canvas:\n"
                                         "    def draw(self):\n"
-                                        "        return 1\n",
+                                        "        return 1\n"
+                                        "\n"
+                                        "class Easel:\n"
+                                        "    def draw(self):\n"
+                                        "        return 2\n",
                                         "tests/test_module.py",
-                                        "import canvas\n"
+                                        "import easel\n"
                                         "\n"
                                         "def test_module():\n"
-                                        "    canvas.draw()\n",
+                                        "    easel.draw()\n",
                                         "tests/test_canvas.py",
                                         "def test_draw(canvas, shape):\n"
                                         "    canvas.draw()\n"
@@ -217,7 +221,8 @@ static void test_python(void)
     sqlite3_close(h);
     CHECK_STR(sites, "canvas.draw>Canvas.draw;shape.draw>-");
     free(sites);
-    /* a module the file imports is not an instance of the class it is named like */
+    /* a module the file imports (easel, not in the repository) is not an instance of the
+     * class Easel */
     TARGET(db, "test_module", "draw", "-");
     done(db);
 }
