@@ -698,6 +698,7 @@ void mn_receivers_infer(const char *language, TSNode root, const char *src, uint
         return;
     walker w;
     memset(&w, 0, sizeof(w));
+    w.tmp = (mn_buf)MN_BUF_INIT; /* a zeroed buffer has no string to grow from */
     w.L = L;
     w.src = src;
     w.len = len;
