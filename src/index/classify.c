@@ -433,6 +433,57 @@ static const char *modeline_value(const char *s, const char *end, const char *ke
  * opening, or an editor modeline in the first five lines (Emacs
  * "-*- mode: python -*-" or "-*- python -*-", Vim "vim: set ft=ruby").
  */
+/*
+ * Whether a .h file's head is C++: a line that starts (after blanks) with
+ * `namespace x`, `template <`, `class X` then `{`, `:` or the line's end,
+ * `public:` / `private:` / `protected:`, `using namespace`, or includes a
+ * header without an extension (`#include <string>`: C's, POSIX's and most
+ * libraries' headers end in .h). A C++ header read with the C grammar
+ * gave no classes, methods or typed receivers (cpp-httplib's httplib.h,
+ * Catch2's and simdjson's .h files: issue 22). A C header that only wraps
+ * itself in `extern "C"` stays C.
+ */
+static bool word_start(unsigned char c)
+{
+    return (c | 32) >= 'a' && (c | 32) <= 'z' ? true : c == '_';
+}
+
+static bool h_is_cpp(const char *s, size_t len)
+{
+    const char *p = s, *end = s + len;
+    while (p && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        while (p < le && (*p == ' ' || *p == '\t'))
+            p++;
+        size_t n = (size_t)(le - p);
+#define AT(lit) (n >= sizeof(lit) - 1 && !memcmp(p, lit, sizeof(lit) - 1))
+        if (AT("template <") || AT("template<") || AT("public:") || AT("private:") ||
+            AT("protected:") || AT("using namespace "))
+            return true;
+        if (AT("namespace ") && n > 10 && word_start((unsigned char)p[10]))
+            return true;
+        if (AT("class ") && n > 6 && p[6] >= 'A' && p[6] <= 'Z') {
+            const char *q = p + 6;
+            while (q < le && (word_start((unsigned char)*q) || (*q >= '0' && *q <= '9')))
+                q++;
+            while (q < le && (*q == ' ' || *q == '\r'))
+                q++;
+            if (q == le || *q == '{' || *q == ':')
+                return true;
+        }
+        if (AT("#include <")) {
+            const char *q = p + 10, *gt = memchr(q, '>', (size_t)(le - q));
+            if (gt && gt > q && !memchr(q, '.', (size_t)(gt - q)) &&
+                !memchr(q, '/', (size_t)(gt - q)))
+                return true;
+        }
+#undef AT
+        p = nl ? nl + 1 : NULL;
+    }
+    return false;
+}
+
 static const char *lang_by_content(const char *s, size_t len)
 {
     size_t lim = len < 1024 ? len : 1024;
@@ -498,6 +549,8 @@ static const char *language_of(const pathinfo *pi, const char *head, size_t len)
     /* Dockerfile.dev, Dockerfile-prod: the Docker convention for variants */
     if (starts_with(pi->base, "Dockerfile.") || starts_with(pi->base, "Dockerfile-"))
         return "dockerfile";
+    if (!strcmp(pi->ext, "h") && h_is_cpp(head, len))
+        return "cpp";
     if (*pi->ext) {
         size_t n = strlen(pi->ext);
         if ((l = lang_lookup(lang_exts, pi->ext, n, false)) ||

@@ -104,6 +104,8 @@ typedef struct {
     MN_VEC(int64_t) stored;
     MN_VEC(int64_t) incoming; /* edges the change unresolved */
     mn_map names;             /* symbol name -> definitions after minus before (intptr_t) */
+    mn_map moved;             /* names whose qualified names changed (a method into another
+                                 class: calls through a receiver's type may resolve now) */
     /* the file being replaced: qualified name -> definitions after minus before, and the
      * edges into its symbols (only those into a name now defined fewer times go away) */
     mn_map qnames;
@@ -314,6 +316,12 @@ static void note_new(indexer *x, const mn_file_content *c)
         count(&x->qnames,
               c->symbols[i].qualified_name ? c->symbols[i].qualified_name : c->symbols[i].name, +1);
     }
+    size_t pos = 0;
+    const char *k;
+    void *v;
+    while (mn_map_next(&x->qnames, &pos, &k, &v))
+        if (v)
+            mn_map_set(&x->moved, mn_store_ref_key(k), (void *)1);
     for (size_t i = 0; i < x->into_ids.len; i++) {
         if ((intptr_t)mn_map_get(&x->qnames, x->into_qns.items[i]) < 0)
             mn_vec_push(&x->incoming, x->into_ids.items[i]);
@@ -641,12 +649,17 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
     else if (x.in_tx)
         mn_store_rollback(s);
     if (rc == 0 && (x.everything || x.stored.len || x.added_or_removed)) {
-        const char **names = mn_calloc(x.names.len + 1, sizeof(*names));
+        const char **names = mn_calloc(x.names.len + x.moved.len + 1, sizeof(*names));
         size_t n = 0, pos = 0;
         const char *k;
         void *v;
+        /* defined as many times as before, in the same classes: resolutions by it stand */
         while (mn_map_next(&x.names, &pos, &k, &v))
-            if (v) /* defined as many times as before: resolutions by it stand */
+            if (v)
+                names[n++] = k;
+        pos = 0;
+        while (mn_map_next(&x.moved, &pos, &k, &v))
+            if (!mn_map_get(&x.names, k))
                 names[n++] = k;
         mn_resolve_scope scope = {
             x.everything,     x.added_or_removed, x.stored.items, x.stored.len,
@@ -683,6 +696,7 @@ out_map : {
         free(v);
     mn_map_release(&x.known);
     mn_map_release(&x.names);
+    mn_map_release(&x.moved);
     mn_vec_release(&x.stored);
     mn_vec_release(&x.incoming);
     for (size_t i = 0; i < x.into_qns.len; i++)

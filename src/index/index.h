@@ -75,8 +75,11 @@ typedef struct {
  * are tests, a C++ x_spec.cpp is not (classify.c).
  * 6: the options, environment variables and config keys a file declares
  * (options.c, schema v14).
+ * 7: calls through a receiver whose type the file tells are written
+ * "recv:Type.m" (receivers.c) and resolved in that class and its bases;
+ * a .h file whose head is C++ is parsed as C++ (classify.c: h_is_cpp).
  */
-#define MN_INDEX_RULES 6
+#define MN_INDEX_RULES 7
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 

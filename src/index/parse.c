@@ -49,6 +49,7 @@
 
 #include "index/grammars.h"
 #include "index/parse.h"
+#include "index/receivers.h"
 #include "util/buf.h"
 
 /* Our own queries, embedded by cmake/embed.cmake from src/index/queries/. */
@@ -192,6 +193,8 @@ typedef struct {
     uint8_t kind;
     const char *target; /* in the result's arena */
     const char *owner;  /* Rust impl Trait for <owner>, or NULL */
+    const char *recv;   /* a call's receiver as written (in the source), or NULL */
+    uint32_t recv_len;
 } raw_ref;
 
 typedef struct {
@@ -1057,7 +1060,7 @@ static void push_ref(ctx *c, uint8_t kind, uint32_t pos, const char *target, con
 {
     if (!target || !*target)
         return;
-    raw_ref r = {pos, (uint32_t)c->p->refs.len, kind, target, owner};
+    raw_ref r = {pos, (uint32_t)c->p->refs.len, kind, target, owner, NULL, 0};
     mn_vec_push(&c->p->refs, r);
 }
 
@@ -1384,6 +1387,57 @@ static void add_call(ctx *c, TSNode name)
                 return;
     }
     push_ref(c, REF_CALL, ns, emit_buf(&c->out->arena, b, TARGET_MAX), NULL);
+    /* `recv.name`, `recv->name`, `recv::name`: one identifier before the name */
+    uint32_t sep = ns >= a + 2 && (c->src[ns - 1] == '>' || c->src[ns - 1] == ':') ? 2
+                   : ns >= a + 1 && c->src[ns - 1] == '.'                          ? 1
+                                                                                   : 0;
+    uint32_t r = a;
+    while (r < ns - sep && (ident_byte((unsigned char)c->src[r])))
+        r++;
+    if (sep && r == ns - sep && r > a && c->p->refs.len &&
+        c->p->refs.items[c->p->refs.len - 1].pos == ns) {
+        c->p->refs.items[c->p->refs.len - 1].recv = c->src + a;
+        c->p->refs.items[c->p->refs.len - 1].recv_len = r - a;
+    }
+}
+
+/*
+ * Calls through a receiver whose type the file tells (receivers.c) become
+ * "recv:Type.name" ("self:App.register", "app:flask.Flask.run"): the
+ * resolver looks the name up in that type and its bases only.
+ */
+static void type_receivers(ctx *c, TSNode root, const char *language)
+{
+    MN_VEC(mn_recv_call) calls = MN_VEC_INIT;
+    MN_VEC(size_t) which = MN_VEC_INIT;
+    for (size_t i = 0; i < c->p->refs.len; i++) {
+        const raw_ref *r = &c->p->refs.items[i];
+        if (r->kind != REF_CALL || !r->recv)
+            continue;
+        mn_recv_call rc = {r->pos, r->recv, r->recv_len, NULL};
+        mn_vec_push(&calls, rc);
+        mn_vec_push(&which, i);
+    }
+    if (calls.len)
+        mn_receivers_infer(language, root, c->src, c->len, calls.items, calls.len, &c->out->arena);
+    mn_buf *b = &c->p->tmp;
+    for (size_t i = 0; i < calls.len; i++) {
+        raw_ref *r = &c->p->refs.items[which.items[i]];
+        if (!calls.items[i].type)
+            continue;
+        const char *name = mn_store_ref_key(r->target);
+        const char *recv = r->recv;
+        uint32_t rl = r->recv_len;
+        if (rl && recv[0] == '$') {
+            recv++;
+            rl--;
+        }
+        mn_buf_clear(b);
+        mn_buf_printf(b, "%.*s:%s.%s", (int)rl, recv, calls.items[i].type, name);
+        r->target = emit_buf(&c->out->arena, b, TARGET_MAX);
+    }
+    mn_vec_release(&calls);
+    mn_vec_release(&which);
 }
 
 /* A type as a dotted name without type arguments, pointers or whitespace. */
@@ -2713,6 +2767,8 @@ int mn_parser_parse(mn_parser *p, mn_parse_result *out, const char *language, co
     }
     out->syntax_errors = ts_node_has_error(root);
     run_query(&c, root);
+    if (mn_receivers_supported(language))
+        type_receivers(&c, root, language);
     build_symbols(&c);
     build_refs(&c);
     ts_tree_delete(tree);

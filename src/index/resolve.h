@@ -6,8 +6,9 @@
  * repository's files: a monorepo's packages need no configuration). Calls
  * and base classes resolve to symbols when the name is unambiguous: one
  * definition in the repository, or one in the calling file, or one among
- * the files the calling file imports. What stays ambiguous or names
- * something outside the repository stays unresolved, never guessed.
+ * the files the calling file imports; a call through a receiver of a known
+ * type, among that class's methods and its bases'. What stays ambiguous or
+ * names something outside the repository stays unresolved, never guessed.
  */
 #ifndef MN_INDEX_RESOLVE_H
 #define MN_INDEX_RESOLVE_H

@@ -35,6 +35,15 @@ static const ccase table[] = {
     {"pkg/types.pyi", "def f() -> int: ...\n", "python", S, false},
     {"src/main.c", "int main(void) { return 0; }\n", "c", S, false},
     {"include/x.h", "#pragma once\n", "c", S, false},
+    /* a .h whose head is C++ (issue 22: httplib.h was read with the C grammar) */
+    {"httplib.h", "/* MIT */\n#include <string>\n", "cpp", S, false},
+    {"include/a.h", "#pragma once\nnamespace simdjson {\n", "cpp", S, false},
+    {"include/b.h", "template <typename T>\nT id(T x);\n", "cpp", S, false},
+    {"include/c.h", "class Parser : public Base {\n", "cpp", S, false},
+    {"include/d.h",
+     "#include <stdio.h>\n#include <sys/types.h>\n#ifdef __cplusplus\n"
+     "extern \"C\" {\n#endif\nstruct class_info;\n",
+     "c", S, false},
     {"src/x.hpp", "#pragma once\n", "cpp", S, false},
     {"src/x.cc", "int x;\n", "cpp", S, false},
     {"src/x.cxx", "int x;\n", "cpp", S, false},

@@ -7,7 +7,8 @@
  * making a resolved call ambiguous, a definition going away and one
  * becoming unique, a new file defining a name that unresolved calls
  * waited for, a deleted file, a renamed file breaking an import, an edit
- * that keeps every name. After each, the store indexed incrementally and a
+ * that keeps every name, a method moved from one class to another (calls
+ * through a typed receiver). After each, the store indexed incrementally and a
  * new store indexed from scratch must hold the same edges (compared by
  * paths and qualified names, since row ids differ), and no edge may point
  * at a row that is gone. A few resolutions are also checked by hand, so
@@ -275,6 +276,32 @@ static void test_incremental_equals_fresh(void)
     check_step("file restored", 1);
     CHECK(has_edge("pkg/a.py|Thing|inherit|Base|pkg/c.py|Base"));
     CHECK(has_edge("pkg/a.py||import|.c|pkg/c.py|"));
+
+    /* a method moves to another class, its name defined as many times as before: a call
+     * through a receiver of that class resolves now (and one through the old class no more) */
+    write_file("pkg/d.py", "class P:\n"
+                           "    def ping(self):\n"
+                           "        pass\n"
+                           "\n"
+                           "class Q:\n"
+                           "    pass\n");
+    write_file("util/z.py", "from pkg.d import P, Q\n"
+                            "\n"
+                            "def call(q: Q, p: P):\n"
+                            "    q.ping()\n"
+                            "    p.ping()\n");
+    check_step("typed receivers", 2);
+    CHECK(has_edge("util/z.py|call|call|p:P.ping|pkg/d.py|P.ping"));
+    CHECK(has_edge("util/z.py|call|call|q:Q.ping||"));
+    write_file("pkg/d.py", "class P:\n"
+                           "    pass\n"
+                           "\n"
+                           "class Q:\n"
+                           "    def ping(self):\n"
+                           "        pass\n");
+    check_step("method moved to another class", 1);
+    CHECK(has_edge("util/z.py|call|call|q:Q.ping|pkg/d.py|Q.ping"));
+    CHECK(has_edge("util/z.py|call|call|p:P.ping||"));
 
     /* nothing changed: nothing parsed, same graph */
     check_step("no change", 0);
