@@ -66,3 +66,32 @@ void mn_field_set(json_t *mem, const mn_field *f, json_t *value)
     }
     json_object_set_new(parent, f->key, value);
 }
+
+void mn_field_sql_build(mn_field_sql *out, char mark)
+{
+    int n = 1;
+    mn_buf_init(&out->cols);
+    mn_buf_init(&out->vals);
+    mn_buf_init(&out->sets);
+    for (size_t i = 0; i < mn_memory_field_count; i++) {
+        const mn_field *f = &mn_memory_fields[i];
+        mn_buf_printf(&out->cols, "%s, ", f->column);
+        mn_buf_printf(&out->vals, "%c%d, ", mark, n);
+        mn_buf_printf(&out->sets, "%s = %c%d, ", f->column, mark, n);
+        n++;
+        if (f->type == MN_F_EXCERPT) { /* its length beside it: the inflated size */
+            mn_buf_puts(&out->cols, "excerpt_len, ");
+            mn_buf_printf(&out->vals, "%c%d, ", mark, n);
+            mn_buf_printf(&out->sets, "excerpt_len = %c%d, ", mark, n);
+            n++;
+        }
+    }
+    out->params = n - 1;
+}
+
+void mn_field_sql_release(mn_field_sql *sql)
+{
+    mn_buf_release(&sql->cols);
+    mn_buf_release(&sql->vals);
+    mn_buf_release(&sql->sets);
+}

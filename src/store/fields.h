@@ -13,6 +13,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "util/buf.h"
+
 typedef enum {
     MN_F_TEXT,    /* string <-> TEXT; omitted when NULL */
     MN_F_STRV,    /* array of strings <-> JSON text; omitted when empty */
@@ -38,5 +40,21 @@ extern const size_t mn_memory_field_count;
 json_t *mn_field_get(const json_t *mem, const mn_field *f);
 /** Set a field's value (steals value), creating its group object if needed. */
 void mn_field_set(json_t *mem, const mn_field *f, json_t *value);
+
+/** The SQL pieces of the field columns, in table order (the excerpt's length after it). */
+typedef struct {
+    mn_buf cols; /* "a, b, " */
+    mn_buf vals; /* "?1, ?2, " (or "$1, $2, ") */
+    mn_buf sets; /* "a = ?1, b = ?2, " */
+    int params;  /* how many parameters they take, numbered from 1 */
+} mn_field_sql;
+
+/**
+ * Build the field columns' SQL with parameters written as mark (SQLite's
+ * '?', PostgreSQL's '$') and numbered from 1; the SELECT list is cols.
+ * Release with mn_field_sql_release.
+ */
+void mn_field_sql_build(mn_field_sql *out, char mark);
+void mn_field_sql_release(mn_field_sql *sql);
 
 #endif

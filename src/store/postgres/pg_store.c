@@ -384,41 +384,24 @@ static void build_sql(mn_store *s)
 {
     if (pg(s)->insert_sql)
         return;
-    mn_buf cols = MN_BUF_INIT, vals = MN_BUF_INIT, sets = MN_BUF_INIT, sel = MN_BUF_INIT;
-    int n = 1;
-    for (size_t i = 0; i < mn_memory_field_count; i++) {
-        const mn_field *f = &mn_memory_fields[i];
-        mn_buf_printf(&cols, "%s, ", f->column);
-        mn_buf_printf(&vals, "$%d, ", n);
-        mn_buf_printf(&sets, "%s = $%d, ", f->column, n);
-        mn_buf_printf(&sel, "%s, ", f->column);
-        n++;
-        if (f->type == MN_F_EXCERPT) {
-            mn_buf_puts(&cols, "excerpt_len, ");
-            mn_buf_printf(&vals, "$%d, ", n);
-            mn_buf_printf(&sets, "excerpt_len = $%d, ", n);
-            mn_buf_puts(&sel, "excerpt_len, ");
-            n++;
-        }
-    }
+    mn_field_sql f;
+    mn_field_sql_build(&f, '$');
+    int n = f.params + 1;
     mn_buf ins = MN_BUF_INIT, rep = MN_BUF_INIT, get = MN_BUF_INIT;
     mn_buf_printf(&ins,
                   "INSERT INTO memories (%suid, project_id, content_hash, saved_at) "
                   "VALUES (%s$%d, $%d, $%d, $%d) RETURNING id",
-                  cols.ptr, vals.ptr, n, n + 1, n + 2, n + 3);
+                  f.cols.ptr, f.vals.ptr, n, n + 1, n + 2, n + 3);
     mn_buf_printf(&rep,
                   "UPDATE memories SET %scontent_hash = $%d WHERE uid = $%d AND project_id = "
                   "$%d RETURNING id",
-                  sets.ptr, n + 2, n, n + 1);
-    mn_buf_printf(&get, "SELECT %sid, uid FROM memories", sel.ptr);
+                  f.sets.ptr, n + 2, n, n + 1);
+    mn_buf_printf(&get, "SELECT %sid, uid FROM memories", f.cols.ptr);
     pg(s)->insert_sql = mn_buf_detach(&ins);
     pg(s)->replace_sql = mn_buf_detach(&rep);
     pg(s)->select_sql = mn_buf_detach(&get);
-    pg(s)->field_params = n - 1;
-    mn_buf_release(&cols);
-    mn_buf_release(&vals);
-    mn_buf_release(&sets);
-    mn_buf_release(&sel);
+    pg(s)->field_params = f.params;
+    mn_field_sql_release(&f);
 }
 
 static int bind_memory(mn_store *s, mn_pg_params *p, const json_t *mem, bool insert)
