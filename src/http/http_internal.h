@@ -254,6 +254,9 @@ typedef struct {
  */
 mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p);
 
+/** The effective value of a config key, as text (malloc'd into *out). server.c. */
+int mn_http__config_text(mn_ctx *ctx, char **out, const char *key);
+
 /** A reply with a JSON-RPC error (id null) as its body. */
 void mn_http__reply_error(mn_http_reply *r, unsigned status, int code, const char *message);
 

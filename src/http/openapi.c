@@ -19,44 +19,8 @@
 #include "common.h"
 
 #include "http/rest.h"
+#include "mcp/tools.h"
 #include "mnemo/mnemo.h"
-
-/* A copy of schema without x-... keywords, recursing where schemas are. */
-static json_t *strip(const json_t *schema)
-{
-    const char *key;
-    json_t *v, *out;
-    if (json_is_array(schema)) {
-        size_t i;
-        out = json_array();
-        json_array_foreach(schema, i, v) json_array_append_new(out, strip(v));
-        return out;
-    }
-    if (!json_is_object(schema))
-        return json_deep_copy(schema);
-    out = json_object();
-    json_object_foreach((json_t *)schema, key, v)
-    {
-        if (!strncmp(key, "x-", 2))
-            continue;
-        if ((!strcmp(key, "properties") || !strcmp(key, "$defs") ||
-             !strcmp(key, "patternProperties")) &&
-            json_is_object(v)) {
-            /* the keys here are names, which may start with x-; their values are schemas */
-            json_t *names = json_object();
-            const char *name;
-            json_t *sub;
-            json_object_foreach(v, name, sub) json_object_set_new(names, name, strip(sub));
-            json_object_set_new(out, key, names);
-        } else if (!strcmp(key, "enum") || !strcmp(key, "const") || !strcmp(key, "default") ||
-                   !strcmp(key, "examples")) {
-            json_object_set(out, key, v); /* values, not schemas */
-        } else {
-            json_object_set_new(out, key, strip(v));
-        }
-    }
-    return out;
-}
 
 static json_t *ref(const char *kind, const char *name)
 {
@@ -183,10 +147,10 @@ char *mn_http__openapi_document(size_t *len)
         snprintf(name, sizeof(name), "/v1/%s", ops[i].name);
         json_object_set_new(paths, name, op_post(&ops[i], ops[i].name));
         snprintf(name, sizeof(name), "%s.input", ops[i].name);
-        json_object_set_new(schemas, name, strip(mn_api_input_schema(&ops[i])));
+        json_object_set_new(schemas, name, mn_mcp_schema_public(mn_api_input_schema(&ops[i])));
         snprintf(name, sizeof(name), "%s.output", ops[i].name);
         const json_t *out = mn_api_output_schema(&ops[i]);
-        json_object_set_new(schemas, name, out ? strip(out) : json_object());
+        json_object_set_new(schemas, name, out ? mn_mcp_schema_public(out) : json_object());
     }
     const mn_op *plan = mn_api_find("plan_files");
     if (plan)

@@ -77,20 +77,6 @@ static void reply_failure(mn_http_reply *r, int rc, const char *message)
         r->retry_after = rc == MN_EBUSY ? 1 : 5; /* a lock frees soon; a server restarts slower */
 }
 
-/* The value of a config key as text (malloc'd). */
-static int config_text(mn_ctx *ctx, char **out, const char *key)
-{
-    json_t *args = json_pack("{s:s,s:s}", "action", "get", "key", key), *res = NULL;
-    int rc = mn_api_call(ctx, "config", args, &res);
-    if (rc == 0) {
-        const char *v = json_string_value(json_object_get(res, "value"));
-        *out = mn_strdup(v ? v : "");
-    }
-    json_decref(args);
-    json_decref(res);
-    return rc;
-}
-
 /* serve.webhook_secret: where the secret is (env:NAME, file:PATH), read now. */
 static int read_secret(struct mn_http_rest *rest, const char *ref)
 {
@@ -129,7 +115,7 @@ int mn_http__rest_new(mn_http_server *srv, mn_ctx *ctx)
     int rc;
     pthread_mutex_init(&rest->lock, NULL);
     srv->rest = rest;
-    if ((rc = config_text(ctx, &ref, "serve.webhook_secret")) == 0)
+    if ((rc = mn_http__config_text(ctx, &ref, "serve.webhook_secret")) == 0)
         rc = read_secret(rest, ref);
     free(ref);
     mn_http__metrics_init();

@@ -500,7 +500,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 /* The effective value of a config key, as text (malloc'd). */
-static int config_text(mn_ctx *ctx, char **out, const char *key)
+int mn_http__config_text(mn_ctx *ctx, char **out, const char *key)
 {
     json_t *args = json_pack("{s:s,s:s}", "action", "get", "key", key), *res = NULL;
     int rc = mn_api_call(ctx, "config", args, &res);
@@ -516,7 +516,7 @@ static int config_text(mn_ctx *ctx, char **out, const char *key)
 static int config_int(mn_ctx *ctx, int64_t *out, const char *key, int64_t max)
 {
     char *v = NULL;
-    int rc = config_text(ctx, &v, key);
+    int rc = mn_http__config_text(ctx, &v, key);
     if (rc == 0)
         rc = mn_parse_int64(out, v, 0, max, key);
     free(v);
@@ -622,11 +622,11 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
         srv->sessions.max = (size_t)max_sessions;
     if (idle_ms)
         srv->sessions.idle_ms = (uint64_t)idle_ms;
-    if ((rc = config_text(ctx, &srv->allowed_origins, "serve.allowed_origins")) != 0)
+    if ((rc = mn_http__config_text(ctx, &srv->allowed_origins, "serve.allowed_origins")) != 0)
         goto fail;
     {
         char *auth = NULL;
-        if ((rc = config_text(ctx, &auth, "serve.auth")) != 0)
+        if ((rc = mn_http__config_text(ctx, &auth, "serve.auth")) != 0)
             goto fail;
         srv->auth_local = strcmp(auth, "local") == 0;
         free(auth);
@@ -634,7 +634,7 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
     srv->project = mn_strdup(mn_ctx_project(ctx));
     if (opts && opts->host)
         host = mn_strdup(opts->host);
-    else if ((rc = config_text(ctx, &host, "serve.host")) != 0)
+    else if ((rc = mn_http__config_text(ctx, &host, "serve.host")) != 0)
         goto fail;
     if (opts && opts->port >= 0)
         port = opts->port;

@@ -36,12 +36,17 @@ static bool since(const char *version, const char *rev)
     return strcmp(version, rev) >= 0; /* YYYY-MM-DD compares as text */
 }
 
-/* Strip x-... keywords from a schema, recursing only where schemas are. */
+/* A copy of schema without x-... keywords, recursing where schemas are. */
 static json_t *strip(const json_t *schema)
 {
-    json_t *out;
     const char *key;
-    json_t *v;
+    json_t *v, *out;
+    if (json_is_array(schema)) {
+        size_t i;
+        out = json_array();
+        json_array_foreach(schema, i, v) json_array_append_new(out, strip(v));
+        return out;
+    }
     if (!json_is_object(schema))
         return json_deep_copy(schema);
     out = json_object();
@@ -49,24 +54,20 @@ static json_t *strip(const json_t *schema)
     {
         if (!strncmp(key, "x-", 2))
             continue;
-        if ((!strcmp(key, "properties") || !strcmp(key, "$defs")) && json_is_object(v)) {
-            json_t *props = json_object();
+        if ((!strcmp(key, "properties") || !strcmp(key, "$defs") ||
+             !strcmp(key, "patternProperties")) &&
+            json_is_object(v)) {
+            /* the keys here are names, which may start with x-; their values are schemas */
+            json_t *names = json_object();
             const char *name;
             json_t *sub;
-            json_object_foreach(v, name, sub) json_object_set_new(props, name, strip(sub));
-            json_object_set_new(out, key, props);
-        } else if ((!strcmp(key, "anyOf") || !strcmp(key, "oneOf") || !strcmp(key, "allOf")) &&
-                   json_is_array(v)) {
-            json_t *arr = json_array();
-            size_t i;
-            json_t *sub;
-            json_array_foreach(v, i, sub) json_array_append_new(arr, strip(sub));
-            json_object_set_new(out, key, arr);
-        } else if (!strcmp(key, "items") || !strcmp(key, "additionalProperties") ||
-                   !strcmp(key, "not")) {
-            json_object_set_new(out, key, strip(v));
+            json_object_foreach(v, name, sub) json_object_set_new(names, name, strip(sub));
+            json_object_set_new(out, key, names);
+        } else if (!strcmp(key, "enum") || !strcmp(key, "const") || !strcmp(key, "default") ||
+                   !strcmp(key, "examples")) {
+            json_object_set(out, key, v); /* values, not schemas */
         } else {
-            json_object_set_new(out, key, json_deep_copy(v));
+            json_object_set_new(out, key, strip(v));
         }
     }
     return out;
