@@ -280,6 +280,57 @@ result | js "audit --actor --op" "d.entries.length === 2 && d.entries.every(r =>
 MNEMO_PROJECT=alpha "$MNEMO" audit --actor token:writer-a --op save >"$tmp/out"
 grep -q "$idA" "$tmp/out" || fail "mnemo audit --actor token:writer-a: $(cat "$tmp/out")"
 
+# ---- the same rules through REST (/v1): one check in mn_api_call for every front end ----
+rest() { # rest TOKEN OP BODY: POST /v1/OP, as TOKEN ("" for none)
+    local tok=$1 op=$2 body=$3
+    local auth=()
+    [ -n "$tok" ] && auth=(-H "Authorization: Bearer $tok")
+    code=$(curl -s -o "$tmp/body" -D "$tmp/headers" -w '%{http_code}' -X POST "$base/v1/$op" -H "$CT" "${auth[@]}" --data-binary "$body")
+}
+rest "" search '{"query":"checkout"}'
+expect_code 401 "REST search without a token"
+[ "$(hdr WWW-Authenticate)" = 'Bearer realm="mnemo"' ] || fail "REST 401 without WWW-Authenticate: Bearer ($(hdr WWW-Authenticate))"
+js "REST 401 has the REST error body" "d.error.code === 'unauthenticated' && d.error.message.includes('needs a token')" <"$tmp/body"
+rest "$old" search '{"query":"checkout"}'
+expect_code 401 "REST search with an expired token"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$base/metrics")
+[ "$code" = 401 ] || fail "/metrics without a token: $code, not 401"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $rA" "$base/metrics")
+[ "$code" = 200 ] || fail "/metrics with a reader's token: $code, not 200"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$base/v1/openapi.json")
+[ "$code" = 200 ] || fail "/v1/openapi.json without a token: $code, not 200 (the API's shape, no data)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "$CT" -H "X-GitHub-Event: push" "$base/v1/ingest/git" --data-binary '{}')
+[ "$code" = 403 ] || fail "the webhook (off, no secret) answered $code, not 403: its signature, not a token, is its credential"
+rest "$rA" save '{"kind":"fact","title":"Reader note over REST","body":"A reader must not write this either.","context":{"situation":"s","solution":"s","trigger_keywords":["reader","rest","write"]}}'
+expect_code 403 "a reader's REST save"
+js "REST 403 says why" "d.error.code === 'denied' && d.error.message.includes('needs the writer role')" <"$tmp/body"
+rest "$rA" forget "{\"id\":\"$idA\"}"
+expect_code 403 "a reader's REST forget"
+rest "$rA" link "{\"from\":\"$idA\",\"kind\":\"relates_to\",\"to\":\"shop.py\"}"
+expect_code 403 "a reader's REST link"
+rest "$rA" audit '{}'
+expect_code 403 "a reader's REST audit"
+rest "$rA" config '{"action":"set","key":"user.name","value":"x"}'
+expect_code 403 "a reader's REST config set"
+MNEMO_PROJECT=alpha "$MNEMO" --json list | js "the reader's REST calls saved nothing" "d.memories.length === 1"
+rest "$rA" search '{"query":"zebrafish refund checkout"}'
+expect_code 200 "a reader's REST search"
+grep -q "$idB" "$tmp/body" && fail "alpha's REST search shows beta's memory"
+grep -qi "zebrafish" "$tmp/body" && fail "alpha's REST search shows beta's text"
+rest "$rA" context '{"query":"zebrafish refund queue"}'
+expect_code 200 "a reader's REST context"
+grep -qi "zebrafish\|$idB" "$tmp/body" && fail "alpha's REST context shows beta's memory"
+rest "$rA" get "{\"id\":\"$idB\"}"
+cp "$tmp/body" "$tmp/b1"
+c1=$code
+rest "$rA" get "{\"id\":\"$none\"}"
+[ "$c1" = "$code" ] || fail "REST get: B's id answers $c1, a missing id $code"
+same "REST get"
+rest "$wA" search '{"query":"checkout retries idempotency"}'
+grep -q "$idA" "$tmp/body" || fail "alpha's writer does not find alpha's memory over REST"
+rest "$wB" get "{\"id\":\"$idA\"}"
+expect_code 404 "beta's writer gets alpha's memory over REST"
+
 # ---- revocation: the next request of the running server ----
 sRA2=$(session "$rA2")
 call "$rA2" "$sRA2" search '{"query":"checkout"}'
@@ -288,6 +339,8 @@ expect_code 200 "reader-a2 before revocation"
 call "$rA2" "$sRA2" search '{"query":"checkout"}'
 expect_code 401 "reader-a2 right after revocation"
 grep -q "revoked" "$tmp/body" || fail "revoked: $(cat "$tmp/body")"
+rest "$rA2" search '{"query":"checkout"}'
+expect_code 401 "reader-a2 over REST after revocation"
 stop
 grep -q "warning" "$tmp/server.err" && fail "a loopback server warns: $(cat "$tmp/server.err")"
 
