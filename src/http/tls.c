@@ -80,6 +80,13 @@ static int read_pem(char **out, const char *path, const char *flag, bool secret)
                           secret ? "private key" : "certificate");
         goto out;
     }
+    if (secret && (strstr(buf, "ENCRYPTED") || strstr(buf, "Proc-Type: 4,ENCRYPTED"))) {
+        rc = mn_error_set(MN_EINVAL,
+                          "the %s file '%s' is encrypted with a passphrase: give the key without "
+                          "one (kept private by its mode 600)",
+                          flag, path);
+        goto out;
+    }
     *out = buf;
     buf = NULL;
 out:

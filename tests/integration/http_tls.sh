@@ -7,8 +7,8 @@
 #   - plain http to the same port gets no answer;
 #   - one flag without the other is a usage error (exit 2);
 #   - a missing key, a key that is not the certificate's, a file without
-#     PEM, and a key readable by others each stop the server before it
-#     listens, with one line naming the file;
+#     PEM, a key with a passphrase and a key readable by others each stop
+#     the server before it listens, with one line naming the file;
 #   - bound to 0.0.0.0 with TLS, no clear-text warning (without TLS there is one).
 set -euo pipefail
 : "${MNEMO:?MNEMO must name the mnemo binary}"
@@ -126,6 +126,9 @@ refused "mismatched key" 2 "does not match the certificate '$tmp/a.crt'" \
     --tls-cert "$tmp/a.crt" --tls-key "$tmp/b.key"
 refused "key given as the certificate" 2 "'$tmp/a.key' holds no PEM certificate" \
     --tls-cert "$tmp/a.key" --tls-key "$tmp/a.key"
+(umask 077 && openssl pkcs8 -topk8 -in "$tmp/a.key" -out "$tmp/enc.key" -passout pass:secret)
+refused "key with a passphrase" 2 "'$tmp/enc.key' is encrypted with a passphrase" \
+    --tls-cert "$tmp/a.crt" --tls-key "$tmp/enc.key"
 cp "$tmp/a.key" "$tmp/open.key"
 chmod 644 "$tmp/open.key"
 refused "world-readable key" 2 "'$tmp/open.key' is open to other users (mode 0644)" \
