@@ -67,10 +67,13 @@ start() {
     done
     base=${url%/mcp}
 }
+# stop: SIGTERM; the server must exit 0 (under ASan: no leak, the key's buffer included)
 stop() {
+    local rc=0
     kill -TERM "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
+    wait "$server_pid" || rc=$?
     server_pid=
+    [ "$rc" = 0 ] || fail "the server exited $rc after SIGTERM: $(tail -n 20 "$tmp/server.err")"
 }
 # refused DESC EXIT PATTERN ARGS...: serve ARGS must exit EXIT (1: cannot read, 2: bad
 # input) without listening, with one line matching PATTERN
