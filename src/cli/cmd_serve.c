@@ -1,6 +1,7 @@
 /*
- * cmd_serve.c - mnemo serve [--host H] [--port P]: the MCP server over
- * streamable HTTP at /mcp, until SIGINT or SIGTERM.
+ * cmd_serve.c - mnemo serve [--host H] [--port P] [--tls-cert F --tls-key F]:
+ * the MCP server over streamable HTTP (or HTTPS) at /mcp, until SIGINT or
+ * SIGTERM.
  *
  * SIGINT and SIGTERM are blocked before the server starts its threads, so
  * every thread inherits the mask and only this one takes them, in
@@ -8,9 +9,10 @@
  * ordinary call that frees everything. The wait wakes each minute to end
  * idle sessions. One line on stderr says where it listens (the real port
  * when --port 0 let the system pick one); MNEMO_LOG=info adds a line per
- * request. Listening on an address other than loopback without TLS in
- * front (config serve.behind_proxy) adds one warning line: tokens and
- * memories would cross the network in clear text.
+ * request. Listening on an address other than loopback without TLS (its
+ * own, --tls-cert/--tls-key, or a proxy's in front: config
+ * serve.behind_proxy) adds one warning line: tokens and memories would
+ * cross the network in clear text. The TLS flags come both or neither.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -71,12 +73,21 @@ int cli_cmd_serve(const cli_command *cmd, cli_global *g, int argc, char **argv)
         } else if (!strcmp(a, "--port") || !strncmp(a, "--port=", 7)) {
             if ((rc = take_value(cmd, &port, argc, argv, &i, "--port")) != 0)
                 return rc;
+        } else if (!strcmp(a, "--tls-cert") || !strncmp(a, "--tls-cert=", 11)) {
+            if ((rc = take_value(cmd, &opts.tls_cert, argc, argv, &i, "--tls-cert")) != 0)
+                return rc;
+        } else if (!strcmp(a, "--tls-key") || !strncmp(a, "--tls-key=", 10)) {
+            if ((rc = take_value(cmd, &opts.tls_key, argc, argv, &i, "--tls-key")) != 0)
+                return rc;
         } else if (a[0] == '-') {
             return cli_usage_error(cmd, "unknown option '%s'", a);
         } else {
             return cli_usage_error(cmd, "takes no words (got '%s')", a);
         }
     }
+    if (!opts.tls_cert != !opts.tls_key)
+        return cli_usage_error(cmd, "--tls-cert and --tls-key go together (got only %s)",
+                               opts.tls_cert ? "--tls-cert" : "--tls-key");
     if (port) {
         char *end;
         long p = strtol(port, &end, 10);
@@ -99,10 +110,10 @@ int cli_cmd_serve(const cli_command *cmd, cli_global *g, int argc, char **argv)
     if (rc == 0)
         cli_eprintf("mnemo: serving MCP at %s/mcp for the store %s (Ctrl-C stops)\n",
                     mn_http_server_url(srv), mn_ctx_db_shown(ctx));
-    if (rc == 0 && !mn_http_server_loopback(srv) && !behind_proxy(ctx))
+    if (rc == 0 && !mn_http_server_loopback(srv) && !mn_http_server_tls(srv) && !behind_proxy(ctx))
         cli_eprintf("mnemo: warning: %s is reachable from the network without TLS: tokens and "
-                    "memories cross it in clear text; put a TLS reverse proxy in front (then "
-                    "config serve.behind_proxy true)\n",
+                    "memories cross it in clear text; serve HTTPS (--tls-cert, --tls-key) or "
+                    "put a TLS reverse proxy in front (then config serve.behind_proxy true)\n",
                     mn_http_server_url(srv));
     mn_ctx_free(ctx);
     if (rc)

@@ -94,14 +94,18 @@ static const cli_command commands[] = {
      "Run any operation with JSON in and out. The input is an argument, or stdin with -; "
      "'mnemo call' alone lists the operations.",
      cli_cmd_call, NULL, NULL, NULL},
-    {"serve", NULL, "[--host H] [--port P]",
+    {"serve", NULL, "[--host H] [--port P] [--tls-cert FILE --tls-key FILE]",
      "Serve MCP over streamable HTTP at http://H:P/mcp until interrupted (config serve.*; "
-     "default 127.0.0.1:7077).",
+     "default 127.0.0.1:7077); HTTPS with --tls-cert and --tls-key.",
      cli_cmd_serve, NULL, NULL,
      "  --host H             Address to listen on (config serve.host, default\n"
      "                       127.0.0.1: this machine only).\n"
      "  --port P             TCP port (config serve.port, default 7077; 0: any\n"
-     "                       free port, printed on stderr).\n"},
+     "                       free port, printed on stderr).\n"
+     "  --tls-cert FILE      Serve HTTPS with this PEM certificate (chain);\n"
+     "                       needs --tls-key.\n"
+     "  --tls-key FILE       The PEM private key of --tls-cert; must be private\n"
+     "                       to its owner (chmod 600), or serve refuses it.\n"},
     {"token", NULL,
      "create --project P --role reader|writer|admin [--name N] [--expires AGE|DATE] | list | "
      "revoke NAME|ID",

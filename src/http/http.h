@@ -22,12 +22,14 @@ typedef struct {
     unsigned version;
     const char *host; /* address to bind; NULL: config serve.host */
     int port;         /* 0..65535 (0: a free port); -1: config serve.port */
+    /* HTTPS: PEM certificate (chain) and private key files, both or neither (NULL: plain HTTP) */
+    const char *tls_cert, *tls_key;
 } mn_http_options;
 
 #define MN_HTTP_OPTIONS_VERSION 1
-#define MN_HTTP_OPTIONS_INIT              \
-    {                                     \
-        MN_HTTP_OPTIONS_VERSION, NULL, -1 \
+#define MN_HTTP_OPTIONS_INIT                          \
+    {                                                 \
+        MN_HTTP_OPTIONS_VERSION, NULL, -1, NULL, NULL \
     }
 
 /**
@@ -38,11 +40,15 @@ typedef struct {
  */
 int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options *opts);
 
-/** "http://127.0.0.1:7077": the address actually bound (the real port for port 0); owned by srv. */
+/** "http://127.0.0.1:7077" ("https://..." with TLS): the address actually bound (the real port for
+ * port 0); owned by srv. */
 const char *mn_http_server_url(const mn_http_server *srv);
 
 /** True when it listens on a loopback address (this machine only). */
 bool mn_http_server_loopback(const mn_http_server *srv);
+
+/** True when it serves HTTPS (--tls-cert/--tls-key). */
+bool mn_http_server_tls(const mn_http_server *srv);
 
 /** End sessions idle longer than serve.session_idle (also done on each request). */
 void mn_http_server_expire(mn_http_server *srv);

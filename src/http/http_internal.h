@@ -86,6 +86,15 @@ int mn_http__proc_net_uid(const char *text, size_t len, bool v6, const mn_http_n
 int mn_http__peer_uid(int fd, unsigned *uid);
 /** True for 127.0.0.0/8, ::1 and ::ffff:127.x.y.z. */
 bool mn_http__is_loopback(const struct sockaddr_storage *sa);
+
+/* The PEM certificate and key of --tls-cert/--tls-key (tls.c); NUL-terminated, malloc'd. */
+typedef struct {
+    char *cert, *key;
+} mn_http_tls;
+/** Read both files (the key must be private to its owner); 0, or an error naming the file. */
+int mn_http__tls_load(mn_http_tls *tls, const char *cert_path, const char *key_path);
+/** Zero the key and free both (a zeroed struct is fine). */
+void mn_http__tls_free(mn_http_tls *tls);
 /**
  * May the connection fd be served? A peer outside loopback is (serve.host
  * chose the network); a loopback peer only when its socket belongs to this
@@ -209,6 +218,7 @@ struct mn_http_server {
     struct mn_http_rest *rest; /* the REST API's state (rest.c) */
     bool loopback;             /* bound to a loopback address: Host must name one too */
     bool auth_local;           /* config serve.auth local: see mn_http__authenticate */
+    bool tls;                  /* HTTPS (--tls-cert/--tls-key, tls.c) */
     char *project;             /* the project of the store `mnemo serve` was started on */
     char url[128];
     pthread_key_t ctx_key; /* the worker's mn_ctx */

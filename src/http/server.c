@@ -39,6 +39,11 @@
  * accepting at all; and limits.c cuts a connection whose request has not
  * fully arrived within serve.request_deadline (on_connection lists it,
  * route() marks its request read, on_completed starts the next one's time).
+ *
+ * With --tls-cert/--tls-key the daemon speaks only HTTPS (MHD_USE_TLS,
+ * GnuTLS inside libmicrohttpd): tls.c reads the PEM files, the daemon's
+ * start copies them into its credentials (and fails when the key does not
+ * match the certificate), and our copy of the key is zeroed right after.
  */
 #include "common.h"
 #include <arpa/inet.h>
@@ -559,11 +564,13 @@ static int listen_on(mn_http_server *srv, int *fd, int *family, const char *host
     if (bound.ss_family == AF_INET6) {
         const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&bound;
         inet_ntop(AF_INET6, &a->sin6_addr, addr, sizeof(addr));
-        snprintf(srv->url, sizeof(srv->url), "http://[%s]:%u", addr, ntohs(a->sin6_port));
+        snprintf(srv->url, sizeof(srv->url), "%s://[%s]:%u", srv->tls ? "https" : "http", addr,
+                 ntohs(a->sin6_port));
     } else {
         const struct sockaddr_in *a = (const struct sockaddr_in *)&bound;
         inet_ntop(AF_INET, &a->sin_addr, addr, sizeof(addr));
-        snprintf(srv->url, sizeof(srv->url), "http://%s:%u", addr, ntohs(a->sin_port));
+        snprintf(srv->url, sizeof(srv->url), "%s://%s:%u", srv->tls ? "https" : "http", addr,
+                 ntohs(a->sin_port));
     }
     *fd = s;
     s = -1;
@@ -582,7 +589,11 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
     int64_t port = 0, threads = 0, max_sessions = 0, idle_ms = 0, deadline_ms = 0,
             conns_per_addr = 0, sessions_per_addr = 0;
     int fd = -1, family = AF_INET, rc;
-    unsigned flags;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    mn_http_tls tls = {NULL, NULL};
+    /* the HTTPS options when --tls-cert/--tls-key are given; else only the end */
+    struct MHD_OptionItem tls_opts[3] = {
+        {MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}};
 
     if ((!mhd && !(mhd = mn_libs_mhd())) || (!git && !(git = mn_libs_git())))
         return mn_error_last_code();
@@ -644,9 +655,22 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
     if ((rc = mn_mcp_server_new(&srv->mcp, ctx, &mopts)) != 0 ||
         (rc = mn_http__rest_new(srv, ctx)) != 0)
         goto fail;
+    if (opts && opts->tls_cert && opts->tls_key) {
+        if (mhd->is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            rc = mn_error_set(MN_EUNSUPPORTED,
+                              "this libmicrohttpd was built without TLS: serve without "
+                              "--tls-cert, behind a TLS reverse proxy");
+            goto fail;
+        }
+        if ((rc = mn_http__tls_load(&tls, opts->tls_cert, opts->tls_key)) != 0)
+            goto fail;
+        srv->tls = true;
+        tls_opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, tls.cert};
+        tls_opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, tls.key};
+        flags |= MHD_USE_TLS;
+    }
     if ((rc = listen_on(srv, &fd, &family, host, (int)port)) != 0)
         goto fail;
-    flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
     if (family == AF_INET6)
         flags |= MHD_USE_IPv6;
     srv->daemon = mhd->start_daemon(
@@ -656,16 +680,25 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads ? threads : DEFAULT_THREADS),
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_ARRAY, tls_opts,
+        MHD_OPTION_END);
+    mn_http__tls_free(&tls); /* GnuTLS holds its own copy now: zero ours at once */
     if (!srv->daemon) {
         close(fd);
-        rc = mn_error_set(MN_ERROR, "cannot start the HTTP server on %s", srv->url);
+        if (srv->tls)
+            rc = mn_error_set(MN_EINVAL,
+                              "cannot start the HTTPS server on %s: the key '%s' does not match "
+                              "the certificate '%s' (or one of them is not valid PEM)",
+                              srv->url, opts->tls_key, opts->tls_cert);
+        else
+            rc = mn_error_set(MN_ERROR, "cannot start the HTTP server on %s", srv->url);
         goto fail;
     }
     free(host);
     *out = srv;
     return 0;
 fail:
+    mn_http__tls_free(&tls);
     free(host);
     mn_http_server_free(srv);
     return rc;
@@ -679,6 +712,11 @@ const char *mn_http_server_url(const mn_http_server *srv)
 bool mn_http_server_loopback(const mn_http_server *srv)
 {
     return srv->loopback;
+}
+
+bool mn_http_server_tls(const mn_http_server *srv)
+{
+    return srv->tls;
 }
 
 void mn_http_server_expire(mn_http_server *srv)

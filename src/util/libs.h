@@ -118,7 +118,8 @@
       (struct MHD_Connection *, unsigned int, struct MHD_Response *))                            \
     X(void, destroy_response, (struct MHD_Response *))                                           \
     X(const union MHD_ConnectionInfo *, get_connection_info,                                     \
-      (struct MHD_Connection *, enum MHD_ConnectionInfoType, ...))
+      (struct MHD_Connection *, enum MHD_ConnectionInfoType, ...))                               \
+    X(enum MHD_Result, is_feature_supported, (enum MHD_FEATURE))
 
 /* libpq: what src/store/postgres/ calls, without the "PQ" prefix */
 #define MN_PQ_API(X)                                                                            \
