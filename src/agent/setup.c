@@ -616,9 +616,21 @@ int mn_setup(json_t **out, const mn_setup_options *opts)
         }
         if (rc == 0)
             rc = apply(p, c, command, hook_cmd.ptr, opts, opts->remove);
-        if (rc == 0 && opts->remove && p->changed && before.len == fresh.len &&
-            !memcmp(before.ptr, fresh.ptr, fresh.len))
-            p->delete_it = true;
+        /* what is left equals what is left of a new file: held nothing else
+         * (whichever kind of entry, stdio or remote, it held) */
+        mn_buf left = MN_BUF_INIT;
+        if (rc == 0 && opts->remove && p->changed) {
+            plan f = *p;
+            mn_buf_put(&left, fresh.ptr, fresh.len);
+            f.text = left;
+            rc = apply(&f, c, command, hook_cmd.ptr, opts, true);
+            left = f.text;
+            if (rc == 0 &&
+                ((before.len == fresh.len && !memcmp(before.ptr, fresh.ptr, fresh.len)) ||
+                 (p->text.len == left.len && !memcmp(p->text.ptr, left.ptr, left.len))))
+                p->delete_it = true;
+        }
+        mn_buf_release(&left);
         mn_buf_release(&before);
         mn_buf_release(&fresh);
         if (rc) {
