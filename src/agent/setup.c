@@ -33,8 +33,10 @@
  * before any is written. Remove takes out exactly the entries setup
  * writes (hooks are recognised by their command, whatever path of mnemo it
  * names) and containers that this leaves empty; it deletes a file only
- * when its bytes are exactly what setup writes into a new file, so a file
- * that held anything else survives.
+ * when its bytes are exactly what setup writes into a new file, or what
+ * remove leaves equals what it leaves of such a file (the entry may be of
+ * the other kind, stdio or remote), so a file that held anything else
+ * survives.
  */
 #include "common.h"
 #include <ctype.h>
