@@ -106,9 +106,12 @@ static int check_remote(const char *url, const char *var, bool *loopback)
     if (n > 2048)
         return mn_error_set(MN_EINVAL, "remote URL is longer than 2048 bytes");
     for (size_t i = 0; i < n; i++)
-        if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f || url[i] == '"' || url[i] == '\\')
-            return mn_error_set(
-                MN_EINVAL, "remote URL '%.80s' holds a space, quote or control character", url);
+        if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f || url[i] == '"' || url[i] == '\\' ||
+            url[i] == '$')
+            return mn_error_set(MN_EINVAL,
+                                "remote URL '%.80s' holds a space, quote, $ or control character "
+                                "(clients would expand ${...})",
+                                url);
     const char *host = url + skip;
     size_t hn = strcspn(host, "/?#");
     if (memchr(host, '@', hn))

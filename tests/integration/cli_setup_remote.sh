@@ -52,6 +52,13 @@ out=$("$MNEMO" setup claude-code --remote "$url" --token-env TEAM_TOKEN)
 same .mcp.json "$tmp/mcp.once" "second remote setup changes .mcp.json"
 echo "$out" | grep -q '^unchanged' || fail "second run says unchanged: $out"
 
+# another variable: our header updated, a header of the user's stays
+node -e "const f='.mcp.json',fs=require('fs'),d=JSON.parse(fs.readFileSync(f,'utf8')); d.mcpServers.mnemo.headers['X-Team']='a'; fs.writeFileSync(f, JSON.stringify(d,null,2))"
+"$MNEMO" setup claude-code --remote "$url" --token-env OTHER_TOKEN | grep -q '^updated' || fail "new variable updates"
+json_is .mcp.json '{"mcpServers":{"other":{"command":"npx","args":["-y","other@1.2.3"],"env":{"N":1.5}},"mnemo":{"type":"http","url":"'"$url"'","headers":{"Authorization":"Bearer ${OTHER_TOKEN}","X-Team":"a"}}}}' "user's header kept, ours updated"
+"$MNEMO" setup claude-code --remove >/dev/null
+cp "$tmp/mcp.orig" .mcp.json
+
 # stdio -> remote -> stdio: no key of the other kind stays
 "$MNEMO" setup claude-code --remove >/dev/null
 same .mcp.json "$tmp/mcp.orig" "remove gives back the original .mcp.json"
@@ -62,6 +69,9 @@ json_is .mcp.json '{"mcpServers":{"other":{"command":"npx","args":["-y","other@1
 "$MNEMO" setup claude-code --remote http://127.0.0.1:7777/mcp >/dev/null ||
     fail "loopback http without --token-env allowed"
 json_is .mcp.json '{"mcpServers":{"other":{"command":"npx","args":["-y","other@1.2.3"],"env":{"N":1.5}},"mnemo":{"type":"http","url":"http://127.0.0.1:7777/mcp"}}}' "loopback entry without header"
+mnemo=$(readlink -f "$MNEMO")
+"$MNEMO" setup claude-code >/dev/null
+json_is .mcp.json '{"mcpServers":{"other":{"command":"npx","args":["-y","other@1.2.3"],"env":{"N":1.5}},"mnemo":{"type":"stdio","command":"'"$mnemo"'","args":["mcp"]}}}' "remote entry replaced by the stdio one"
 "$MNEMO" setup claude-code --remove >/dev/null
 same .mcp.json "$tmp/mcp.orig" "remove of a remote entry gives back the original"
 rm -rf .claude
@@ -115,6 +125,7 @@ REASON="--token-env" refused claude-code --remote "$url"
 REASON="credentials" refused claude-code --remote "https://me:$secret@mem.example.com/" --token-env TEAM_TOKEN
 REASON="no host" refused codex --remote https:///mcp --token-env TEAM_TOKEN
 REASON="quote" refused cursor --remote 'https://mem.example.com/"x' --token-env TEAM_TOKEN
+REASON="expand" refused claude-code --remote 'https://mem.example.com/${HOME}' --token-env TEAM_TOKEN
 REASON="environment variable name" refused claude-code --remote "$url" --token-env 1TOKEN
 REASON="environment variable name" refused claude-code --remote "$url" --token-env 'A}B'
 REASON="environment variable name" refused claude-code --remote "$url" --token-env "$secret-x"
