@@ -23,12 +23,14 @@ typedef struct {
     bool remove;             /* undo what setup added */
     const char *project_dir; /* NULL: the repository around the current directory */
     const char *command;     /* the program clients start; NULL: this mnemo */
+    const char *remote;      /* an HTTP MCP entry for this URL of mnemo serve; NULL: stdio */
+    const char *token_env;   /* the variable holding the bearer token (its name only) */
 } mn_setup_options;
 
 #define MN_SETUP_OPTIONS_VERSION 1
-#define MN_SETUP_OPTIONS_INIT                                    \
-    {                                                            \
-        MN_SETUP_OPTIONS_VERSION, NULL, false, false, NULL, NULL \
+#define MN_SETUP_OPTIONS_INIT                                                \
+    {                                                                        \
+        MN_SETUP_OPTIONS_VERSION, NULL, false, false, NULL, NULL, NULL, NULL \
     }
 
 /** The clients setup knows, NULL-terminated. */

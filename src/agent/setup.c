@@ -17,15 +17,30 @@
  * Cursor and VS Code may not, so their entry sets MNEMO_DB to
  * ${workspaceFolder}/.mnemo/mnemo.db, a variable both expand.
  *
+ * With --remote URL (opts->remote) the entry is an HTTP one instead: the
+ * laptop's agent talks to a team's `mnemo serve`. The token never goes
+ * into a file, only its variable's name in the client's own expansion
+ * syntax: Claude Code {"type":"http","url","headers":{"Authorization":
+ * "Bearer ${VAR}"}}, Cursor {"url","headers":{... "${env:VAR}"}}, Codex
+ * url + bearer_token_env_var. VS Code is refused (its env expansion in
+ * headers is not verified). The URL must be https://, or http:// to a
+ * loopback host; without a token variable only loopback is allowed. The
+ * hooks are not written with --remote: they read a local store, and the
+ * team's memory is on the server.
+ *
  * Edits change only mnemo's entries (agent/jsonedit.c, tomledit.c keep the
  * rest byte for byte), are idempotent, and are planned for every file
  * before any is written. Remove takes out exactly the entries setup
  * writes (hooks are recognised by their command, whatever path of mnemo it
  * names) and containers that this leaves empty; it deletes a file only
- * when its bytes are exactly what setup writes into a new file, so a file
- * that held anything else survives.
+ * when its bytes are exactly what setup writes into a new file, or what
+ * remove leaves equals what it leaves of such a file (the entry may be of
+ * the other kind, stdio or remote), so a file that held anything else
+ * survives.
  */
 #include "common.h"
+#include <ctype.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,14 +61,89 @@ typedef struct {
     bool workspace_env; /* the entry sets MNEMO_DB from ${workspaceFolder} */
     bool stdio_type;    /* the entry says "type": "stdio" */
     const char *project_file;
+    /* a remote entry's token: "Bearer " + open + VAR + "}"; NULL: no JSON headers */
+    const char *env_open;
+    bool remote_type; /* the remote entry says "type": "http" */
+    bool remote_ok;   /* the client's format for a remote entry is verified */
 } client;
 
 static const client clients[] = {
-    {"claude-code", "mcpServers", false, true, false, true, ".mcp.json"},
-    {"cursor", "mcpServers", false, false, true, false, ".cursor/mcp.json"},
-    {"codex", NULL, true, false, false, false, ".codex/config.toml"},
-    {"vscode", "servers", false, false, true, true, ".vscode/mcp.json"},
+    {"claude-code", "mcpServers", false, true, false, true, ".mcp.json", "${", true, true},
+    {"cursor", "mcpServers", false, false, true, false, ".cursor/mcp.json", "${env:", false, true},
+    {"codex", NULL, true, false, false, false, ".codex/config.toml", NULL, false, true},
+    {"vscode", "servers", false, false, true, true, ".vscode/mcp.json", NULL, true, false},
 };
+
+/* Both kinds of Codex entry's keys: remove takes out a table of either. */
+static const char toml_all_keys[] =
+    "command = \"\"\nargs = []\nurl = \"\"\nbearer_token_env_var = \"\"\n";
+
+/* localhost, 127.0.0.0/8 or [::1]: the host part of a URL, up to its port or path */
+static bool host_is_loopback(const char *h, size_t n)
+{
+    if (n == 9 && !strncasecmp(h, "localhost", 9))
+        return true;
+    if (n == 5 && !memcmp(h, "[::1]", 5))
+        return true;
+    if (n < 4 || memcmp(h, "127.", 4) != 0)
+        return false;
+    return strspn(h, "0123456789.") >= n;
+}
+
+/* https://HOST..., or http://HOST... for a loopback host; *loopback says which. */
+static int check_remote(const char *url, const char *var, bool *loopback)
+{
+    size_t n = strlen(url), skip;
+    if (!strncmp(url, "https://", 8))
+        skip = 8;
+    else if (!strncmp(url, "http://", 7))
+        skip = 7;
+    else
+        return mn_error_set(MN_EINVAL,
+                            "remote URL '%.80s' must start with https:// (or http:// "
+                            "for localhost)",
+                            url);
+    if (n > 2048)
+        return mn_error_set(MN_EINVAL, "remote URL is longer than 2048 bytes");
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f || url[i] == '"' || url[i] == '\\' ||
+            url[i] == '$')
+            return mn_error_set(MN_EINVAL,
+                                "remote URL '%.80s' holds a space, quote, $ or control character "
+                                "(clients would expand ${...})",
+                                url);
+    const char *host = url + skip;
+    size_t hn = strcspn(host, "/?#");
+    if (memchr(host, '@', hn))
+        return mn_error_set(MN_EINVAL,
+                            "remote URL '%.80s' holds credentials (user@): give the "
+                            "token with --token-env VAR",
+                            url);
+    size_t name = host[0] == '[' ? strcspn(host, "]") + 1 : strcspn(host, ":/?#");
+    if (name > hn || !name || (host[0] == '[' && host[name - 1] != ']'))
+        return mn_error_set(MN_EINVAL, "remote URL '%.80s' names no host", url);
+    *loopback = host_is_loopback(host, name);
+    if (skip == 7 && !*loopback)
+        return mn_error_set(MN_EINVAL,
+                            "remote URL '%.80s' must use https:// (http:// only for "
+                            "localhost, 127.0.0.1 or [::1])",
+                            url);
+    if (var) {
+        if (!*var || strlen(var) > 128 || isdigit((unsigned char)var[0]) ||
+            strspn(var, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
+                strlen(var))
+            return mn_error_set(MN_EINVAL,
+                                "--token-env '%.40s' is not an environment variable "
+                                "name (letters, digits, _; not a digit first)",
+                                var);
+    } else if (!*loopback) {
+        return mn_error_set(MN_EINVAL,
+                            "remote URL '%.80s' is not on this machine: give "
+                            "--token-env VAR, the variable holding its token",
+                            url);
+    }
+    return 0;
+}
 
 const char *const *mn_setup_clients(void)
 {
@@ -181,9 +271,21 @@ static bool is_our_hook(const char *cmd)
            (end == 5 || cmd[end - 6] == '/' || cmd[end - 6] == '\'');
 }
 
-static json_t *server_entry(const client *c, const char *command)
+static json_t *server_entry(const client *c, const char *command, const mn_setup_options *o)
 {
     json_t *e = json_object();
+    if (o->remote) {
+        if (c->remote_type)
+            json_object_set_new(e, "type", json_string("http"));
+        json_object_set_new(e, "url", json_string(o->remote));
+        if (o->token_env) {
+            mn_buf b = MN_BUF_INIT;
+            mn_buf_printf(&b, "Bearer %s%s}", c->env_open, o->token_env);
+            json_object_set_new(e, "headers", json_pack("{s:s}", "Authorization", b.ptr));
+            mn_buf_release(&b);
+        }
+        return e;
+    }
     if (c->stdio_type)
         json_object_set_new(e, "type", json_string("stdio"));
     json_object_set_new(e, "command", json_string(command));
@@ -194,11 +296,11 @@ static json_t *server_entry(const client *c, const char *command)
     return e;
 }
 
-static int edit_mcp_json(mn_buf *text, const client *c, const char *command, bool remove,
-                         bool *changed)
+static int edit_mcp_json(mn_buf *text, const client *c, const char *command,
+                         const mn_setup_options *o, bool remove, bool *changed)
 {
     const char *path[] = {c->servers_key, "mnemo", NULL};
-    json_t *entry = server_entry(c, command), *cur = NULL;
+    json_t *entry = server_entry(c, command, o), *cur = NULL;
     int rc;
     if (remove) {
         /* the servers object stays: the user may have had it, empty, before */
@@ -207,7 +309,8 @@ static int edit_mcp_json(mn_buf *text, const client *c, const char *command, boo
     }
     if ((rc = mn_jsonedit_get(&cur, text->ptr, text->len, path, 2)) != 0)
         goto out;
-    if (!json_is_object(cur)) {
+    /* none yet, or one of the other kind (stdio <-> http): ours, whole */
+    if (!json_is_object(cur) || !json_object_get(cur, "url") != !json_object_get(entry, "url")) {
         rc = mn_jsonedit_set(text, path, 2, entry, changed);
         goto out;
     }
@@ -217,13 +320,22 @@ static int edit_mcp_json(mn_buf *text, const client *c, const char *command, boo
     json_t *v;
     json_object_foreach(entry, key, v)
     {
-        const char *kpath[] = {c->servers_key, "mnemo", key, "MNEMO_DB"};
+        /* env and headers are the user's too (MNEMO_LOG, X-...): only ours in them */
+        const char *sub = !strcmp(key, "env")       ? "MNEMO_DB"
+                          : !strcmp(key, "headers") ? "Authorization"
+                                                    : NULL;
+        const char *kpath[] = {c->servers_key, "mnemo", key, sub};
         bool ch = false;
-        /* env is the user's too (MNEMO_LOG, keys): only our variable in it */
-        bool env = !strcmp(key, "env");
-        if ((rc = mn_jsonedit_set(text, kpath, env ? 4 : 3,
-                                  env ? json_object_get(v, "MNEMO_DB") : v, &ch)) != 0)
+        if ((rc = mn_jsonedit_set(text, kpath, sub ? 4 : 3, sub ? json_object_get(v, sub) : v,
+                                  &ch)) != 0)
             break;
+        *changed |= ch;
+    }
+    if (rc == 0 && o->remote && !o->token_env) {
+        /* a loopback server without a token now: our header goes (headers too when empty) */
+        const char *hpath[] = {c->servers_key, "mnemo", "headers", "Authorization"};
+        bool ch = false;
+        rc = mn_jsonedit_remove(text, hpath, 4, 2, &ch);
         *changed |= ch;
     }
 out:
@@ -316,27 +428,72 @@ static int edit_hooks_json(mn_buf *text, const char *hook_cmd, bool remove, bool
     return rc;
 }
 
-static void toml_body(mn_buf *body, const char *command)
+static void toml_body(mn_buf *body, const char *command, const mn_setup_options *o)
 {
+    if (o->remote) {
+        mn_buf_puts(body, "url = ");
+        mn_toml_quote(body, o->remote);
+        mn_buf_puts(body, "\n");
+        if (o->token_env) {
+            mn_buf_puts(body, "bearer_token_env_var = ");
+            mn_toml_quote(body, o->token_env);
+            mn_buf_puts(body, "\n");
+        }
+        return;
+    }
     mn_buf_puts(body, "command = ");
     mn_toml_quote(body, command);
     mn_buf_puts(body, "\nargs = [\"mcp\"]\n");
 }
 
-static int apply(plan *p, const client *c, const char *command, const char *hook_cmd, bool remove)
+static int apply(plan *p, const client *c, const char *command, const char *hook_cmd,
+                 const mn_setup_options *o, bool remove)
 {
     if (p->kind == FMT_TOML) {
         mn_buf body = MN_BUF_INIT;
-        toml_body(&body, command);
-        int rc =
-            remove ? mn_tomledit_remove_table(&p->text, "mcp_servers.mnemo", body.ptr, &p->changed)
-                   : mn_tomledit_set_table(&p->text, "mcp_servers.mnemo", body.ptr, &p->changed);
+        bool gone = false;
+        int rc = 0;
+        toml_body(&body, command, o);
+        if (remove) {
+            rc =
+                mn_tomledit_remove_table(&p->text, "mcp_servers.mnemo", toml_all_keys, &p->changed);
+        } else {
+            /* ours updated in place; but when the table then still holds keys
+             * of the other kind (command vs url: Codex refuses both), and only
+             * keys of ours, it is written anew; one with the user's keys stays */
+            mn_buf cur = MN_BUF_INIT, probe = MN_BUF_INIT;
+            bool ch = false;
+            mn_buf_put(&cur, p->text.ptr, p->text.len);
+            rc = mn_tomledit_set_table(&cur, "mcp_servers.mnemo", body.ptr, &ch);
+            mn_buf_put(&probe, cur.ptr, cur.len);
+            if (rc == 0 && mn_tomledit_remove_table(&probe, "mcp_servers.mnemo", body.ptr, &gone)) {
+                mn_buf_clear(&probe);
+                mn_buf_put(&probe, p->text.ptr, p->text.len);
+                if (mn_tomledit_remove_table(&probe, "mcp_servers.mnemo", toml_all_keys, &gone) ==
+                        0 &&
+                    gone &&
+                    mn_tomledit_set_table(&probe, "mcp_servers.mnemo", body.ptr, &ch) == 0) {
+                    mn_buf_clear(&cur);
+                    mn_buf_put(&cur, probe.ptr, probe.len);
+                    ch = true;
+                }
+                mn_error_clear();
+            }
+            if (rc == 0) {
+                mn_buf_release(&p->text);
+                p->text = cur;
+                mn_buf_init(&cur);
+                p->changed = ch;
+            }
+            mn_buf_release(&cur);
+            mn_buf_release(&probe);
+        }
         mn_buf_release(&body);
         return rc;
     }
     if (p->kind == FMT_HOOKS_JSON)
         return edit_hooks_json(&p->text, hook_cmd, remove, &p->changed);
-    return edit_mcp_json(&p->text, c, command, remove, &p->changed);
+    return edit_mcp_json(&p->text, c, command, o, remove, &p->changed);
 }
 
 /* Read a file into p (absent: empty) and check it parses. */
@@ -378,6 +535,22 @@ int mn_setup(json_t **out, const mn_setup_options *opts)
                           opts->client ? opts->client : "");
         goto out;
     }
+    if (opts->token_env && !opts->remote) {
+        rc = mn_error_set(MN_EINVAL, "--token-env needs --remote URL");
+        goto out;
+    }
+    if (opts->remote && !c->remote_ok) {
+        rc = mn_error_set(MN_EINVAL,
+                          "--remote is not supported for '%s' (its header variable syntax is "
+                          "not verified): use claude-code, cursor or codex",
+                          c->name);
+        goto out;
+    }
+    if (opts->remote && !opts->remove) {
+        bool loopback;
+        if ((rc = check_remote(opts->remote, opts->token_env, &loopback)) != 0)
+            goto out;
+    }
     command = opts->command ? mn_strdup(opts->command) : self_command();
     shell_word(&hook_cmd, command);
     mn_buf_puts(&hook_cmd, " hook claude-code");
@@ -409,7 +582,7 @@ int mn_setup(json_t **out, const mn_setup_options *opts)
     }
     plans[nplans].kind = c->toml ? FMT_TOML : FMT_MCP_JSON;
     plans[nplans++].what = "MCP server 'mnemo'";
-    if (c->hooks) {
+    if (c->hooks && !opts->remote) { /* a remote entry: no local store for hooks to read */
         mn_buf b = MN_BUF_INIT;
         if (opts->global) {
             char *dir = getenv("CLAUDE_CONFIG_DIR") && *getenv("CLAUDE_CONFIG_DIR")
@@ -443,14 +616,26 @@ int mn_setup(json_t **out, const mn_setup_options *opts)
         if (opts->remove) { /* what setup writes into a new file: the file can go */
             plan f = *p;
             f.text = fresh;
-            rc = apply(&f, c, command, hook_cmd.ptr, false);
+            rc = apply(&f, c, command, hook_cmd.ptr, opts, false);
             fresh = f.text;
         }
         if (rc == 0)
-            rc = apply(p, c, command, hook_cmd.ptr, opts->remove);
-        if (rc == 0 && opts->remove && p->changed && before.len == fresh.len &&
-            !memcmp(before.ptr, fresh.ptr, fresh.len))
-            p->delete_it = true;
+            rc = apply(p, c, command, hook_cmd.ptr, opts, opts->remove);
+        /* what is left equals what is left of a new file: held nothing else
+         * (whichever kind of entry, stdio or remote, it held) */
+        mn_buf left = MN_BUF_INIT;
+        if (rc == 0 && opts->remove && p->changed) {
+            plan f = *p;
+            mn_buf_put(&left, fresh.ptr, fresh.len);
+            f.text = left;
+            rc = apply(&f, c, command, hook_cmd.ptr, opts, true);
+            left = f.text;
+            if (rc == 0 &&
+                ((before.len == fresh.len && !memcmp(before.ptr, fresh.ptr, fresh.len)) ||
+                 (p->text.len == left.len && !memcmp(p->text.ptr, left.ptr, left.len))))
+                p->delete_it = true;
+        }
+        mn_buf_release(&left);
         mn_buf_release(&before);
         mn_buf_release(&fresh);
         if (rc) {

@@ -1,5 +1,6 @@
 /*
- * cmd_setup.c - mnemo setup CLIENT [--global] [--remove]: put mnemo's MCP
+ * cmd_setup.c - mnemo setup CLIENT [--global] [--remove] [--remote URL
+ * [--token-env VAR]]: put mnemo's MCP
  * server (and, for Claude Code, its hooks) into an agent client's
  * configuration, or take them out again. The work is mn_setup
  * (src/agent/setup.c); this file parses the words and says what changed.
@@ -21,7 +22,12 @@ int cli_cmd_setup(const cli_command *cmd, cli_global *g, int argc, char **argv)
             o.global = true;
         else if (!strcmp(argv[i], "--remove"))
             o.remove = true;
-        else if (argv[i][0] == '-')
+        else if (!strcmp(argv[i], "--remote") || !strcmp(argv[i], "--token-env")) {
+            if (i + 1 >= argc)
+                return cli_usage_error(cmd, "%s needs a value", argv[i]);
+            *(argv[i][2] == 'r' ? &o.remote : &o.token_env) = argv[i + 1];
+            i++;
+        } else if (argv[i][0] == '-')
             return cli_usage_error(cmd, "unknown option '%.40s'", argv[i]);
         else if (o.client)
             return cli_usage_error(cmd, "takes one client");
@@ -45,7 +51,10 @@ int cli_cmd_setup(const cli_command *cmd, cli_global *g, int argc, char **argv)
                        json_string_value(json_object_get(c, "file")),
                        json_string_value(json_object_get(c, "what")));
         }
-        if (!o.remove)
+        if (!o.remove && o.remote)
+            cli_printf("the client connects to: %s%s%s\n", o.remote,
+                       o.token_env ? " with the token in $" : "", o.token_env ? o.token_env : "");
+        else if (!o.remove)
             cli_printf("the client runs: %s mcp\n",
                        json_string_value(json_object_get(out, "command")));
     }

@@ -124,13 +124,19 @@ static const cli_command commands[] = {
      "Serve MCP on stdin and stdout for an agent (newline-delimited JSON-RPC; logs on stderr). "
      "See docs/mcp.md.",
      cli_cmd_mcp, NULL, NULL, NULL},
-    {"setup", NULL, "claude-code|cursor|codex|vscode [--global] [--remove]",
+    {"setup", NULL,
+     "claude-code|cursor|codex|vscode [--global] [--remove] [--remote URL [--token-env VAR]]",
      "Put mnemo into an agent client's configuration. Writes its MCP server (for claude-code "
      "also two hooks) into the project's files or, with --global, the user's; --remove takes "
      "out what setup added. Other entries stay byte for byte. See docs/clients/.",
      cli_cmd_setup, NULL, NULL,
      "  --global             The user's configuration instead of the project's.\n"
-     "  --remove             Remove what setup added (nothing else).\n"},
+     "  --remove             Remove what setup added (nothing else).\n"
+     "  --remote URL         An HTTP entry for a team's `mnemo serve` at URL instead\n"
+     "                       (claude-code, cursor, codex; no hooks). https://, or\n"
+     "                       http:// for localhost.\n"
+     "  --token-env VAR      The variable holding the bearer token; only its name is\n"
+     "                       written. Required unless URL is on localhost.\n"},
     {"hook", NULL, "claude-code",
      "Answer a Claude Code hook (JSON on stdin): the project memory for the prompt. Prints "
      "nothing and exits 0 on any error, so the agent's turn goes on.",
