@@ -327,12 +327,8 @@ int mn_index_cache_neighbours(mn_index_cache *c, mn_store *s, const int64_t *fil
 {
     if (n == 0)
         return 0;
-    /* the share of each seed and direction, as mn_store_file_neighbours computes it */
-    if (limit == 0)
-        limit = (size_t)MN_SEARCH_MAX_CANDIDATES * 50;
-    size_t share = limit / (4 * n);
-    if (share == 0)
-        share = 1;
+    /* the share of each seed and direction, as mn_store_file_neighbours reads it */
+    size_t share = mn_store_neighbour_share(limit, n);
     record_run r = {MN_VEC_INIT};
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {

@@ -73,6 +73,20 @@ int plan_term_of(plan_run *p, const char *tok, size_t len)
     return i ? (int)i - 1 : -1;
 }
 
+int plan_term_bits_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                         int colocated)
+{
+    void **a = payload; /* plan_run, uint64_t bits */
+    (void)start;
+    (void)end;
+    if (colocated == MN_TOK_COLOC_WHOLE)
+        return 0;
+    int i = plan_term_of(a[0], tok, len);
+    if (i >= 0)
+        *(uint64_t *)a[1] |= 1ull << i;
+    return 0;
+}
+
 static inline unsigned lower(unsigned char c)
 {
     return c >= 'A' && c <= 'Z' ? c + 32u : c;

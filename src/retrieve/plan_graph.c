@@ -97,20 +97,6 @@ typedef struct {
     double df[PLAN_MAX_TERMS];
 } graph_run;
 
-static int on_path_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
-                         int colocated)
-{
-    void **a = payload; /* plan_run, uint64_t bits */
-    (void)start;
-    (void)end;
-    if (colocated == MN_TOK_COLOC_WHOLE)
-        return 0;
-    int i = plan_term_of(a[0], tok, len);
-    if (i >= 0)
-        *(uint64_t *)a[1] |= 1ull << i;
-    return 0;
-}
-
 /*
  * The file table, from the index cache: each distinct path component (at
  * most 255 bytes) tokenized once per plan when the prefilter passes it, the
@@ -128,7 +114,7 @@ static int file_table(graph_run *g)
         size_t n = strlen(comp);
         void *a[2] = {p, &bits[k]};
         if (plan_maybe_terms(p, comp, n))
-            rc = mn_tokenize(comp, n, MN_LANG_EN, 0, on_path_token, a);
+            rc = mn_tokenize(comp, n, MN_LANG_EN, 0, plan_term_bits_token, a);
     }
     if (rc)
         goto out;

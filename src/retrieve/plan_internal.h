@@ -53,6 +53,13 @@ void plan_trace(plan_run *p, const char *fmt, ...) __attribute__((format(printf,
 bool plan_maybe_terms(const plan_run *p, const char *s, size_t n);
 /* plan.c: the index of a term (its normal form), or -1 */
 int plan_term_of(plan_run *p, const char *tok, size_t len);
+/**
+ * An mn_tokenize callback: ORs into *(uint64_t *)payload[1] the bit of each
+ * of the task's terms (plan_term_of on payload[0]) the text holds; the
+ * whole-identifier token is skipped (its pieces are what the task's terms are).
+ */
+int plan_term_bits_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                         int colocated);
 
 /* plan_graph.c: tiers A, B and C, the noise filter and the cap: p->files, best graph first */
 int plan_graph_candidates(plan_run *p);

@@ -147,20 +147,6 @@ static uint64_t fnv1a(const char *s, size_t n)
     return h;
 }
 
-static int on_word_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
-                         int colocated)
-{
-    void **a = payload; /* plan_run, uint64_t bits */
-    (void)start;
-    (void)end;
-    if (colocated == MN_TOK_COLOC_WHOLE)
-        return 0;
-    int i = plan_term_of(a[0], tok, len);
-    if (i >= 0)
-        *(uint64_t *)a[1] |= 1ull << i;
-    return 0;
-}
-
 static void memo_grow(struct plan_word_memo *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 4096;
@@ -232,7 +218,7 @@ static uint64_t word_terms_new(plan_run *p, const char *w, size_t len)
     uint64_t bits = 0;
     if (len > SHARED_WORD) {
         void *a[2] = {p, &bits};
-        mn_tokenize(w, len, MN_LANG_EN, 0, on_word_token, a);
+        mn_tokenize(w, len, MN_LANG_EN, 0, plan_term_bits_token, a);
         return bits;
     }
     char key[SHARED_WORD + 1];

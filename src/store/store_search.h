@@ -270,6 +270,15 @@ int mn_store_symbols_named(mn_store *s, const char *const *names, size_t n,
  * * 50), a quarter of each seed's share per direction: for a hub file whose
  * callers are everywhere, a sample (the first in index order).
  */
+/** The edges each seed may read per direction in mn_store_file_neighbours (limit 0: the default).
+ */
+static inline size_t mn_store_neighbour_share(size_t limit, size_t n)
+{
+    if (limit == 0)
+        limit = (size_t)MN_SEARCH_MAX_CANDIDATES * 50;
+    size_t share = limit / (4 * n);
+    return share ? share : 1;
+}
 int mn_store_file_neighbours(mn_store *s, const int64_t *files, size_t n, size_t limit,
                              int (*cb)(void *payload, int64_t seed, int64_t other, double weight,
                                        bool outgoing),

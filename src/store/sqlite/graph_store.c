@@ -128,14 +128,10 @@ int mn_sqlite__file_neighbours(mn_store *s, const int64_t *files, size_t n, size
 {
     if (n == 0)
         return 0;
-    if (limit == 0)
-        limit = (size_t)MN_SEARCH_MAX_CANDIDATES * 50;
     /* each of a seed's four directions reads at most this many edges (the
      * first ones in index order: a sample, for the hub files whose callers
      * are everywhere) */
-    size_t per = limit / (4 * n);
-    if (per == 0)
-        per = 1;
+    size_t per = mn_store_neighbour_share(limit, n);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         /* a file's outgoing pairs come from two queries (itself, its
