@@ -17,10 +17,12 @@
 #ifndef MN_PG_SEARCH_H
 #define MN_PG_SEARCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "store/store_search.h"
+#include "util/vec.h"
 
 /* The history of files (SQLite's history_fts, schema v7): a table of its own here. */
 #define MN_PG_FTS_HISTORY ((mn_fts_table)3)
@@ -44,6 +46,38 @@ int mn_pg__postings_del(mn_store *s, mn_fts_table table, int64_t rowid);
  * delete. Needs a transaction.
  */
 int mn_pg__postings_memory(mn_store *s, int64_t rowid);
+
+/* ---- queries (pg_fts.c) ---- */
+
+/* An FTS5 query expression, parsed: its phrases (numbered as FTS5 numbers them) and terms. */
+typedef struct mn_pg_fts mn_pg_fts;
+
+/** Parse match (MN_EINVAL, with a message, for syntax mnemo never makes or a bad query). */
+int mn_pg__fts_parse(const char *match, mn_pg_fts **out);
+void mn_pg__fts_free(mn_pg_fts *q);
+size_t mn_pg__fts_nphrases(const mn_pg_fts *q);
+
+typedef struct {
+    mn_fts_table table;
+    int64_t from, to; /* rows with from <= rowid < to */
+    bool score;       /* compute bm25 (else: only which rows match) */
+    size_t ncols;     /* fields of the table */
+    size_t nweights;  /* weight sets (1 or 2): one score each */
+    const double *weights[2], *defaults[2];
+    const double *idf; /* as mn_memory_query.idf */
+    size_t nidf;
+} mn_pg_fts_opts;
+
+typedef struct {
+    int64_t rowid;
+    int flags;       /* fts_docs.flags (1: a memory whose title starts its body) */
+    double score[2]; /* bm25 under each weight set, > 0 */
+} mn_pg_fts_row;
+
+typedef MN_VEC(mn_pg_fts_row) mn_pg_fts_rows;
+
+/** The rows of o->table matching q, in row id order, with their scores. */
+int mn_pg__fts_run(mn_store *s, const mn_pg_fts *q, const mn_pg_fts_opts *o, mn_pg_fts_rows *out);
 
 /* The functions of store_fns.h that pg_search.c implements (pg_internal.h's MN_PG_OTHER_FILES). */
 #define MN_PG_SEARCH_FNS(X) \
