@@ -14,7 +14,9 @@
 #include <math.h>
 
 #include "store/store.h"
+#include "store/store_index.h"
 #include "store/store_search.h"
+#include "store/store_terms.h"
 #include "test.h"
 #include "test_json.h"
 #include "test_store.h"
@@ -282,9 +284,229 @@ static void test_ranks_like_sqlite(void)
     mn_buf_release(&path);
 }
 
+/* ---- code ---- */
+
+typedef struct {
+    const char *path, *role;
+    const char *sym[3], *qual[3], *sig[3], *doc[3];
+    const char *text[4]; /* chunk texts: one per symbol, then windows of the file */
+} file_spec;
+
+static const file_spec FILES[] = {
+    {"src/http/parse.c",
+     "source",
+     {"parse_http_header", "fold_lines"},
+     {"http.parse_http_header", "fold_lines"},
+     {"int parse_http_header(const char *line, header *out)", "size_t fold_lines(char *buf)"},
+     {"Split one header line into name and value.", NULL},
+     {"int parse_http_header(const char *line, header *out) { const char *colon = "
+      "strchr(line, ':'); if (!colon) return -1; out->name = strndup(line, colon - line); }",
+      "size_t fold_lines(char *buf) { /* join folded header lines */ return strlen(buf); }",
+      "#include \"http/parse.h\"\n/* the HTTP parser */"}},
+    {"src/http/client.c",
+     "source",
+     {"send", "retry_backoff"},
+     {"HttpClient.send", "retry_backoff"},
+     {"int HttpClient::send(request *r)", "void retry_backoff(int attempt)"},
+     {"Send a request, retrying with backoff.", "Sleep with exponential backoff and jitter."},
+     {"int HttpClient::send(request *r) { for (int i = 0; i < 3; i++) if (try_send(r) == 0) "
+      "return 0; retry_backoff(i); return -1; }",
+      "void retry_backoff(int attempt) { usleep((1 << attempt) * 1000 + rand() % 100); }",
+      "/* client of the http parser: parse_http_header on every response line */"}},
+    {"src/store/wal.c",
+     "source",
+     {"checkpoint"},
+     {"wal.checkpoint"},
+     {"int checkpoint(db *d)"},
+     {"Copy the write-ahead log back into the database file."},
+     {"int checkpoint(db *d) { return wal_copy(d->wal, d->file); }",
+      "/* WAL mode: readers never block writers; the checkpoint copies pages back */"}},
+    {"tests/http/test_parse.c",
+     "test",
+     {"test_parse_header"},
+     {"test_parse_header"},
+     {"static void test_parse_header(void)"},
+     {NULL},
+     {"static void test_parse_header(void) { header h; CHECK(parse_http_header(\"A: b\", &h) == "
+      "0); CHECK_STR(h.name, \"A\"); }"}},
+    {"docs/http.md",
+     "doc",
+     {NULL},
+     {NULL},
+     {NULL},
+     {NULL},
+     {"# HTTP\n\nThe parser reads header lines; folded lines are joined first.",
+      "Retries use exponential backoff with jitter."}},
+};
+
+static int put_file(mn_store *s, const file_spec *fs, int variant)
+{
+    mn_symbol_rec syms[3];
+    mn_chunk_rec chunks[4];
+    size_t nsym = 0, nchunk = 0;
+    memset(syms, 0, sizeof(syms));
+    memset(chunks, 0, sizeof(chunks));
+    for (size_t i = 0; i < 3 && fs->sym[i]; i++, nsym++) {
+        syms[i].name = fs->sym[i];
+        syms[i].qualified_name = fs->qual[i];
+        syms[i].kind = "function";
+        syms[i].start_line = (int64_t)i * 10 + 1;
+        syms[i].end_line = (int64_t)i * 10 + 9;
+        syms[i].signature = fs->sig[i];
+        syms[i].docstring = fs->doc[i];
+    }
+    for (size_t i = 0; i < 4 && fs->text[i]; i++, nchunk++) {
+        chunks[i].symbol = i < nsym ? (int)i : -1;
+        chunks[i].start_line = (int64_t)i * 10 + 1;
+        chunks[i].end_line = (int64_t)i * 10 + 9;
+        chunks[i].text = variant && i == 0
+                             ? "int replaced(void) { return parse_http_header(0, 0); }"
+                             : fs->text[i];
+        snprintf(chunks[i].hash, sizeof(chunks[i].hash), "%032zx", i + 1);
+    }
+    mn_file_rec f;
+    memset(&f, 0, sizeof(f));
+    f.path = fs->path;
+    f.role = fs->role;
+    f.language = "c";
+    snprintf(f.hash, sizeof(f.hash), "%032x", 7 + variant);
+    f.size = 100;
+    f.lines = 40;
+    mn_file_content c = {.symbols = syms, .nsymbols = nsym, .chunks = chunks, .nchunks = nchunk};
+    return mn_store_file_replace(s, &f, &c);
+}
+
+static int index_all(mn_store *s)
+{
+    int rc = mn_store_begin(s);
+    for (size_t i = 0; i < MN_ARRAY_SIZE(FILES) && rc == 0; i++)
+        rc = put_file(s, &FILES[i], 0);
+    /* a file indexed again with a new text, and one removed */
+    if (rc == 0)
+        rc = put_file(s, &FILES[1], 1);
+    if (rc == 0)
+        rc = mn_store_file_remove(s, "src/store/wal.c");
+    if (rc == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
+typedef struct {
+    char key[24][96];
+    double score[24];
+    size_t n;
+} code_hits;
+
+static int collect_chunk(void *payload, const mn_chunk_hit *h)
+{
+    code_hits *o = payload;
+    if (o->n < 24) {
+        snprintf(o->key[o->n], sizeof(o->key[0]), "%s:%lld-%lld %s", h->path,
+                 (long long)h->start_line, (long long)h->end_line, h->symbol ? h->symbol : "-");
+        o->score[o->n++] = h->bm25;
+    }
+    return 0;
+}
+
+static int collect_file(void *payload, const mn_file_hit *h)
+{
+    code_hits *o = payload;
+    if (o->n < 24) {
+        snprintf(o->key[o->n], sizeof(o->key[0]), "%s %s", h->path, h->role);
+        o->score[o->n++] = h->bm25;
+    }
+    return 0;
+}
+
+static int collect_count(void *payload, int64_t file_id, int64_t count)
+{
+    code_hits *o = payload;
+    MN_UNUSED(file_id);
+    if (o->n < 24) {
+        snprintf(o->key[o->n], sizeof(o->key[0]), "%lld", (long long)count);
+        o->score[o->n++] = 0;
+    }
+    return 0;
+}
+
+static size_t same_code(const char *what, const code_hits *a, const code_hits *b)
+{
+    bool same = a->n == b->n;
+    for (size_t i = 0; same && i < a->n; i++)
+        same = strcmp(a->key[i], b->key[i]) == 0 && fabs(a->score[i] - b->score[i]) <= 1e-9;
+    if (!same) {
+        fprintf(stderr, "%s: sqlite and postgresql differ\n", what);
+        for (size_t i = 0; i < a->n || i < b->n; i++)
+            fprintf(stderr, "  %-40s %.12f | %-40s %.12f\n", i < a->n ? a->key[i] : "-",
+                    i < a->n ? a->score[i] : 0, i < b->n ? b->key[i] : "-",
+                    i < b->n ? b->score[i] : 0);
+    }
+    CHECK(same);
+    return a->n;
+}
+
+static void test_code_ranks_like_sqlite(void)
+{
+    char dir[] = "/tmp/mnemo_pgsearch_XXXXXX";
+    REQUIRE(test_store_pg() != NULL);
+    REQUIRE(mkdtemp(dir) != NULL);
+    mn_buf path = MN_BUF_INIT, m = MN_BUF_INIT;
+    mn_buf_printf(&path, "%s/lite.db", dir);
+    char *loc = test_store_new(NULL);
+    REQUIRE(loc);
+    mn_store *st[2] = {NULL, NULL};
+    REQUIRE_OK(mn_store_open(&st[0], path.ptr, NULL));
+    REQUIRE_OK(mn_store_open(&st[1], loc, NULL));
+    for (int k = 0; k < 2; k++)
+        REQUIRE_OK(index_all(st[k]));
+    static const char *const texts[] = {"parse http header",   "HttpClient send retry",
+                                        "parse_http_header",   "backoff jitter",
+                                        "folded header lines", "checkpoint wal"};
+    size_t found = 0;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(texts); i++) {
+        text_query(&m, texts[i]);
+        mn_chunk_query q = {.match = m.ptr, .limit = 10};
+        mn_chunk_query w = {.match = m.ptr, .limit = 3, .weights = {1, 1, 1, 1, 3}};
+        code_hits a[4], b[4];
+        memset(a, 0, sizeof(a));
+        memset(b, 0, sizeof(b));
+        code_hits *o[2] = {a, b};
+        for (int k = 0; k < 2; k++) {
+            CHECK_OK(mn_store_search_chunks(st[k], &q, collect_chunk, &o[k][0]));
+            CHECK_OK(mn_store_search_chunks(st[k], &w, collect_chunk, &o[k][1]));
+            CHECK_OK(mn_store_search_files(st[k], m.ptr, 10, collect_file, &o[k][2]));
+            CHECK_OK(mn_store_term_files(st[k], m.ptr, 0, collect_count, &o[k][3]));
+        }
+        found += same_code(texts[i], &a[0], &b[0]);
+        same_code("weights", &a[1], &b[1]);
+        found += same_code("files", &a[2], &b[2]);
+        same_code("term files", &a[3], &b[3]);
+    }
+    printf("%zu code hits compared\n", found);
+    CHECK(found > 25);
+    const char *terms[] = {"header", "pars", "backoff", "nothing"};
+    int64_t df[2][4], nd[2], cc[2];
+    for (int k = 0; k < 2; k++) {
+        CHECK_OK(mn_store_chunk_df(st[k], terms, 4, df[k], &nd[k]));
+        CHECK_OK(mn_store_chunk_count(st[k], &cc[k]));
+    }
+    CHECK(memcmp(df[0], df[1], sizeof(df[0])) == 0 && nd[0] == nd[1] && cc[0] == cc[1]);
+    CHECK(df[0][0] > 2 && df[0][3] == 0);
+    mn_store_free(st[0]);
+    mn_store_free(st[1]);
+    free(loc);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    mn_buf_release(&path);
+    mn_buf_release(&m);
+}
+
 static void test_cleanup(void)
 {
     test_store_drop_all();
 }
 
-MN_TEST_MAIN(MN_TEST(test_ranks_like_sqlite), MN_TEST(test_cleanup))
+MN_TEST_MAIN(MN_TEST(test_ranks_like_sqlite), MN_TEST(test_code_ranks_like_sqlite),
+             MN_TEST(test_cleanup))

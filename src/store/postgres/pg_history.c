@@ -13,6 +13,7 @@
 #include "common.h"
 
 #include "store/postgres/pg_index.h"
+#include "store/postgres/pg_search.h"
 #include "store/store_index.h"
 
 int mn_pg__history_head(mn_store *s, char **out)
@@ -82,7 +83,6 @@ int mn_pg__history_finish(mn_store *s, const char *head, size_t keep)
                  "DELETE FROM history_commits WHERE project_id = $1 AND id NOT IN (SELECT id FROM "
                  "history_commits WHERE project_id = $1 ORDER BY time DESC, id LIMIT $2)",
                  2, (int64_t)keep, NULL, "cannot prune the history");
-    /* TODO(pgsearch): the documents' postings, when history search has them */
     if (rc == 0)
         rc = run(s, "DELETE FROM history_docs WHERE project_id = $1", 1, 0, NULL,
                  "cannot rebuild the history documents");
@@ -94,7 +94,8 @@ int mn_pg__history_finish(mn_store *s, const char *head, size_t keep)
                  "JOIN history_files f ON f.commit_id = c.id WHERE c.project_id = $1 "
                  "GROUP BY f.path ORDER BY f.path",
                  1, 0, NULL, "cannot rebuild the history documents");
-    return rc;
+    /* and their postings (history_fts), rebuilt whole as the documents are */
+    return rc ? rc : mn_pg__postings_history(s);
 }
 
 int mn_pg__history_clear(mn_store *s)

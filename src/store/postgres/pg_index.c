@@ -26,6 +26,7 @@
 #include <fnmatch.h>
 
 #include "store/postgres/pg_index.h"
+#include "store/postgres/pg_search.h"
 #include "store/store_index.h"
 #include "util/map.h"
 #include "util/vec.h"
@@ -133,10 +134,13 @@ void mn_pg__file_row(mn_store *s, const PGresult *r, int row, mn_file_rec *f)
  * Drop what a file's content produced before it is stored again: its
  * outgoing edges (of the file and of its symbols), chunks and declared
  * names, in one statement (data-modifying CTEs all run, read or not).
- * TODO(pgsearch): the dropped chunks' postings (mn_pg__postings_del).
+ * The dropped chunks leave the full-text index first (pg_postings.c).
  */
 static int clear_file(mn_store *s, int64_t id)
 {
+    int rc = mn_pg__postings_del_chunks(s, id);
+    if (rc)
+        return rc;
     mn_pg_params p = {0};
     mn_pg__int(&p, id);
     return mn_pg__exec(s,
@@ -354,10 +358,11 @@ static int put_edges(mn_store *s, int64_t file_id, const mn_file_content *c, con
         &p, "cannot store a reference");
 }
 
-/* The chunks, with the ids new_ids gave them. TODO(pgsearch): their postings. */
-static int put_chunks(mn_store *s, int64_t file_id, const mn_file_content *c,
+/* The chunks, with the ids new_ids gave them, and their postings (pg_postings.c). */
+static int put_chunks(mn_store *s, const mn_file_rec *f, const mn_file_content *c,
                       const int64_t *sym_ids, const int64_t *ids)
 {
+    int64_t file_id = f->id;
     mn_pg_array a[6];
     for (size_t j = 0; j < MN_ARRAY_SIZE(a); j++)
         a[j] = (mn_pg_array)MN_PG_ARRAY_INIT;
@@ -380,12 +385,13 @@ static int put_chunks(mn_store *s, int64_t file_id, const mn_file_content *c,
         mn_pg__array_param(&p, &a[j]);
         mn_pg__array_release(&a[j]);
     }
-    return mn_pg__exec(s,
-                       "INSERT INTO chunks(id, project_id, file_id, symbol_id, start_line, "
-                       "end_line, text, content_hash) SELECT u.id, $1, $2, u.sym, u.sl, u.el, "
-                       "u.t, u.h FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], "
-                       "$6::bigint[], $7::text[], $8::text[]) AS u(id, sym, sl, el, t, h)",
-                       &p, "cannot store a chunk");
+    int rc = mn_pg__exec(s,
+                         "INSERT INTO chunks(id, project_id, file_id, symbol_id, start_line, "
+                         "end_line, text, content_hash) SELECT u.id, $1, $2, u.sym, u.sl, u.el, "
+                         "u.t, u.h FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], "
+                         "$6::bigint[], $7::text[], $8::text[]) AS u(id, sym, sl, el, t, h)",
+                         &p, "cannot store a chunk");
+    return rc ? rc : mn_pg__postings_chunks(s, f->path, c, ids);
 }
 
 static int put_decls(mn_store *s, int64_t file_id, const mn_file_content *c)
@@ -447,10 +453,14 @@ int mn_pg__file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c)
     if (rc == 0 && c->nrefs)
         rc = put_edges(s, f->id, c, sym_ids);
     if (rc == 0 && c->nchunks)
-        rc = put_chunks(s, f->id, c, sym_ids, chunk_ids);
+        rc = put_chunks(s, f, c, sym_ids, chunk_ids);
     if (rc == 0 && c->ndecls)
         rc = put_decls(s, f->id, c);
-    /* TODO(pgsearch): the path's postings for a new file (MN_FTS_FILES, rowid f->id) */
+    /* the path's postings (files_fts) */
+    if (rc == 0) {
+        size_t len = strlen(f->path);
+        rc = mn_pg__postings_put(s, MN_FTS_FILES, f->id, &f->path, &len, 1);
+    }
     free(fresh);
     free(chunk_ids);
     free(sym_ids);
@@ -480,7 +490,8 @@ int mn_pg__file_remove(mn_store *s, const char *path)
         return mn_error_set(MN_ENOTFOUND, "file '%s' is not indexed", path);
     if (rc || (rc = clear_file(s, id)) != 0)
         return rc;
-    /* TODO(pgsearch): the path's postings (MN_FTS_FILES, rowid id) */
+    if ((rc = mn_pg__postings_del(s, MN_FTS_FILES, id)) != 0)
+        return rc;
     mn_pg_params p = {0};
     mn_pg__int(&p, id);
     /* edges into the file and its symbols unresolved; the cascade takes symbols and the rest */

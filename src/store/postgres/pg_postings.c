@@ -316,6 +316,88 @@ int mn_pg__postings_put(mn_store *s, mn_fts_table table, int64_t rowid, const ch
     return mn_pg__postings_put_rows(s, table, 1, &rowid, fields, lens, nfields);
 }
 
+int mn_pg__postings_chunks(mn_store *s, const char *path, const mn_file_content *c,
+                           const int64_t *ids)
+{
+    if (c->nchunks == 0)
+        return 0;
+    const char **fields = mn_calloc(c->nchunks * 5, sizeof(char *));
+    char **names = mn_calloc(c->nchunks, sizeof(char *));
+    for (size_t i = 0; i < c->nchunks; i++) {
+        const mn_chunk_rec *k = &c->chunks[i];
+        const char **f = fields + i * 5;
+        f[0] = path;
+        if (k->symbol >= 0 && (size_t)k->symbol < c->nsymbols) {
+            const mn_symbol_rec *y = &c->symbols[k->symbol];
+            const char *qn = y->qualified_name ? y->qualified_name : y->name;
+            /* names: the name, and the qualified name when it differs */
+            if (y->name && strcmp(qn, y->name) != 0) {
+                mn_buf b = MN_BUF_INIT;
+                mn_buf_printf(&b, "%s %s", y->name, qn);
+                names[i] = mn_buf_detach(&b);
+                f[1] = names[i];
+            } else {
+                f[1] = y->name;
+            }
+            f[2] = y->signature;
+            f[3] = y->docstring;
+        }
+        f[4] = k->text ? k->text : "";
+    }
+    int rc = mn_pg__postings_put_rows(s, MN_FTS_CHUNKS, c->nchunks, ids, fields, NULL, 5);
+    for (size_t i = 0; i < c->nchunks; i++)
+        free(names[i]);
+    free(names);
+    free(fields);
+    return rc;
+}
+
+int mn_pg__postings_del_chunks(mn_store *s, int64_t file_id)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, file_id);
+    PGresult *r = mn_pg__run(s, "SELECT id FROM chunks WHERE file_id = $1", &p,
+                             "cannot update the full-text index");
+    if (!r)
+        return mn_error_last_code();
+    int n = pg(s)->pq->ntuples(r);
+    int64_t *ids = mn_malloc(((size_t)n + 1) * sizeof(int64_t));
+    for (int i = 0; i < n; i++)
+        ids[i] = mn_pg__col_int(s, r, i, 0);
+    pg(s)->pq->clear(r);
+    int rc = mn_pg__postings_del_rows(s, MN_FTS_CHUNKS, ids, (size_t)n);
+    free(ids);
+    return rc;
+}
+
+int mn_pg__postings_history(mn_store *s)
+{
+    int rc = mn_pg__postings_clear(s, MN_PG_FTS_HISTORY);
+    if (rc)
+        return rc;
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    PGresult *r = mn_pg__run(s, "SELECT id, subjects FROM history_docs WHERE project_id = $1", &p,
+                             "cannot index the history");
+    if (!r)
+        return mn_error_last_code();
+    size_t n = (size_t)pg(s)->pq->ntuples(r);
+    int64_t *ids = mn_malloc((n + 1) * sizeof(int64_t));
+    const char **fields = mn_malloc((n + 1) * sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        ids[i] = mn_pg__col_int(s, r, (int)i, 0);
+        fields[i] = mn_pg__col(s, r, (int)i, 1);
+    }
+    /* a few thousand documents: in statements of 512 */
+    for (size_t at = 0; at < n && rc == 0; at += 512)
+        rc = mn_pg__postings_put_rows(s, MN_PG_FTS_HISTORY, n - at < 512 ? n - at : 512, ids + at,
+                                      fields + at, NULL, 1);
+    pg(s)->pq->clear(r);
+    free(ids);
+    free(fields);
+    return rc;
+}
+
 /*
  * A JSON list column as memories_fts_src joins it (schema_v3.sql): valid
  * JSON -> its array's items (strings as they are, other scalars as text,

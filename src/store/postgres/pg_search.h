@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store/store_index.h"
 #include "store/store_search.h"
 #include "util/vec.h"
 
@@ -48,6 +49,17 @@ int mn_pg__postings_put_rows(mn_store *s, mn_fts_table table, size_t nrows, cons
                              const char *const *fields, const size_t *lens, size_t nfields);
 /** mn_pg__postings_del for n rows in one statement. */
 int mn_pg__postings_del_rows(mn_store *s, mn_fts_table table, const int64_t *rowids, size_t n);
+/**
+ * The postings of a file's chunks (chunks_fts_src of schema_v3.sql: the
+ * file's path, the symbol's name and qualified name, signature, docstring,
+ * the chunk's text), ids[i] the row id of c->chunks[i]. Needs a transaction.
+ */
+int mn_pg__postings_chunks(mn_store *s, const char *path, const mn_file_content *c,
+                           const int64_t *ids);
+/** The postings of a file's chunks out of the index, before the chunks go. */
+int mn_pg__postings_del_chunks(mn_store *s, int64_t file_id);
+/** The history documents' postings rebuilt from history_docs. Needs a transaction. */
+int mn_pg__postings_history(mn_store *s);
 /** Take every row of this project's table out of the index (history: rebuilt whole). */
 int mn_pg__postings_clear(mn_store *s, mn_fts_table table);
 
@@ -102,6 +114,14 @@ int mn_pg__fts_run(mn_store *s, const mn_pg_fts *q, const mn_pg_fts_opts *o, mn_
     X(memories_created)     \
     X(memories_by_rowid)    \
     X(episode_neighbours)   \
-    X(memory_body)
+    X(memory_body)          \
+    X(search_chunks)        \
+    X(chunk_df)             \
+    X(term_files)           \
+    X(search_files)         \
+    X(history_files)        \
+    X(chunk_count)          \
+    X(chunk_term_df)        \
+    X(code_fts_optimize)
 
 #endif
