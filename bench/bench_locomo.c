@@ -29,7 +29,7 @@
  * returned (mnemo: title + snippet; bm25: the turn's text).
  *
  * Usage: bench_locomo [LOCOMO_JSON] [--limit N] [--k K] [--only-baseline]
- *                     [--no-captions] [--verbose] [--json] [--strict] [--keep]
+ *                     [--no-captions] [--verbose] [--json] [--strict] [--keep] [--db URL]
  * Without a path (nor $MNEMO_BENCH_LOCOMO) it prints that it skipped and
  * exits 0. Exit status: 0; 1 with --strict when a target fails; 2 on bad
  * input or setup errors.
@@ -55,6 +55,8 @@ static const char usage[] =
     "  --json           a JSON summary on stdout (the table goes to stderr)\n"
     "  --strict         exit 1 when a target of the issue is missed\n"
     "  --keep           keep the temporary stores\n"
+    "  --db URL         the stores in this PostgreSQL database (a project each; default:\n"
+    "                   SQLite files)\n"
     "$MNEMO_BENCH_LOCOMO is the default path.\n";
 
 static const char *const metrics[] = {

@@ -98,6 +98,8 @@ static const char usage[] =
     "  --json           a JSON summary on stdout (the table goes to stderr)\n"
     "  --strict         exit 1 when a target of the issue is missed\n"
     "  --keep           keep the temporary checkouts and stores\n"
+    "  --db URL         the stores in this PostgreSQL database (a project each; default:\n"
+    "                   SQLite files)\n"
     "  --stores DIR     check out and index each instance once into DIR/<instance_id>;\n"
     "                   later runs with the same DIR only search (a faster loop when\n"
     "                   ranking changes; re-index after changing the indexer: new DIR)\n"

@@ -158,6 +158,7 @@ typedef struct {
     const char *stores; /* --stores DIR (SWE-bench): index once into DIR, later runs reuse */
     bool no_captions;   /* --no-captions (LoCoMo) */
     bool all_files;     /* --bm25-files all (SWE-bench; default code) */
+    const char *db;     /* --db URL: the PostgreSQL database of the stores (ev_store_location) */
 } ev_options;
 
 /**
@@ -200,7 +201,18 @@ typedef struct {
 char *ev_mkdtemp(const char *prefix);
 /** rm -rf (no symlinks followed). */
 void ev_rm_rf(const char *path);
-/** A new store in dir (mn_init_at), its context, and memory.dedup off. */
+/**
+ * Where ev_store_open makes its stores (--db): a PostgreSQL database (a URL
+ * or conninfo: each store a new project in it, named "bench-<pid>-<n>";
+ * give a fresh database, the projects stay). NULL (the default): a SQLite
+ * file in each store's directory.
+ */
+void ev_store_location(const char *db);
+/**
+ * A new store in dir (mn_init_at; or a project of --db's database), its
+ * context, memory.dedup off, and embed.provider = $MNEMO_BENCH_EMBED_PROVIDER
+ * when set (off: lexical signals only).
+ */
 int ev_store_open(ev_store *s, const char *dir);
 /** Close the context; remove dir too when remove is set. */
 void ev_store_close(ev_store *s, bool remove);

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "eval.h"
+#include "store/store.h"
 #include "util/util.h"
 
 /* ---- input ---- */
@@ -500,6 +501,16 @@ int ev_parse_args(ev_options *o, int argc, char **argv, const char *prog, const 
             o->repos = argv[++i];
         } else if (!strcmp(a, "--stores") && i + 1 < argc) {
             o->stores = argv[++i];
+        } else if (!strcmp(a, "--db") && i + 1 < argc) {
+            o->db = argv[++i];
+            if (mn_store_kind_of(o->db) != MN_STORE_POSTGRES) {
+                fprintf(stderr,
+                        "%s: --db takes a PostgreSQL URL or conninfo, not '%s' (SQLite stores "
+                        "are the default)\n",
+                        prog, o->db);
+                return 2;
+            }
+            ev_store_location(o->db);
         } else if (!strcmp(a, "--only-baseline")) {
             o->only_baseline = true;
         } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {

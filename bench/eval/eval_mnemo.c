@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "eval.h"
+#include "store/store.h"
 
 char *ev_mkdtemp(const char *prefix)
 {
@@ -45,19 +46,36 @@ void ev_rm_rf(const char *path)
         nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static const char *store_location; /* --db */
+static int store_seq;
+
+void ev_store_location(const char *db)
+{
+    store_location = db;
+}
+
 int ev_store_open(ev_store *s, const char *dir)
 {
     mn_ctx_options opts = MN_CTX_OPTIONS_INIT;
     json_t *args = NULL, *out = NULL;
+    char project[64];
     int rc;
     memset(s, 0, sizeof(*s));
     s->dir = mn_strdup(dir);
-    if ((rc = mn_init_at(&s->db, dir)) != 0) {
-        fprintf(stderr, "bench: cannot create a store in %s: %s\n", dir, mn_error_last());
-        return rc;
+    if (store_location && mn_store_kind_of(store_location) == MN_STORE_POSTGRES) {
+        /* a new project of the database: the stores of a run stay apart as files do */
+        snprintf(project, sizeof(project), "bench-%ld-%d", (long)getpid(), ++store_seq);
+        s->db = mn_store_redact(store_location);
+        opts.db_path = store_location;
+        opts.project = project;
+    } else {
+        if ((rc = mn_init_at(&s->db, dir)) != 0) {
+            fprintf(stderr, "bench: cannot create a store in %s: %s\n", dir, mn_error_last());
+            return rc;
+        }
+        opts.db_path = s->db;
     }
-    opts.db_path = s->db;
-    opts.start_dir = dir;
+    opts.start_dir = s->dir;
     opts.actor = "bench";
     if ((rc = mn_ctx_open(&s->ctx, &opts)) != 0) {
         fprintf(stderr, "bench: cannot open the store %s: %s\n", s->db, mn_error_last());
@@ -67,6 +85,17 @@ int ev_store_open(ev_store *s, const char *dir)
     rc = ev_call(s, "config", args, &out);
     json_decref(args);
     json_decref(out);
+    /* MNEMO_BENCH_EMBED_PROVIDER: config embed.provider of every store (off: lexical alone,
+     * to compare back ends whose vectors differ) */
+    const char *provider = getenv("MNEMO_BENCH_EMBED_PROVIDER");
+    if (rc == 0 && provider && *provider) {
+        out = NULL;
+        args =
+            json_pack("{s:s,s:s,s:s}", "action", "set", "key", "embed.provider", "value", provider);
+        rc = ev_call(s, "config", args, &out);
+        json_decref(args);
+        json_decref(out);
+    }
     return rc;
 }
 
