@@ -139,21 +139,13 @@ static void forget_statements(mn_store *s)
     mn_map_release(&pg(s)->stmts); /* releasing leaves an empty map, ready for use */
 }
 
-/*
- * Session settings every connection gets (the busy timeout, quiet notices,
- * and plans made for each execution's values: after five executions of a
- * prepared statement PostgreSQL may keep a generic plan, blind to the
- * values, and for the full-text statements (a term list, a row id array:
- * pg_fts.c, pg_postings.c) that plan scanned the whole postings table,
- * 25-50 ms a statement at 2,000 memories where the custom plan is an
- * index lookup; planning each time costs ~0.1 ms).
- */
+/* Session settings every connection gets (the busy timeout, quiet notices). */
 static int setup_session(mn_store *s)
 {
-    char sql[200];
+    char sql[160];
     snprintf(sql, sizeof(sql),
              "SET lock_timeout = %d; SET client_min_messages = warning; SET "
-             "application_name = 'mnemo'; SET plan_cache_mode = force_custom_plan",
+             "application_name = 'mnemo'",
              pg(s)->lock_timeout_ms);
     PGresult *r = pg(s)->pq->exec(pg(s)->conn, sql);
     int rc = 0;
