@@ -401,9 +401,14 @@ static void parse_positions(fetched *f, const char *v, posting *p)
 static int fetch(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t from, int64_t to,
                  fetched *f)
 {
-    mn_buf terms = MN_BUF_INIT, pos_terms = MN_BUF_INIT;
+    mn_buf terms = MN_BUF_INIT, pos_terms = MN_BUF_INIT, plain_terms = MN_BUF_INIT;
+    bool *plain = mn_malloc((q->nterms ? q->nterms : 1) * sizeof(bool));
+    for (size_t i = 0; i < q->nterms; i++)
+        plain[i] = !q->needs_pos[i];
     text_array(&terms, q->terms, NULL, q->nterms);
     text_array(&pos_terms, q->terms, q->needs_pos, q->nterms);
+    text_array(&plain_terms, q->terms, plain, q->nterms);
+    free(plain);
     mn_pg_params p = {0};
     mn_pg__int(&p, s->project_id);
     mn_pg__int(&p, (int64_t)table);
@@ -411,11 +416,17 @@ static int fetch(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t fr
     mn_pg__int(&p, from);
     mn_pg__int(&p, to);
     mn_pg__take(&p, mn_buf_detach(&pos_terms));
+    mn_pg__take(&p, mn_buf_detach(&plain_terms));
+    /* terms whose positions no phrase needs apart: the primary key holds all they need
+     * (an index-only scan, no heap page per posting) */
     PGresult *r = mn_pg__run(
         s,
         "SELECT rowid, array_position($3::text[], term::text) - 1, field, tf, ntok, flags, "
-        "CASE WHEN term = ANY ($6::text[]) THEN pos END FROM fts_postings WHERE project_id = $1 "
-        "AND tbl = $2 AND term = ANY ($3::text[]) AND rowid >= $4 AND rowid < $5",
+        "NULL::int[] FROM fts_postings WHERE project_id = $1 AND tbl = $2 AND term = ANY "
+        "($7::text[]) AND rowid >= $4 AND rowid < $5 UNION ALL SELECT rowid, "
+        "array_position($3::text[], term::text) - 1, field, tf, ntok, flags, pos FROM "
+        "fts_postings WHERE project_id = $1 AND tbl = $2 AND term = ANY ($6::text[]) AND rowid "
+        ">= $4 AND rowid < $5",
         &p, "cannot search the full-text index");
     if (!r)
         return mn_error_last_code();
