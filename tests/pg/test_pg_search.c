@@ -503,10 +503,55 @@ static void test_code_ranks_like_sqlite(void)
     mn_buf_release(&m);
 }
 
+/* A store whose memories have no postings (made before them: schema v1, or under another
+ * tokenizer version) gets them at the next writable open, in each memory's own project. */
+static void test_backfill_at_open(void)
+{
+    char *loc = test_store_new(NULL);
+    REQUIRE(loc);
+    mn_store *s = NULL;
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    o.project = "other";
+    REQUIRE_OK(mn_store_open(&s, loc, &o));
+    REQUIRE_OK(write_all(s));
+    mn_store_free(s);
+    CHECK(test_store_sql_exec(loc, "DELETE FROM fts_postings") == 0);
+    CHECK(test_store_sql_exec(loc, "DELETE FROM fts_docs") == 0);
+    CHECK(test_store_sql_exec(loc, "DELETE FROM fts_stats") == 0);
+    CHECK(test_store_sql_exec(loc, "DELETE FROM meta WHERE key = 'fts_tokenizer_version'") == 0);
+    mn_buf m = MN_BUF_INIT;
+    text_query(&m, "http header parsing");
+    mn_memory_query q = {.match = m.ptr, .limit = 10};
+    hits before = {0}, after = {0};
+    /* a read-only handle changes nothing (and finds nothing) */
+    o.read_only = true;
+    REQUIRE_OK(mn_store_open(&s, loc, &o));
+    CHECK_OK(mn_store_search_memories(s, &q, collect, &before));
+    mn_store_free(s);
+    CHECK(before.n == 0);
+    o.read_only = false;
+    o.project = NULL; /* another project's handle indexes them, each in its own project */
+    REQUIRE_OK(mn_store_open(&s, loc, &o));
+    mn_store_free(s);
+    int64_t live =
+        test_store_sql_int(loc, "SELECT count(*) FROM memories WHERE deleted_at IS NULL");
+    CHECK(live > 0 && test_store_sql_int(loc, "SELECT count(*) FROM fts_docs") == live);
+    CHECK(test_store_sql_int(loc, "SELECT count(*) FROM fts_docs d JOIN memories m ON m.id = "
+                                  "d.rowid WHERE d.project_id <> m.project_id") == 0);
+    CHECK(test_store_sql_int(loc, "SELECT sum(ndocs) FROM fts_stats") == live);
+    o.project = "other";
+    REQUIRE_OK(mn_store_open(&s, loc, &o));
+    CHECK_OK(mn_store_search_memories(s, &q, collect, &after));
+    mn_store_free(s);
+    CHECK(after.n > 0);
+    mn_buf_release(&m);
+    free(loc);
+}
+
 static void test_cleanup(void)
 {
     test_store_drop_all();
 }
 
 MN_TEST_MAIN(MN_TEST(test_ranks_like_sqlite), MN_TEST(test_code_ranks_like_sqlite),
-             MN_TEST(test_cleanup))
+             MN_TEST(test_backfill_at_open), MN_TEST(test_cleanup))

@@ -501,3 +501,66 @@ int mn_pg__postings_memory(mn_store *s, int64_t rowid)
     mn_buf_release(&ctx);
     return rc;
 }
+
+/*
+ * Every memory indexed under this tokenizer (meta 'fts_tokenizer_version' =
+ * MN_TOK_VERSION): a store made before the postings existed (schema v1),
+ * or under other tokenizer rules, gets its memories' postings again, once,
+ * under the migration lock, when a writable handle opens it. Runs before
+ * the handle has a project: each memory is indexed in its own.
+ */
+int mn_pg__postings_check(mn_store *s)
+{
+    char want[16];
+    snprintf(want, sizeof(want), "%d", MN_TOK_VERSION);
+    const char *read = "SELECT value FROM meta WHERE key = 'fts_tokenizer_version'";
+    PGresult *r = mn_pg__run(s, read, NULL, "cannot read the full-text index's version");
+    if (!r)
+        return mn_error_last_code();
+    bool current = pg(s)->pq->ntuples(r) == 1 && strcmp(mn_pg__col(s, r, 0, 0), want) == 0;
+    pg(s)->pq->clear(r);
+    if (current || s->read_only)
+        return 0;
+    int64_t project = s->project_id;
+    mn_pg_params p = {0};
+    int rc = mn_pg__exec(s, "BEGIN", NULL, "cannot index the memories");
+    if (rc)
+        return rc;
+    pg(s)->in_tx = true;
+    mn_pg__int(&p, MN_PG_LOCK_KEY);
+    if ((rc = mn_pg__exec(s, "SELECT pg_advisory_xact_lock($1::int, 0)", &p,
+                          "cannot index the memories")) != 0)
+        goto out;
+    if (!(r = mn_pg__run(s, read, NULL, "cannot read the full-text index's version"))) {
+        rc = mn_error_last_code();
+        goto out;
+    }
+    current = pg(s)->pq->ntuples(r) == 1 && strcmp(mn_pg__col(s, r, 0, 0), want) == 0;
+    pg(s)->pq->clear(r);
+    if (current) /* another process did it while this one waited */
+        goto out;
+    if (!(r = mn_pg__run(s, "SELECT id, project_id FROM memories ORDER BY id", NULL,
+                         "cannot index the memories"))) {
+        rc = mn_error_last_code();
+        goto out;
+    }
+    for (int i = 0; i < pg(s)->pq->ntuples(r) && rc == 0; i++) {
+        s->project_id = mn_pg__col_int(s, r, i, 1);
+        rc = mn_pg__postings_memory(s, mn_pg__col_int(s, r, i, 0));
+    }
+    s->project_id = project;
+    pg(s)->pq->clear(r);
+    if (rc == 0) {
+        mn_pg__text(&p, want);
+        rc = mn_pg__exec(s,
+                         "INSERT INTO meta(key, value) VALUES ('fts_tokenizer_version', $1) ON "
+                         "CONFLICT (key) DO UPDATE SET value = excluded.value",
+                         &p, "cannot index the memories");
+    }
+out:
+    s->project_id = project;
+    if (rc == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}

@@ -60,6 +60,12 @@ int mn_pg__postings_chunks(mn_store *s, const char *path, const mn_file_content 
 int mn_pg__postings_del_chunks(mn_store *s, int64_t file_id);
 /** The history documents' postings rebuilt from history_docs. Needs a transaction. */
 int mn_pg__postings_history(mn_store *s);
+/**
+ * The memories of every project indexed again when the store's postings
+ * were made by another tokenizer version (or none: a schema v1 store), at
+ * a writable open, once, under the migration lock.
+ */
+int mn_pg__postings_check(mn_store *s);
 /** Take every row of this project's table out of the index (history: rebuilt whole). */
 int mn_pg__postings_clear(mn_store *s, mn_fts_table table);
 

@@ -213,7 +213,8 @@ static int pg_open(mn_store **out, const char *location, const mn_store_options 
         pq->clear(r);
     }
     s->read_only = s->read_only_why != NULL;
-    if ((rc = migrate(s, opts)) != 0 || (rc = mn_pg__fingerprints_check(s)) != 0)
+    if ((rc = migrate(s, opts)) != 0 || (rc = mn_pg__fingerprints_check(s)) != 0 ||
+        (rc = mn_pg__postings_check(s)) != 0)
         goto fail;
     {
         char *copy = mn_strdup(opts->root_path ? opts->root_path : "default");
