@@ -669,3 +669,52 @@ out:
     free(matched);
     return rc;
 }
+
+/* Whether q is phrases of one position each joined by OR only: then a row matches when it
+ * holds any of the terms, and the count is one index-only statement. */
+static bool or_of_terms(const mn_pg_fts *q, int n)
+{
+    const node *nd = &q->nodes[n];
+    if (nd->type == N_PHRASE) {
+        const phrase *ph = &q->phrases[nd->phrase];
+        return ph->npos == 1 && !ph->overflow;
+    }
+    if (nd->type != N_OR)
+        return false;
+    for (int i = 0; i < nd->nchild; i++)
+        if (!or_of_terms(q, q->kids[nd->first + i]))
+            return false;
+    return true;
+}
+
+int mn_pg__fts_count_rows(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t from,
+                          int64_t to, int64_t *out)
+{
+    *out = 0;
+    if (!or_of_terms(q, q->root)) { /* AND, phrases: matched in C */
+        mn_pg_fts_rows rows = MN_VEC_INIT;
+        mn_pg_fts_opts o = {.table = table, .from = from, .to = to, .ncols = MAX_COLUMNS};
+        int rc = mn_pg__fts_run(s, q, &o, &rows);
+        *out = (int64_t)rows.len;
+        mn_vec_release(&rows);
+        return rc;
+    }
+    mn_buf terms = MN_BUF_INIT;
+    text_array(&terms, q->terms, NULL, q->nterms);
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    mn_pg__int(&p, (int64_t)table);
+    mn_pg__take(&p, mn_buf_detach(&terms));
+    mn_pg__int(&p, from);
+    mn_pg__int(&p, to);
+    PGresult *r = mn_pg__run(s,
+                             "SELECT count(DISTINCT rowid) FROM fts_postings WHERE project_id = "
+                             "$1 AND tbl = $2 AND term = ANY ($3::text[]) AND rowid >= $4 AND "
+                             "rowid < $5",
+                             &p, "cannot count full-text matches");
+    if (!r)
+        return mn_error_last_code();
+    *out = mn_pg__col_int(s, r, 0, 0);
+    pg(s)->pq->clear(r);
+    return 0;
+}

@@ -670,12 +670,7 @@ int mn_pg__memory_sizes_prepare(mn_store *s)
 static int count_range(mn_store *s, const mn_pg_fts *fq, mn_fts_table table, int64_t from,
                        int64_t to, int64_t *out)
 {
-    mn_pg_fts_rows rows = MN_VEC_INIT;
-    mn_pg_fts_opts o = {.table = table, .from = from, .to = to, .ncols = 8};
-    int rc = mn_pg__fts_run(s, fq, &o, &rows);
-    *out = (int64_t)rows.len;
-    mn_vec_release(&rows);
-    return rc;
+    return mn_pg__fts_count_rows(s, fq, table, from, to, out);
 }
 
 int mn_pg__fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,

@@ -109,6 +109,10 @@ typedef MN_VEC(mn_pg_fts_row) mn_pg_fts_rows;
 /** The rows of o->table matching q, in row id order, with their scores. */
 int mn_pg__fts_run(mn_store *s, const mn_pg_fts *q, const mn_pg_fts_opts *o, mn_pg_fts_rows *out);
 
+/** How many rows of table in [from, to) match q (an OR of terms: counted in SQL). */
+int mn_pg__fts_count_rows(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t from,
+                          int64_t to, int64_t *out);
+
 /* The functions of store_fns.h that pg_search.c implements (pg_internal.h's MN_PG_OTHER_FILES). */
 #define MN_PG_SEARCH_FNS(X) \
     X(fts_count)            \
