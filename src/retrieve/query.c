@@ -873,6 +873,47 @@ static int cmp_term(const void *a, const void *b)
     return x->weight > y->weight ? -1 : x->weight < y->weight;
 }
 
+/*
+ * The terms of a full-text query of free text (mn_store_fts_text_query:
+ * terms joined by " OR ", each a phrase "..." or a group ("A" OR "a"), a
+ * phrase's own quote doubled), at most max, each its own expression: the
+ * title's words are counted one by one to bound its query (lexical.c),
+ * and some of them are none of the query's terms (not among its best
+ * MN_QUERY_MAX_WORDS words, or words query.c leaves out of the text's).
+ */
+static size_t split_terms(const char *match, const char **out, size_t max, mn_arena *arena)
+{
+    size_t n = 0;
+    const char *start = match;
+    int depth = 0;
+    bool quoted = false;
+    for (const char *p = match;; p++) {
+        if (*p == '"') {
+            if (quoted && p[1] == '"')
+                p++; /* "" inside a phrase */
+            else
+                quoted = !quoted;
+            continue;
+        }
+        if (quoted && *p)
+            continue;
+        if (*p == '(')
+            depth++;
+        else if (*p == ')')
+            depth--;
+        bool sep = depth == 0 && !strncmp(p, " OR ", 4);
+        if (!*p || sep) {
+            if (p > start && n < max)
+                out[n++] = mn_arena_strndup(arena, start, (size_t)(p - start));
+            if (!*p)
+                break;
+            p += 3;
+            start = p + 1;
+        }
+    }
+    return n;
+}
+
 int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *arena)
 {
     memset(q, 0, sizeof(*q));
@@ -1016,9 +1057,13 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
         while (rest < text + len && isspace((unsigned char)*rest))
             rest++;
         mn_buf_clear(&match);
-        if (rest < text + len &&
-            mn_store_fts_text_query(&match, text, (size_t)(nl - text), MN_QUERY_MAX_WORDS) > 0)
+        size_t n = 0;
+        if (rest < text + len && (n = mn_store_fts_text_query(&match, text, (size_t)(nl - text),
+                                                              MN_QUERY_MAX_WORDS)) > 0) {
             q->title_match = mn_arena_strndup(arena, match.ptr, match.len);
+            q->title_terms = mn_arena_alloc(arena, n * sizeof(*q->title_terms));
+            q->ntitle_terms = split_terms(q->title_match, q->title_terms, n, arena);
+        }
     }
     mn_buf_release(&words);
     mn_buf_release(&match);

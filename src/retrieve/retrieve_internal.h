@@ -55,10 +55,12 @@ typedef struct {
     mn_mention *mentions; /* arena */
     size_t nmentions;
     int nframes;
-    bool about_tests;  /* the query talks about tests */
-    char *match;       /* FTS5 expression of the query's words (arena); NULL: none */
-    char *title_match; /* of its first line, when it is a title above more text; else NULL */
-    size_t nwords;     /* words in match */
+    bool about_tests;         /* the query talks about tests */
+    char *match;              /* FTS5 expression of the query's words (arena); NULL: none */
+    char *title_match;        /* of its first line, when it is a title above more text; else NULL */
+    const char **title_terms; /* title_match's terms, each its FTS5 expression (arena) */
+    size_t ntitle_terms;
+    size_t nwords; /* words in match */
     /* error messages quoted from an exception line ("ValueError: ..."): the
      * longest run of plain words of each, space-separated (arena) */
     const char *messages[MN_QUERY_MAX_MESSAGES];

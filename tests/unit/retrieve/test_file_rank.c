@@ -328,6 +328,56 @@ static void test_template_and_test_frames(void)
     json_decref(out);
 }
 
+/*
+ * The commonest words of a bounded query are set apart (lexical.c,
+ * tail_cut) only when the rarer words' list excludes their rows: here the
+ * rarer words ("quokka", "wombat") are in five chunks, fewer than the
+ * list wants, so the whole query is ranked and the chunks holding only the
+ * common word ("tally") still come. 1,100 chunks: "filler" in 900 of them
+ * passes the row budget of a code search (1,000) and is left out; "tally",
+ * in 400, is kept and is the tail (its bound, 2.2 x ln(700.5 / 400.5),
+ * under the rarest word's idf). Without the check the answer would hold
+ * the five chunks alone.
+ */
+static void test_common_words_tail(void)
+{
+    for (int f = 0; f < 22; f++) {
+        mn_buf p = MN_BUF_INIT, t = MN_BUF_INIT;
+        mn_buf_printf(&p, "pad/pad_%02d.py", f);
+        for (int i = 0; i < 50; i++) {
+            int n = f * 50 + i;
+            mn_buf_printf(&t, "def pad_%d(v):\n    x = v + %d\n    return x%s%s%s\n\n\n", n, n,
+                          n < 900 ? "  # filler" : "", n >= 500 && n < 900 ? " tally" : "",
+                          n < 2   ? " quokka"
+                          : n < 5 ? " wombat"
+                                  : "");
+        }
+        write_file(p.ptr, t.ptr);
+        mn_buf_release(&p);
+        mn_buf_release(&t);
+    }
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "{'path':'%s/repo'}", test_tmp);
+    json_decref(test_call("index", J(p.ptr)));
+    mn_buf_release(&p);
+    json_t *out = test_call("search", J("{'query':'quokka wombat tally filler','kinds':['code'],"
+                                        "'k':10}"));
+    REQUIRE(out);
+    const json_t *items = json_object_get(out, "items");
+    size_t rare = 0, common = 0, i;
+    const json_t *it;
+    json_array_foreach(items, i, it)
+    {
+        const char *title = json_string_value(json_object_get(it, "title"));
+        int n = title && !strncmp(title, "pad_", 4) ? (int)strtol(title + 4, NULL, 10) : -1;
+        rare += n >= 0 && n < 5;
+        common += n >= 500 && n < 900;
+    }
+    CHECK(rare == 5);
+    CHECK(common == 5);
+    json_decref(out);
+}
+
 static void run_all(void)
 {
     setup();
@@ -338,6 +388,7 @@ static void run_all(void)
     test_path_scoring_words();
     test_name_count_follows_index(); /* it adds a file */
     test_template_and_test_frames(); /* it adds files */
+    test_common_words_tail();        /* it adds 1,100 chunks */
     teardown();
 }
 

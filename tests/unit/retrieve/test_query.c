@@ -145,6 +145,57 @@ static void test_traceback(void)
     mn_arena_release(&a);
 }
 
+/*
+ * The title's own terms (lexical.c counts them one by one to bound the
+ * title's query): each term of title_match, in order, a group of forms
+ * whole, a quote inside a phrase kept; title words that are none of the
+ * query's terms among them (a title of words none counted was ranked whole).
+ */
+static void test_title_terms(void)
+{
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    /* the title's prose words, under more than MN_QUERY_MAX_WORDS identifiers of code */
+    mn_buf t = MN_BUF_INIT;
+    mn_buf_puts(&t, "PairGrid errors with hue assigned in map\n```\n");
+    for (int i = 0; i < MN_QUERY_MAX_WORDS + 16; i++)
+        mn_buf_printf(&t, "grid_value_%c%c = lookup_single_%c%c(key)\n", 'a' + i / 26, 'a' + i % 26,
+                      'a' + i / 26, 'a' + i % 26);
+    mn_buf_puts(&t, "```\n");
+    const char *text = mn_arena_strndup(&a, t.ptr, t.len);
+    mn_buf_release(&t);
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    REQUIRE(q.title_match != NULL);
+    REQUIRE(q.ntitle_terms >= 4);
+    /* joined again they are the title's expression */
+    mn_buf j = MN_BUF_INIT;
+    for (size_t i = 0; i < q.ntitle_terms; i++)
+        mn_buf_printf(&j, "%s%s", i ? " OR " : "", q.title_terms[i]);
+    CHECK(strcmp(j.ptr, q.title_match) == 0);
+    mn_buf_release(&j);
+    CHECK(strcmp(q.title_terms[0], "(\"PairGrid\" OR \"pairgrid\")") == 0);
+    /* a title word the query's terms lack is still one of the title's terms */
+    bool outside = false;
+    for (size_t i = 0; i < q.ntitle_terms; i++) {
+        CHECK(strstr(q.title_terms[i], " OR ") == NULL || q.title_terms[i][0] == '(');
+        bool in_terms = false;
+        for (size_t k = 0; k < q.nterms; k++)
+            in_terms = in_terms || strcmp(q.terms[k].match, q.title_terms[i]) == 0;
+        outside = outside || !in_terms;
+    }
+    CHECK(outside);
+    /* a phrase holding a doubled quote splits at the separators only */
+    const char *quoted = "Say \"x OR y\" here\nmore text below the title\n";
+    REQUIRE_OK(mn_query_analyse(&q, quoted, strlen(quoted), &a));
+    REQUIRE(q.title_match != NULL);
+    mn_buf k = MN_BUF_INIT;
+    for (size_t i = 0; i < q.ntitle_terms; i++)
+        mn_buf_printf(&k, "%s%s", i ? " OR " : "", q.title_terms[i]);
+    CHECK(strcmp(k.ptr, q.title_match) == 0);
+    mn_buf_release(&k);
+    mn_arena_release(&a);
+}
+
 static void test_env_dump_skipped(void)
 {
     mn_arena a = MN_ARENA_INIT;
@@ -558,7 +609,7 @@ static void test_and_plan(void)
 MN_TEST_MAIN(MN_TEST(test_code_shape), MN_TEST(test_names), MN_TEST(test_dotted_and_paths),
              MN_TEST(test_source_links), MN_TEST(test_traceback),
              MN_TEST(test_ipython_message_checklist), MN_TEST(test_env_dump_skipped),
-             MN_TEST(test_about_tests), MN_TEST(test_nothing_to_search),
+             MN_TEST(test_title_terms), MN_TEST(test_about_tests), MN_TEST(test_nothing_to_search),
              MN_TEST(test_fts_query_quoting), MN_TEST(test_template_left_out),
              MN_TEST(test_and_plan), MN_TEST(test_java_trace), MN_TEST(test_js_trace),
              MN_TEST(test_go_trace), MN_TEST(test_rust_trace), MN_TEST(test_native_trace),
