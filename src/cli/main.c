@@ -130,6 +130,12 @@ static const cli_command commands[] = {
      "  --project P          This project only (default: every project).\n"
      "  --merge              Add to a target project that holds memories already\n"
      "                       (refused without it); ids there are kept.\n"},
+    {"remote", NULL, "add NAME URL [--token-env VAR] | list | remove NAME",
+     "Team servers whose memories `context` merges into its answers (POST URL/v1/search with "
+     "the bearer token from $VAR); the local index stays the source of code. See docs/cli.md.",
+     cli_cmd_remote, NULL, NULL,
+     "  --token-env VAR      The variable holding the server's token; only its name\n"
+     "                       is stored.\n"},
     {"mcp", NULL, "[--db PATH|URL]",
      "Serve MCP on stdin and stdout for an agent (newline-delimited JSON-RPC; logs on stderr). "
      "See docs/mcp.md.",
