@@ -224,10 +224,10 @@ static json_t *ask(const char *url, const char *token, const char *query, int64_
     char *body = json_dumps(req, JSON_COMPACT);
     json_t *j = NULL, *items = NULL;
     long status = 0;
-    CURL *c = curl->easy_init();
+    CURL *c = body ? curl->easy_init() : NULL;
     json_decref(req);
     if (!c) {
-        mn_buf_puts(&w, "cannot start a request (libcurl)");
+        mn_buf_puts(&w, body ? "cannot start a request (libcurl)" : "the question is not UTF-8");
         goto out;
     }
     mn_buf_printf(&endpoint, "%s/v1/search", url);
