@@ -169,6 +169,19 @@ static json_t *rows_without_ids(const json_t *rows, size_t skip_first)
     return out;
 }
 
+/* {id: memory} of a list of memories (borrowed values, referenced). */
+static json_t *by_id_of(const json_t *memories)
+{
+    json_t *out = json_object();
+    size_t i;
+    json_t *m;
+    json_array_foreach(memories, i, m)
+    {
+        json_object_set(out, json_string_value(json_object_get(m, "id")), m);
+    }
+    return out;
+}
+
 /* A row's identity across stores: everything but its id, as compact JSON (malloc'd). */
 static char *row_key(const json_t *row)
 {
@@ -194,31 +207,22 @@ static int verify(const char *project, const side *src, const side *dst, const j
             first_difference(&why, a, alen, b, blen);
         }
     } else if (rc == 0) {
-        /* every source memory there, as it was unless the target had its id before */
-        size_t i, j;
-        const json_t *m, *t;
+        /* every source memory there, as it was unless the target had its id before; ids
+         * looked up in a hash (a JSON object), not by scanning */
+        json_t *by_id = by_id_of(dst->memories);
+        size_t i;
+        const json_t *m;
         json_array_foreach(src->memories, i, m)
         {
             const char *id = json_string_value(json_object_get(m, "id"));
-            const json_t *there = NULL;
-            bool kept = false;
-            json_array_foreach(dst->memories, j, t)
-            {
-                if (strcmp(json_string_value(json_object_get(t, "id")), id) == 0) {
-                    there = t;
-                    break;
-                }
-            }
-            json_array_foreach(skipped_ids, j, t)
-            {
-                kept = kept || strcmp(json_string_value(t), id) == 0;
-            }
-            bool found = there != NULL;
-            if (!found || (!kept && !json_equal(m, there))) {
-                mn_buf_printf(&why, "memory '%s' is %s", id, found ? "not the same" : "missing");
+            const json_t *there = json_object_get(by_id, id);
+            bool kept = json_object_get(skipped_ids, id) != NULL;
+            if (!there || (!kept && !json_equal(m, there))) {
+                mn_buf_printf(&why, "memory '%s' is %s", id, there ? "not the same" : "missing");
                 break;
             }
         }
+        json_decref(by_id);
     }
     if (rc == 0 && !why.len) {
         /* every key moved holds the source's value */
@@ -353,21 +357,19 @@ out:
     return rc;
 }
 
-/* The ids the import skipped: the target's own memories of those ids (merge). */
+/* The ids of the source the target had before (merge): {id: true}. */
 static json_t *ids_in(const json_t *src, const json_t *dst)
 {
-    json_t *out = json_array();
-    size_t i, j;
-    const json_t *m, *t;
+    json_t *out = json_object(), *there = by_id_of(dst);
+    size_t i;
+    const json_t *m;
     json_array_foreach(src, i, m)
     {
         const char *id = json_string_value(json_object_get(m, "id"));
-        json_array_foreach(dst, j, t) if (!strcmp(id, json_string_value(json_object_get(t, "id"))))
-        {
-            json_array_append_new(out, json_string(id));
-            break;
-        }
+        if (json_object_get(there, id))
+            json_object_set_new(out, id, json_true());
     }
+    json_decref(there);
     return out;
 }
 
