@@ -47,6 +47,7 @@
 #include "mnemo/agent.h"
 #include "mnemo/api.h"
 #include "agent/agent.h"
+#include "remote/remote.h"
 #include "util/util.h"
 
 #define MAX_CONFIG_FILE (64u << 20)
@@ -77,73 +78,6 @@ static const client clients[] = {
 /* Both kinds of Codex entry's keys: remove takes out a table of either. */
 static const char toml_all_keys[] =
     "command = \"\"\nargs = []\nurl = \"\"\nbearer_token_env_var = \"\"\n";
-
-/* localhost, 127.0.0.0/8 or [::1]: the host part of a URL, up to its port or path */
-static bool host_is_loopback(const char *h, size_t n)
-{
-    if (n == 9 && !strncasecmp(h, "localhost", 9))
-        return true;
-    if (n == 5 && !memcmp(h, "[::1]", 5))
-        return true;
-    if (n < 4 || memcmp(h, "127.", 4) != 0)
-        return false;
-    return strspn(h, "0123456789.") >= n;
-}
-
-/* https://HOST..., or http://HOST... for a loopback host; *loopback says which. */
-static int check_remote(const char *url, const char *var, bool *loopback)
-{
-    size_t n = strlen(url), skip;
-    if (!strncmp(url, "https://", 8))
-        skip = 8;
-    else if (!strncmp(url, "http://", 7))
-        skip = 7;
-    else
-        return mn_error_set(MN_EINVAL,
-                            "remote URL '%.80s' must start with https:// (or http:// "
-                            "for localhost)",
-                            url);
-    if (n > 2048)
-        return mn_error_set(MN_EINVAL, "remote URL is longer than 2048 bytes");
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f || url[i] == '"' || url[i] == '\\' ||
-            url[i] == '$')
-            return mn_error_set(MN_EINVAL,
-                                "remote URL '%.80s' holds a space, quote, $ or control character "
-                                "(clients would expand ${...})",
-                                url);
-    const char *host = url + skip;
-    size_t hn = strcspn(host, "/?#");
-    if (memchr(host, '@', hn))
-        return mn_error_set(MN_EINVAL,
-                            "remote URL '%.80s' holds credentials (user@): give the "
-                            "token with --token-env VAR",
-                            url);
-    size_t name = host[0] == '[' ? strcspn(host, "]") + 1 : strcspn(host, ":/?#");
-    if (name > hn || !name || (host[0] == '[' && host[name - 1] != ']'))
-        return mn_error_set(MN_EINVAL, "remote URL '%.80s' names no host", url);
-    *loopback = host_is_loopback(host, name);
-    if (skip == 7 && !*loopback)
-        return mn_error_set(MN_EINVAL,
-                            "remote URL '%.80s' must use https:// (http:// only for "
-                            "localhost, 127.0.0.1 or [::1])",
-                            url);
-    if (var) {
-        if (!*var || strlen(var) > 128 || isdigit((unsigned char)var[0]) ||
-            strspn(var, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
-                strlen(var))
-            return mn_error_set(MN_EINVAL,
-                                "--token-env '%.40s' is not an environment variable "
-                                "name (letters, digits, _; not a digit first)",
-                                var);
-    } else if (!*loopback) {
-        return mn_error_set(MN_EINVAL,
-                            "remote URL '%.80s' is not on this machine: give "
-                            "--token-env VAR, the variable holding its token",
-                            url);
-    }
-    return 0;
-}
 
 const char *const *mn_setup_clients(void)
 {
@@ -548,7 +482,7 @@ int mn_setup(json_t **out, const mn_setup_options *opts)
     }
     if (opts->remote && !opts->remove) {
         bool loopback;
-        if ((rc = check_remote(opts->remote, opts->token_env, &loopback)) != 0)
+        if ((rc = mn_remote_url_check(opts->remote, opts->token_env, &loopback)) != 0)
             goto out;
     }
     command = opts->command ? mn_strdup(opts->command) : self_command();

@@ -129,6 +129,9 @@ static const struct config_key {
     {"plan.semantic_weight", KEY_RATIO, "0", 0,
      "A plan's final score: (1 - this) x graph + this x semantic, for files with semantic "
      "evidence (0: the graph order alone; docs/internals/plan.md measures both)."},
+    {"remote.timeout_ms", KEY_INT, "2000", 60000,
+     "Longest wait, in ms, for each team server of `mnemo remote` when context asks it for "
+     "memories (0: 2000); one that takes longer is left out of that answer with a note."},
     {"scan.pii", KEY_TEXT, "redact", 16,
      "Personal data (e-mail, phone, card, IBAN, national ids) in what is saved or indexed: "
      "redact (replaced by [REDACTED:<rule>]), quarantine (kept, the memory waits for review "

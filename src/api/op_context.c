@@ -18,6 +18,7 @@
 
 #include "api/api_internal.h"
 #include "api/op_context_extra.h"
+#include "remote/remote.h"
 #include "retrieve/pack.h"
 #include "retrieve/tokens.h"
 #include "store/store_search.h"
@@ -89,6 +90,38 @@ static void after_served(mn_ctx *ctx, json_t *out, const char *session,
         mn_error_clear();
     }
     mn_context_footer(out, served, counter);
+}
+
+/*
+ * The team's remotes (remote/remote.h) take at most REMOTE_SHARE of the
+ * budget B, and only what they fill of it: the local pack gets
+ * B - (tokens of the remote section). With no remote configured, or none
+ * answering, the local pack has the whole budget.
+ */
+#define REMOTE_SHARE 0.4
+
+/*
+ * Put the remotes' section into the answer: after the local pack's text
+ * (before the footer, added later), or in place of its "nothing relevant"
+ * line; tokens counted again on the whole, max_tokens the asked budget.
+ */
+static void merge_remote_text(json_t *out, const mn_remote_answer *r, size_t asked,
+                              const mn_token_counter *counter)
+{
+    const char *md = json_string_value(json_object_get(out, "markdown"));
+    mn_buf b = MN_BUF_INIT;
+    bool relevant = json_is_true(json_object_get(out, "relevant"));
+    if (relevant && md)
+        mn_buf_puts(&b, md);
+    else
+        mn_buf_puts(&b, "# Project memory\n");
+    mn_buf_puts(&b, r->markdown);
+    json_object_set_new(out, "markdown", json_stringn(b.ptr, b.len));
+    json_object_set_new(out, "tokens",
+                        json_integer((json_int_t)mn_tokens_count(counter, b.ptr, b.len)));
+    json_object_set_new(out, "max_tokens", json_integer((json_int_t)asked));
+    json_object_set_new(out, "relevant", json_true());
+    mn_buf_release(&b);
 }
 
 static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
@@ -169,6 +202,17 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
         rc = mn_api__embedder(ctx, true, &e, &semantic_note);
     req.embedder = e;
     req.semantic_note = semantic_note;
+    mn_remote_answer remote = {NULL, NULL, 0};
+    if (rc == 0 && !recall) {
+        double wait_ms = 0;
+        rc = mn_api__config_number(ctx, &wait_ms, "remote.timeout_ms");
+        if (rc == 0)
+            rc = mn_remote_gather(&remote, ctx->store, req.query,
+                                  (size_t)((double)req.max_tokens * REMOTE_SHARE), &counter,
+                                  wait_ms > 0 ? (int64_t)wait_ms : 2000, notes);
+        if (rc == 0)
+            req.max_tokens -= remote.tokens;
+    }
     if (rc == 0)
         rc = mn_api__context_extra_begin(ctx, args, &req, &extra);
     if (rc == 0)
@@ -200,8 +244,13 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
             }
             items = all;
         }
+        if (remote.markdown && *remote.markdown)
+            merge_remote_text(*out, &remote, asked, &counter);
         rc = record_served(ctx, recall ? "recall" : "context", req.query, *out, items, notes);
         json_decref(all);
+        /* after recording: feedback on a remote's memory belongs to its server */
+        if (json_array_size(remote.items))
+            json_array_extend(json_object_get(*out, "items"), remote.items);
         if (rc == 0 && !recall)
             after_served(ctx, *out, session, &counter);
         json_array_extend(json_object_get(*out, "notes"), notes);
@@ -211,6 +260,7 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
         }
     }
     json_decref(notes);
+    mn_remote_answer_release(&remote);
     free(tok_config);
     free(files);
     free(symbols);

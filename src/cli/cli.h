@@ -122,6 +122,8 @@ int cli_cmd_import(const cli_command *cmd, cli_global *g, int argc, char **argv)
 int cli_cmd_call(const cli_command *cmd, cli_global *g, int argc, char **argv);
 int cli_cmd_serve(const cli_command *cmd, cli_global *g, int argc, char **argv);
 int cli_cmd_token(const cli_command *cmd, cli_global *g, int argc, char **argv);
+int cli_cmd_migrate(const cli_command *cmd, cli_global *g, int argc, char **argv);
+int cli_cmd_remote(const cli_command *cmd, cli_global *g, int argc, char **argv);
 int cli_cmd_mcp(const cli_command *cmd, cli_global *g, int argc, char **argv);
 int cli_cmd_setup(const cli_command *cmd, cli_global *g, int argc, char **argv);
 int cli_cmd_hook(const cli_command *cmd, cli_global *g, int argc, char **argv);

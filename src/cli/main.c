@@ -120,6 +120,22 @@ static const cli_command commands[] = {
      "  --name N             A unique name (letters, digits, . _ -); audit rows\n"
      "                       say token:N. Default: P-R-<8 hex>.\n"
      "  --expires AGE|DATE   90d, 12h, 2w from now, or a date; default never.\n"},
+    {"migrate", NULL, "--from LOCATION --to LOCATION [--project P] [--merge]",
+     "Move the team's knowledge to another store (a SQLite path, postgres:// URL or conninfo): "
+     "every project's memories, links, config and audit log, verified by comparing both "
+     "exports. The code index is not moved (mnemo index rebuilds it). See docs/cli.md.",
+     cli_cmd_migrate, NULL, NULL,
+     "  --from LOCATION      The store to read (never written).\n"
+     "  --to LOCATION        The store to write; made when missing.\n"
+     "  --project P          This project only (default: every project).\n"
+     "  --merge              Add to a target project that holds memories already\n"
+     "                       (refused without it); ids there are kept.\n"},
+    {"remote", NULL, "add NAME URL [--token-env VAR] | list | remove NAME",
+     "Team servers whose memories `context` merges into its answers (POST URL/v1/search with "
+     "the bearer token from $VAR); the local index stays the source of code. See docs/cli.md.",
+     cli_cmd_remote, NULL, NULL,
+     "  --token-env VAR      The variable holding the server's token; only its name\n"
+     "                       is stored.\n"},
     {"mcp", NULL, "[--db PATH|URL]",
      "Serve MCP on stdin and stdout for an agent (newline-delimited JSON-RPC; logs on stderr). "
      "See docs/mcp.md.",

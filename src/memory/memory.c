@@ -1135,7 +1135,37 @@ fail:
     return rc;
 }
 
-int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
+/* Checks the schema cannot make, all before anything is written: full ids, each once. */
+static int check_ids(const json_t *mems)
+{
+    mn_map seen = MN_MAP_INIT;
+    const json_t *m;
+    size_t i;
+    int rc = 0;
+    json_array_foreach(mems, i, m)
+    {
+        const char *id = str(m, "id");
+        if (!is_full_id(id)) {
+            rc = mn_error_set(MN_EINVAL, "memories[%zu]: '%s' is not a memory id", i, id);
+            break;
+        }
+        if (mn_map_has(&seen, id)) {
+            rc = mn_error_set(MN_EINVAL, "memories[%zu]: id '%s' appears twice", i, id);
+            break;
+        }
+        mn_map_set(&seen, id, NULL);
+    }
+    mn_map_release(&seen);
+    return rc;
+}
+
+/*
+ * The import itself, inside the caller's transaction: checks, inserts,
+ * links; the counts into *out ({imported, replaced, skipped, links,
+ * redacted}). On failure the caller rolls back.
+ */
+int mn_memory_import_within(json_t **out, mn_store *s, const mn_memory_settings *cfg,
+                            const json_t *in)
 {
     const json_t *mems = json_object_get(in, "memories");
     const char *mode = str(in, "on_conflict") ? str(in, "on_conflict") : "skip";
@@ -1143,32 +1173,14 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
     json_t *m;
     int64_t imported = 0, skipped = 0, replaced = 0, links = 0;
     size_t redactions = 0;
-    char *written = mn_calloc(n ? n : 1, 1);
+    char *written = NULL;
     int rc = 0;
 
-    /* Checks the schema cannot make, all before anything is written. */
-    {
-        mn_map seen = MN_MAP_INIT;
-        json_array_foreach(mems, i, m)
-        {
-            const char *id = str(m, "id");
-            if (!is_full_id(id)) {
-                rc = mn_error_set(MN_EINVAL, "memories[%zu]: '%s' is not a memory id", i, id);
-                break;
-            }
-            if (mn_map_has(&seen, id)) {
-                rc = mn_error_set(MN_EINVAL, "memories[%zu]: id '%s' appears twice", i, id);
-                break;
-            }
-            mn_map_set(&seen, id, NULL);
-        }
-        mn_map_release(&seen);
-        if (rc)
-            goto out_free;
-    }
+    *out = NULL;
+    if ((rc = check_ids(mems)) != 0)
+        return rc;
 
-    if ((rc = mn_store_begin(s)) != 0)
-        goto out_free;
+    written = mn_calloc(n ? n : 1, 1);
     json_array_foreach(mems, i, m)
     {
         /* what is imported passes the same scrub as a save */
@@ -1184,7 +1196,7 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
         if (rc) {
             json_decref(one);
             mn_error_prefix("memories[%zu]", i);
-            goto fail;
+            goto out;
         }
         /* body is optional in the memory shape; stored, it is "" (NOT NULL) */
         if (!json_object_get(one, "body"))
@@ -1205,7 +1217,7 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
         json_decref(one);
         if (rc) {
             mn_error_prefix("memories[%zu]", i);
-            goto fail;
+            goto out;
         }
         written[i] = 1;
     }
@@ -1241,26 +1253,37 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
             continue;
         link_fail:
             mn_error_prefix("memories[%zu].links[%zu]", i, j);
-            goto fail;
+            goto out;
         }
     }
-    json_t *detail = json_pack("{s:I,s:I,s:I,s:I,s:I}", "imported", (json_int_t)imported,
-                               "replaced", (json_int_t)replaced, "skipped", (json_int_t)skipped,
-                               "links", (json_int_t)links, "redacted", (json_int_t)redactions);
-    rc = mn_store_audit(s, cfg->actor, "import", NULL, detail);
+    *out = json_pack("{s:I,s:I,s:I,s:I,s:I}", "imported", (json_int_t)imported, "replaced",
+                     (json_int_t)replaced, "skipped", (json_int_t)skipped, "links",
+                     (json_int_t)links, "redacted", (json_int_t)redactions);
+out:
+    free(written);
+    return rc;
+}
+
+int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
+{
+    json_t *detail = NULL;
+    int rc;
+    /* the ids are checked before the transaction too: a bad file costs no lock */
+    if ((rc = check_ids(json_object_get(in, "memories"))) != 0)
+        return rc;
+    if ((rc = mn_store_begin(s)) != 0)
+        return rc;
+    if ((rc = mn_memory_import_within(&detail, s, cfg, in)) == 0)
+        rc = mn_store_audit(s, cfg->actor, "import", NULL, detail);
     if (rc == 0)
         rc = mn_store_commit(s);
     if (rc) {
         json_decref(detail);
-        goto fail;
+        mn_store_rollback(s);
+        return rc;
     }
     *out = detail;
-    goto out_free;
-fail:
-    mn_store_rollback(s);
-out_free:
-    free(written);
-    return rc;
+    return 0;
 }
 
 int mn_memory_filter_from_json(mn_memory_filter *f, const json_t *in, const char *deleted_default)

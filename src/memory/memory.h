@@ -39,6 +39,13 @@ int mn_memory_update(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
 int mn_memory_forget(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in);
 int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in);
 int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in);
+/**
+ * mn_memory_import inside the caller's write transaction, with no audit row
+ * of its own (mnemo migrate writes one for the whole move); on failure the
+ * caller rolls back. *out: {imported, replaced, skipped, links, redacted}.
+ */
+int mn_memory_import_within(json_t **out, mn_store *s, const mn_memory_settings *cfg,
+                            const json_t *in);
 
 /** Store filter from the list/export input (since, deleted, ...); caller keeps `in` alive. */
 int mn_memory_filter_from_json(mn_memory_filter *f, const json_t *in, const char *deleted_default);

@@ -35,12 +35,16 @@ typedef struct {
     const char *project;   /* project name; default derived from the path */
     const char *root_path; /* repository root recorded for the project */
     bool adopt;            /* make a SQLite database of another program a store (mnemo init only) */
+    /* open no project (project is ignored, none is created): only what belongs to the whole
+     * store answers (mn_store_projects_each, tokens); a project's reads find nothing and its
+     * writes fail (mnemo migrate) */
+    bool any_project;
 } mn_store_options;
 
 #define MN_STORE_OPTIONS_VERSION 1
-#define MN_STORE_OPTIONS_INIT                                           \
-    {                                                                   \
-        MN_STORE_OPTIONS_VERSION, 10000, true, false, NULL, NULL, false \
+#define MN_STORE_OPTIONS_INIT                                                  \
+    {                                                                          \
+        MN_STORE_OPTIONS_VERSION, 10000, true, false, NULL, NULL, false, false \
     }
 
 /*

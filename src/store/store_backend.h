@@ -26,6 +26,7 @@
 #include "store/store_index.h"
 #include "store/store_ingest.h"
 #include "store/store_life.h"
+#include "store/store_migrate.h"
 #include "store/store_review.h"
 #include "store/store_scan.h"
 #include "store/store_search.h"

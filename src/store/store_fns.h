@@ -53,6 +53,9 @@
     X(audit, (mn_store *s, const char *actor, const char *action, const char *target, const json_t *detail), (s, actor, action, target, detail)) \
     X(audit_list, (mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total), (s, f, rows, total)) \
     X(audit_prune_reads, (mn_store *s, int64_t now_ms, int64_t max_age_ms, int64_t max_rows, int64_t added), (s, now_ms, max_age_ms, max_rows, added)) \
+    /* store_migrate.h */ \
+    X(projects_each, (mn_store *s, int (*cb)(void *payload, const mn_project_row *p), void *payload), (s, cb, payload)) \
+    X(audit_put, (mn_store *s, int64_t ts, const char *actor, const char *action, const char *target, const json_t *detail), (s, ts, actor, action, target, detail)) \
     /* store_index.h */ \
     X(file_lookup, (mn_store *s, int64_t *id, char hash[MN_HASH_HEX], const char *path), (s, id, hash, path)) \
     X(file_replace, (mn_store *s, mn_file_rec *f, const mn_file_content *c), (s, f, c)) \

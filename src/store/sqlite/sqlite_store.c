@@ -560,7 +560,8 @@ int mn_sqlite__open(mn_store **out, const char *path, const mn_store_options *op
         const char *name = opts->project     ? opts->project
                            : opts->root_path ? basename(copy)
                                              : "default";
-        rc = ensure_project(s, name, opts->root_path);
+        /* no project: project_id 0 matches no row (ids start at 1) */
+        rc = opts->any_project ? 0 : ensure_project(s, name, opts->root_path);
         free(copy);
         if (rc)
             goto fail;

@@ -1,0 +1,427 @@
+/*
+ * remote.c - the team servers of a local store: kept in the project's
+ * config (remote.h says how), and asked for memories when `context`
+ * answers (mn_remote_gather, called by op_context.c).
+ *
+ * Asking: for each remote in name order, POST URL/v1/search with
+ * {"query": Q, "kinds": ["memory"], "k": REMOTE_K} and "Authorization:
+ * Bearer $VAR", one libcurl request bounded by the timeout (config
+ * remote.timeout_ms, default 2000) for connecting and answering together,
+ * the answer capped at MAX_ANSWER bytes. A remote whose variable is unset,
+ * that cannot be reached, times out, answers another status than 200
+ * (401: a wrong token) or an answer that is not the search's shape costs
+ * one note line naming the remote and why; the answer goes on without it.
+ * The server's project is the one its token opens.
+ *
+ * Packing (the same token budget as the local answer): the remotes'
+ * memories are written as one section, "## From the team (remote NAME)"
+ * per remote, each entry one line "- [kind] title: snippet (NAME:id)",
+ * in the order each server ranked them, an entry taken only while the
+ * section stays within max_tokens (the caller passes REMOTE_SHARE of its
+ * budget and gives the rest to the local pack). Remote entries are marked
+ * with their remote's name in the items and are not recorded in the local
+ * served table: feedback on them belongs to their server.
+ */
+#include "common.h"
+#include <pthread.h>
+
+#include "api/api_internal.h"
+#include "mnemo/remote.h"
+#include "remote/remote.h"
+#include "util/buf.h"
+#include "util/libs.h"
+#include "util/util.h"
+
+#define REMOTE_K      8
+#define MAX_ANSWER    (4u << 20)
+#define SNIPPET_CHARS 300
+#define MAX_REMOTES   16
+
+/* ---- the config rows ---- */
+
+static char *row_key(const char *name)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_printf(&b, "%s%s", MN_REMOTE_KEY_PREFIX, name);
+    return mn_buf_detach(&b);
+}
+
+/* The remotes of the project: [{name, url, token_env}] by name (a row that does not parse is
+ * left out). */
+static int remotes_read(json_t **out, mn_store *s)
+{
+    json_t *all = NULL;
+    int rc = mn_store_config_all(s, &all);
+    *out = NULL;
+    if (rc)
+        return rc;
+    json_t *list = json_array();
+    const char *key;
+    json_t *v;
+    json_object_foreach(all, key, v)
+    {
+        if (strncmp(key, MN_REMOTE_KEY_PREFIX, strlen(MN_REMOTE_KEY_PREFIX)) != 0)
+            continue;
+        json_t *row = json_loads(json_string_value(v) ? json_string_value(v) : "", 0, NULL);
+        const char *url = json_string_value(json_object_get(row, "url"));
+        if (url) {
+            json_t *token_env = json_object_get(row, "token_env");
+            json_array_append_new(
+                list, json_pack("{s:s,s:s,s:O?}", "name", key + strlen(MN_REMOTE_KEY_PREFIX), "url",
+                                url, "token_env", json_is_string(token_env) ? token_env : NULL));
+        }
+        json_decref(row);
+    }
+    json_decref(all);
+    *out = list;
+    return 0;
+}
+
+int mn_remote_add(mn_ctx *ctx, const char *name, const char *url, const char *token_env,
+                  json_t **out)
+{
+    bool loopback = false;
+    char *key = NULL, *had = NULL, *value = NULL;
+    json_t *row = NULL;
+    int rc;
+    *out = NULL;
+    if ((rc = mn_remote_name_check(name)) != 0 ||
+        (rc = mn_remote_url_check(url, token_env, &loopback)) != 0)
+        return rc;
+    /* URL/v1/search is where it is asked: a trailing slash would double */
+    size_t n = strlen(url);
+    while (n > 8 && url[n - 1] == '/')
+        n--;
+    row = json_pack("{s:s%,s:s?}", "url", url, n, "token_env", token_env);
+    value = json_dumps(row, JSON_COMPACT);
+    key = row_key(name);
+    if ((rc = mn_store_begin(ctx->store)) != 0)
+        goto out;
+    rc = mn_store_config_get(ctx->store, &had, key);
+    if (rc == MN_ENOTFOUND) {
+        mn_error_clear();
+        rc = 0;
+    }
+    if (rc == 0)
+        rc = mn_store_config_set(ctx->store, key, value);
+    if (rc == 0)
+        rc =
+            mn_store_audit(ctx->store, ctx->actor, had ? "remote_change" : "remote_add", name, row);
+    if (rc == 0)
+        rc = mn_store_commit(ctx->store);
+    else
+        mn_store_rollback(ctx->store);
+    if (rc == 0) {
+        *out = json_deep_copy(row);
+        json_object_set_new(*out, "name", json_string(name));
+        json_object_set_new(*out, "action", json_string(had ? "changed" : "added"));
+    }
+out:
+    free(key);
+    free(had);
+    free(value);
+    json_decref(row);
+    return rc;
+}
+
+int mn_remote_remove(mn_ctx *ctx, const char *name, json_t **out)
+{
+    char *key = NULL, *had = NULL;
+    int rc;
+    *out = NULL;
+    if ((rc = mn_remote_name_check(name)) != 0)
+        return rc;
+    key = row_key(name);
+    if ((rc = mn_store_begin(ctx->store)) != 0)
+        goto out;
+    rc = mn_store_config_get(ctx->store, &had, key);
+    if (rc == MN_ENOTFOUND)
+        rc = mn_error_set(MN_ENOTFOUND, "no remote named '%s' ('mnemo remote list' shows them)",
+                          name);
+    if (rc == 0)
+        rc = mn_store_config_set(ctx->store, key, NULL);
+    if (rc == 0)
+        rc = mn_store_audit(ctx->store, ctx->actor, "remote_remove", name, NULL);
+    if (rc == 0)
+        rc = mn_store_commit(ctx->store);
+    else
+        mn_store_rollback(ctx->store);
+    if (rc == 0)
+        *out = json_pack("{s:s,s:s}", "name", name, "action", "removed");
+out:
+    free(key);
+    free(had);
+    return rc;
+}
+
+int mn_remote_list(mn_ctx *ctx, json_t **out)
+{
+    json_t *list = NULL;
+    int rc = remotes_read(&list, ctx->store);
+    if (rc)
+        return rc;
+    size_t i;
+    json_t *r;
+    json_array_foreach(list, i, r)
+    {
+        const char *var = json_string_value(json_object_get(r, "token_env"));
+        const char *v = var ? getenv(var) : NULL;
+        json_object_set_new(r, "token_set", json_boolean(v && *v));
+    }
+    *out = json_pack("{s:o}", "remotes", list);
+    return 0;
+}
+
+/* ---- asking ---- */
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static const mn_curl_api *curl; /* NULL: libcurl could not be loaded or initialised */
+
+static void init_curl(void)
+{
+    const mn_curl_api *api = mn_libs_curl();
+    if (api && api->global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK)
+        curl = api;
+}
+
+typedef struct {
+    mn_buf body;
+    bool too_big;
+} answer;
+
+static size_t on_body(char *data, size_t size, size_t n, void *payload)
+{
+    answer *a = payload;
+    size_t len = size * n;
+    if (a->body.len + len > MAX_ANSWER) {
+        a->too_big = true;
+        return 0; /* curl stops: CURLE_WRITE_ERROR */
+    }
+    mn_buf_put(&a->body, data, len);
+    return len;
+}
+
+/* The server's one-line message in an error answer ({"error": {"message"}}), or NULL. */
+static const char *server_message(const json_t *j)
+{
+    const json_t *err = json_object_get(j, "error");
+    return json_is_string(err) ? json_string_value(err)
+                               : json_string_value(json_object_get(err, "message"));
+}
+
+/*
+ * POST the search to one remote: its items (new reference) or NULL with
+ * *why set (malloc'd, one line).
+ */
+static json_t *ask(const char *url, const char *token, const char *query, int64_t timeout_ms,
+                   char **why)
+{
+    char errbuf[CURL_ERROR_SIZE] = "";
+    mn_buf endpoint = MN_BUF_INIT, auth = MN_BUF_INIT, w = MN_BUF_INIT;
+    answer a = {MN_BUF_INIT, false};
+    struct curl_slist *headers = NULL;
+    json_t *req = json_pack("{s:s,s:[s],s:i}", "query", query, "kinds", "memory", "k", REMOTE_K);
+    char *body = json_dumps(req, JSON_COMPACT);
+    json_t *j = NULL, *items = NULL;
+    long status = 0;
+    CURL *c = body ? curl->easy_init() : NULL;
+    json_decref(req);
+    if (!c) {
+        mn_buf_puts(&w, body ? "cannot start a request (libcurl)" : "the question is not UTF-8");
+        goto out;
+    }
+    mn_buf_printf(&endpoint, "%s/v1/search", url);
+    headers = curl->slist_append(headers, "Content-Type: application/json");
+    headers = curl->slist_append(headers, "Accept: application/json");
+    headers = curl->slist_append(headers, "Expect:");
+    if (token) {
+        mn_buf_printf(&auth, "Authorization: Bearer %s", token);
+        headers = curl->slist_append(headers, auth.ptr);
+    }
+    curl->easy_setopt(c, CURLOPT_URL, endpoint.ptr);
+    curl->easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl->easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    curl->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl->easy_setopt(c, CURLOPT_WRITEDATA, &a);
+    curl->easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    curl->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl->easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
+    curl->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms);
+    curl->easy_setopt(c, CURLOPT_USERAGENT, "mnemo/" MNEMO_VERSION);
+    curl->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    /* a redirect would carry the token elsewhere: not followed (the default, said here) */
+    curl->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    CURLcode rc = curl->easy_perform(c);
+    if (rc != CURLE_OK) {
+        if (a.too_big)
+            mn_buf_printf(&w, "answer larger than %u MB", MAX_ANSWER >> 20);
+        else if (rc == CURLE_OPERATION_TIMEDOUT)
+            mn_buf_printf(&w, "no answer within %lld ms (config remote.timeout_ms)",
+                          (long long)timeout_ms);
+        else
+            mn_buf_printf(&w, "unreachable: %s", errbuf[0] ? errbuf : curl->easy_strerror(rc));
+        goto out;
+    }
+    curl->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    j = json_loadb(a.body.ptr ? a.body.ptr : "", a.body.len, 0, NULL);
+    if (status != 200) {
+        const char *msg = server_message(j);
+        mn_buf_printf(&w, "HTTP %ld%s%.200s%s", status, msg ? " (" : "", msg ? msg : "",
+                      msg ? ")" : "");
+        if (status == 401 || status == 403)
+            mn_buf_puts(&w, ": check the token in its variable");
+        goto out;
+    }
+    items = json_object_get(j, "items");
+    if (!json_is_array(items)) {
+        items = NULL;
+        mn_buf_puts(&w, "its answer is not a search result (is it a mnemo server?)");
+        goto out;
+    }
+    json_incref(items);
+out:
+    if (!items) {
+        /* one line: what a server sent may hold anything */
+        for (size_t i = 0; i < w.len; i++)
+            if ((unsigned char)w.ptr[i] < ' ')
+                w.ptr[i] = ' ';
+        *why = mn_buf_detach(&w);
+    }
+    if (c)
+        curl->easy_cleanup(c);
+    curl->slist_free_all(headers);
+    if (auth.ptr)
+        memset(auth.ptr, 0, auth.len); /* the token, gone from memory with the request */
+    mn_buf_release(&auth);
+    mn_buf_release(&endpoint);
+    mn_buf_release(&a.body);
+    mn_buf_release(&w);
+    json_decref(j);
+    free(body);
+    return items;
+}
+
+void mn_remote_answer_release(mn_remote_answer *a)
+{
+    json_decref(a->items);
+    free(a->markdown);
+    memset(a, 0, sizeof(*a));
+}
+
+/* One line of text: control characters and newlines become spaces, at most max bytes (UTF-8
+ * kept whole). */
+static void put_line(mn_buf *b, const char *s, size_t max)
+{
+    size_t n = 0;
+    for (const char *p = s ? s : ""; *p && n < max; p++, n++)
+        mn_buf_putc(b, (unsigned char)*p < ' ' ? ' ' : *p);
+    if (s && strlen(s) > max) {
+        while (b->len && ((unsigned char)b->ptr[b->len - 1] & 0xC0) == 0x80)
+            b->len--; /* a cut character */
+        if (b->len && ((unsigned char)b->ptr[b->len - 1] & 0xC0) == 0xC0)
+            b->len--;
+        b->ptr[b->len] = '\0';
+        mn_buf_puts(b, "...");
+    }
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+int mn_remote_gather(mn_remote_answer *out, mn_store *s, const char *query, size_t max_tokens,
+                     const mn_token_counter *counter, int64_t timeout_ms, json_t *notes)
+{
+    json_t *list = NULL;
+    mn_buf md = MN_BUF_INIT, line = MN_BUF_INIT;
+    memset(out, 0, sizeof(*out));
+    out->items = json_array();
+    int rc = remotes_read(&list, s);
+    if (rc || !json_array_size(list) || !query || !*query)
+        goto out;
+    pthread_once(&curl_once, init_curl);
+    if (!curl) {
+        json_array_append_new(notes, json_string("the team's remotes were not asked: libcurl "
+                                                 "cannot be loaded"));
+        goto out;
+    }
+    size_t i;
+    json_t *r;
+    json_array_foreach(list, i, r)
+    {
+        if (i >= MAX_REMOTES)
+            break;
+        const char *name = jstr(r, "name"), *url = jstr(r, "url");
+        const char *var = json_string_value(json_object_get(r, "token_env"));
+        const char *token = var ? getenv(var) : NULL;
+        char *why = NULL;
+        json_t *items = NULL;
+        bool clean = true;
+        for (const char *p = token; p && *p && clean; p++)
+            clean = (unsigned char)*p > ' ' && *p != 0x7f;
+        if (var && (!token || !*token)) {
+            mn_buf_printf(&line, "remote '%s' not asked: $%s is not set", name, var);
+        } else if (!clean) {
+            /* a line break would end the header and start another */
+            mn_buf_printf(&line,
+                          "remote '%s' not asked: $%s holds a space, line break or control "
+                          "character; it must hold the token alone",
+                          name, var);
+        } else if ((items = ask(url, token, query, timeout_ms, &why)) == NULL) {
+            mn_buf_printf(&line, "remote '%s' (%s) left out: %s", name, url, why);
+        }
+        free(why);
+        if (line.len) {
+            json_array_append_new(notes, json_stringn(line.ptr, line.len));
+            mn_buf_clear(&line);
+            continue;
+        }
+        /* the remote's entries, best first, while the section fits */
+        size_t j, taken = 0;
+        json_t *it;
+        json_array_foreach(items, j, it)
+        {
+            if (strcmp(jstr(it, "type"), "memory") != 0 || !*jstr(it, "id"))
+                continue;
+            size_t mark = md.len;
+            if (!taken)
+                mn_buf_printf(&md, "\n## From the team (remote %s)\n\n", name);
+            mn_buf_puts(&md, "- ");
+            if (*jstr(it, "kind"))
+                mn_buf_printf(&md, "[%s] ", jstr(it, "kind"));
+            put_line(&md, jstr(it, "title"), 200);
+            if (*jstr(it, "snippet") && strcmp(jstr(it, "snippet"), jstr(it, "title")) != 0) {
+                mn_buf_puts(&md, ": ");
+                put_line(&md, jstr(it, "snippet"), SNIPPET_CHARS);
+            }
+            mn_buf_printf(&md, " (%s:", name);
+            put_line(&md, jstr(it, "id"), 40);
+            mn_buf_puts(&md, ")\n");
+            size_t tokens = mn_tokens_count(counter, md.ptr, md.len);
+            if (tokens > max_tokens) {
+                md.len = mark;
+                if (md.ptr)
+                    md.ptr[mark] = '\0';
+                break;
+            }
+            out->tokens = tokens;
+            taken++;
+            json_t *item = json_pack("{s:s,s:s,s:s,s:s,s:O?}", "type", "memory", "id",
+                                     jstr(it, "id"), "remote", name, "title", jstr(it, "title"),
+                                     "score", json_object_get(it, "score"));
+            if (*jstr(it, "kind"))
+                json_object_set_new(item, "kind", json_string(jstr(it, "kind")));
+            json_array_append_new(out->items, item);
+        }
+        json_decref(items);
+    }
+out:
+    out->markdown = md.ptr ? mn_buf_detach(&md) : mn_strdup("");
+    mn_buf_release(&md);
+    mn_buf_release(&line);
+    json_decref(list);
+    return rc;
+}
