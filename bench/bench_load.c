@@ -45,8 +45,8 @@
  * --tolerate unavailable counts a 503 whose code is "unavailable" or
  * "busy" (the retryable errors) as "retryable", not an error;
  * --tolerate down counts a transport failure (connection refused or
- * reset: the server is gone) as "down". After either the client pauses
- * 10 ms before its next op, as a retrying client would.
+ * reset: the server is gone) as "down". After any failure the client
+ * pauses 10 ms before its next op, as a retrying client would.
  *
  * Usage: bench_load --url URL [--url URL...] [--clients N] [--ops M]
  *          [--seconds S] [--mix op=w,...] [--token-env VAR] [--seed N]
@@ -388,10 +388,9 @@ static void one_op(client *cl)
             cl->down[op]++;
         else
             cl->errors++;
-        if (o != RES_ERROR) { /* a short pause, as a client retrying would make (no busy loop) */
-            struct timespec pause = {0, 10 * 1000 * 1000};
-            nanosleep(&pause, NULL);
-        }
+        /* a short pause, as a client retrying would make (no busy loop) */
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
         if (op == OP_SAVE) {
             if (cl->nunacked == cl->unacked_cap) {
                 cl->unacked_cap = cl->unacked_cap ? 2 * cl->unacked_cap : 16;
