@@ -11,6 +11,7 @@
 #   servers  both served the run (each one's /metrics counts /v1 answers)
 #   actor    the audit rows name the token (the bench sent it; the store is
 #            set to serve.auth token, so a request without it is refused)
+#   stop     SIGTERM stops each server with exit 0 (no leak under ASan)
 # The figures it prints are information; the full run (10 x 1,000) and its
 # figures are in bench/README.md.
 set -euo pipefail
@@ -52,6 +53,15 @@ for u in "$url_a" "$url_b"; do
     n=$(grep -E '^mnemo_http_responses_total\{path="/v1",status="200"\}' <<<"$m" | grep -Eo '[0-9]+$' || echo 0)
     [ "${n:-0}" -gt 50 ] || fail "the server at $u answered $n of the run's requests"
 done
+
+# SIGTERM: requests done, every store connection freed, exit 0 (LeakSanitizer under ASan)
+for p in "${servers[@]}"; do
+    kill -TERM "$p"
+    rc=0
+    wait "$p" || rc=$?
+    [ "$rc" = 0 ] || fail "a server stopped with SIGTERM exits $rc"
+done
+servers=()
 
 [ "$failures" -eq 0 ] || {
     echo "$failures check(s) failed" >&2
