@@ -27,9 +27,10 @@
  * - get: one of the client's acknowledged saves (list when it has none).
  *
  * Every request is timed (CLOCK_MONOTONIC, the whole round trip). The
- * baseline, measured first in the same process with the same clients, is
- * GET /healthz: the HTTP round trip with no store work, so the ratios
- * op p50 / healthz p50 cancel the machine's speed (CONVENTIONS.md).
+ * baseline, measured in the same run by the same clients (one before every
+ * tenth op, so under the same load), is GET /healthz: the HTTP round trip
+ * with no store work, so the ratios op p50 / healthz p50 cancel some of
+ * the machine's speed (CONVENTIONS.md).
  *
  * Verification: every acknowledged save is read back by id through
  * /v1/get (split over the clients, round robin over the URLs); a save that
@@ -51,7 +52,7 @@
  * Usage: bench_load --url URL [--url URL...] [--clients N] [--ops M]
  *          [--seconds S] [--mix op=w,...] [--token-env VAR] [--seed N]
  *          [--tolerate unavailable|down] [--acked FILE] [--unacked FILE]
- *          [--no-verify] [--quiet]
+ *          [--no-verify] [--slow MS]
  *        bench_load --url URL... --verify FILE [--token-env VAR]
  * Without --url it prints that it skipped and exits 0 (make bench runs
  * every bench_* program). Exit status: 0, 1 on any error or lost save,
@@ -84,7 +85,9 @@ typedef struct {
     int mix_total;
     char *auth; /* "Authorization: Bearer ..." or NULL */
     uint64_t seed;
-    bool tolerate_unavailable, tolerate_down, verify_saves, quiet;
+    bool tolerate_unavailable, tolerate_down, verify_saves;
+    long slow_ms; /* print each request that takes this long (0: none) */
+    double start; /* when the run started (now_s) */
     const char *acked_path, *unacked_path, *verify_path;
     char run[16]; /* the run's tag */
 } config;
@@ -237,6 +240,13 @@ static outcome request(client *cl, int op, const char *body, json_t **out, doubl
     double t0 = now_s();
     CURLcode rc = curl_easy_perform(cl->h);
     *elapsed = now_s() - t0;
+    if (c->slow_ms > 0 && *elapsed * 1e3 >= c->slow_ms) {
+        long st = 0;
+        curl_easy_getinfo(cl->h, CURLINFO_RESPONSE_CODE, &st);
+        fprintf(stderr, "bench_load: slow: client %d %s %s -> %ld (%s) in %.0f ms at +%.1f s\n",
+                cl->no, op_names[op], base, st, curl_easy_strerror(rc), *elapsed * 1e3,
+                t0 - c->start);
+    }
     if (rc != CURLE_OK) {
         if (c->tolerate_down)
             return RES_DOWN;
@@ -404,27 +414,32 @@ static void one_op(client *cl)
     mn_buf_release(&q);
 }
 
+/* One timed GET /healthz of the next URL: the baseline, taken among the ops so that it meets
+ * the same load of the machine and of the servers. */
+static void healthz(client *cl, long i)
+{
+    char url[600];
+    snprintf(url, sizeof(url), "%s", cl->c->urls[(cl->no + i) % cl->c->nurls]);
+    char *slash = strstr(url, "/v1");
+    if (slash)
+        snprintf(slash, sizeof(url) - (size_t)(slash - url), "/healthz");
+    mn_buf_clear(&cl->resp);
+    curl_easy_setopt(cl->h, CURLOPT_URL, url);
+    curl_easy_setopt(cl->h, CURLOPT_HTTPGET, 1L);
+    double t0 = now_s();
+    if (curl_easy_perform(cl->h) == CURLE_OK)
+        sample_add(&cl->healthz, now_s() - t0);
+}
+
 static void *run_client(void *arg)
 {
     client *cl = arg;
     double end = cl->c->seconds > 0 ? now_s() + cl->c->seconds : 0;
-    /* the baseline: GET /healthz, 50 per client, before any store work */
-    for (int i = 0; i < 50; i++) {
-        char url[600];
-        snprintf(url, sizeof(url), "%s", cl->c->urls[(cl->no + i) % cl->c->nurls]);
-        char *slash = strstr(url, "/v1");
-        if (slash)
-            snprintf(slash, sizeof(url) - (size_t)(slash - url), "/healthz");
-        mn_buf_clear(&cl->resp);
-        curl_easy_setopt(cl->h, CURLOPT_URL, url);
-        curl_easy_setopt(cl->h, CURLOPT_HTTPGET, 1L);
-        double t0 = now_s();
-        if (curl_easy_perform(cl->h) == CURLE_OK)
-            sample_add(&cl->healthz, now_s() - t0);
-    }
     for (long i = 0; cl->c->ops <= 0 || i < cl->c->ops; i++) {
         if (end && now_s() >= end)
             break;
+        if (i % 10 == 0) /* the baseline: one /healthz per 10 ops, not counted as an op */
+            healthz(cl, i / 10);
         one_op(cl);
     }
     return NULL;
@@ -461,7 +476,7 @@ static int usage(const char *msg)
     fprintf(stderr,
             "usage: bench_load --url URL [--url URL...] [--clients N] [--ops M] [--seconds S]\n"
             "         [--mix op=w,...] [--token-env VAR] [--seed N] [--tolerate unavailable|down]\n"
-            "         [--acked FILE] [--unacked FILE] [--no-verify] [--quiet]\n"
+            "         [--acked FILE] [--unacked FILE] [--no-verify] [--slow MS]\n"
             "       bench_load --url URL... --verify FILE [--token-env VAR]\n"
             "URL is a server's REST base, e.g. http://127.0.0.1:7077/v1; ops of the mix:\n"
             "context, search, recall, get, list, save, feedback\n");
@@ -695,9 +710,6 @@ int main(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(NULL);
             return 0;
-        } else if (!strcmp(a, "--quiet")) {
-            c.quiet = true;
-            continue;
         } else if (!strcmp(a, "--no-verify")) {
             c.verify_saves = false;
             continue;
@@ -741,6 +753,10 @@ int main(int argc, char **argv)
                 c.tolerate_down = true;
             else
                 return usage("--tolerate takes unavailable or down");
+        } else if (!strcmp(a, "--slow")) {
+            if ((n = parse_long(v, 1, 3600000)) == LONG_MIN)
+                return usage("--slow takes milliseconds");
+            c.slow_ms = n;
         } else if (!strcmp(a, "--acked")) {
             c.acked_path = v;
         } else if (!strcmp(a, "--unacked")) {
@@ -789,7 +805,7 @@ int main(int argc, char **argv)
         rc = lost == 0 ? 0 : 1;
         goto out;
     }
-    double t0 = now_s();
+    double t0 = c.start = now_s();
     if (run_all(cls, c.clients, run_client) != 0) {
         fprintf(stderr, "bench_load: cannot start the client threads\n");
         goto out;
