@@ -29,6 +29,7 @@
 #include <zlib.h>
 
 #include "store/fields.h"
+#include "store/postgres/pg_index.h"
 #include "store/postgres/pg_internal.h"
 #include "store/postgres/pg_search.h"
 #include "util/util.h"
