@@ -21,8 +21,8 @@
 #            SQLite (a store file).
 set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# shellcheck source=lib/load.sh
-. "$src/tests/pg/lib/load.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/load.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/load.sh"
 load_setup
 
 # The cluster's directory: its own, under /tmp (a unix socket path is short; as root the
@@ -32,7 +32,7 @@ load_cleanup_extra() { bash "$src/scripts/pg_cluster.sh" stop "$pgdir" >/dev/nul
 PG=$(cd / && bash "$src/scripts/pg_cluster.sh" start "$pgdir")
 DB="$PG"
 bindir=/usr/lib/postgresql/15/bin
-[ -x "$bindir/pg_ctl" ] || bindir=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -n 1)")
+[ -x "$bindir/pg_ctl" ] || bindir=$(dirname "$(printf "%s\n" /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -n 1)")
 pg_ctl() { # as the cluster's owner, as pg_cluster.sh runs it
     local owner
     owner=$(stat -c %U "$pgdir/data")

@@ -16,7 +16,7 @@
 # figures are in bench/README.md.
 set -euo pipefail
 : "${MNEMO_TEST_PG:?MNEMO_TEST_PG must name the test cluster (tests/CMakeLists.txt)}"
-# shellcheck source=lib/load.sh
+# shellcheck source-path=SCRIPTDIR source=lib/load.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/load.sh"
 load_setup
 

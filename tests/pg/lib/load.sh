@@ -15,7 +15,7 @@
 # load_whole DB        prints the number of memories of the store that are not
 #                      whole: without their fingerprint, keys, or audit row
 #                      of the save (a half-written save)
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # what it sets is read by the tests that source it
 
 : "${MNEMO:?MNEMO must name the mnemo binary}"
 : "${MNEMO_BENCH_LOAD:?MNEMO_BENCH_LOAD must name the bench_load program (tests/CMakeLists.txt)}"
@@ -43,7 +43,7 @@ load_setup() {
     trap load_cleanup EXIT
     export HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg XDG_CONFIG_HOME=$tmp/config TMPDIR=$tmp/tmp
     mkdir -p "$HOME" "$TMPDIR"
-    cd "$tmp"
+    cd "$tmp" || exit 1
     unset MNEMO_DB MNEMO_NOW_MS MNEMO_PROJECT
 }
 
