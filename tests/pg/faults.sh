@@ -45,11 +45,10 @@ pg_ctl() { # as the cluster's owner, as pg_cluster.sh runs it
 
 # ==== restart ================================================================
 load_token "$DB" load-bot
-load_mix "$DB"
 load_serve "$DB" "$tmp/serve.err"
 pid=$SERVE_PID
 url=$SERVE_URL
-"$MNEMO_BENCH_LOAD" "${BENCH_AUTH[@]}" --url "$url" --clients 4 --seconds 4 --mix "$LOAD_MIX" \
+"$MNEMO_BENCH_LOAD" "${BENCH_AUTH[@]}" --url "$url" --clients 4 --seconds 4 \
     --tolerate unavailable --unacked "$tmp/unacked" >"$tmp/restart.out" 2>&1 &
 bench=$!
 sleep 1.5
@@ -73,7 +72,7 @@ EOF
 )
 echo "saves refused with 503 but stored all the same (their commit answered late): $late of $(wc -l <"$tmp/unacked")"
 kill -0 "$pid" 2>/dev/null || fail "the server died with the database"
-load_bench --url "$url" --clients 4 --ops 50 --mix "$LOAD_MIX" ||
+load_bench --url "$url" --clients 4 --ops 50 ||
     fail "the server does not answer cleanly after the restart (it must reconnect by itself)"
 [ "$(bench_field errors)" = 0 ] || fail "errors after the restart: $(bench_field errors)"
 kill -0 "$pid" 2>/dev/null || fail "the same server process answered"

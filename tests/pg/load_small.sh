@@ -28,13 +28,12 @@ DB="$MNEMO_TEST_PG dbname=$db"
 sql() { psql -X -tA "$DB" -c "$1"; }
 
 load_token "$DB" load-bot
-load_mix "$DB"
 load_serve "$DB" "$tmp/a.err"
 url_a=$SERVE_URL
 load_serve "$DB" "$tmp/b.err"
 url_b=$SERVE_URL
 
-load_bench --url "$url_a" --url "$url_b" --clients 4 --ops 100 --mix "$LOAD_MIX" ||
+load_bench --url "$url_a" --url "$url_b" --clients 4 --ops 100 ||
     fail "bench_load: errors or lost saves (above)"
 [ "$(bench_field errors)" = 0 ] || fail "errors: $(bench_field errors)"
 [ "$(bench_field 'lost saves')" = 0 ] || fail "lost saves: $(bench_field 'lost saves')"

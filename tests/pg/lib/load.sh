@@ -8,9 +8,6 @@
 # load_serve DB LOG    starts `mnemo --db DB serve --port 0` in the background,
 #                      waits for its URL; sets SERVE_PID and SERVE_URL (.../v1)
 # load_bench ARGS...   runs bench_load with the token, output in $tmp/bench.out
-# load_mix DB          the mix of ops the store can serve: the (context,
-#                      search, save, feedback), or get/list/save while the
-#                      PostgreSQL back end cannot search (said loudly)
 # bench_field WORDS    the number after "WORDS" in $tmp/bench.out
 # load_whole DB        prints the number of memories of the store that are not
 #                      whole: without their fingerprint, keys, or audit row
@@ -96,21 +93,6 @@ load_bench() {
     "$MNEMO_BENCH_LOAD" "${BENCH_AUTH[@]}" "$@" >"$tmp/bench.out" 2>&1 || rc=$?
     cat "$tmp/bench.out"
     return "$rc"
-}
-
-load_mix() {
-    local out op
-    LOAD_MIX=context=35,search=35,save=20,feedback=10
-    for op in search context; do
-        if ! out=$("$MNEMO" --db "$1" "$op" "probe words" 2>&1) && [[ $out == *"cannot do mn_store_"* ]]; then
-            LOAD_MIX=
-            break
-        fi
-    done
-    if [ -z "$LOAD_MIX" ]; then
-        echo "NOTE: this build's PostgreSQL back end cannot search yet: get/list/save only ($out)" >&2
-        LOAD_MIX=get=40,list=30,save=30
-    fi
 }
 
 bench_field() {
