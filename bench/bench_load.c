@@ -218,6 +218,8 @@ static void count_error(client *cl, int op, long status, const char *code, const
             cl->nerrs++;
             snprintf(cl->errs[i].key, sizeof(cl->errs[i].key), "%s", key);
             snprintf(cl->errs[i].first, sizeof(cl->errs[i].first), "%s", msg ? msg : "");
+            /* at once, not only in the summary: a run that goes wrong may take long to end */
+            fprintf(stderr, "bench_load: client %d: %s: %s\n", cl->no, key, cl->errs[i].first);
         }
     }
     cl->errs[i].n++;
