@@ -12,7 +12,8 @@
 # it), SERVERS processes of `mnemo serve --port 0` on that one store, then
 # bench_load --url of each server and the options given (default 10 clients
 # x 1,000 ops of the mix). The servers and the temp dir go at the
-# end; the PostgreSQL database stays (its name is printed) for a look.
+# end; the PostgreSQL database stays (its name is printed) for a look. The
+# servers run in an empty directory (no code to index).
 # Exit status: bench_load's.
 set -euo pipefail
 [ $# -ge 4 ] || {
@@ -37,7 +38,11 @@ cleanup() {
 }
 trap cleanup EXIT
 export HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg XDG_CONFIG_HOME=$tmp/config
-mkdir -p "$HOME"
+mkdir -p "$HOME" "$tmp/root"
+# The servers run in an empty directory: the load is the memory path. Run from a checkout,
+# a server's first context would index that code into the store first (half a minute for
+# this repository on PostgreSQL, holding the project's write lock: saves time out meanwhile).
+cd "$tmp/root"
 unset MNEMO_DB MNEMO_PROJECT
 case $kind in
 pg)
