@@ -13,7 +13,8 @@
 # bench_load --url of each server and the options given (default 10 clients
 # x 1,000 ops of the issue's mix). The servers and the temp dir go at the
 # end; the PostgreSQL database stays (its name is printed) for a look. The
-# servers run in an empty directory (no code to index).
+# servers run in an empty directory (no code to index). LOAD_RUN_SET="k=v ..."
+# sets config keys of the store first (embed.provider=off: no built-in model).
 # Exit status: bench_load's.
 set -euo pipefail
 [ $# -ge 4 ] || {
@@ -65,6 +66,11 @@ out=$("$build/mnemo" --db "$db" token create --project load --role writer --name
 LOAD_TOKEN=$(grep -Eo 'mnemo_[0-9a-f]{64}' <<<"$out" | head -n 1)
 export LOAD_TOKEN
 "$build/mnemo" --db "$db" config set serve.auth token >/dev/null
+# LOAD_RUN_SET="key=value ...": config of the store for this run (e.g. embed.provider=off)
+for kv in ${LOAD_RUN_SET:-}; do
+    "$build/mnemo" --db "$db" config set "${kv%%=*}" "${kv#*=}" >/dev/null
+    echo "config: ${kv%%=*} = ${kv#*=}"
+done
 urls=()
 for i in $(seq 1 "$n"); do
     "$build/mnemo" --db "$db" serve --port 0 2>"$tmp/serve$i.err" &
