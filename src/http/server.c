@@ -306,8 +306,16 @@ static void route(mn_http_server *srv, struct MHD_Connection *c, const char *url
         int rc =
             mn_http__authenticate(srv, header(c, MHD_HTTP_HEADER_AUTHORIZATION), &st->principal);
         if (rc) {
+            /* a token is looked up in the store: a store that is down or locked is a
+             * retryable 503 (as for an op, rest.c), not a failure of the server */
+            bool retry = rc == MN_EUNAVAILABLE || rc == MN_EBUSY;
             snprintf(msg, sizeof(msg), "%s", mn_error_last());
-            refuse(r, url, rc == MN_EAUTH ? 401 : 500, msg);
+            if (retry && mn_http__rest_path(url))
+                mn_http__rest_reply_error(r, 503, mn_error_name(rc), msg); /* its own code */
+            else
+                refuse(r, url, rc == MN_EAUTH ? 401 : retry ? 503 : 500, msg);
+            if (retry)
+                r->retry_after = rc == MN_EBUSY ? 1 : 5; /* rest.c's delays */
             mn_error_clear();
             return;
         }
