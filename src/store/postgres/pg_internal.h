@@ -100,7 +100,8 @@ void mn_pg__disconnect(mn_store *s);
     X(memory_neighbours)     \
     X(fingerprints_each)     \
     X(memories_by_uid)       \
-    MN_PG_INDEX_FNS(X)
+    MN_PG_INDEX_FNS(X)       \
+    MN_PG_SEARCH_FNS(X)
 /* Their declarations, from the one list of store functions (store_fns.h). */
 #define MN_PG_DECLARE(name, params, args) int mn_pg__##name params;
 MN_STORE_FUNCTIONS(MN_PG_DECLARE)

@@ -31,6 +31,7 @@
 #include "store/fields.h"
 #include "store/postgres/pg_index.h"
 #include "store/postgres/pg_internal.h"
+#include "store/postgres/pg_search.h"
 #include "util/util.h"
 
 extern const char *const mn_pg_schemas[];
@@ -515,7 +516,8 @@ static int write_side_tables(mn_store *s, int64_t rowid, const json_t *mem)
                               &p, "cannot store a citation")) != 0)
             return rc;
     }
-    return 0;
+    /* the full-text index, as SQLite's triggers keep memories_fts (pg_postings.c) */
+    return mn_pg__postings_memory(s, rowid);
 }
 
 static int pg_memory_insert(mn_store *s, const json_t *mem)
@@ -978,11 +980,16 @@ static int pg_memory_set_deleted(mn_store *s, const char *id, int64_t ms)
         mn_pg__text(&p, NULL);
     mn_pg__text(&p, id);
     mn_pg__int(&p, s->project_id);
-    return change_one(s,
-                      "UPDATE memories SET deleted_at = CASE WHEN $1::bigint IS NULL THEN NULL "
-                      "ELSE coalesce(deleted_at, $1::bigint) END WHERE uid = $2 AND project_id = "
-                      "$3",
-                      &p, "cannot forget memory", missing);
+    int rc = change_one(s,
+                        "UPDATE memories SET deleted_at = CASE WHEN $1::bigint IS NULL THEN NULL "
+                        "ELSE coalesce(deleted_at, $1::bigint) END WHERE uid = $2 AND project_id = "
+                        "$3",
+                        &p, "cannot forget memory", missing);
+    int64_t rowid = rc ? 0 : memory_rowid(s, id);
+    if (rc || rowid <= 0)
+        return rc ? rc : mn_error_last_code();
+    /* a forgotten memory leaves the full-text index, a restored one comes back */
+    return mn_pg__postings_memory(s, rowid);
 }
 
 static int pg_memory_purge(mn_store *s, const char *id)
@@ -991,6 +998,12 @@ static int pg_memory_purge(mn_store *s, const char *id)
     mn_pg_params p = {0};
     char missing[80];
     snprintf(missing, sizeof(missing), "memory '%s' not found", id);
+    int64_t rowid = memory_rowid(s, id);
+    if (rowid <= 0)
+        return mn_error_last_code();
+    int rc = mn_pg__postings_del(s, MN_FTS_MEMORIES, rowid);
+    if (rc)
+        return rc;
     mn_pg__text(&p, id);
     mn_pg__int(&p, s->project_id);
     return change_one(s, "DELETE FROM memories WHERE uid = $1 AND project_id = $2", &p,

@@ -1,0 +1,95 @@
+/*
+ * pg_search.h - full-text search on PostgreSQL: the postings that stand
+ * for SQLite's FTS5 tables (pg_postings.c) and the searches of
+ * store_search.h over them (pg_search.c).
+ *
+ * A row of a full-text table (a memory, a code chunk, a file path, a
+ * file's history) is indexed by mn_pg__postings_put with its fields in the
+ * order of the FTS5 table's columns (schema_v3.sql, v7: memories_fts's
+ * title, keywords, body, context; chunks_fts's path, names, signature,
+ * doc, body; files_fts's path; history_fts's subjects). Terms and
+ * positions come from text/tokenize.h exactly as the "mnemo" FTS5
+ * tokenizer makes them (sqlite/fts_tokenizer.c), so a query finds the
+ * same rows on both back ends and BM25 sees the same counts. Every write
+ * runs in the caller's transaction; the table's N and total length
+ * (fts_stats) move in it too.
+ */
+#ifndef MN_PG_SEARCH_H
+#define MN_PG_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store_search.h"
+#include "util/vec.h"
+
+/* The history of files (SQLite's history_fts, schema v7): a table of its own here. */
+#define MN_PG_FTS_HISTORY ((mn_fts_table)3)
+#define MN_PG_FTS_TABLES  4
+
+/**
+ * Index one row: (re)write its postings from nfields fields (fields[i]
+ * NULL or lens[i] 0: an empty field), replacing what the row had. Needs a
+ * transaction.
+ */
+int mn_pg__postings_put(mn_store *s, mn_fts_table table, int64_t rowid, const char *const *fields,
+                        const size_t *lens, size_t nfields);
+
+/** Take a row out of the index (nothing when it is not in). Needs a transaction. */
+int mn_pg__postings_del(mn_store *s, mn_fts_table table, int64_t rowid);
+
+/**
+ * A memory's postings from its row as it stands now (memories_fts_src of
+ * schema_v3.sql: title, keywords, body, context), or none when it is
+ * soft-deleted or gone: what SQLite's triggers do on insert, update and
+ * delete. Needs a transaction.
+ */
+int mn_pg__postings_memory(mn_store *s, int64_t rowid);
+
+/* ---- queries (pg_fts.c) ---- */
+
+/* An FTS5 query expression, parsed: its phrases (numbered as FTS5 numbers them) and terms. */
+typedef struct mn_pg_fts mn_pg_fts;
+
+/** Parse match (MN_EINVAL, with a message, for syntax mnemo never makes or a bad query). */
+int mn_pg__fts_parse(const char *match, mn_pg_fts **out);
+void mn_pg__fts_free(mn_pg_fts *q);
+size_t mn_pg__fts_nphrases(const mn_pg_fts *q);
+
+typedef struct {
+    mn_fts_table table;
+    int64_t from, to; /* rows with from <= rowid < to */
+    bool score;       /* compute bm25 (else: only which rows match) */
+    size_t ncols;     /* fields of the table */
+    size_t nweights;  /* weight sets (1 or 2): one score each */
+    const double *weights[2], *defaults[2];
+    const double *idf; /* as mn_memory_query.idf */
+    size_t nidf;
+} mn_pg_fts_opts;
+
+typedef struct {
+    int64_t rowid;
+    int flags;       /* fts_docs.flags (1: a memory whose title starts its body) */
+    double score[2]; /* bm25 under each weight set, > 0 */
+} mn_pg_fts_row;
+
+typedef MN_VEC(mn_pg_fts_row) mn_pg_fts_rows;
+
+/** The rows of o->table matching q, in row id order, with their scores. */
+int mn_pg__fts_run(mn_store *s, const mn_pg_fts *q, const mn_pg_fts_opts *o, mn_pg_fts_rows *out);
+
+/* The functions of store_fns.h that pg_search.c implements (pg_internal.h's MN_PG_OTHER_FILES). */
+#define MN_PG_SEARCH_FNS(X) \
+    X(fts_count)            \
+    X(fts_tidy)             \
+    X(memory_sizes_prepare) \
+    X(search_memories)      \
+    X(conversation_counts)  \
+    X(memories_at_paths)    \
+    X(memories_created)     \
+    X(memories_by_rowid)    \
+    X(episode_neighbours)   \
+    X(memory_body)
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * test_pg_search.c - full-text search on PostgreSQL ranks like SQLite's
+ * FTS5 (issue 24): the same memories saved in a SQLite store and in a
+ * PostgreSQL one (registered as pg/pg_search, label pg, on the cluster
+ * MNEMO_TEST_PG names) give, for a set of queries, the same memories in
+ * the same order with the same bm25 (within 1e-9), the same match counts
+ * and the same conversation counts. The queries cover what retrieve/
+ * builds: free text OR-ed, identifiers (phrases of their pieces, or the
+ * whole), AND plans, given idfs, the newest share, filters (kind, level,
+ * status, tag, path glob) strict enough for the second, exact pass, and
+ * memories edited, forgotten, restored and purged after saving.
+ */
+#include "common.h"
+#include <math.h>
+
+#include "store/store.h"
+#include "store/store_search.h"
+#include "test.h"
+#include "test_json.h"
+#include "test_store.h"
+
+typedef struct {
+    const char *kind, *title, *body, *situation, *tags, *paths, *keywords, *session;
+    int level;
+} mem_spec;
+
+/* A corpus with the shapes ranking meets: identifiers, repeated words, titles that start their
+ * body (derived titles), tags and paths, a French text (two stems), exact ties. */
+static const mem_spec CORPUS[] = {
+    {"fact", "Parse HTTP headers with parseHttpHeader", "parse_http_header splits the header line",
+     NULL, "[\"http\",\"parser\"]", "[\"src/http/parse.c\"]", "[\"header\"]", NULL, 1},
+    {"gotcha", "Flaky HTTP tests", "Retries hide flaky http header parsing in tests",
+     "CI runs the suite twice", "[\"ci\"]", "[\"tests/http/test_parse.c\"]", NULL, NULL, 1},
+    {"decision", "Use SQLite WAL", "We chose WAL mode for concurrency of readers and writers", NULL,
+     "[\"store\"]", "[\"src/store/sqlite.c\"]", "[\"wal\",\"journal\"]", NULL, 2},
+    {"fact", "The cache is warmed at startup", "The cache is warmed at startup by the loader", NULL,
+     NULL, NULL, NULL, NULL, 1},
+    {"pattern", "Retry with backoff", "Retry network calls with exponential backoff and jitter",
+     "timeouts on the http client", "[\"http\",\"network\"]", "[\"src/net/retry.c\"]", NULL, NULL,
+     2},
+    {"episode", "user asked about the header parser",
+     "The header parser fails on folded lines; we fixed parse_http_header", NULL, NULL, NULL, NULL,
+     "sess-1", 1},
+    {"episode", "assistant answered", "Folded header lines are joined before parsing", NULL, NULL,
+     NULL, NULL, "sess-1", 1},
+    {"episode", "user asked about WAL", "Why does the store use WAL and not rollback journal", NULL,
+     NULL, NULL, NULL, "sess-2", 1},
+    {"rule", "Never log passwords", "Passwords and tokens are redacted before logging", NULL,
+     "[\"security\"]", "[\"src/util/log.c\"]", "[\"secret\",\"redact\"]", NULL, 0},
+    {"fact", "La base de données utilise le journal", "Les écritures passent par le journal WAL",
+     NULL, NULL, NULL, NULL, NULL, 1},
+    {"fact", "Duplicate wording one", "tokens budget for context packing", NULL, NULL, NULL, NULL,
+     NULL, 1},
+    {"fact", "Duplicate wording two", "tokens budget for context packing", NULL, NULL, NULL, NULL,
+     NULL, 1},
+    {"fact", "Duplicate wording one", "tokens budget for context packing", NULL, NULL, NULL, NULL,
+     NULL, 1},
+    {"gotcha", "Header case matters in tests", "HTTP header names compare case-insensitively", NULL,
+     "[\"http\"]", "[\"tests/http/test_case.c\"]", NULL, NULL, 1},
+    {"decision", "Parser written by hand", "A hand-written parser for headers beats a generator",
+     NULL, "[\"parser\"]", "[\"src/http/parse.c\"]", NULL, NULL, 2},
+    {"fact", "Indexing runs in a worker", "The index worker parses files and writes chunks", NULL,
+     NULL, "[\"src/index/worker.c\"]", NULL, NULL, 1},
+};
+
+#define NCORPUS MN_ARRAY_SIZE(CORPUS)
+
+static json_t *memory_json(size_t i, const mem_spec *m)
+{
+    char id[32];
+    snprintf(id, sizeof(id), "01J00000000000000000000%03zu", i);
+    json_t *j = J("{'kind':'fact','level':'L1','title':'','body':'',"
+                  "'provenance':{'source':'manual'},'status':'active','confidence':0.9,"
+                  "'created_at':'2026-01-01T00:00:00.000Z','updated_at':'2026-01-01T00:00:00.000Z',"
+                  "'counters':{'hits':0,'used':0,'ignored':0},'context':{},'scope':{}}");
+    char level[4];
+    snprintf(level, sizeof(level), "L%d", m->level);
+    json_object_set_new(j, "id", json_string(id));
+    json_object_set_new(j, "kind", json_string(m->kind));
+    json_object_set_new(j, "level", json_string(level));
+    json_object_set_new(j, "title", json_string(m->title));
+    json_object_set_new(j, "body", json_string(m->body));
+    json_t *ctx = json_object_get(j, "context"), *scope = json_object_get(j, "scope");
+    if (m->situation)
+        json_object_set_new(ctx, "situation", json_string(m->situation));
+    if (m->keywords)
+        json_object_set_new(ctx, "trigger_keywords", json_loads(m->keywords, 0, NULL));
+    if (m->tags)
+        json_object_set_new(scope, "tags", json_loads(m->tags, 0, NULL));
+    if (m->paths)
+        json_object_set_new(scope, "paths", json_loads(m->paths, 0, NULL));
+    if (m->session)
+        json_object_set_new(json_object_get(j, "provenance"), "session", json_string(m->session));
+    return j;
+}
+
+static int write_all(mn_store *s)
+{
+    int rc = mn_store_begin(s);
+    for (size_t i = 0; i < NCORPUS && rc == 0; i++) {
+        json_t *j = memory_json(i, &CORPUS[i]);
+        rc = mn_store_memory_insert(s, j);
+        json_decref(j);
+    }
+    /* after saving: an edit (new text), a forget, a forget undone, a purge */
+    if (rc == 0) {
+        json_t *j = memory_json(3, &CORPUS[3]);
+        json_object_set_new(j, "body",
+                            json_string("The cache is warmed lazily on the first http "
+                                        "request, not at startup"));
+        rc = mn_store_memory_replace(s, j);
+        json_decref(j);
+    }
+    if (rc == 0)
+        rc = mn_store_memory_set_deleted(s, "01J00000000000000000000004", 1000);
+    if (rc == 0)
+        rc = mn_store_memory_set_deleted(s, "01J00000000000000000000008", 1000);
+    if (rc == 0)
+        rc = mn_store_memory_set_deleted(s, "01J00000000000000000000008", 0);
+    if (rc == 0)
+        rc = mn_store_memory_purge(s, "01J00000000000000000000015");
+    if (rc == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
+typedef struct {
+    char uid[32][32];
+    double score[32];
+    size_t n;
+} hits;
+
+static int collect(void *payload, const mn_memory_hit *h)
+{
+    hits *o = payload;
+    if (o->n < 32) {
+        snprintf(o->uid[o->n], sizeof(o->uid[0]), "%s", h->uid);
+        o->score[o->n++] = h->bm25;
+    }
+    return 0;
+}
+
+static void same_hits(const char *what, const hits *a, const hits *b)
+{
+    bool same = a->n == b->n;
+    for (size_t i = 0; same && i < a->n; i++)
+        same = strcmp(a->uid[i], b->uid[i]) == 0 && fabs(a->score[i] - b->score[i]) <= 1e-9;
+    if (!same) {
+        fprintf(stderr, "%s: sqlite and postgresql differ\n", what);
+        for (size_t i = 0; i < a->n || i < b->n; i++)
+            fprintf(stderr, "  %-28s %.12f | %-28s %.12f\n", i < a->n ? a->uid[i] : "-",
+                    i < a->n ? a->score[i] : 0, i < b->n ? b->uid[i] : "-",
+                    i < b->n ? b->score[i] : 0);
+    }
+    CHECK(same);
+}
+
+typedef struct {
+    mn_store *lite, *pg;
+    size_t compared; /* hits compared in all: the queries must find something */
+    size_t second;   /* queries whose answer went past pass 1's candidates */
+} pair;
+
+static void compare(pair *p, const char *what, const mn_memory_query *q)
+{
+    hits a = {0}, b = {0};
+    CHECK_OK(mn_store_search_memories(p->lite, q, collect, &a));
+    CHECK_OK(mn_store_search_memories(p->pg, q, collect, &b));
+    same_hits(what, &a, &b);
+    p->compared += a.n;
+    int64_t ca = -1, cb = -2, na = -1, nb = -2;
+    CHECK_OK(mn_store_fts_count(p->lite, MN_FTS_MEMORIES, q->match, &ca, &na));
+    CHECK_OK(mn_store_fts_count(p->pg, MN_FTS_MEMORIES, q->match, &cb, &nb));
+    if (ca != cb || na != nb)
+        fprintf(stderr, "%s: counts %lld/%lld vs %lld/%lld\n", what, (long long)ca, (long long)na,
+                (long long)cb, (long long)nb);
+    CHECK(ca == cb && na == nb);
+}
+
+/* the conversations and their counts, folded into one number */
+static int count_conv(void *payload, const char *conv, int64_t n)
+{
+    int64_t *t = payload;
+    *t += n * 1000 + (int64_t)strlen(conv);
+    return 0;
+}
+
+static void text_query(mn_buf *b, const char *text)
+{
+    mn_buf_truncate(b, 0);
+    mn_store_fts_text_query(b, text, strlen(text), 0);
+}
+
+static void test_ranks_like_sqlite(void)
+{
+    char dir[] = "/tmp/mnemo_pgsearch_XXXXXX";
+    REQUIRE(test_store_pg() != NULL);
+    REQUIRE(mkdtemp(dir) != NULL);
+    mn_buf path = MN_BUF_INIT;
+    mn_buf_printf(&path, "%s/lite.db", dir);
+    char *loc = test_store_new(NULL);
+    REQUIRE(loc);
+    pair p = {NULL, NULL, 0, 0};
+    REQUIRE_OK(mn_store_open(&p.lite, path.ptr, NULL));
+    REQUIRE_OK(mn_store_open(&p.pg, loc, NULL));
+    REQUIRE_OK(write_all(p.lite));
+    REQUIRE_OK(write_all(p.pg));
+
+    mn_buf m = MN_BUF_INIT;
+    static const char *const texts[] = {
+        "http header parsing",
+        "parseHttpHeader",
+        "parse_http_header folded lines",
+        "parsehttpheader",
+        "why WAL journal",
+        "base de données journal",
+        "tokens budget context",
+        "cache warmed startup http",
+        "passwords secret redact",
+        "retry backoff network http client timeouts",
+    };
+    for (size_t i = 0; i < MN_ARRAY_SIZE(texts); i++) {
+        text_query(&m, texts[i]);
+        mn_memory_query q = {.match = m.ptr, .limit = 10};
+        compare(&p, texts[i], &q);
+        /* a small limit with strict filters: pass 1 keeps too few, pass 2 runs */
+        mn_memory_query f = {
+            .match = m.ptr, .limit = 2, .kinds = {"gotcha", "decision"}, .nkinds = 2};
+        compare(&p, "kinds", &f);
+        mn_memory_query g = {.match = m.ptr, .limit = 3, .tags = {"http"}, .ntags = 1};
+        compare(&p, "tags", &g);
+        mn_memory_query h = {.match = m.ptr,
+                             .limit = 5,
+                             .paths = {"src/http/*"},
+                             .npaths = 1,
+                             .paths_keep_l0 = true};
+        compare(&p, "paths", &h);
+        mn_memory_query l = {.match = m.ptr,
+                             .limit = 5,
+                             .levels = {1, 2},
+                             .nlevels = 2,
+                             .statuses = {"active"},
+                             .nstatuses = 1};
+        compare(&p, "levels", &l);
+        mn_memory_query w = {.match = m.ptr, .limit = 10, .weights = {1, 1, 2, 0.3}};
+        compare(&p, "weights", &w);
+    }
+    /* terms, an AND plan, given idfs (NAN: counted), the newest share */
+    const char *terms[] = {"header", "http", "parser"};
+    mn_buf_truncate(&m, 0);
+    mn_store_fts_query(&m, terms, 3);
+    mn_memory_query t = {.match = m.ptr, .limit = 10};
+    compare(&p, "terms", &t);
+    double idf[3] = {0.5, NAN, 2.0};
+    mn_memory_query ti = {.match = m.ptr, .limit = 10, .idf = idf, .nidf = 3};
+    compare(&p, "idf", &ti);
+    mn_memory_query tn = {.match = m.ptr, .limit = 10, .idf = idf, .nidf = 3, .newest = 0.5};
+    compare(&p, "newest", &tn);
+    mn_memory_query and = {.match = "\"header\" AND (\"parse_http_header\" OR \"parsehttpheader\")",
+                           .limit = 10};
+    compare(&p, "and", &and);
+
+    /* conversations of the matching episodes */
+    text_query(&m, "header parser folded");
+    mn_memory_query cq = {.match = m.ptr};
+    int64_t conv[2] = {0, 0};
+    mn_store *both[2] = {p.lite, p.pg};
+    for (int k = 0; k < 2; k++)
+        CHECK_OK(mn_store_conversation_counts(both[k], &cq, count_conv, &conv[k]));
+    CHECK(conv[0] > 0 && conv[0] == conv[1]);
+    printf("%zu hits compared\n", p.compared);
+    CHECK(p.compared > 120);
+
+    mn_buf_release(&m);
+    mn_store_free(p.lite);
+    mn_store_free(p.pg);
+    free(loc);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    mn_buf_release(&path);
+}
+
+static void test_cleanup(void)
+{
+    test_store_drop_all();
+}
+
+MN_TEST_MAIN(MN_TEST(test_ranks_like_sqlite), MN_TEST(test_cleanup))
