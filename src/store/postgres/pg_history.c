@@ -13,6 +13,7 @@
 #include "common.h"
 
 #include "store/postgres/pg_index.h"
+#include "store/postgres/pg_search.h"
 #include "store/store_index.h"
 
 int mn_pg__history_head(mn_store *s, char **out)
@@ -70,6 +71,37 @@ static int run(mn_store *s, const char *sql, int nargs, int64_t arg, const char 
     return mn_pg__exec(s, sql, &p, what);
 }
 
+/* The per-path documents written again from the commits (newest subject first), and their
+ * postings (MN_PG_FTS_HISTORY: what SQLite's history_fts triggers keep). */
+static int history_docs(mn_store *s)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    PGresult *r = mn_pg__run(
+        s,
+        "INSERT INTO history_docs(project_id, path, subjects) SELECT $1, f.path, "
+        "string_agg(c.subject, E'\\n' ORDER BY c.time DESC, c.id) FROM history_commits c "
+        "JOIN history_files f ON f.commit_id = c.id WHERE c.project_id = $1 "
+        "GROUP BY f.path ORDER BY f.path RETURNING id, subjects",
+        &p, "cannot rebuild the history documents");
+    if (!r)
+        return mn_error_last_code();
+    int rc = 0, n = pg(s)->pq->ntuples(r);
+    if (n > 0) {
+        int64_t *ids = mn_calloc((size_t)n, sizeof(int64_t));
+        const char **docs = mn_calloc((size_t)n, sizeof(char *));
+        for (int i = 0; i < n; i++) {
+            ids[i] = mn_pg__col_int(s, r, i, 0);
+            docs[i] = mn_pg__col(s, r, i, 1);
+        }
+        rc = mn_pg__postings_put_rows(s, MN_PG_FTS_HISTORY, (size_t)n, ids, docs, NULL, 1);
+        free(docs);
+        free(ids);
+    }
+    pg(s)->pq->clear(r);
+    return rc;
+}
+
 int mn_pg__history_finish(mn_store *s, const char *head, size_t keep)
 {
     MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
@@ -82,19 +114,12 @@ int mn_pg__history_finish(mn_store *s, const char *head, size_t keep)
                  "DELETE FROM history_commits WHERE project_id = $1 AND id NOT IN (SELECT id FROM "
                  "history_commits WHERE project_id = $1 ORDER BY time DESC, id LIMIT $2)",
                  2, (int64_t)keep, NULL, "cannot prune the history");
-    /* TODO(pgsearch): the documents' postings, when history search has them */
+    if (rc == 0)
+        rc = mn_pg__postings_clear(s, MN_PG_FTS_HISTORY);
     if (rc == 0)
         rc = run(s, "DELETE FROM history_docs WHERE project_id = $1", 1, 0, NULL,
                  "cannot rebuild the history documents");
-    /* newest subject first within a document */
-    if (rc == 0)
-        rc = run(s,
-                 "INSERT INTO history_docs(project_id, path, subjects) SELECT $1, f.path, "
-                 "string_agg(c.subject, E'\\n' ORDER BY c.time DESC, c.id) FROM history_commits c "
-                 "JOIN history_files f ON f.commit_id = c.id WHERE c.project_id = $1 "
-                 "GROUP BY f.path ORDER BY f.path",
-                 1, 0, NULL, "cannot rebuild the history documents");
-    return rc;
+    return rc ? rc : history_docs(s);
 }
 
 int mn_pg__history_clear(mn_store *s)
@@ -113,11 +138,13 @@ int mn_pg__history_clear(mn_store *s)
     if (rc)
         return rc;
     /* the commits' paths go with them (ON DELETE CASCADE) */
-    rc = run(s,
-             "WITH d AS (DELETE FROM history_docs WHERE project_id = $1), c AS (DELETE FROM "
-             "history_commits WHERE project_id = $1) DELETE FROM history_state WHERE "
-             "project_id = $1",
-             1, 0, NULL, "cannot forget the history");
+    rc = mn_pg__postings_clear(s, MN_PG_FTS_HISTORY);
+    if (rc == 0)
+        rc = run(s,
+                 "WITH d AS (DELETE FROM history_docs WHERE project_id = $1), c AS (DELETE FROM "
+                 "history_commits WHERE project_id = $1) DELETE FROM history_state WHERE "
+                 "project_id = $1",
+                 1, 0, NULL, "cannot forget the history");
     if (rc) {
         mn_store_rollback(s);
         return rc;

@@ -26,6 +26,7 @@
 #include <fnmatch.h>
 
 #include "store/postgres/pg_index.h"
+#include "store/postgres/pg_search.h"
 #include "store/store_index.h"
 #include "util/map.h"
 #include "util/vec.h"
@@ -132,20 +133,33 @@ void mn_pg__file_row(mn_store *s, const PGresult *r, int row, mn_file_rec *f)
 /*
  * Drop what a file's content produced before it is stored again: its
  * outgoing edges (of the file and of its symbols), chunks and declared
- * names, in one statement (data-modifying CTEs all run, read or not).
- * TODO(pgsearch): the dropped chunks' postings (mn_pg__postings_del).
+ * names, in one statement (data-modifying CTEs all run, read or not); then
+ * the chunks' postings.
  */
 static int clear_file(mn_store *s, int64_t id)
 {
     mn_pg_params p = {0};
     mn_pg__int(&p, id);
-    return mn_pg__exec(s,
-                       "WITH e1 AS (DELETE FROM edges WHERE src_kind = 'file' AND src_id = $1), "
-                       "e2 AS (DELETE FROM edges WHERE src_kind = 'symbol' AND src_id IN "
-                       "(SELECT id FROM symbols WHERE file_id = $1)), "
-                       "d AS (DELETE FROM declared_names WHERE file_id = $1) "
-                       "DELETE FROM chunks WHERE file_id = $1",
-                       &p, "cannot update the index");
+    PGresult *r =
+        mn_pg__run(s,
+                   "WITH e1 AS (DELETE FROM edges WHERE src_kind = 'file' AND src_id = $1), "
+                   "e2 AS (DELETE FROM edges WHERE src_kind = 'symbol' AND src_id IN "
+                   "(SELECT id FROM symbols WHERE file_id = $1)), "
+                   "d AS (DELETE FROM declared_names WHERE file_id = $1) "
+                   "DELETE FROM chunks WHERE file_id = $1 RETURNING id",
+                   &p, "cannot update the index");
+    if (!r)
+        return mn_error_last_code();
+    int n = pq(s)->ntuples(r), rc = 0;
+    if (n > 0) {
+        int64_t *ids = mn_calloc((size_t)n, sizeof(int64_t));
+        for (int i = 0; i < n; i++)
+            ids[i] = mn_pg__col_int(s, r, i, 0);
+        rc = mn_pg__postings_del_rows(s, MN_FTS_CHUNKS, ids, (size_t)n);
+        free(ids);
+    }
+    pq(s)->clear(r);
+    return rc;
 }
 
 /* The old symbols of one qualified name, in id order, and how many were reused. */
@@ -354,10 +368,47 @@ static int put_edges(mn_store *s, int64_t file_id, const mn_file_content *c, con
         &p, "cannot store a reference");
 }
 
-/* The chunks, with the ids new_ids gave them. TODO(pgsearch): their postings. */
-static int put_chunks(mn_store *s, int64_t file_id, const mn_file_content *c,
+/*
+ * The chunks' postings: the columns of chunks_fts_src (schema_v3.sql) path,
+ * names ("name", or "name qualified_name" when they differ; none without a
+ * symbol), signature, doc, body.
+ */
+static int index_chunks(mn_store *s, const char *path, const mn_file_content *c, const int64_t *ids)
+{
+    const char **fields = mn_calloc(c->nchunks * 5, sizeof(char *));
+    char **names = mn_calloc(c->nchunks, sizeof(char *));
+    for (size_t i = 0; i < c->nchunks; i++) {
+        const mn_chunk_rec *k = &c->chunks[i];
+        const mn_symbol_rec *y =
+            k->symbol >= 0 && (size_t)k->symbol < c->nsymbols ? &c->symbols[k->symbol] : NULL;
+        const char **f = fields + i * 5;
+        f[0] = path;
+        if (y) {
+            const char *qn = y->qualified_name ? y->qualified_name : y->name;
+            mn_buf b = MN_BUF_INIT;
+            mn_buf_puts(&b, y->name);
+            if (strcmp(qn, y->name) != 0)
+                mn_buf_printf(&b, " %s", qn);
+            names[i] = mn_buf_detach(&b);
+            f[1] = names[i];
+            f[2] = y->signature;
+            f[3] = y->docstring;
+        }
+        f[4] = k->text ? k->text : "";
+    }
+    int rc = mn_pg__postings_put_rows(s, MN_FTS_CHUNKS, c->nchunks, ids, fields, NULL, 5);
+    for (size_t i = 0; i < c->nchunks; i++)
+        free(names[i]);
+    free(names);
+    free(fields);
+    return rc;
+}
+
+/* The chunks, with the ids new_ids gave them, and their postings. */
+static int put_chunks(mn_store *s, const mn_file_rec *file, const mn_file_content *c,
                       const int64_t *sym_ids, const int64_t *ids)
 {
+    int64_t file_id = file->id;
     mn_pg_array a[6];
     for (size_t j = 0; j < MN_ARRAY_SIZE(a); j++)
         a[j] = (mn_pg_array)MN_PG_ARRAY_INIT;
@@ -380,12 +431,13 @@ static int put_chunks(mn_store *s, int64_t file_id, const mn_file_content *c,
         mn_pg__array_param(&p, &a[j]);
         mn_pg__array_release(&a[j]);
     }
-    return mn_pg__exec(s,
-                       "INSERT INTO chunks(id, project_id, file_id, symbol_id, start_line, "
-                       "end_line, text, content_hash) SELECT u.id, $1, $2, u.sym, u.sl, u.el, "
-                       "u.t, u.h FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], "
-                       "$6::bigint[], $7::text[], $8::text[]) AS u(id, sym, sl, el, t, h)",
-                       &p, "cannot store a chunk");
+    int rc = mn_pg__exec(s,
+                         "INSERT INTO chunks(id, project_id, file_id, symbol_id, start_line, "
+                         "end_line, text, content_hash) SELECT u.id, $1, $2, u.sym, u.sl, u.el, "
+                         "u.t, u.h FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], "
+                         "$6::bigint[], $7::text[], $8::text[]) AS u(id, sym, sl, el, t, h)",
+                         &p, "cannot store a chunk");
+    return rc ? rc : index_chunks(s, file->path, c, ids);
 }
 
 static int put_decls(mn_store *s, int64_t file_id, const mn_file_content *c)
@@ -447,10 +499,13 @@ int mn_pg__file_replace(mn_store *s, mn_file_rec *f, const mn_file_content *c)
     if (rc == 0 && c->nrefs)
         rc = put_edges(s, f->id, c, sym_ids);
     if (rc == 0 && c->nchunks)
-        rc = put_chunks(s, f->id, c, sym_ids, chunk_ids);
+        rc = put_chunks(s, f, c, sym_ids, chunk_ids);
     if (rc == 0 && c->ndecls)
         rc = put_decls(s, f->id, c);
-    /* TODO(pgsearch): the path's postings for a new file (MN_FTS_FILES, rowid f->id) */
+    if (rc == 0 && !replaced) { /* a replaced file has the same path: its postings hold */
+        const char *path = f->path;
+        rc = mn_pg__postings_put_rows(s, MN_FTS_FILES, 1, &f->id, &path, NULL, 1);
+    }
     free(fresh);
     free(chunk_ids);
     free(sym_ids);
@@ -480,7 +535,8 @@ int mn_pg__file_remove(mn_store *s, const char *path)
         return mn_error_set(MN_ENOTFOUND, "file '%s' is not indexed", path);
     if (rc || (rc = clear_file(s, id)) != 0)
         return rc;
-    /* TODO(pgsearch): the path's postings (MN_FTS_FILES, rowid id) */
+    if ((rc = mn_pg__postings_del_rows(s, MN_FTS_FILES, &id, 1)) != 0)
+        return rc;
     mn_pg_params p = {0};
     mn_pg__int(&p, id);
     /* edges into the file and its symbols unresolved; the cascade takes symbols and the rest */
