@@ -98,128 +98,222 @@ static bool derived_title(const char *title, size_t tlen, const char *body, size
     return blen - i >= tlen && memcmp(body + i, title ? title : "", tlen) == 0;
 }
 
+/* A bigint[] literal. */
+static char *id_array(const int64_t *ids, size_t n)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_putc(&b, '{');
+    for (size_t i = 0; i < n; i++)
+        mn_buf_printf(&b, "%s%lld", i ? "," : "", (long long)ids[i]);
+    mn_buf_putc(&b, '}');
+    return mn_buf_detach(&b);
+}
+
+int mn_pg__postings_del_rows(mn_store *s, mn_fts_table table, const int64_t *rowids, size_t n)
+{
+    MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    if (n == 0)
+        return 0;
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    mn_pg__int(&p, (int64_t)table);
+    mn_pg__take(&p, id_array(rowids, n));
+    /* one statement: the rows, their postings (by the primary key, through their terms), the
+     * table's stats */
+    return mn_pg__exec(
+        s,
+        "WITH d AS (DELETE FROM fts_docs WHERE project_id = $1 AND tbl = $2 AND rowid = ANY "
+        "($3::bigint[]) RETURNING rowid, ntok, terms), "
+        "p AS (DELETE FROM fts_postings f USING (SELECT d.rowid AS r, unnest(d.terms) AS t FROM "
+        "d) x WHERE f.project_id = $1 AND f.tbl = $2 AND f.term = x.t AND f.rowid = x.r) "
+        "UPDATE fts_stats t SET ndocs = t.ndocs - a.n, ntok = t.ntok - a.s FROM (SELECT count(*) "
+        "AS n, coalesce(sum(ntok), 0) AS s FROM d) a WHERE t.project_id = $1 AND t.tbl = $2 AND "
+        "a.n > 0",
+        &p, "cannot update the full-text index");
+}
+
 int mn_pg__postings_del(mn_store *s, mn_fts_table table, int64_t rowid)
+{
+    return mn_pg__postings_del_rows(s, table, &rowid, 1);
+}
+
+int mn_pg__postings_clear(mn_store *s, mn_fts_table table)
 {
     MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
     mn_pg_params p = {0};
     mn_pg__int(&p, s->project_id);
     mn_pg__int(&p, (int64_t)table);
-    mn_pg__int(&p, rowid);
-    /* one statement: the row, its postings (by the primary key, through its terms), the stats */
     return mn_pg__exec(s,
-                       "WITH d AS (DELETE FROM fts_docs WHERE project_id = $1 AND tbl = $2 AND "
-                       "rowid = $3 RETURNING ntok, terms), "
-                       "p AS (DELETE FROM fts_postings f USING d WHERE f.project_id = $1 AND "
-                       "f.tbl = $2 AND f.term = ANY (d.terms) AND f.rowid = $3) "
-                       "UPDATE fts_stats t SET ndocs = t.ndocs - 1, ntok = t.ntok - d.ntok FROM d "
-                       "WHERE t.project_id = $1 AND t.tbl = $2",
-                       &p, "cannot update the full-text index");
+                       "WITH d AS (DELETE FROM fts_docs WHERE project_id = $1 AND tbl = $2), "
+                       "p AS (DELETE FROM fts_postings WHERE project_id = $1 AND tbl = $2) "
+                       "DELETE FROM fts_stats WHERE project_id = $1 AND tbl = $2",
+                       &p, "cannot clear the full-text index");
+}
+
+/* The statement's arrays, one element per posting (pa..) or per row (da..). */
+typedef struct {
+    mn_buf rowid, term, field, tf, pos, ntok, flags;
+    mn_buf drowid, dntok, dlens, dflags, dterms;
+    size_t npost, nrows;
+    int64_t total;
+} put_arrays;
+
+static void sep(mn_buf *b, size_t i)
+{
+    mn_buf_putc(b, i ? ',' : '{');
+}
+
+/* Tokenize one row's fields and append its postings and document to a. */
+static int add_row(put_arrays *a, tok_ctx *c, mn_fts_table table, int64_t rowid,
+                   const char *const *fields, const size_t *lens, size_t nfields)
+{
+    int32_t sizes[16] = {0};
+    int64_t ntok = 0;
+    int rc = 0;
+    c->toks.len = 0;
+    for (size_t f = 0; f < nfields; f++) {
+        c->field = (uint16_t)f;
+        c->size = 0;
+        size_t len = !fields[f] ? 0 : lens ? lens[f] : strlen(fields[f]);
+        if (len > 0 && (rc = mn_tokenize(fields[f], len, MN_LANG_UNKNOWN, 0, on_token, c)) != 0)
+            return rc;
+        sizes[f] = c->size;
+        ntok += c->size;
+    }
+    if (c->toks.len > 1)
+        qsort(c->toks.items, c->toks.len, sizeof(tok_ent), cmp_tok);
+    int flags = 0;
+    if (table == MN_FTS_MEMORIES && nfields > 2) {
+        size_t tl = !fields[0] ? 0 : lens ? lens[0] : strlen(fields[0]);
+        size_t bl = !fields[2] ? 0 : lens ? lens[2] : strlen(fields[2]);
+        flags = derived_title(fields[0], tl, fields[2] ? fields[2] : "", bl) ? 1 : 0;
+    }
+    /* one posting per (term, field): its positions in order */
+    mn_buf terms = MN_BUF_INIT;
+    size_t nuniq = 0;
+    mn_buf_putc(&terms, '{');
+    for (size_t i = 0; i < c->toks.len;) {
+        const tok_ent *e = &c->toks.items[i];
+        size_t j = i + 1;
+        while (j < c->toks.len && c->toks.items[j].len == e->len &&
+               c->toks.items[j].field == e->field &&
+               !memcmp(c->toks.items[j].term, e->term, e->len))
+            j++;
+        if (i == 0 || c->toks.items[i - 1].len != e->len ||
+            memcmp(c->toks.items[i - 1].term, e->term, e->len) != 0) {
+            if (nuniq++)
+                mn_buf_putc(&terms, ',');
+            put_elem(&terms, e->term, e->len);
+        }
+        size_t k = a->npost++;
+        sep(&a->rowid, k);
+        sep(&a->term, k);
+        sep(&a->field, k);
+        sep(&a->tf, k);
+        sep(&a->pos, k);
+        sep(&a->ntok, k);
+        sep(&a->flags, k);
+        mn_buf_printf(&a->rowid, "%lld", (long long)rowid);
+        put_elem(&a->term, e->term, e->len);
+        mn_buf_printf(&a->field, "%u", (unsigned)e->field);
+        mn_buf_printf(&a->tf, "%zu", j - i);
+        mn_buf_puts(&a->pos, "\"{");
+        for (size_t q = i; q < j; q++)
+            mn_buf_printf(&a->pos, "%s%d", q > i ? "," : "", (int)c->toks.items[q].pos);
+        mn_buf_puts(&a->pos, "}\"");
+        mn_buf_printf(&a->ntok, "%lld", (long long)ntok);
+        mn_buf_printf(&a->flags, "%d", flags);
+        i = j;
+    }
+    mn_buf_putc(&terms, '}');
+    size_t r = a->nrows++;
+    sep(&a->drowid, r);
+    sep(&a->dntok, r);
+    sep(&a->dlens, r);
+    sep(&a->dflags, r);
+    sep(&a->dterms, r);
+    mn_buf_printf(&a->drowid, "%lld", (long long)rowid);
+    mn_buf_printf(&a->dntok, "%lld", (long long)ntok);
+    mn_buf_puts(&a->dlens, "\"{");
+    for (size_t f = 0; f < nfields; f++)
+        mn_buf_printf(&a->dlens, "%s%d", f ? "," : "", (int)sizes[f]);
+    mn_buf_puts(&a->dlens, "}\"");
+    mn_buf_printf(&a->dflags, "%d", flags);
+    put_elem(&a->dterms, terms.ptr, terms.len);
+    mn_buf_release(&terms);
+    a->total += ntok;
+    return 0;
+}
+
+/* The array's literal (empty: "{}"), handed to the parameters. */
+static void take_array(mn_pg_params *p, mn_buf *b, size_t n)
+{
+    if (n == 0)
+        mn_buf_putc(b, '{');
+    mn_buf_putc(b, '}');
+    mn_pg__take(p, mn_buf_detach(b));
+}
+
+int mn_pg__postings_put_rows(mn_store *s, mn_fts_table table, size_t nrows, const int64_t *rowids,
+                             const char *const *fields, const size_t *lens, size_t nfields)
+{
+    MN_ASSERT_OR(pg(s)->in_tx && nfields <= 16, MN_EINTERNAL);
+    if (nrows == 0)
+        return 0;
+    tok_ctx c = {MN_VEC_INIT, 0, 0};
+    put_arrays a;
+    memset(&a, 0, sizeof(a));
+    mn_buf *all[] = {&a.rowid, &a.term,   &a.field, &a.tf,    &a.pos,    &a.ntok,
+                     &a.flags, &a.drowid, &a.dntok, &a.dlens, &a.dflags, &a.dterms};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(all); i++)
+        mn_buf_init(all[i]);
+    int rc = mn_pg__postings_del_rows(s, table, rowids, nrows);
+    for (size_t r = 0; r < nrows && rc == 0; r++)
+        rc = add_row(&a, &c, table, rowids[r], fields + r * nfields,
+                     lens ? lens + r * nfields : NULL, nfields);
+    if (rc)
+        goto out;
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    mn_pg__int(&p, (int64_t)table);
+    mn_pg__int(&p, (int64_t)a.nrows);
+    mn_pg__int(&p, a.total);
+    take_array(&p, &a.drowid, a.nrows);
+    take_array(&p, &a.dntok, a.nrows);
+    take_array(&p, &a.dlens, a.nrows);
+    take_array(&p, &a.dflags, a.nrows);
+    take_array(&p, &a.dterms, a.nrows);
+    take_array(&p, &a.rowid, a.npost);
+    take_array(&p, &a.term, a.npost);
+    take_array(&p, &a.field, a.npost);
+    take_array(&p, &a.tf, a.npost);
+    take_array(&p, &a.pos, a.npost);
+    take_array(&p, &a.ntok, a.npost);
+    take_array(&p, &a.flags, a.npost);
+    rc = mn_pg__exec(
+        s,
+        "WITH d AS (INSERT INTO fts_docs(project_id, tbl, rowid, ntok, lens, flags, terms) SELECT "
+        "$1, $2, u.r, u.n, u.l::int[], u.f, u.t::text[] FROM unnest($5::bigint[], $6::int[], "
+        "$7::text[], $8::smallint[], $9::text[]) AS u(r, n, l, f, t)), "
+        "p AS (INSERT INTO fts_postings(project_id, tbl, term, rowid, field, tf, ntok, flags, pos) "
+        "SELECT $1, $2, u.t, u.r, u.f, u.c, u.n, u.g, u.p::int[] FROM unnest($10::bigint[], "
+        "$11::text[], $12::smallint[], $13::int[], $14::text[], $15::int[], $16::smallint[]) AS "
+        "u(r, t, f, c, p, n, g)) "
+        "INSERT INTO fts_stats(project_id, tbl, ndocs, ntok) VALUES ($1, $2, $3, $4) "
+        "ON CONFLICT (project_id, tbl) DO UPDATE SET ndocs = fts_stats.ndocs + EXCLUDED.ndocs, "
+        "ntok = fts_stats.ntok + EXCLUDED.ntok",
+        &p, "cannot update the full-text index");
+out:
+    mn_vec_release(&c.toks);
+    for (size_t i = 0; i < MN_ARRAY_SIZE(all); i++)
+        mn_buf_release(all[i]);
+    return rc;
 }
 
 int mn_pg__postings_put(mn_store *s, mn_fts_table table, int64_t rowid, const char *const *fields,
                         const size_t *lens, size_t nfields)
 {
-    MN_ASSERT_OR(pg(s)->in_tx && nfields <= 16, MN_EINTERNAL);
-    tok_ctx c = {MN_VEC_INIT, 0, 0};
-    int32_t sizes[16] = {0};
-    int64_t ntok = 0;
-    mn_buf terms = MN_BUF_INIT, tfields = MN_BUF_INIT, tfs = MN_BUF_INIT, pos = MN_BUF_INIT;
-    mn_buf uniq = MN_BUF_INIT, lenlist = MN_BUF_INIT;
-    int rc = mn_pg__postings_del(s, table, rowid);
-    if (rc)
-        goto out;
-    for (size_t f = 0; f < nfields; f++) {
-        c.field = (uint16_t)f;
-        c.size = 0;
-        if (fields[f] && lens[f] > 0 &&
-            (rc = mn_tokenize(fields[f], lens[f], MN_LANG_UNKNOWN, 0, on_token, &c)) != 0)
-            goto out;
-        sizes[f] = c.size;
-        ntok += c.size;
-    }
-    if (c.toks.len > 1)
-        qsort(c.toks.items, c.toks.len, sizeof(tok_ent), cmp_tok);
-    /* one posting per (term, field): its positions in order */
-    mn_buf_putc(&terms, '{');
-    mn_buf_putc(&tfields, '{');
-    mn_buf_putc(&tfs, '{');
-    mn_buf_putc(&pos, '{');
-    mn_buf_putc(&uniq, '{');
-    size_t npost = 0, nuniq = 0;
-    for (size_t i = 0; i < c.toks.len;) {
-        const tok_ent *e = &c.toks.items[i];
-        size_t j = i + 1;
-        while (j < c.toks.len && c.toks.items[j].len == e->len &&
-               c.toks.items[j].field == e->field && !memcmp(c.toks.items[j].term, e->term, e->len))
-            j++;
-        bool new_term = i == 0 || c.toks.items[i - 1].len != e->len ||
-                        memcmp(c.toks.items[i - 1].term, e->term, e->len) != 0;
-        if (new_term) {
-            if (nuniq++)
-                mn_buf_putc(&uniq, ',');
-            put_elem(&uniq, e->term, e->len);
-        }
-        if (npost++) {
-            mn_buf_putc(&terms, ',');
-            mn_buf_putc(&tfields, ',');
-            mn_buf_putc(&tfs, ',');
-            mn_buf_putc(&pos, ',');
-        }
-        put_elem(&terms, e->term, e->len);
-        mn_buf_printf(&tfields, "%u", (unsigned)e->field);
-        mn_buf_printf(&tfs, "%zu", j - i);
-        mn_buf_puts(&pos, "\"{");
-        for (size_t k = i; k < j; k++)
-            mn_buf_printf(&pos, "%s%d", k > i ? "," : "", (int)c.toks.items[k].pos);
-        mn_buf_puts(&pos, "}\"");
-        i = j;
-    }
-    mn_buf_putc(&terms, '}');
-    mn_buf_putc(&tfields, '}');
-    mn_buf_putc(&tfs, '}');
-    mn_buf_putc(&pos, '}');
-    mn_buf_putc(&uniq, '}');
-    mn_buf_putc(&lenlist, '{');
-    for (size_t f = 0; f < nfields; f++)
-        mn_buf_printf(&lenlist, "%s%d", f ? "," : "", (int)sizes[f]);
-    mn_buf_putc(&lenlist, '}');
-    int flags = table == MN_FTS_MEMORIES && nfields > 2 &&
-                        derived_title(fields[0], fields[0] ? lens[0] : 0,
-                                      fields[2] ? fields[2] : "", fields[2] ? lens[2] : 0)
-                    ? 1
-                    : 0;
-    mn_pg_params p = {0};
-    mn_pg__int(&p, s->project_id);
-    mn_pg__int(&p, (int64_t)table);
-    mn_pg__int(&p, rowid);
-    mn_pg__int(&p, ntok);
-    mn_pg__int(&p, flags);
-    mn_pg__take(&p, mn_buf_detach(&lenlist));
-    mn_pg__take(&p, mn_buf_detach(&uniq));
-    mn_pg__take(&p, mn_buf_detach(&terms));
-    mn_pg__take(&p, mn_buf_detach(&tfields));
-    mn_pg__take(&p, mn_buf_detach(&tfs));
-    mn_pg__take(&p, mn_buf_detach(&pos));
-    rc =
-        mn_pg__exec(s,
-                    "WITH d AS (INSERT INTO fts_docs(project_id, tbl, rowid, ntok, lens, flags, "
-                    "terms) VALUES ($1, $2, $3, $4, $6::int[], $5, $7::text[])), "
-                    "p AS (INSERT INTO fts_postings(project_id, tbl, term, rowid, field, tf, ntok, "
-                    "flags, pos) SELECT $1, $2, u.t, $3, u.f, u.n, $4, $5, u.p::int[] FROM "
-                    "unnest($8::text[], $9::smallint[], $10::int[], $11::text[]) AS u(t, f, n, p)) "
-                    "INSERT INTO fts_stats(project_id, tbl, ndocs, ntok) VALUES ($1, $2, 1, $4) "
-                    "ON CONFLICT (project_id, tbl) DO UPDATE SET ndocs = fts_stats.ndocs + 1, "
-                    "ntok = fts_stats.ntok + EXCLUDED.ntok",
-                    &p, "cannot update the full-text index");
-out:
-    mn_vec_release(&c.toks);
-    mn_buf_release(&terms);
-    mn_buf_release(&tfields);
-    mn_buf_release(&tfs);
-    mn_buf_release(&pos);
-    mn_buf_release(&uniq);
-    mn_buf_release(&lenlist);
-    return rc;
+    return mn_pg__postings_put_rows(s, table, 1, &rowid, fields, lens, nfields);
 }
 
 /*

@@ -40,6 +40,18 @@ int mn_pg__postings_put(mn_store *s, mn_fts_table table, int64_t rowid, const ch
 int mn_pg__postings_del(mn_store *s, mn_fts_table table, int64_t rowid);
 
 /**
+ * mn_pg__postings_put for nrows rows in one statement: row r's fields are
+ * fields[r * nfields .. r * nfields + nfields), their lengths the same
+ * slice of lens (NULL: each field's strlen). Needs a transaction.
+ */
+int mn_pg__postings_put_rows(mn_store *s, mn_fts_table table, size_t nrows, const int64_t *rowids,
+                             const char *const *fields, const size_t *lens, size_t nfields);
+/** mn_pg__postings_del for n rows in one statement. */
+int mn_pg__postings_del_rows(mn_store *s, mn_fts_table table, const int64_t *rowids, size_t n);
+/** Take every row of this project's table out of the index (history: rebuilt whole). */
+int mn_pg__postings_clear(mn_store *s, mn_fts_table table);
+
+/**
  * A memory's postings from its row as it stands now (memories_fts_src of
  * schema_v3.sql: title, keywords, body, context), or none when it is
  * soft-deleted or gone: what SQLite's triggers do on insert, update and

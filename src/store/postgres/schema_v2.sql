@@ -148,7 +148,7 @@ CREATE TABLE history_docs (
   UNIQUE (project_id, path)
 );
 
--- mnemo PostgreSQL store schema, version 2: full-text search (pg_postings.c,
+-- mnemo PostgreSQL store schema, version 2 (this part: full-text search; pg_postings.c,
 -- pg_search.c). SQLite's FTS5 tables (memories_fts, chunks_fts, files_fts,
 -- history_fts) as postings in tables: the terms are computed in C by the
 -- same tokenizer FTS5 runs (text/tokenize.h), never by a PostgreSQL
