@@ -114,11 +114,13 @@ int mn_pg__history_clear(mn_store *s)
     if (rc)
         return rc;
     /* the commits' paths go with them (ON DELETE CASCADE) */
-    rc = run(s,
-             "WITH d AS (DELETE FROM history_docs WHERE project_id = $1), c AS (DELETE FROM "
-             "history_commits WHERE project_id = $1) DELETE FROM history_state WHERE "
-             "project_id = $1",
-             1, 0, NULL, "cannot forget the history");
+    rc = mn_pg__postings_clear(s, MN_PG_FTS_HISTORY);
+    if (rc == 0)
+        rc = run(s,
+                 "WITH d AS (DELETE FROM history_docs WHERE project_id = $1), c AS (DELETE FROM "
+                 "history_commits WHERE project_id = $1) DELETE FROM history_state WHERE "
+                 "project_id = $1",
+                 1, 0, NULL, "cannot forget the history");
     if (rc) {
         mn_store_rollback(s);
         return rc;

@@ -19,50 +19,42 @@
 #include <xxhash.h>
 #include "test.h"
 #include "test_fs.h"
+#include "test_store.h"
 
 static char dir[64];
+static char *loc; /* the store's location: a file in dir, or a database (test_store.h) */
 
 static mn_store *open_store(void)
 {
-    mn_buf path = MN_BUF_INIT;
     mn_store *s = NULL;
     snprintf(dir, sizeof(dir), "/tmp/mnemo-idx-XXXXXX");
     if (!mkdtemp(dir))
         return NULL;
-    mn_buf_printf(&path, "%s/m.db", dir);
-    if (mn_store_open(&s, path.ptr, NULL) != 0)
+    free(loc);
+    loc = test_store_new(dir);
+    if (!loc || mn_store_open(&s, loc, NULL) != 0)
         s = NULL;
-    mn_buf_release(&path);
     return s;
 }
 
 static void close_store(mn_store *s)
 {
-    mn_buf cmd = MN_BUF_INIT;
     mn_store_free(s);
-    mn_buf_printf(&cmd, "rm -rf '%s'", dir);
-    CHECK(system(cmd.ptr) == 0);
-    mn_buf_release(&cmd);
+    rm_rf(dir);
+    test_store_drop_all();
 }
 
-/* One query's single integer answer, straight from SQLite. */
+/* One query's single integer answer, straight from the back end's own client. */
 static int64_t scalar(mn_store *s, const char *sql)
 {
     MN_UNUSED(s);
-    mn_buf path = MN_BUF_INIT;
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    int64_t v = -1;
-    mn_buf_printf(&path, "%s/m.db", dir);
-    if (sqlite3_open(path.ptr, &db) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-    mn_buf_release(&path);
-    return v;
+    return test_store_sql_int(loc, sql);
+}
+
+/* Statements run straight on the store (the resolver's work done by hand). */
+static int exec_sql(const char *sql)
+{
+    return test_store_sql_exec(loc, sql);
 }
 
 static int put(mn_store *s, const char *path, const char *hash, int nsym, const char *import)
@@ -149,13 +141,8 @@ static void test_edges_into_a_removed_file_are_unresolved(void)
     char hash[MN_HASH_HEX];
     REQUIRE_OK(mn_store_file_lookup(s, &b, hash, "b.py"));
     mn_buf sql = MN_BUF_INIT;
-    mn_buf_printf(&sql, "%s/m.db", dir);
-    sqlite3 *db;
-    REQUIRE(sqlite3_open(sql.ptr, &db) == SQLITE_OK);
-    mn_buf_clear(&sql);
     mn_buf_printf(&sql, "UPDATE edges SET dst_id = %lld WHERE dst_name = 'b'", (long long)b);
-    CHECK(sqlite3_exec(db, sql.ptr, NULL, NULL, NULL) == SQLITE_OK);
-    sqlite3_close(db);
+    CHECK(exec_sql(sql.ptr) == 0);
     mn_buf_release(&sql);
     CHECK(scalar(s, "SELECT count(*) FROM edges WHERE dst_id IS NOT NULL") == 1);
 
@@ -198,8 +185,12 @@ static void test_chunks_symbol_index(void)
 {
     mn_store *s = open_store();
     REQUIRE(s);
-    CHECK(scalar(s, "SELECT count(*) FROM pragma_index_info('chunks_symbol') "
-                    "WHERE name = 'symbol_id'") == 1);
+    if (test_store_pg())
+        CHECK(scalar(s, "SELECT count(*) FROM pg_indexes WHERE indexname = 'chunks_symbol' AND "
+                        "indexdef LIKE '%(symbol_id)'") == 1);
+    else
+        CHECK(scalar(s, "SELECT count(*) FROM pragma_index_info('chunks_symbol') "
+                        "WHERE name = 'symbol_id'") == 1);
     close_store(s);
 }
 
@@ -261,10 +252,6 @@ static void test_graph_and_unresolved(void)
     int64_t a = id_of(s, "a.py"), b = id_of(s, "b.py"), c = id_of(s, "c.py");
     REQUIRE(a && b && c);
     mn_buf sql = MN_BUF_INIT;
-    mn_buf_printf(&sql, "%s/m.db", dir);
-    sqlite3 *db;
-    REQUIRE(sqlite3_open(sql.ptr, &db) == SQLITE_OK);
-    mn_buf_clear(&sql);
     /* a imports b; both alphas call a's beta; b's alpha twice (weight 2) */
     mn_buf_printf(&sql,
                   "UPDATE edges SET dst_id = %lld WHERE dst_name = 'b';"
@@ -273,8 +260,7 @@ static void test_graph_and_unresolved(void)
                   "file_id = %lld) THEN 2 ELSE 1 END WHERE kind = 'call' AND src_id IN "
                   "(SELECT id FROM symbols WHERE file_id IN (%lld, %lld))",
                   (long long)b, (long long)a, (long long)b, (long long)a, (long long)b);
-    CHECK(sqlite3_exec(db, sql.ptr, NULL, NULL, NULL) == SQLITE_OK);
-    sqlite3_close(db);
+    CHECK(exec_sql(sql.ptr) == 0);
     mn_buf_release(&sql);
 
     pairs p = {0};
@@ -358,6 +344,7 @@ static int64_t term_count(mn_store *s, const char *word, const char *path)
 
 static void test_term_files(void)
 {
+    TEST_SQLITE_ONLY("term_files is full-text search (the pgsearch branch)");
     mn_store *s = open_store();
     REQUIRE(s);
     REQUIRE_OK(put_chunks(s, "a.py", "a1", 2, "widget"));
@@ -374,7 +361,7 @@ static void test_term_files(void)
 
     /* another project's chunks in the same store are not this project's files */
     mn_buf path = MN_BUF_INIT;
-    mn_buf_printf(&path, "%s/m.db", dir);
+    mn_buf_puts(&path, loc);
     mn_store_options o = MN_STORE_OPTIONS_INIT;
     o.project = "other";
     mn_store *t = NULL;
@@ -440,6 +427,7 @@ static int put_long(mn_store *s, const char *path, const char *hash, int n)
 
 static void test_chunk_lengths_cached(void)
 {
+    TEST_SQLITE_ONLY("the chunk cache and its file beside the store are SQLite's");
     mn_store *s = open_store();
     REQUIRE(s);
     const int lengths[] = {9, 1, 30, 4, 12};
@@ -476,7 +464,7 @@ static void test_chunk_lengths_cached(void)
     /* the next process reads both from the file beside the store: here, another store's
      * cache takes the process's place first, so the next ranking finds none in memory */
     mn_buf file = MN_BUF_INIT, other = MN_BUF_INIT;
-    mn_buf_printf(&file, "%s/m.db-chunks-%lld", dir,
+    mn_buf_printf(&file, "%s-chunks-%lld", loc,
                   (long long)scalar(s, "SELECT project_id FROM files LIMIT 1"));
     CHECK(access(file.ptr, R_OK) == 0);
     char odir[64] = "/tmp/mnemo-idx2-XXXXXX";
@@ -555,6 +543,7 @@ static void test_chunk_lengths_cached(void)
  */
 static void test_fts_tidy(void)
 {
+    TEST_SQLITE_ONLY("FTS5 segments");
     static const char *const segs = "SELECT count(DISTINCT segid) FROM chunks_fts_idx";
     mn_store *s = open_store();
     REQUIRE(s);
@@ -598,7 +587,295 @@ static void test_fts_tidy(void)
     close_store(s);
 }
 
+/* ---- lookups, symbol ids kept, history: every back end ---- */
+
+typedef struct {
+    size_t which[8];
+    int64_t id[8], file[8];
+    char path[8][16];
+    int n;
+} found;
+
+static int on_symbol_def(void *payload, size_t which, const mn_symbol_def *d)
+{
+    found *f = payload;
+    if (f->n < 8) {
+        f->which[f->n] = which;
+        f->id[f->n] = d->id;
+        f->file[f->n] = d->file_id;
+        snprintf(f->path[f->n], sizeof(f->path[0]), "%s", d->path);
+    }
+    f->n++;
+    return 0;
+}
+
+static int on_declared(void *payload, size_t which, const mn_declared_def *d)
+{
+    found *f = payload;
+    if (f->n < 8) {
+        f->which[f->n] = which;
+        f->id[f->n] = d->line;
+        f->file[f->n] = d->file_id;
+        snprintf(f->path[f->n], sizeof(f->path[0]), "%s", d->kind);
+    }
+    f->n++;
+    return 0;
+}
+
+static int on_named(void *payload, int64_t id, int64_t file_id)
+{
+    found *f = payload;
+    if (f->n < 8) {
+        f->id[f->n] = id;
+        f->file[f->n] = file_id;
+    }
+    f->n++;
+    return 0;
+}
+
+static int on_file(void *payload, const mn_file_rec *r)
+{
+    found *f = payload;
+    if (f->n < 8) {
+        f->id[f->n] = r->id;
+        snprintf(f->path[f->n], sizeof(f->path[0]), "%s", r->path);
+    }
+    f->n++;
+    return 0;
+}
+
+static int on_neighbour(void *payload, const mn_neighbour *nb)
+{
+    found *f = payload;
+    if (f->n < 8)
+        snprintf(f->path[f->n], sizeof(f->path[0]), "%s:%s", nb->edge,
+                 nb->path ? nb->path : nb->name);
+    f->n++;
+    return 0;
+}
+
+static int on_file_neighbour(void *payload, int64_t seed, int64_t other, double w, bool out)
+{
+    found *f = payload;
+    if (f->n < 8) {
+        f->id[f->n] = other;
+        f->file[f->n] = seed;
+        f->which[f->n] = out ? 1 : 0;
+        CHECK(w > 0);
+    }
+    f->n++;
+    return 0;
+}
+
+static int on_chunk(void *payload, const mn_chunk_hit *h)
+{
+    found *f = payload;
+    if (f->n < 8) {
+        f->id[f->n] = h->id;
+        f->file[f->n] = h->file_id;
+        snprintf(f->path[f->n], sizeof(f->path[0]), "%s", h->symbol ? h->symbol : "-");
+    }
+    f->n++;
+    return 0;
+}
+
+static int on_id(void *payload, int64_t id)
+{
+    return on_named(payload, id, 0);
+}
+
+static int64_t symbol_id(mn_store *s, const char *path, const char *name)
+{
+    mn_buf sql = MN_BUF_INIT;
+    mn_buf_printf(&sql,
+                  "SELECT y.id FROM symbols y JOIN files f ON f.id = y.file_id WHERE "
+                  "f.path = '%s' AND y.name = '%s'",
+                  path, name);
+    int64_t v = scalar(s, sql.ptr);
+    mn_buf_release(&sql);
+    return v;
+}
+
+/*
+ * A replaced file keeps the ids of the symbols still there (the edges into
+ * them stay resolved) and unresolves the edges into those that went; the
+ * lookups by name, id and neighbourhood that retrieval makes.
+ */
+static void test_symbols_kept_and_lookups(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    REQUIRE_OK(put(s, "a.py", "aaaa", 2, "b")); /* alpha, beta; alpha calls beta */
+    REQUIRE_OK(put(s, "b.py", "bbbb", 1, "a")); /* alpha, which calls beta */
+    int64_t a = id_of(s, "a.py"), b = id_of(s, "b.py");
+    int64_t alpha = symbol_id(s, "a.py", "alpha"), beta = symbol_id(s, "a.py", "beta");
+    REQUIRE(a > 0 && b > 0 && alpha > 0 && beta > 0);
+    CHECK(alpha < beta); /* ids in the file's order */
+    mn_buf sql = MN_BUF_INIT;
+    mn_buf_printf(&sql,
+                  "UPDATE edges SET dst_id = %lld WHERE kind = 'call';"
+                  "UPDATE edges SET dst_id = %lld WHERE dst_name = 'a';"
+                  "UPDATE edges SET dst_id = %lld WHERE dst_name = 'b'",
+                  (long long)beta, (long long)a, (long long)b);
+    CHECK(exec_sql(sql.ptr) == 0);
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE dst_id IS NOT NULL") == 4);
+
+    /* the same names again: same ids; the edges into them still resolved, a.py's own
+     * (written again) not yet */
+    REQUIRE_OK(put(s, "a.py", "a2a2", 2, "b"));
+    CHECK(symbol_id(s, "a.py", "alpha") == alpha && symbol_id(s, "a.py", "beta") == beta);
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE dst_id IS NOT NULL") == 2);
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE dst_id IS NOT NULL AND src_kind = "
+                    "'symbol' AND src_id IN (SELECT id FROM symbols WHERE file_id IN "
+                    "(SELECT id FROM files WHERE path = 'b.py'))") == 1);
+    CHECK(exec_sql(sql.ptr) == 0); /* resolved again, as the resolver would */
+    mn_buf_release(&sql);
+
+    /* lookups by name: in the order asked, each name's definitions by id */
+    const char *names[] = {"beta", "nope", "alpha"};
+    found f = {{0}, {0}, {0}, {{0}}, 0};
+    REQUIRE_OK(mn_store_symbols_named(s, names, 3, on_symbol_def, &f));
+    REQUIRE(f.n == 3);
+    CHECK(f.which[0] == 0 && f.id[0] == beta && !strcmp(f.path[0], "a.py"));
+    CHECK(f.which[1] == 2 && f.id[1] == alpha);
+    CHECK(f.which[2] == 2 && f.file[2] == b);
+    found g = {{0}, {0}, {0}, {{0}}, 0};
+    REQUIRE_OK(mn_store_symbols_named_each(s, "alpha", on_named, &g));
+    CHECK(g.n == 2 && g.id[0] == alpha && g.file[1] == b);
+
+    /* neighbours: a.py imports b.py; b.py imports a.py and its alpha calls a.py's beta */
+    found out = {{0}, {0}, {0}, {{0}}, 0}, in = {{0}, {0}, {0}, {{0}}, 0};
+    REQUIRE_OK(mn_store_neighbours_each(s, "file", a, false, on_neighbour, &out));
+    CHECK(out.n == 1 && !strcmp(out.path[0], "import:b.py"));
+    REQUIRE_OK(mn_store_neighbours_each(s, "file", a, true, on_neighbour, &in));
+    CHECK(in.n == 1 && !strcmp(in.path[0], "import:b.py"));
+    found callers = {{0}, {0}, {0}, {{0}}, 0};
+    REQUIRE_OK(mn_store_neighbours_each(s, "symbol", beta, true, on_neighbour, &callers));
+    CHECK(callers.n == 2 && !strcmp(callers.path[0], "call:a.py") &&
+          !strcmp(callers.path[1], "call:b.py"));
+    found nb = {{0}, {0}, {0}, {{0}}, 0};
+    REQUIRE_OK(mn_store_file_neighbours(s, &a, 1, 0, on_file_neighbour, &nb));
+    /* out: the import of b; in: b's import of a, b's call into a's beta (summed by the caller) */
+    CHECK(nb.n == 3);
+    for (int i = 0; i < nb.n && i < 8; i++)
+        CHECK(nb.id[i] == b && nb.file[i] == a);
+    found imp = {{0}, {0}, {0}, {{0}}, 0};
+    REQUIRE_OK(mn_store_file_imports(s, "a.py", on_id, &imp));
+    CHECK(imp.n == 1 && imp.id[0] == b);
+
+    /* by id: in the order given, unknown ids skipped */
+    int64_t ids[] = {b, 999999, a};
+    found byid = {{0}, {0}, {0}, {{0}}, 0};
+    REQUIRE_OK(mn_store_files_by_id(s, ids, 3, on_file, &byid));
+    CHECK(byid.n == 2 && byid.id[0] == b && !strcmp(byid.path[1], "a.py"));
+    int64_t chunk = scalar(s, "SELECT min(c.id) FROM chunks c JOIN files f ON f.id = c.file_id "
+                              "WHERE f.path = 'b.py'");
+    int64_t cids[] = {chunk, 999999};
+    found ch = {{0}, {0}, {0}, {{0}}, 0};
+    REQUIRE_OK(mn_store_chunks_by_id(s, cids, 2, on_chunk, &ch));
+    CHECK(ch.n == 1 && ch.file[0] == b && !strcmp(ch.path[0], "alpha"));
+    char *text = NULL;
+    REQUIRE_OK(mn_store_chunk_text(s, &text, chunk));
+    CHECK_STR(text, "def alpha(): beta()");
+    free(text);
+    CHECK(mn_store_chunk_text(s, &text, 999999) == MN_ENOTFOUND);
+
+    /* beta goes: the edges into it are unresolved, alpha keeps its id */
+    mn_index_stamp st0, st1;
+    REQUIRE_OK(mn_store_index_stamp(s, &st0));
+    CHECK(st0.files == 2 && st0.max_file == (a > b ? a : b));
+    REQUIRE_OK(put(s, "a.py", "a3a3", 1, "b"));
+    CHECK(symbol_id(s, "a.py", "alpha") == alpha);
+    CHECK(scalar(s, "SELECT count(*) FROM symbols WHERE name = 'beta'") == 0);
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE kind = 'call' AND dst_id IS NOT NULL") == 0);
+    CHECK(scalar(s, "SELECT count(*) FROM edges WHERE kind = 'call' AND dst_name = 'beta'") == 2);
+    REQUIRE_OK(mn_store_index_stamp(s, &st1));
+    CHECK(st1.store == st0.store && st1.files == 2 && st1.indexed_at >= st0.indexed_at);
+    close_store(s);
+}
+
+/* The names a file declares: found by name, in the order asked, and replaced with the file. */
+static void test_declared_names(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    mn_file_rec f = {0};
+    f.path = "cli.py";
+    f.role = "source";
+    snprintf(f.hash, sizeof(f.hash), "c1");
+    mn_decl_rec decls[] = {{12, "option", "--tb"}, {3, "env", "APP_HOME"}, {40, "option", "-x"}};
+    mn_file_content c = {NULL, 0, NULL, 0, NULL, 0, decls, 3};
+    REQUIRE_OK(mn_store_begin(s));
+    REQUIRE_OK(mn_store_file_replace(s, &f, &c));
+    REQUIRE_OK(mn_store_commit(s));
+    const char *names[] = {"-x", "APP_HOME", "--nope"};
+    found d = {{0}, {0}, {0}, {{0}}, 0};
+    REQUIRE_OK(mn_store_declared_named(s, names, 3, on_declared, &d));
+    REQUIRE(d.n == 2);
+    CHECK(d.which[0] == 0 && d.id[0] == 40 && !strcmp(d.path[0], "option") && d.file[0] == f.id);
+    CHECK(d.which[1] == 1 && d.id[1] == 3 && !strcmp(d.path[1], "env"));
+    c.ndecls = 1; /* the file again with only --tb */
+    REQUIRE_OK(mn_store_begin(s));
+    REQUIRE_OK(mn_store_file_replace(s, &f, &c));
+    REQUIRE_OK(mn_store_commit(s));
+    found e = {{0}, {0}, {0}, {{0}}, 0};
+    REQUIRE_OK(mn_store_declared_named(s, names, 3, on_declared, &e));
+    CHECK(e.n == 0);
+    CHECK(scalar(s, "SELECT count(*) FROM declared_names") == 1);
+    REQUIRE_OK(mn_store_begin(s));
+    REQUIRE_OK(mn_store_file_remove(s, "cli.py"));
+    REQUIRE_OK(mn_store_commit(s));
+    CHECK(scalar(s, "SELECT count(*) FROM declared_names") == 0);
+    close_store(s);
+}
+
+static int add_commit(mn_store *s, const char *hash, int64_t time, const char *subject,
+                      const char *const *paths, size_t n)
+{
+    mn_commit_rec c = {hash, time, subject, paths, n};
+    return mn_store_history_add(s, &c);
+}
+
+/* The history: commits once each, documents newest first, the oldest pruned, a rename. */
+static void test_history(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    char *head = NULL;
+    CHECK(mn_store_history_head(s, &head) == MN_ENOTFOUND);
+    const char *ab[] = {"a.py", "b.py"}, *a[] = {"a.py"}, *old[] = {"old.py"};
+    REQUIRE_OK(mn_store_begin(s));
+    CHECK_OK(add_commit(s, "1111", 100, "first change", ab, 2));
+    CHECK_OK(add_commit(s, "2222", 200, "second change", a, 1));
+    CHECK_OK(add_commit(s, "1111", 100, "first change again", old, 1)); /* stored: left */
+    CHECK_OK(add_commit(s, "0000", 50, "oldest change", old, 1));
+    CHECK_OK(mn_store_history_finish(s, "2222", 2)); /* the oldest goes */
+    REQUIRE_OK(mn_store_commit(s));
+    REQUIRE_OK(mn_store_history_head(s, &head));
+    CHECK_STR(head, "2222");
+    free(head);
+    CHECK(scalar(s, "SELECT count(*) FROM history_commits") == 2);
+    CHECK(scalar(s, "SELECT count(*) FROM history_docs") == 2);
+    char *doc = test_store_sql_text(loc, "SELECT subjects FROM history_docs WHERE path = 'a.py'");
+    CHECK_STR(doc, "second change\nfirst change");
+    free(doc);
+    REQUIRE_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_history_rename(s, "b.py", "a.py")); /* 1111 has both: keeps its a.py */
+    CHECK_OK(mn_store_history_rename(s, "a.py", "c.py"));
+    CHECK_OK(mn_store_history_finish(s, "2222", 10));
+    REQUIRE_OK(mn_store_commit(s));
+    CHECK(scalar(s, "SELECT count(*) FROM history_files WHERE path = 'c.py'") == 2);
+    CHECK(scalar(s, "SELECT count(*) FROM history_files WHERE path = 'b.py'") == 1);
+    REQUIRE_OK(mn_store_history_clear(s));
+    CHECK(mn_store_history_head(s, &head) == MN_ENOTFOUND);
+    CHECK(scalar(s, "SELECT count(*) FROM history_files") == 0);
+    CHECK(scalar(s, "SELECT count(*) FROM history_docs") == 0);
+    close_store(s);
+}
+
 MN_TEST_MAIN(MN_TEST(test_replace_and_counts), MN_TEST(test_term_files),
              MN_TEST(test_chunk_lengths_cached), MN_TEST(test_fts_tidy),
              MN_TEST(test_edges_into_a_removed_file_are_unresolved), MN_TEST(test_ranks_and_touch),
-             MN_TEST(test_chunks_symbol_index), MN_TEST(test_graph_and_unresolved))
+             MN_TEST(test_chunks_symbol_index), MN_TEST(test_graph_and_unresolved),
+             MN_TEST(test_symbols_kept_and_lookups), MN_TEST(test_declared_names),
+             MN_TEST(test_history))
