@@ -127,6 +127,8 @@ int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
     }
     if (rc == 0)
         rc = scrub_answer(ctx, *out);
+    if (rc == 0) /* who read what: the reads that record no served answer themselves */
+        mn_api__audit_answer(ctx, op->name, *out);
     if (rc) {
         json_decref(*out);
         *out = NULL;
