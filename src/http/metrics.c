@@ -186,6 +186,18 @@ void mn_http__metrics_response(const char *path, unsigned status)
     add(&responses[f][s], 1);
 }
 
+void mn_http__metrics_label(mn_buf *b, const char *value)
+{
+    /* the exposition format's escapes inside a label value: backslash, quote, newline */
+    for (const char *c = value; *c; c++)
+        if (*c == '\\' || *c == '"')
+            mn_buf_printf(b, "\\%c", *c);
+        else if (*c == '\n')
+            mn_buf_puts(b, "\\n");
+        else
+            mn_buf_put(b, c, 1);
+}
+
 static void help(mn_buf *b, const char *name, const char *type, const char *text)
 {
     mn_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);

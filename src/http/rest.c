@@ -213,6 +213,13 @@ static void answer_webhook(mn_http_server *srv, const mn_http_request *req, mn_h
         reply_error(r, 400, "invalid", "the push payload is not a JSON object");
         goto out;
     }
+    /* a project with its own clone (serve.repo): the sync thread fetches, indexes and
+     * ingests it; the forge gets its answer now, not after the run (sync.c) */
+    if (mn_http__sync_trigger(srv->sync, srv->project)) {
+        reply_json(r, 202, mn_strdup("{\"event\":\"push\",\"sync\":\"queued\"}"));
+        mn_log(MN_LOG_INFO, "http: webhook push: a sync of project '%s' is queued", srv->project);
+        goto out;
+    }
     /* the server's own repository, as its clone has it now: commits read before are skipped */
     /* a signed push is the server's own admin act on its own project, audited as "webhook" */
     mn_principal hook;
@@ -259,11 +266,19 @@ static void answer_metrics(mn_http_server *srv, const mn_http_request *req, mn_h
     mn_ctx *ctx = mn_http__thread_ctx(srv, req->principal);
     size_t len = 0;
     char *text = mn_http__metrics_text(ctx, &len);
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_put(&b, text, len);
+    free(text);
+    /* the server's admin sees every project's series; another token its project's only */
+    const mn_principal *p = req->principal;
+    bool server_admin =
+        !p || (p->role == MN_ROLE_ADMIN && srv->project && strcmp(p->project, srv->project) == 0);
+    mn_http__sync_metrics(srv->sync, &b, server_admin ? NULL : p->project);
     mn_error_clear();
     free(r->body);
     r->status = 200;
-    r->body = text;
-    r->len = len;
+    r->len = b.len;
+    r->body = mn_buf_detach(&b);
     r->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 

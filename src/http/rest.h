@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "mnemo/api.h"
+#include "util/buf.h"
 
 /* ---- rest.c: the request reader ---- */
 
@@ -134,6 +135,9 @@ void mn_http__metrics_front_end(void);
 
 /** Start counting (registers the api observer; idempotent, process-wide). */
 void mn_http__metrics_init(void);
+
+/** Append value to b as a label value of the exposition (\\, \" and \n escaped). */
+void mn_http__metrics_label(mn_buf *b, const char *value);
 
 /** Count an HTTP response: the path's family (/mcp, /v1, /metrics, /healthz, other), status. */
 void mn_http__metrics_response(const char *path, unsigned status);

@@ -694,6 +694,9 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
             rc = mn_error_set(MN_ERROR, "cannot start the HTTP server on %s", srv->url);
         goto fail;
     }
+    /* the projects' own clones (serve.repo), fetched beside the workers */
+    if ((rc = mn_http__sync_new(&srv->sync, srv)) != 0)
+        goto fail;
     free(host);
     *out = srv;
     return 0;
@@ -730,6 +733,8 @@ void mn_http_server_free(mn_http_server *srv)
         return;
     if (srv->daemon)
         mhd->stop_daemon(srv->daemon); /* waits for the requests under way */
+    mn_http__sync_free(srv->sync);     /* after the last webhook that could trigger it */
+    srv->sync = NULL;
     mn_http__limits_free(srv->limits); /* after the last connection closed */
     mn_http__sessions_release(&srv->sessions);
     for (size_t i = 0; i < srv->nctxs; i++)
