@@ -41,6 +41,10 @@ struct mn_ctx {
  * and which classes every answer is scrubbed of (config scan.pii).
  */
 int mn_api__scanner(mn_ctx *ctx, const mn_scanner **out);
+/** The name of the token the caller holds ("token:NAME" actor), or NULL. api.c. */
+const char *mn_api__token_name(const mn_ctx *ctx);
+/** settings.author for the caller: a token's name, else user.name (or $USER). api.c. */
+void mn_api__settings_author(mn_ctx *ctx);
 /** Load memory settings from config (once per context). */
 int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out);
 /** The effective value of a duration config key (discovery.max_age), in ms; 0 means never. */

@@ -544,7 +544,7 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
         }
         free(ctx->author);
         ctx->author = v;
-        ctx->settings.author = ctx->author;
+        mn_api__settings_author(ctx);
         ctx->settings.actor = ctx->actor;
         if ((rc = effective(ctx, &v, find_key("scan.pii"), NULL)) != 0)
             return rc;

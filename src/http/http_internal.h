@@ -283,8 +283,9 @@ typedef struct {
 /**
  * The calling worker's store connection to the principal's project (NULL:
  * the server's own project, as its local admin), opened on first use and
- * kept per (thread, project), with the principal's actor and role set for
- * this request. NULL with an error set.
+ * kept per (thread, project) for up to 8 projects a worker (then the least
+ * recently used is closed: a pointer from an earlier call may be gone), with
+ * the principal's actor and role set for this request. NULL with an error set.
  */
 mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p);
 

@@ -140,6 +140,10 @@ static void read_keys(mn_http_sync *s, sync_project *p, char **repo, int64_t *po
         *max = strtoll(v, NULL, 10) > 0 ? strtoll(v, NULL, 10) : 1024;
     free(v);
     mn_error_clear();
+    if (!**repo) { /* nothing to sync: no connection kept for it (the projects may be many) */
+        mn_ctx_free(p->ctx);
+        p->ctx = NULL;
+    }
     return;
 fail:
     mn_log(MN_LOG_WARN, "sync: cannot read the settings of project '%s': %s", p->name,
