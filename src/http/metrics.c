@@ -275,24 +275,28 @@ static void open_series(mn_buf *b, const char *name, const project_stats *p, boo
     mn_buf_puts(b, more ? "\"," : "\"");
 }
 
-/* The projects a scrape shows: one (only), or every one counted. */
+/* Whether a project's block counted any operation. */
+static bool counted_any(project_stats *p)
+{
+    for (int f = 0; f < MN_METRICS_FRONTS; f++)
+        for (size_t i = 0; i < MAX_OPS; i++)
+            for (int k = 0; k < NBUCKETS; k++)
+                if (get(&p->stats[f][i].buckets[k]))
+                    return true;
+    return false;
+}
+
+/* The projects a scrape shows: one (only), or every one counted (the overflow when it
+ * counted anything). */
 static size_t shown(project_stats **out, const char *only)
 {
     size_t n = atomic_load_explicit(&nprojects, memory_order_acquire), k = 0;
     for (size_t i = 0; i < n; i++) {
         project_stats *p = atomic_load_explicit(&projects[i], memory_order_acquire);
-        if (p && (only ? strcmp(p->name, only) == 0 : (i > 0 || p->name[0])))
+        if (!p)
+            continue;
+        if (only ? i > 0 && strcmp(p->name, only) == 0 : i > 0 || counted_any(p))
             out[k++] = p;
-    }
-    /* the overflow, to the server's admin, when it counted anything */
-    if (!only && n > 0) {
-        project_stats *o = atomic_load_explicit(&projects[0], memory_order_acquire);
-        bool any = false;
-        for (int f = 0; f < MN_METRICS_FRONTS && !any; f++)
-            for (size_t i = 0; i < MAX_OPS && !any; i++)
-                any = get(&o->stats[f][i].buckets[NBUCKETS - 1]) || get(&o->stats[f][i].sum_ns);
-        if (!any)
-            k -= k && out[0] == o ? 1 : 0;
     }
     return k;
 }

@@ -310,9 +310,24 @@ static int fetch_and_checkout(mn_http_sync *s, const char *project, const char *
         }
         mn_fs_make_private(dir); /* libgit2 made it 0755 */
     } else {
+        /*
+         * origin by its URL, not by name: libgit2 1.5 leaks a PCRE2 match per config
+         * key its regex does not match (git_regexp_match), and a remote looked up by
+         * name, or with url.*.insteadOf applied, reads the config that way. The URL
+         * is serve.repo's, the one this directory was cloned from (its hash names it).
+         */
         git_fetch_options fo;
-        if (git->repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0 ||
-            git->remote_lookup(&remote, repo, "origin") != 0) {
+        git_remote_create_options ro;
+        char *spec = "+refs/heads/*:refs/remotes/origin/*";
+        git_strarray specs = {&spec, 1};
+        git->remote_create_options_init(&ro, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+        if (git->repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0) {
+            rc = git_fail(s, "open the clone of", project);
+            goto out;
+        }
+        ro.repository = repo;
+        ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+        if (git->remote_create_with_opts(&remote, url, &ro) != 0) {
             rc = git_fail(s, "open the clone of", project);
             goto out;
         }
@@ -320,7 +335,8 @@ static int fetch_and_checkout(mn_http_sync *s, const char *project, const char *
         fo.callbacks.transfer_progress = on_progress;
         fo.callbacks.payload = &lim;
         fo.prune = GIT_FETCH_PRUNE;
-        if (git->remote_fetch(remote, NULL, &fo, "mnemo serve: fetch") != 0) {
+        fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+        if (git->remote_fetch(remote, &specs, &fo, "mnemo serve: fetch") != 0) {
             rc = git_fail(s, "fetch", project);
             goto out;
         }
@@ -340,8 +356,11 @@ static int fetch_and_checkout(mn_http_sync *s, const char *project, const char *
         git->reset(repo, target, GIT_RESET_HARD, NULL) != 0)
         rc = git_fail(s, "check out the default branch of", project);
 out:
+    /* what came from the repository before the repository itself */
+    git->object_free(target);
+    git->reference_free(head);
+    git->remote_free(remote);
     git->repository_free(repo);
-    repo = NULL;
     if (lim.too_big && mn_fs_is_dir(dir))
         remove_tree(dir); /* nothing of it is served; the next run tries again from scratch */
     if (lim.too_big)
@@ -349,10 +368,6 @@ out:
                           "the repository of project '%s' is larger than serve.repo_max_mb "
                           "(%lld MB): not cloned; raise the limit to serve it",
                           project, (long long)max_mb);
-    git->object_free(target);
-    git->reference_free(head);
-    git->remote_free(remote);
-    git->repository_free(repo);
     mn_buf_release(&git_dir);
     mn_buf_release(&ref);
     return rc;

@@ -106,7 +106,9 @@
     /* the server's own clone of a project's repository (src/http/sync.c) */                   \
     X(int, clone, (git_repository **, const char *, const char *, const git_clone_options *))  \
     X(int, clone_options_init, (git_clone_options *, unsigned int))                            \
-    X(int, remote_lookup, (git_remote **, git_repository *, const char *))                     \
+    X(int, remote_create_with_opts,                                                            \
+      (git_remote **, const char *, const git_remote_create_options *))                        \
+    X(int, remote_create_options_init, (git_remote_create_options *, unsigned int))            \
     X(int, remote_fetch,                                                                       \
       (git_remote *, const git_strarray *, const git_fetch_options *, const char *))           \
     X(void, remote_free, (git_remote *))                                                       \

@@ -118,5 +118,5 @@ kill -TERM "$server_pid"
 rc=0
 wait "$server_pid" || rc=$?
 server_pid=
-[ "$rc" = 0 ] || fail "the server exited $rc"
+[ "$rc" = 0 ] || fail "the server exited $rc: $(grep -v 'http: ' "$tmp/server.err" | tail -n 40)"
 exit $((failures > 0))

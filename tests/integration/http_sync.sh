@@ -161,6 +161,6 @@ kill -TERM "$server_pid"
 rc=0
 wait "$server_pid" || rc=$?
 server_pid=
-[ "$rc" = 0 ] || fail "the server exited $rc"
+[ "$rc" = 0 ] || fail "the server exited $rc: $(grep -v 'http: ' "$tmp/server.err" | tail -n 40)"
 grep -q "hunter2" "$tmp/server.err" && fail "the server's log shows a password"
 exit $((failures > 0))
