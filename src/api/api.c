@@ -127,6 +127,8 @@ int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
     }
     if (rc == 0)
         rc = scrub_answer(ctx, *out);
+    if (rc == 0) /* who read what: the reads that record no served answer themselves */
+        mn_api__audit_answer(ctx, op->name, *out);
     if (rc) {
         json_decref(*out);
         *out = NULL;
@@ -512,5 +514,18 @@ int mn_ctx_set_principal(mn_ctx *ctx, const char *actor, mn_role role)
         ctx->settings.actor = ctx->actor;
     }
     ctx->role = role >= MN_ROLE_READER && role <= MN_ROLE_ADMIN ? role : MN_ROLE_READER;
+    mn_api__settings_author(ctx);
     return 0;
+}
+
+void mn_api__settings_author(mn_ctx *ctx)
+{
+    /* a token's saves are its holder's, not the server's user's (user.name, $USER) */
+    ctx->settings.author = mn_api__token_name(ctx) ? mn_api__token_name(ctx) : ctx->author;
+}
+
+const char *mn_api__token_name(const mn_ctx *ctx)
+{
+    return ctx->actor && strncmp(ctx->actor, "token:", 6) == 0 && ctx->actor[6] ? ctx->actor + 6
+                                                                                : NULL;
 }

@@ -24,6 +24,8 @@ struct mn_ctx {
     bool progress;
     bool warmed;    /* mn_ctx_warm has run */
     bool local_cli; /* opened by the mnemo command (MN_FRONT_LOCAL_CLI): config may change all */
+    /* the server's own reads (metrics' store sizes) are nobody's: no audit row (op_audit.c) */
+    bool own_reads;
     /* secrets and personal data (mn_api__scanner): the project's rules, loaded once */
     mn_scanner *scanner;
     const mn_scanner *scanner_used; /* scanner, or the built-in rules */
@@ -39,6 +41,10 @@ struct mn_ctx {
  * and which classes every answer is scrubbed of (config scan.pii).
  */
 int mn_api__scanner(mn_ctx *ctx, const mn_scanner **out);
+/** The name of the token the caller holds ("token:NAME" actor), or NULL. api.c. */
+const char *mn_api__token_name(const mn_ctx *ctx);
+/** settings.author for the caller: a token's name, else user.name (or $USER). api.c. */
+void mn_api__settings_author(mn_ctx *ctx);
 /** Load memory settings from config (once per context). */
 int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out);
 /** The effective value of a duration config key (discovery.max_age), in ms; 0 means never. */
@@ -70,6 +76,13 @@ int mn_api__search(mn_ctx *ctx, const char *op, const json_t *args, json_t **out
  * op_audit.c.
  */
 void mn_api__audit_read(mn_ctx *ctx, const char *op, const char *target, const json_t *detail);
+/**
+ * The audit row of a read whose handler records nothing itself (get, list,
+ * chain, open_doc, plan_files): the ids (or files) its answer `out` shows,
+ * through mn_api__audit_read. Nothing for other ops, nor while
+ * ctx->own_reads is set. mn_api_call calls it after a read succeeded.
+ */
+void mn_api__audit_answer(mn_ctx *ctx, const char *op, const json_t *out);
 int mn_op_audit(mn_ctx *ctx, const json_t *args, json_t **out);
 /** A KEY_INT or KEY_RATIO config key's effective value. */
 int mn_api__config_number(mn_ctx *ctx, double *out, const char *key);

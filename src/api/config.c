@@ -161,8 +161,19 @@ static const struct config_key {
     {"serve.max_sessions_per_address", KEY_INT, "16", 10000,
      "MCP sessions one client address keeps; its next initialize ends its own session idle "
      "longest, never another address's (0: 16)."},
+    {"serve.poll", KEY_DURATION, "0", 0,
+     "How often `mnemo serve` fetches serve.repo into its own clone and indexes what changed "
+     "(at least 30s; 10m, 1h; 0: only on the push webhook)."},
     {"serve.port", KEY_INT, "7077", 65535,
      "TCP port of `mnemo serve` (--port overrides; 0: any free port)."},
+    {"serve.repo", KEY_TEXT, "", 2000,
+     "The repository `mnemo serve` keeps its own clone of for this project, under its data "
+     "directory: an https:// or file:// URL or an absolute path, without credentials; fetched on "
+     "the push webhook and every serve.poll, its default branch indexed and its history ingested "
+     "(empty: none; docs/http.md)."},
+    {"serve.repo_max_mb", KEY_INT, "1024", 1048576,
+     "Largest clone of serve.repo, in MB: a fetch that would pass it is stopped and the clone "
+     "refused (0: 1024)."},
     {"serve.request_deadline", KEY_DURATION, "30s", 0,
      "Time a client has to send a whole request (headers and body) from when it connects or its "
      "previous reply ends; trickled bytes do not extend it. The answer may take longer "
@@ -365,6 +376,28 @@ static int check_serve_text(const char *key, const char *v)
                             v);
     if (strcmp(key, "serve.auth") == 0 && strcmp(v, "local") != 0 && strcmp(v, "token") != 0)
         return mn_error_set(MN_EINVAL, "serve.auth must be local or token (got '%.40s')", v);
+    if (strcmp(key, "serve.repo") == 0 && *v) {
+        /* a network destination the server reaches on its own: a plain https or file URL or an
+         * absolute path; credentials would be stored and shown, so none in the URL */
+        const char *rest = !strncmp(v, "https://", 8)  ? v + 8
+                           : !strncmp(v, "file://", 7) ? v + 7
+                           : *v == '/'                 ? v
+                                                       : NULL;
+        for (const char *c = v; rest && *c; c++)
+            if ((unsigned char)*c <= ' ' || *c == 0x7f)
+                rest = NULL;
+        if (!rest || !*rest)
+            return mn_error_set(MN_EINVAL,
+                                "serve.repo must be an https:// or file:// URL or an absolute "
+                                "path of a git repository (got '%.80s')",
+                                v);
+        size_t host_len = strcspn(rest, "/");
+        if (rest != v && memchr(rest, '@', host_len))
+            return mn_error_set(MN_EINVAL,
+                                "serve.repo must not carry credentials (user@ or user:password@): "
+                                "they would be stored and shown; give a URL the server can fetch "
+                                "as it is");
+    }
     if (strcmp(key, "serve.allowed_origins") == 0)
         for (const char *p = v; *p;) {
             size_t n = strcspn(p, ",");
@@ -445,7 +478,13 @@ static int check_value(char **out, const struct config_key *k, const char *v)
         return 0;
     case KEY_DURATION: {
         int64_t ms;
-        if ((rc = parse_duration(&ms, k->key, v)) == 0)
+        if ((rc = parse_duration(&ms, k->key, v)) == 0 && strcmp(k->key, "serve.poll") == 0 &&
+            ms > 0 && ms < 30000)
+            return mn_error_set(MN_EINVAL,
+                                "serve.poll must be 0 (off) or at least 30s: every poll "
+                                "asks the remote (got '%.40s')",
+                                v);
+        if (rc == 0)
             *out = mn_strdup(v);
         return rc;
     }
@@ -508,7 +547,7 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
         }
         free(ctx->author);
         ctx->author = v;
-        ctx->settings.author = ctx->author;
+        mn_api__settings_author(ctx);
         ctx->settings.actor = ctx->actor;
         if ((rc = effective(ctx, &v, find_key("scan.pii"), NULL)) != 0)
             return rc;

@@ -6,7 +6,10 @@
  * The log is written where each change happens (memory/, lifecycle.c,
  * config.c...: mn_store_audit in the change's own transaction) and, for
  * context, recall, search and search_code, in the transaction that records
- * the served answer (op_search.c: mn_api__record_served). A row names the
+ * the served answer (op_search.c: mn_api__record_served). The other reads
+ * that show memories or files (get, list, chain, open_doc, plan_files)
+ * record no served answer: mn_api_call writes their row once the answer is
+ * made (mn_api__audit_answer, with the ids it shows). A row names the
  * actor (the front end: cli, mcp, http, hook...), the op, the ids it
  * touched or served and the time; never a question's text nor a memory's
  * text (a detail holds ids, counts, keys, and config values as config
@@ -86,5 +89,80 @@ void mn_api_audit_resource(mn_ctx *ctx, const char *uri, const json_t *ids)
     json_t *detail = json_object();
     json_object_set_new(detail, "ids", ids ? json_deep_copy(ids) : json_array());
     mn_api__audit_read(ctx, "resource", uri, detail);
+    json_decref(detail);
+}
+
+/*
+ * The reads audited from their answer, and where the answer names what it
+ * shows: `one` an object's "id", `many` an array of objects with `field`,
+ * or every `field` of the tree under `many` (chain's roots nest).
+ */
+static const struct {
+    const char *op, *one, *many, *field, *detail_key, *target;
+    bool nested;
+} answer_reads[] = {
+    {"get", "memory", "linked_from", "from", "ids", NULL, false},
+    {"list", NULL, "memories", "id", "ids", NULL, false},
+    {"chain", NULL, "roots", "id", "ids", NULL, true},
+    {"open_doc", NULL, "memories", "id", "ids", "path", false},
+    {"plan_files", NULL, "selected", "path", "files", NULL, false},
+};
+
+#define ANSWER_IDS_MAX 200 /* a row names at most this many; "more" counts the rest */
+
+static void add_id(json_t *ids, size_t *more, const json_t *v)
+{
+    if (!json_is_string(v))
+        return;
+    if (json_array_size(ids) < ANSWER_IDS_MAX)
+        json_array_append(ids, (json_t *)v);
+    else
+        (*more)++;
+}
+
+static void collect_nested(json_t *ids, size_t *more, const json_t *v, const char *field, int depth)
+{
+    size_t i;
+    const char *k;
+    json_t *x;
+    if (depth > 32)
+        return;
+    if (json_is_array(v))
+        json_array_foreach(v, i, x) collect_nested(ids, more, x, field, depth + 1);
+    else if (json_is_object(v))
+        json_object_foreach((json_t *)v, k, x)
+        {
+            if (strcmp(k, field) == 0)
+                add_id(ids, more, x);
+            else
+                collect_nested(ids, more, x, field, depth + 1);
+        }
+}
+
+void mn_api__audit_answer(mn_ctx *ctx, const char *op, const json_t *out)
+{
+    size_t a = 0, i, more = 0;
+    json_t *x;
+    while (a < MN_ARRAY_SIZE(answer_reads) && strcmp(answer_reads[a].op, op) != 0)
+        a++;
+    if (a == MN_ARRAY_SIZE(answer_reads) || ctx->own_reads || !out)
+        return;
+    json_t *ids = json_array();
+    if (answer_reads[a].one)
+        add_id(ids, &more, json_object_get(json_object_get(out, answer_reads[a].one), "id"));
+    if (answer_reads[a].nested)
+        collect_nested(ids, &more, json_object_get(out, answer_reads[a].many),
+                       answer_reads[a].field, 0);
+    else
+        json_array_foreach(json_object_get(out, answer_reads[a].many), i, x)
+            add_id(ids, &more, json_object_get(x, answer_reads[a].field));
+    json_t *detail = json_object();
+    json_object_set_new(detail, answer_reads[a].detail_key, ids);
+    if (more)
+        json_object_set_new(detail, "more", json_integer((json_int_t)more));
+    const char *target = answer_reads[a].target
+                             ? json_string_value(json_object_get(out, answer_reads[a].target))
+                             : NULL;
+    mn_api__audit_read(ctx, op, target, detail);
     json_decref(detail);
 }

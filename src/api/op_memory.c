@@ -19,7 +19,17 @@ static int with_settings(mn_ctx *ctx, memory_fn fn, const json_t *args, json_t *
 
 int mn_op_save(mn_ctx *ctx, const json_t *args, json_t **out)
 {
-    return with_settings(ctx, mn_memory_save, args, out);
+    const char *token = mn_api__token_name(ctx);
+    if (!token)
+        return with_settings(ctx, mn_memory_save, args, out);
+    /* a save over a token is its holder's: provenance.author cannot name someone else */
+    json_t *own = json_deep_copy(args), *prov = json_object_get(own, "provenance");
+    if (!json_is_object(prov))
+        json_object_set_new(own, "provenance", prov = json_object());
+    json_object_set_new(prov, "author", json_string(token));
+    int rc = with_settings(ctx, mn_memory_save, own, out);
+    json_decref(own);
+    return rc;
 }
 
 int mn_op_update(mn_ctx *ctx, const json_t *args, json_t **out)

@@ -16,6 +16,8 @@
  *                   (their own header: rest.h)
  *   auth.c          who a request comes from: its bearer token, or the
  *                   local user of a loopback server (config serve.auth)
+ *   sync.c          the server's own clone of each project's repository
+ *                   (serve.repo), fetched on the webhook and every serve.poll
  *
  * The endpoint sees a request as an mn_http_request (header values and the
  * body, collected by server.c) and answers with an mn_http_reply, so it
@@ -207,6 +209,27 @@ void mn_http__sessions_expire(mn_http_sessions *t);
 /** How many sessions are listed. */
 size_t mn_http__sessions_count(mn_http_sessions *t);
 
+/* ---- sync.c ---- */
+
+/** The thread that keeps each project's own clone fresh (serve.repo; sync.c). */
+typedef struct mn_http_sync mn_http_sync;
+
+/**
+ * Start the sync thread of srv (libgit2 loaded and initialised for the
+ * server's life). Each project with serve.repo is synced once now, then
+ * on mn_http__sync_trigger and every serve.poll.
+ */
+int mn_http__sync_new(mn_http_sync **out, mn_http_server *srv);
+/** Stop the thread (a transfer under way is cut) and free everything (NULL is fine). */
+void mn_http__sync_free(mn_http_sync *s);
+/**
+ * A push arrived for project: true when it has a serve.repo (a run is
+ * queued: the caller answers at once), false when it has none.
+ */
+bool mn_http__sync_trigger(mn_http_sync *s, const char *project);
+/** The sync's series (runs by outcome, last success) of one project, or all (NULL), into b. */
+void mn_http__sync_metrics(mn_http_sync *s, mn_buf *b, const char *only_project);
+
 /* ---- the server (server.c) as the endpoint sees it ---- */
 
 struct mn_http_server {
@@ -226,6 +249,7 @@ struct mn_http_server {
     mn_ctx **ctxs; /* every worker's mn_ctx (one per thread and project), freed at shutdown */
     size_t nctxs, ctxs_cap;
     mn_http_limits *limits; /* the deadline per request (limits.c) */
+    mn_http_sync *sync;     /* the projects' own clones (sync.c) */
 };
 
 typedef struct {
@@ -259,8 +283,9 @@ typedef struct {
 /**
  * The calling worker's store connection to the principal's project (NULL:
  * the server's own project, as its local admin), opened on first use and
- * kept per (thread, project), with the principal's actor and role set for
- * this request. NULL with an error set.
+ * kept per (thread, project) for up to 8 projects a worker (then the least
+ * recently used is closed: a pointer from an earlier call may be gone), with
+ * the principal's actor and role set for this request. NULL with an error set.
  */
 mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p);
 

@@ -194,7 +194,8 @@ static void dispatch(mn_http_server *srv, mn_http_session *s, const mn_http_requ
     }
     pthread_mutex_lock(&s->lock);
     s->events = accept->sse ? &events : NULL;
-    mn_http__metrics_front_begin(MN_METRICS_MCP); /* the tools it calls count as mcp */
+    /* the tools it calls count as mcp, in the project of the store connection */
+    mn_http__metrics_front_begin(MN_METRICS_MCP, mn_ctx_project(ctx));
     rc = mn_mcp_handle(s->mcp, ctx, req->body, req->len, &out, &info);
     mn_http__metrics_front_end();
     s->events = NULL;

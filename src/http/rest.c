@@ -147,7 +147,7 @@ static int run_op(mn_http_server *srv, const mn_principal *who, mn_http_reply *r
     *out = NULL;
     if (!ctx)
         return mn_error_prefix("cannot open the store");
-    mn_http__metrics_front_begin(MN_METRICS_REST);
+    mn_http__metrics_front_begin(MN_METRICS_REST, mn_ctx_project(ctx));
     rc = mn_api_call(ctx, name, args, out);
     mn_http__metrics_front_end();
     /* as for an MCP tool: the store is made ready for the next question once this is sent */
@@ -213,6 +213,13 @@ static void answer_webhook(mn_http_server *srv, const mn_http_request *req, mn_h
         reply_error(r, 400, "invalid", "the push payload is not a JSON object");
         goto out;
     }
+    /* a project with its own clone (serve.repo): the sync thread fetches, indexes and
+     * ingests it; the forge gets its answer now, not after the run (sync.c) */
+    if (mn_http__sync_trigger(srv->sync, srv->project)) {
+        reply_json(r, 202, mn_strdup("{\"event\":\"push\",\"sync\":\"queued\"}"));
+        mn_log(MN_LOG_INFO, "http: webhook push: a sync of project '%s' is queued", srv->project);
+        goto out;
+    }
     /* the server's own repository, as its clone has it now: commits read before are skipped */
     /* a signed push is the server's own admin act on its own project, audited as "webhook" */
     mn_principal hook;
@@ -253,17 +260,37 @@ static void answer_openapi(mn_http_server *srv, mn_http_reply *r)
     reply_json(r, 200, copy);
 }
 
+/* A store connection to a project for /metrics' sizes (the worker's own, as its admin). */
+static mn_ctx *metrics_ctx(void *payload, const char *project)
+{
+    mn_principal who;
+    memset(&who, 0, sizeof(who));
+    snprintf(who.actor, sizeof(who.actor), "metrics");
+    snprintf(who.project, sizeof(who.project), "%s", project);
+    who.role = MN_ROLE_ADMIN;
+    return mn_http__thread_ctx(payload, &who);
+}
+
 static void answer_metrics(mn_http_server *srv, const mn_http_request *req, mn_http_reply *r)
 {
-    /* the caller's project's sizes; NULL: they are left out */
-    mn_ctx *ctx = mn_http__thread_ctx(srv, req->principal);
+    /* the server's admin sees every project's series; another token its project's only
+     * (docs/http.md): a token of A learns nothing of B */
+    const mn_principal *p = req->principal;
+    const char *project = p ? p->project : srv->project;
+    bool server_admin =
+        !p || (p->role == MN_ROLE_ADMIN && srv->project && strcmp(p->project, srv->project) == 0);
+    mn_metrics_stores stores = {metrics_ctx, srv, project};
     size_t len = 0;
-    char *text = mn_http__metrics_text(ctx, &len);
+    char *text = mn_http__metrics_text(server_admin ? NULL : project, &stores, &len);
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_put(&b, text, len);
+    free(text);
+    mn_http__sync_metrics(srv->sync, &b, server_admin ? NULL : project);
     mn_error_clear();
     free(r->body);
     r->status = 200;
-    r->body = text;
-    r->len = len;
+    r->len = b.len;
+    r->body = mn_buf_detach(&b);
     r->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 

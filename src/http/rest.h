@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "mnemo/api.h"
+#include "util/buf.h"
 
 /* ---- rest.c: the request reader ---- */
 
@@ -124,25 +125,38 @@ int mn_http__webhook_check(mn_webhook_event *event, const char *secret, size_t s
 typedef enum { MN_METRICS_REST, MN_METRICS_MCP, MN_METRICS_FRONTS } mn_metrics_front;
 
 /**
- * Count the operations this thread runs from now on under front (until
- * mn_http__metrics_front_end): the calls of mn_api_call between the two
- * are counted, with their time, result and what they served. Other calls
- * (the server's own reads of config) are not.
+ * Count the operations this thread runs from now on under front and
+ * project (until mn_http__metrics_front_end): the calls of mn_api_call
+ * between the two are counted, with their time, result and what they
+ * served. Other calls (the server's own reads of config) are not.
  */
-void mn_http__metrics_front_begin(mn_metrics_front front);
+void mn_http__metrics_front_begin(mn_metrics_front front, const char *project);
 void mn_http__metrics_front_end(void);
 
 /** Start counting (registers the api observer; idempotent, process-wide). */
 void mn_http__metrics_init(void);
 
+/** Append value to b as a label value of the exposition (\\, \" and \n escaped). */
+void mn_http__metrics_label(mn_buf *b, const char *value);
+
 /** Count an HTTP response: the path's family (/mcp, /v1, /metrics, /healthz, other), status. */
 void mn_http__metrics_response(const char *path, unsigned status);
 
+/** How a scrape reads each project's store sizes. */
+typedef struct {
+    /* a store connection to the project (used at once, for the sizes only), or NULL */
+    mn_ctx *(*ctx_of)(void *payload, const char *project);
+    void *payload;
+    const char *project; /* the asker's project: its sizes are shown even before any op */
+} mn_metrics_stores;
+
 /**
- * The Prometheus text exposition (format 0.0.4) of everything counted,
- * and the store's sizes read through ctx (NULL: left out). malloc'd.
+ * The Prometheus text exposition (format 0.0.4): every project's series,
+ * and the HTTP responses, when only_project is NULL (the server's admin);
+ * that project's series alone otherwise. Store sizes of the projects shown
+ * are read through stores (NULL: left out). malloc'd.
  */
-char *mn_http__metrics_text(mn_ctx *ctx, size_t *len);
+char *mn_http__metrics_text(const char *only_project, const mn_metrics_stores *stores, size_t *len);
 
 /* ---- openapi.c ---- */
 

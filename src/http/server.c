@@ -5,7 +5,9 @@
  * as such) and hand it to libmicrohttpd, which runs serve.threads worker
  * threads (MHD_OPTION_THREAD_POOL_SIZE, epoll); a connection stays on one
  * worker from accept to close, so a worker's mn_ctx (a pthread key, opened
- * on first use, listed so shutdown frees it) serves all its requests.
+ * on first use, listed so shutdown frees it) serves all its requests; a
+ * worker keeps at most THREAD_PROJECTS projects' contexts, closing the
+ * least recently used.
  *
  * libmicrohttpd calls the handler once with the headers, once per piece of
  * body and once more at the end. A handler must consume the body before it
@@ -86,19 +88,42 @@ typedef struct {
     uint64_t start_ns;
 } request_state;
 
-/* A worker's contexts, one per project (the pthread key's value; the contexts
- * themselves are also listed in srv->ctxs, which frees them at shutdown). */
+/*
+ * A worker's contexts, one per project (the pthread key's value; the contexts
+ * themselves are also listed in srv->ctxs, which frees them at shutdown), at
+ * most THREAD_PROJECTS of them: a worker that serves one more project closes
+ * the connection it used least recently. Each holds a store connection, and
+ * tokens of many projects reach every worker: without a cap a server's
+ * connections would grow with its projects (PostgreSQL's default
+ * max_connections is 100; serve.threads x THREAD_PROJECTS stays under it).
+ * A context is used by its worker within one request only, so closing one
+ * between requests takes nothing from under anyone.
+ */
+#define THREAD_PROJECTS 8
+
 typedef struct {
-    mn_ctx **v;
-    size_t n, cap;
+    mn_ctx *v[THREAD_PROJECTS];
+    uint64_t used[THREAD_PROJECTS]; /* tick of the last use: the least recent goes first */
+    size_t n;
+    uint64_t tick;
 } thread_ctxs;
 
 static void free_thread_ctxs(void *p)
 {
-    thread_ctxs *t = p;
-    if (t)
-        free(t->v);
-    free(t);
+    free(p);
+}
+
+/* Close a worker's context: unlist it from the server's list, then free it. */
+static void drop_ctx(mn_http_server *srv, mn_ctx *ctx)
+{
+    pthread_mutex_lock(&srv->ctxs_lock);
+    for (size_t i = 0; i < srv->nctxs; i++)
+        if (srv->ctxs[i] == ctx) {
+            srv->ctxs[i] = srv->ctxs[--srv->nctxs];
+            break;
+        }
+    pthread_mutex_unlock(&srv->ctxs_lock);
+    mn_ctx_free(ctx);
 }
 
 mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p)
@@ -108,8 +133,10 @@ mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p)
     mn_ctx *ctx = NULL;
     mn_ctx_options o = MN_CTX_OPTIONS_INIT;
     for (size_t i = 0; t && i < t->n && !ctx; i++)
-        if (strcmp(mn_ctx_project(t->v[i]), project) == 0)
+        if (strcmp(mn_ctx_project(t->v[i]), project) == 0) {
             ctx = t->v[i];
+            t->used[i] = ++t->tick;
+        }
     if (ctx) {
         if (mn_ctx_set_principal(ctx, p ? p->actor : "mcp", p ? p->role : MN_ROLE_ADMIN) != 0)
             return NULL;
@@ -122,15 +149,14 @@ mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p)
         }
         pthread_setspecific(srv->ctx_key, t);
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 4;
-        mn_ctx **v = realloc(t->v, cap * sizeof(*v));
-        if (!v) {
-            mn_error_set(MN_ENOMEM, "out of memory for a store connection");
-            return NULL;
-        }
-        t->v = v;
-        t->cap = cap;
+    if (t->n == THREAD_PROJECTS) {
+        size_t lru = 0;
+        for (size_t i = 1; i < t->n; i++)
+            if (t->used[i] < t->used[lru])
+                lru = i;
+        drop_ctx(srv, t->v[lru]);
+        t->v[lru] = t->v[--t->n];
+        t->used[lru] = t->used[t->n];
     }
     o.db_path = srv->db_path;
     o.actor = p ? p->actor : "mcp";
@@ -155,6 +181,7 @@ mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p)
     }
     srv->ctxs[srv->nctxs++] = ctx;
     pthread_mutex_unlock(&srv->ctxs_lock);
+    t->used[t->n] = ++t->tick;
     t->v[t->n++] = ctx;
     return ctx;
 }
@@ -702,6 +729,9 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
             rc = mn_error_set(MN_ERROR, "cannot start the HTTP server on %s", srv->url);
         goto fail;
     }
+    /* the projects' own clones (serve.repo), fetched beside the workers */
+    if ((rc = mn_http__sync_new(&srv->sync, srv)) != 0)
+        goto fail;
     free(host);
     *out = srv;
     return 0;
@@ -738,6 +768,8 @@ void mn_http_server_free(mn_http_server *srv)
         return;
     if (srv->daemon)
         mhd->stop_daemon(srv->daemon); /* waits for the requests under way */
+    mn_http__sync_free(srv->sync);     /* after the last webhook that could trigger it */
+    srv->sync = NULL;
     mn_http__limits_free(srv->limits); /* after the last connection closed */
     mn_http__sessions_release(&srv->sessions);
     for (size_t i = 0; i < srv->nctxs; i++)

@@ -30,6 +30,7 @@
  */
 #include "common.h"
 
+#include "api/api_internal.h"
 #include "mcp/mcp_internal.h"
 #include "util/buf.h"
 #include "util/util.h"
@@ -286,7 +287,10 @@ static int read_memory(mn_ctx *ctx, const char *uri, const char *id_in, json_t *
         id[i] = (id_in[i] >= 'a' && id_in[i] <= 'z') ? (char)(id_in[i] - 'a' + 'A') : id_in[i];
     id[n] = '\0';
     json_t *args = json_pack("{s:s}", "id", id), *out = NULL;
+    /* the read's audit row is the resource's (mn_api_audit_resource, below), not a get's */
+    ctx->own_reads = true;
     int rc = mn_api_call(ctx, "get", args, &out);
+    ctx->own_reads = false;
     json_decref(args);
     if (rc)
         return rc;

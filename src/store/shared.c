@@ -71,7 +71,10 @@ void mn_store_content_hash(char out[17], const json_t *mem)
 
 bool mn_store_audit_is_read(const char *action)
 {
-    static const char *const reads[] = {"context", "recall", "search", "search_code", "resource"};
+    /* MN_STORE_READ_ACTIONS, as C strings */
+    static const char *const reads[] = {"context",  "recall",  "search", "search_code",
+                                        "resource", "get",     "list",   "plan_files",
+                                        "chain",    "open_doc"};
     for (size_t i = 0; action && i < MN_ARRAY_SIZE(reads); i++)
         if (strcmp(action, reads[i]) == 0)
             return true;

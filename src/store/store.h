@@ -224,7 +224,14 @@ typedef struct {
  * (RFC 3339), actor, op, target?, detail?}; *total counts every match.
  */
 int mn_store_audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total);
-/** Whether rows of this action record a read (context, recall, search...), pruned as served. */
+/**
+ * The actions of audit rows that record a read, as an SQL list: the rows
+ * mn_store_audit_prune_reads may delete (both back ends use this one list).
+ */
+#define MN_STORE_READ_ACTIONS                                                          \
+    "('context','recall','search','search_code','resource','get','list','plan_files'," \
+    "'chain','open_doc')"
+/** Whether rows of this action record a read (MN_STORE_READ_ACTIONS), pruned as served. */
 bool mn_store_audit_is_read(const char *action);
 /**
  * Delete this project's read rows older than max_age_ms (0: no age limit)

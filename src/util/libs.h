@@ -102,7 +102,18 @@
     X(int, blame_file, (git_blame **, git_repository *, const char *, git_blame_options *))    \
     X(uint32_t, blame_get_hunk_count, (git_blame *))                                           \
     X(const git_blame_hunk *, blame_get_hunk_byindex, (git_blame *, uint32_t))                 \
-    X(void, blame_free, (git_blame *))
+    X(void, blame_free, (git_blame *))                                                         \
+    /* the server's own clone of a project's repository (src/http/sync.c) */                   \
+    X(int, clone, (git_repository **, const char *, const char *, const git_clone_options *))  \
+    X(int, clone_options_init, (git_clone_options *, unsigned int))                            \
+    X(int, remote_create_with_opts,                                                            \
+      (git_remote **, const char *, const git_remote_create_options *))                        \
+    X(int, remote_create_options_init, (git_remote_create_options *, unsigned int))            \
+    X(int, remote_fetch,                                                                       \
+      (git_remote *, const git_strarray *, const git_fetch_options *, const char *))           \
+    X(void, remote_free, (git_remote *))                                                       \
+    X(int, fetch_options_init, (git_fetch_options *, unsigned int))                            \
+    X(int, reset, (git_repository *, const git_object *, git_reset_t, const git_checkout_options *))
 
 #define MN_MHD_API(X)                                                                            \
     X(struct MHD_Daemon *, start_daemon,                                                         \

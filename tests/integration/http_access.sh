@@ -16,7 +16,8 @@
 #               audit; an id of B is "not found" exactly like an id that
 #               never existed; a session answers only the token that opened it
 #   audit       the rows name the token (actor token:NAME) on saves and
-#               reads, with the ids
+#               reads (search, context, recall, resources, get, list; MCP
+#               and REST), with the ids shown; a refused read leaves none
 #   modes       serve.auth local serves the local user without a token (a
 #               bad token is still 401); a non-loopback bind demands a token
 #               whatever serve.auth says, and warns on stderr
@@ -262,6 +263,11 @@ same "forget B's memory"
 MNEMO_PROJECT=beta "$MNEMO" --json show "$idB" | js "B's memory is untouched" "d.memory.status === 'active'"
 
 # ---- audit: admin only, A's rows only, naming the tokens ----
+# every read leaves a row naming the reader and the ids it was shown (not only search/context)
+call "$rA" "$sRA" get "{\"id\":\"$idA\"}"
+expect_code 200 "a reader's get"
+call "$rA" "$sRA" list '{}'
+expect_code 200 "a reader's list"
 call "$rA" "$sRA" audit '{}'
 expect_code 403 "a reader's audit"
 sAA=$(session "$aA")
@@ -274,7 +280,11 @@ grep -q "$idB\|writer-b\|zebrafish" "$tmp/audit" && fail "alpha's audit shows be
 js "audit names the writer on the save" \
     "d.entries.some(r => r.actor === 'token:writer-a' && r.op === 'save' && r.target === '$idA')" <"$tmp/audit"
 js "audit names the reader on its reads" \
-    "['search', 'context', 'recall', 'resource'].every(a => d.entries.some(r => r.actor === 'token:reader-a' && r.op === a))" <"$tmp/audit"
+    "['search', 'context', 'recall', 'resource', 'get', 'list'].every(a => d.entries.some(r => r.actor === 'token:reader-a' && r.op === a))" <"$tmp/audit"
+js "the reader's get and list name the ids shown" \
+    "d.entries.some(r => r.actor === 'token:reader-a' && r.op === 'get' && r.detail.ids.join() === '$idA') && d.entries.some(r => r.actor === 'token:reader-a' && r.op === 'list' && r.detail.ids.includes('$idA'))" <"$tmp/audit"
+js "a get refused as not found leaves no row; a resource read leaves its own row only" \
+    "d.entries.filter(r => r.actor === 'token:reader-a' && r.op === 'get').length === 1" <"$tmp/audit"
 call "$aA" "$sAA" audit '{"actor":"token:reader-a","op":"search"}'
 result | js "audit --actor --op" "d.entries.length === 2 && d.entries.every(r => r.actor === 'token:reader-a' && r.op === 'search')"
 MNEMO_PROJECT=alpha "$MNEMO" audit --actor token:writer-a --op save >"$tmp/out"
@@ -312,7 +322,7 @@ rest "$rA" audit '{}'
 expect_code 403 "a reader's REST audit"
 rest "$rA" config '{"action":"set","key":"user.name","value":"x"}'
 expect_code 403 "a reader's REST config set"
-MNEMO_PROJECT=alpha "$MNEMO" --json list | js "the reader's REST calls saved nothing" "d.memories.length === 1"
+MNEMO_PROJECT=alpha "$MNEMO" --json list | js "the reader's REST calls saved nothing" "!d.memories.some(m => m.title.startsWith('Reader note'))"
 rest "$rA" search '{"query":"zebrafish refund checkout"}'
 expect_code 200 "a reader's REST search"
 grep -q "$idB" "$tmp/body" && fail "alpha's REST search shows beta's memory"
@@ -330,6 +340,18 @@ rest "$wA" search '{"query":"checkout retries idempotency"}'
 grep -q "$idA" "$tmp/body" || fail "alpha's writer does not find alpha's memory over REST"
 rest "$wB" get "{\"id\":\"$idA\"}"
 expect_code 404 "beta's writer gets alpha's memory over REST"
+MNEMO_PROJECT=beta "$MNEMO" audit --op get --actor token:writer-b --json | js "a get of another project's id leaves no row" "d.entries.length === 0"
+# REST reads are audited as MCP's are: the reader, the op, the ids
+rest "$rA" get "{\"id\":\"$idA\"}"
+expect_code 200 "a reader's REST get"
+rest "$rA" list '{"kind":"gotcha"}'
+expect_code 200 "a reader's REST list"
+MNEMO_PROJECT=alpha "$MNEMO" audit --actor token:reader-a --op get --json |
+    js "MCP and REST gets both audited with the id" "d.entries.length === 2 && d.entries.every(r => r.detail.ids.join() === '$idA')"
+MNEMO_PROJECT=alpha "$MNEMO" audit --actor token:reader-a --op search --json |
+    js "MCP and REST searches both audited with the ids" "d.entries.length === 3 && d.entries.some(r => r.detail.ids.includes('$idA'))"
+MNEMO_PROJECT=alpha "$MNEMO" audit --actor token:reader-a --op list --json |
+    js "MCP and REST lists both audited" "d.entries.length === 2"
 
 # ---- revocation: the next request of the running server ----
 sRA2=$(session "$rA2")

@@ -129,7 +129,7 @@ scrape() { curl -s "$base/metrics" >"$tmp/metrics"; }
 
 start
 scrape
-m_search0=$(metric 'mnemo_requests_total{front="rest",op="search"}')
+m_search0=$(metric 'mnemo_requests_total{project="default",front="rest",op="search"}')
 [ "$m_search0" = 0 ] || fail "a fresh server counted searches"
 
 # ---- ops: save, search, feedback, recall, review, plan-context ----
@@ -195,7 +195,7 @@ done <"$tmp/ops"
 
 # ---- refusals ----
 scrape
-m_search0=$(metric 'mnemo_requests_total{front="rest",op="search"}')
+m_search0=$(metric 'mnemo_requests_total{project="default",front="rest",op="search"}')
 m_415=$(metric 'mnemo_http_responses_total{path="/v1",status="415"}')
 call /v1/save '{"kind":' -H "$CT"
 expect_error 400 invalid "malformed JSON"
@@ -274,31 +274,31 @@ grep -q '"result"' "$tmp/mcp" || fail "MCP search: $(head -c 200 "$tmp/mcp")"
 
 # ---- metrics ----
 scrape
-[ "$(metric 'mnemo_requests_total{front="rest",op="search"}')" = $((m_search0 + 1)) ] ||
-    fail "rest search count: $(metric 'mnemo_requests_total{front="rest",op="search"}'), not $m_search0 + 1 (the wrong type)"
-[ "$(metric 'mnemo_errors_total{front="rest",op="search",code="invalid"}')" -ge 1 ] || fail "search error count"
-[ "$(metric 'mnemo_requests_total{front="mcp",op="search"}')" = 1 ] || fail "mcp search count"
-[ "$(metric 'mnemo_errors_total{front="rest",op="get",code="not_found"}')" -ge 1 ] || fail "get not_found count"
-[ "$(metric 'mnemo_requests_total{front="rest",op="ingest_git"}')" -ge 2 ] || fail "the webhook's ingest_git count"
-[ "$(metric 'mnemo_op_duration_seconds_count{front="rest",op="save"}')" = "$(metric 'mnemo_requests_total{front="rest",op="save"}')" ] ||
+[ "$(metric 'mnemo_requests_total{project="default",front="rest",op="search"}')" = $((m_search0 + 1)) ] ||
+    fail "rest search count: $(metric 'mnemo_requests_total{project="default",front="rest",op="search"}'), not $m_search0 + 1 (the wrong type)"
+[ "$(metric 'mnemo_errors_total{project="default",front="rest",op="search",code="invalid"}')" -ge 1 ] || fail "search error count"
+[ "$(metric 'mnemo_requests_total{project="default",front="mcp",op="search"}')" = 1 ] || fail "mcp search count"
+[ "$(metric 'mnemo_errors_total{project="default",front="rest",op="get",code="not_found"}')" -ge 1 ] || fail "get not_found count"
+[ "$(metric 'mnemo_requests_total{project="default",front="rest",op="ingest_git"}')" -ge 2 ] || fail "the webhook's ingest_git count"
+[ "$(metric 'mnemo_op_duration_seconds_count{project="default",front="rest",op="save"}')" = "$(metric 'mnemo_requests_total{project="default",front="rest",op="save"}')" ] ||
     fail "histogram count != requests"
-[ "$(metric 'mnemo_op_duration_seconds_bucket{front="rest",op="save",le="+Inf"}')" -ge 1 ] || fail "save histogram"
-[ "$(metric 'mnemo_feedback_total{signal="used"}')" = 1 ] || fail "feedback used count"
-[ "$(metric 'mnemo_served_items_total{op="search"}')" -ge 1 ] || fail "served items"
-[ "$(metric 'mnemo_memories{status="active"}')" -ge 1 ] || fail "memories gauge"
-[ "$(metric 'mnemo_files')" = 1 ] || fail "files gauge: $(metric mnemo_files)"
+[ "$(metric 'mnemo_op_duration_seconds_bucket{project="default",front="rest",op="save",le="+Inf"}')" -ge 1 ] || fail "save histogram"
+[ "$(metric 'mnemo_feedback_total{project="default",signal="used"}')" = 1 ] || fail "feedback used count"
+[ "$(metric 'mnemo_served_items_total{project="default",op="search"}')" -ge 1 ] || fail "served items"
+[ "$(metric 'mnemo_memories{project="default",status="active"}')" -ge 1 ] || fail "memories gauge"
+[ "$(metric 'mnemo_files{project="default"}')" = 1 ] || fail "files gauge: $(metric 'mnemo_files{project="default"}')"
 [ "$(metric 'mnemo_http_responses_total{path="/v1",status="415"}')" = $((m_415 + 2)) ] || fail "415 responses counted"
 grep -q '^# TYPE mnemo_op_duration_seconds histogram$' "$tmp/metrics" || fail "histogram TYPE line"
 # the text format: every sample line is NAME{LABELS} VALUE
 grep -v '^#' "$tmp/metrics" | grep -Ev '^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+$' &&
     fail "lines above are not Prometheus samples" || true
-before=$(metric 'mnemo_requests_total{front="rest",op="recall"}')
+before=$(metric 'mnemo_requests_total{project="default",front="rest",op="recall"}')
 call /v1/recall '{"query":"x"}' -H "$CT"
 scrape
-[ "$(metric 'mnemo_requests_total{front="rest",op="recall"}')" = $((before + 1)) ] || fail "recall count: $(metric 'mnemo_requests_total{front="rest",op="recall"}'), not $before + 1"
+[ "$(metric 'mnemo_requests_total{project="default",front="rest",op="recall"}')" = $((before + 1)) ] || fail "recall count: $(metric 'mnemo_requests_total{project="default",front="rest",op="recall"}'), not $before + 1"
 
 # 4 clients at once, 10 calls each: every one answered and counted once (the counters are atomics)
-before=$(metric 'mnemo_requests_total{front="rest",op="status"}')
+before=$(metric 'mnemo_requests_total{project="default",front="rest",op="status"}')
 pids=()
 for c in 1 2 3 4; do
     (for _ in $(seq 1 10); do
@@ -309,8 +309,8 @@ done
 wait "${pids[@]}"
 [ "$(cat "$tmp"/parallel.* | grep -c '^200$')" = 40 ] || fail "parallel calls: $(sort "$tmp"/parallel.* | uniq -c)"
 scrape
-[ "$(metric 'mnemo_requests_total{front="rest",op="status"}')" = $((before + 40)) ] ||
-    fail "parallel status count: $(metric 'mnemo_requests_total{front="rest",op="status"}'), not $before + 40"
+[ "$(metric 'mnemo_requests_total{project="default",front="rest",op="status"}')" = $((before + 40)) ] ||
+    fail "parallel status count: $(metric 'mnemo_requests_total{project="default",front="rest",op="status"}'), not $before + 40"
 
 # ---- openapi.json shape, and ajv compiles every schema ----
 NODE_PATH=$NODE_MODULES node -e "

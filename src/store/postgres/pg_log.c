@@ -18,7 +18,7 @@
 #include "util/util.h"
 
 /* The actions of reads: the rows mn_store_audit_prune_reads may delete. */
-#define READ_ACTIONS "('context','recall','search','search_code','resource')"
+#define READ_ACTIONS MN_STORE_READ_ACTIONS
 
 /* ---- audit ---- */
 

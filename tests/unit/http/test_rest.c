@@ -241,13 +241,27 @@ static void test_openapi(void)
 static void test_metrics_text(void)
 {
     size_t len;
-    char *text = mn_http__metrics_text(NULL, &len);
+    char *text = mn_http__metrics_text(NULL, NULL, &len);
     REQUIRE(text != NULL);
     CHECK(strlen(text) == len);
-    /* every metric has its HELP and TYPE; the feedback signals are always printed */
+    /* every metric has its HELP and TYPE */
     CHECK(strstr(text, "# TYPE mnemo_requests_total counter\n") != NULL);
     CHECK(strstr(text, "# TYPE mnemo_op_duration_seconds histogram\n") != NULL);
-    CHECK(strstr(text, "mnemo_feedback_total{signal=\"used\"} 0\n") != NULL);
+    CHECK(strstr(text, "# TYPE mnemo_http_responses_total counter\n") != NULL);
+    free(text);
+    /* a project's view: its feedback signals (always printed), nothing of the server's */
+    mn_http__metrics_front_begin(MN_METRICS_REST, "alpha \"quoted\"");
+    mn_http__metrics_front_end();
+    text = mn_http__metrics_text("alpha \"quoted\"", NULL, &len);
+    REQUIRE(text != NULL);
+    CHECK(strstr(text,
+                 "mnemo_feedback_total{project=\"alpha \\\"quoted\\\"\",signal=\"used\"} 0\n") !=
+          NULL);
+    CHECK(strstr(text, "mnemo_http_responses_total") == NULL);
+    free(text);
+    text = mn_http__metrics_text("beta", NULL, &len);
+    REQUIRE(text != NULL);
+    CHECK(strstr(text, "alpha") == NULL);
     free(text);
 }
 
