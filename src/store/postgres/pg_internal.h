@@ -100,7 +100,7 @@ void mn_pg__disconnect(mn_store *s);
     X(memories_touch)        \
     X(memory_neighbours)     \
     X(fingerprints_each)     \
-    X(memories_by_uid)      \
+    X(memories_by_uid)       \
     MN_PG_MORE_FNS(X)
 /* Their declarations, from the one list of store functions (store_fns.h). */
 #define MN_PG_DECLARE(name, params, args) int mn_pg__##name params;

@@ -80,8 +80,9 @@ int mn_pg__token_find(mn_store *s, const char *hash_hex, mn_token *out, char sto
     mn_pg_params p = {0};
     memset(out, 0, sizeof(*out));
     mn_pg__text(&p, hash_hex);
-    PGresult *r = mn_pg__run(s, "SELECT " COLUMNS ", secret_hash FROM tokens WHERE secret_hash = $1",
-                             &p, "cannot read the tokens");
+    PGresult *r =
+        mn_pg__run(s, "SELECT " COLUMNS ", secret_hash FROM tokens WHERE secret_hash = $1", &p,
+                   "cannot read the tokens");
     if (!r)
         return mn_error_last_code();
     int rc = 0;
