@@ -13,6 +13,23 @@
     X(token_find)         \
     X(token_list)         \
     X(token_revoke)       \
-    X(token_touch)
+    X(token_touch)        \
+    X(embed_model_put)    \
+    X(embed_model_get)    \
+    X(embed_models_each)  \
+    X(embed_models_drop)  \
+    X(embed_model_synced) \
+    X(embed_corpus_epoch) \
+    X(vector_put)         \
+    X(vector_get)         \
+    X(vectors_load)       \
+    X(vectors_count)      \
+    X(vectors_missing)    \
+    X(vectors_gc)         \
+    X(embed_corpus_count) \
+    X(embed_corpus_each)  \
+    X(embed_term_put)     \
+    X(embed_terms_get)    \
+    X(embed_terms_each)
 
 #endif
