@@ -121,8 +121,8 @@ static size_t utf8_prefix(const char *s, size_t n)
 }
 
 /* The columns MEMORY_COLUMNS names, from `first` on, in this order. */
-#define MEMORY_COLUMNS                                                                          \
-    "o.title, o.trigger_keywords, o.tags, o.body, o.situation, o.solution, o.what_failed, "   \
+#define MEMORY_COLUMNS                                                                      \
+    "o.title, o.trigger_keywords, o.tags, o.body, o.situation, o.solution, o.what_failed, " \
     "o.error_messages, o.files_modified, o.scope_paths, o.scope_symbols"
 
 /*
@@ -179,11 +179,12 @@ out:
 
 /* A chunk's text (chunks_fts_src: path, names, signature, doc, code), in SQL; o is the chunk. */
 #define CHUNK_TEXT                                                                              \
-    "coalesce(f.path || chr(10), '') || coalesce(CASE WHEN y.id IS NULL THEN NULL WHEN "      \
-    "y.qualified_name = y.name THEN y.name ELSE y.name || ' ' || y.qualified_name END || "    \
+    "coalesce(f.path || chr(10), '') || coalesce(CASE WHEN y.id IS NULL THEN NULL WHEN "        \
+    "y.qualified_name = y.name THEN y.name ELSE y.name || ' ' || y.qualified_name END || "      \
     "chr(10), '') || coalesce(y.signature || chr(10), '') || coalesce(y.docstring || chr(10), " \
     "'') || coalesce(o.text, '')"
-#define CHUNK_JOINS "LEFT JOIN files f ON f.id = o.file_id LEFT JOIN symbols y ON y.id = o.symbol_id"
+#define CHUNK_JOINS \
+    "LEFT JOIN files f ON f.id = o.file_id LEFT JOIN symbols y ON y.id = o.symbol_id"
 
 /* ---- models ---- */
 
@@ -477,9 +478,10 @@ int mn_pg__vectors_load(mn_store *s, const char *model, const char *owner_kind,
     return 0;
 }
 
-/* The live rows of this project of one kind (o) and their vector for model $2 (v); $1 the project. */
-#define MEMORY_ROWS                                                                             \
-    "memories o LEFT JOIN vectors v ON v.owner_kind = 'memory' AND v.owner_id = o.id AND "     \
+/* The live rows of this project of one kind (o) and their vector for model $2 (v); $1 the project.
+ */
+#define MEMORY_ROWS                                                                        \
+    "memories o LEFT JOIN vectors v ON v.owner_kind = 'memory' AND v.owner_id = o.id AND " \
     "v.model = $2 WHERE o.project_id = $1 AND o.deleted_at IS NULL"
 #define CHUNK_ROWS                                                                              \
     "chunks o LEFT JOIN vectors v ON v.owner_kind = 'chunk' AND v.owner_id = o.id AND v.model " \
@@ -494,11 +496,11 @@ int mn_pg__vectors_count(mn_store *s, const char *model, const char *owner_kind,
     mn_pg_params p = {0};
     mn_pg__int(&p, s->project_id);
     mn_pg__text(&p, model);
-    PGresult *r = mn_pg__run(s,
-                             is_memory(owner_kind)
-                                 ? "SELECT count(*), count(v.owner_id) FROM " MEMORY_ROWS
-                                 : "SELECT count(*), count(v.owner_id) FROM " CHUNK_ROWS,
-                             &p, "cannot count vectors");
+    PGresult *r =
+        mn_pg__run(s,
+                   is_memory(owner_kind) ? "SELECT count(*), count(v.owner_id) FROM " MEMORY_ROWS
+                                         : "SELECT count(*), count(v.owner_id) FROM " CHUNK_ROWS,
+                   &p, "cannot count vectors");
     if (!r)
         return mn_error_last_code();
     int64_t all = mn_pg__col_int(s, r, 0, 0), with = mn_pg__col_int(s, r, 0, 1);
@@ -511,8 +513,7 @@ int mn_pg__vectors_count(mn_store *s, const char *model, const char *owner_kind,
 }
 
 int mn_pg__vectors_missing(mn_store *s, const char *model, const char *owner_kind, size_t limit,
-                           int (*cb)(void *payload, int64_t owner_id, const char *text,
-                                     size_t len),
+                           int (*cb)(void *payload, int64_t owner_id, const char *text, size_t len),
                            void *payload)
 {
     int rc = check_kind(owner_kind);
@@ -680,8 +681,8 @@ static char *text_array(const char *const *terms, size_t n)
 
 /* cb for row i of r (columns idf, scale, vec from `first`); `which` the caller's index. */
 static int term_row(mn_store *s, const PGresult *r, int i, int first, size_t which,
-                    int (*cb)(void *payload, size_t which, double idf, const int8_t *q,
-                              size_t qlen, float scale),
+                    int (*cb)(void *payload, size_t which, double idf, const int8_t *q, size_t qlen,
+                              float scale),
                     void *payload)
 {
     size_t len = 0;

@@ -661,5 +661,5 @@ static void teardown(void)
 }
 
 MN_TEST_MAIN(MN_TEST(setup), MN_TEST(test_models_and_vectors), MN_TEST(test_vectors_two_projects),
-             MN_TEST(test_memory_text),
-             MN_TEST(test_sync_and_semantic), MN_TEST(test_train_embeds_corpus), MN_TEST(teardown))
+             MN_TEST(test_memory_text), MN_TEST(test_sync_and_semantic),
+             MN_TEST(test_train_embeds_corpus), MN_TEST(teardown))
