@@ -8,6 +8,12 @@
 #ifndef MN_PG_MORE_H
 #define MN_PG_MORE_H
 
+#include <stddef.h>
+
+/* Strings as a PostgreSQL array literal ({"a","b"}, " and \\ escaped; malloc'd), for a
+ * $n::text[] parameter: one statement for many values. */
+char *mn_pg__text_array(const char *const *v, size_t n);
+
 #define MN_PG_MORE_FNS(X)   \
     X(token_add)            \
     X(token_find)           \
@@ -43,6 +49,34 @@
     X(cite_files_with_hash) \
     X(life_each)            \
     X(texts_each)           \
-    X(purge_freed)
+    X(purge_freed)          \
+    X(git_commit_claim)     \
+    X(git_commit_unclaim)   \
+    X(git_commit_finish)    \
+    X(git_commits_done_each) \
+    X(git_commit_counts)    \
+    X(git_commit_get)       \
+    X(git_commits_for_path) \
+    X(ingest_key_get)       \
+    X(ingest_key_set)       \
+    X(ingest_key_del)       \
+    X(ingest_keys_each)     \
+    X(task_upsert)          \
+    X(task_get)             \
+    X(task_link)            \
+    X(task_links)           \
+    X(task_links_of)        \
+    X(doc_upsert)           \
+    X(doc_find)             \
+    X(ancestry_get)         \
+    X(ancestry_put)         \
+    X(ancestry_heads)       \
+    X(ancestry_inherit)     \
+    X(ancestry_prune)       \
+    X(memories_origin)      \
+    X(memory_commits_each)  \
+    X(blame_get)            \
+    X(blame_put)            \
+    X(memories_linked_to)
 
 #endif

@@ -659,8 +659,7 @@ int mn_pg__embed_term_put(mn_store *s, const char *model, const char *term, size
                        &p, "cannot store a term vector");
 }
 
-/* terms as a PostgreSQL array literal: {"a","b"} with " and \ escaped (malloc'd). */
-static char *text_array(const char *const *terms, size_t n)
+char *mn_pg__text_array(const char *const *terms, size_t n)
 {
     mn_buf b = MN_BUF_INIT;
     mn_buf_putc(&b, '{');
@@ -702,7 +701,7 @@ int mn_pg__embed_terms_get(mn_store *s, const char *model, const char *const *te
         return 0;
     mn_pg_params p = {0};
     mn_pg__text(&p, model);
-    mn_pg__take(&p, text_array(terms, n));
+    mn_pg__take(&p, mn_pg__text_array(terms, n));
     /* one round trip for the query's terms, reported in the caller's order */
     PGresult *r = mn_pg__run(s,
                              "SELECT u.i, e.idf, e.scale, e.vec FROM unnest($2::text[]) WITH "
