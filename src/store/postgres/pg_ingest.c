@@ -18,7 +18,8 @@
 #include "store/store_ingest.h"
 #include "util/util.h"
 
-#define ASCII_LOWER(x) "translate(" x ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+#define ASCII_LOWER(x) \
+    "translate(" x ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
 
 static void set_str(mn_store *s, json_t *o, const char *key, const PGresult *r, int i)
 {
@@ -202,11 +203,15 @@ int mn_pg__git_commit_get(mn_store *s, const char *sha, json_t **out)
     set_str(s, o, "body", r, 6);
     set_json(s, o, "symbols", r, 7);
     for (int i = 8; i <= 10; i++)
-        json_object_set_new(o, i == 8 ? "candidates" : i == 9 ? "saved" : "queued",
+        json_object_set_new(o,
+                            i == 8   ? "candidates"
+                            : i == 9 ? "saved"
+                                     : "queued",
                             json_integer(mn_pg__col_int(s, r, 0, i)));
     pg(s)->pq->clear(r);
     mn_pg__int(&p, id);
-    r = mn_pg__run(s, "SELECT path, status FROM git_commit_files WHERE commit_id = $1 ORDER BY path",
+    r = mn_pg__run(s,
+                   "SELECT path, status FROM git_commit_files WHERE commit_id = $1 ORDER BY path",
                    &p, "cannot read a commit's files");
     if (!r) {
         json_decref(o);
@@ -385,8 +390,7 @@ int mn_pg__task_get(mn_store *s, const char *external_id, json_t **out)
                             external_id);
     }
     json_t *o = json_object();
-    static const char *const keys[] = {"tracker", "id",  "title",  "body",
-                                       "state",   "url", "author"};
+    static const char *const keys[] = {"tracker", "id", "title", "body", "state", "url", "author"};
     for (int i = 0; i < 7; i++)
         set_str(s, o, keys[i], r, i);
     set_json(s, o, "labels", r, 7);
@@ -443,10 +447,11 @@ static int links_query(mn_store *s, const char *sql, const char *arg, const char
 
 int mn_pg__task_links(mn_store *s, const char *task_key, json_t **out)
 {
-    return links_query(s,
-                       "SELECT ref, kind, created_at FROM task_links WHERE project_id = $1 AND " ASCII_LOWER(
-                           "task_key") " = " ASCII_LOWER("$2::text") " ORDER BY created_at, ref",
-                       task_key, "ref", "kind", out);
+    return links_query(
+        s,
+        "SELECT ref, kind, created_at FROM task_links WHERE project_id = $1 AND " ASCII_LOWER(
+            "task_key") " = " ASCII_LOWER("$2::text") " ORDER BY created_at, ref",
+        task_key, "ref", "kind", out);
 }
 
 int mn_pg__task_links_of(mn_store *s, const char *ref, json_t **out)
@@ -484,8 +489,7 @@ int mn_pg__doc_upsert(mn_store *s, const mn_doc_rec *d)
 
 #define DOC_COLUMNS "path, kind, title, body, url, updated_at"
 
-int mn_pg__doc_find(mn_store *s, const char *path, const char *url, const char *title,
-                    json_t **out)
+int mn_pg__doc_find(mn_store *s, const char *path, const char *url, const char *title, json_t **out)
 {
     static const char *const sql[] = {
         "SELECT " DOC_COLUMNS " FROM docs WHERE project_id = $1 AND path = $2",
