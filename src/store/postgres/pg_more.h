@@ -29,6 +29,7 @@ char *mn_pg__text_array(const char *const *v, size_t n);
     X(vector_put)            \
     X(vector_get)            \
     X(vectors_load)          \
+    X(vector_search)         \
     X(vectors_count)         \
     X(vectors_missing)       \
     X(vectors_gc)            \

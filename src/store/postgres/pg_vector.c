@@ -478,6 +478,31 @@ int mn_pg__vectors_load(mn_store *s, const char *model, const char *owner_kind,
     return 0;
 }
 
+/*
+ * pgvector: the issue asks to use it where an installation has it. It is
+ * not packaged for Debian 12 nor installed here, so the bytea path is the
+ * one built and tested; this says which is in use and what the server
+ * offers, from the catalogs (nothing is created).
+ */
+int mn_pg__vector_search(mn_store *s, const char **out)
+{
+    PGresult *r = mn_pg__run(s,
+                             "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector'), "
+                             "EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')",
+                             NULL, "cannot read the server's extensions");
+    if (!r)
+        return mn_error_last_code();
+    bool installed = mn_pg__col(s, r, 0, 0)[0] == 't', available = mn_pg__col(s, r, 0, 1)[0] == 't';
+    pg(s)->pq->clear(r);
+    *out = installed   ? "int8 vectors as bytea, exact top-k in mnemo (pgvector is installed in "
+                         "this database; not used yet)"
+           : available ? "int8 vectors as bytea, exact top-k in mnemo (pgvector is available on "
+                         "this server, not installed)"
+                       : "int8 vectors as bytea, exact top-k in mnemo (pgvector is not available "
+                         "on this server)";
+    return 0;
+}
+
 /* The live rows of this project of one kind (o) and their vector for model $2 (v); $1 the project.
  */
 #define MEMORY_ROWS                                                                        \

@@ -444,6 +444,13 @@ int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_ki
     return 0;
 }
 
+int mn_sqlite__vector_search(mn_store *s, const char **out)
+{
+    MN_UNUSED(s);
+    *out = "int8 vectors in SQLite rows, exact top-k in mnemo";
+    return 0;
+}
+
 int mn_sqlite__vectors_count(mn_store *s, const char *model, const char *owner_kind, int64_t *have,
                              int64_t *missing)
 {

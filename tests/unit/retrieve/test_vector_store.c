@@ -257,6 +257,17 @@ static void test_models_and_vectors(void)
     CHECK_OK(mn_store_commit(s));
     CHECK(dropped == 1);
     CHECK(mn_store_embed_model_get(s, "http:x", &rec) == MN_ENOTFOUND);
+
+    /* how vectors are ranked (mnemo status): exact int8 in mnemo; on PostgreSQL, what the
+     * server says of pgvector */
+    const char *how = NULL;
+    CHECK_OK(mn_store_vector_search(s, &how));
+    CHECK(how && strstr(how, "exact top-k in mnemo"));
+    if (test_store_pg()) {
+        int64_t avail = sql_int(path, "SELECT count(*) FROM pg_available_extensions WHERE name = "
+                                      "'vector'");
+        CHECK(how && strstr(how, avail ? "pgvector is available" : "pgvector is not available"));
+    }
     mn_store_free(s);
     free(path);
 }
