@@ -26,6 +26,7 @@
 #include "index/index.h"
 #include "index/rank.h"
 #include "store/store_index.h"
+#include "store/store_vector.h"
 
 #define KEY_LAST_RUN "index.last_run"
 #define KEY_ROOT     "index.root"
@@ -305,6 +306,10 @@ int mn_op_status(mn_ctx *ctx, const json_t *args, json_t **out)
                       "removed", (json_int_t)(named ? 0 : fr.removed), "files", (json_int_t)n.files,
                       "symbols", (json_int_t)n.symbols, "edges", (json_int_t)n.edges, "resolved",
                       (json_int_t)n.resolved, "chunks", (json_int_t)n.chunks);
+    /* how vectors are ranked: the back end says (PostgreSQL: whether pgvector is there) */
+    const char *vectors = NULL;
+    if (rc == 0 && mn_store_vector_search(ctx->store, &vectors) == 0 && vectors)
+        json_object_set_new(*out, "vectors", json_string(vectors));
     /* --files: the counts and the names from one walk (status_files.c), so they agree */
     if (rc == 0 && named && (rc = mn_api__status_files(ctx, root, *out)) != 0) {
         json_decref(*out);

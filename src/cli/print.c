@@ -171,6 +171,8 @@ void cli_print_status(const json_t *r)
     cli_printf("%lld files, %lld symbols, %lld edges (%lld resolved), %lld chunks\n",
                num(r, "files"), num(r, "symbols"), num(r, "edges"), num(r, "resolved"),
                num(r, "chunks"));
+    if (*str(r, "vectors"))
+        cli_printf("vectors: %s\n", str(r, "vectors"));
     static const struct {
         const char *key, *count, *title;
     } lists[] = {{"stale_files", "stale", "stale (changed since indexed)"},

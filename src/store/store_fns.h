@@ -181,6 +181,7 @@
     X(vector_put, (mn_store *s, const char *owner_kind, int64_t owner_id, const char *model, const int8_t *q, size_t dim, float scale), (s, owner_kind, owner_id, model, q, dim, scale)) \
     X(vector_get, (mn_store *s, const char *owner_kind, int64_t owner_id, const char *model, int8_t **out, size_t *dim, float *scale), (s, owner_kind, owner_id, model, out, dim, scale)) \
     X(vectors_load, (mn_store *s, const char *model, const char *owner_kind, const mn_vector_set **out), (s, model, owner_kind, out)) \
+    X(vector_search, (mn_store *s, const char **out), (s, out)) \
     X(vectors_count, (mn_store *s, const char *model, const char *owner_kind, int64_t *have, int64_t *missing), (s, model, owner_kind, have, missing)) \
     X(vectors_missing, (mn_store *s, const char *model, const char *owner_kind, size_t limit, int (*cb)(void *payload, int64_t owner_id, const char *text, size_t len), void *payload), (s, model, owner_kind, limit, cb, payload)) \
     X(vectors_gc, (mn_store *s, int64_t *removed), (s, removed)) \

@@ -96,6 +96,14 @@ int mn_store_vectors_load(mn_store *s, const char *model, const char *owner_kind
                           const mn_vector_set **out);
 void mn_vector_set_release(const mn_vector_set *set);
 
+/**
+ * How this store ranks vectors, a static phrase for `mnemo status`: SQLite
+ * and PostgreSQL without pgvector keep int8 vectors in rows and rank them
+ * exactly in mnemo; on PostgreSQL it also says whether the pgvector
+ * extension is installed or available (it is not used yet).
+ */
+int mn_store_vector_search(mn_store *s, const char **out);
+
 /** Rows of this project with and without a vector for model (live memories, chunks). */
 int mn_store_vectors_count(mn_store *s, const char *model, const char *owner_kind, int64_t *have,
                            int64_t *missing);

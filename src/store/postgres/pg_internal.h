@@ -16,6 +16,7 @@
 #include <stdbool.h>
 
 #include "store/postgres/pg_migrate.h"
+#include "store/postgres/pg_more.h"
 #include "store/store_backend.h"
 #include "util/libs.h"
 #include "util/map.h"
@@ -102,8 +103,9 @@ void mn_pg__disconnect(mn_store *s);
     X(fingerprints_each)     \
     X(memories_by_uid)       \
     MN_PG_SEARCH_FNS(X)      \
-    MN_PG_INDEX_FNS(X)      \
-    MN_PG_MIGRATE_FNS(X)
+    MN_PG_INDEX_FNS(X)       \
+    MN_PG_MIGRATE_FNS(X)     \
+    MN_PG_MORE_FNS(X)
 /* Their declarations, from the one list of store functions (store_fns.h). */
 #define MN_PG_DECLARE(name, params, args) int mn_pg__##name params;
 MN_STORE_FUNCTIONS(MN_PG_DECLARE)

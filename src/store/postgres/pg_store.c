@@ -1194,38 +1194,6 @@ static int pg_audit(mn_store *s, const char *actor, const char *action, const ch
                        &p, "cannot write the audit log");
 }
 
-/* ---- the code index: none in this back end yet ---- */
-
-/*
- * Schema v1 of this back end has no code index (files, symbols, chunks):
- * `mnemo index` fails with MN_EUNSUPPORTED (file_replace is not in the
- * table). A lookup in that index while a memory is saved or checked (the
- * symbols a text names, the files with a hash) has the answer a SQLite store
- * that was never indexed gives: none. Only these lookups answer so; every
- * other code-index function stays missing and says so.
- */
-static int pg_cite_symbols(mn_store *s, const char *name, const char *path, const char *hash,
-                           mn_cite_symbol_cb cb, void *payload)
-{
-    MN_UNUSED(s);
-    MN_UNUSED(name);
-    MN_UNUSED(path);
-    MN_UNUSED(hash);
-    MN_UNUSED(cb);
-    MN_UNUSED(payload);
-    return 0;
-}
-
-static int pg_cite_files_with_hash(mn_store *s, const char *hash,
-                                   int (*cb)(void *payload, const char *path), void *payload)
-{
-    MN_UNUSED(s);
-    MN_UNUSED(hash);
-    MN_UNUSED(cb);
-    MN_UNUSED(payload);
-    return 0;
-}
-
 /*
  * The table mn_store_open dispatches to for a PostgreSQL location
  * (store.c). Every slot not named here is NULL: the wrapper fails with
@@ -1257,8 +1225,6 @@ const mn_store_backend mn_postgres_backend = {.name = "postgresql",
                                               .config_set = pg_config_set,
                                               .config_all = pg_config_all,
                                               .audit = pg_audit,
-                                              .cite_symbols = pg_cite_symbols,
-                                              .cite_files_with_hash = pg_cite_files_with_hash,
 #define MN_PG_SLOT(name) .name = mn_pg__##name,
                                               MN_PG_OTHER_FILES(MN_PG_SLOT)
 #undef MN_PG_SLOT

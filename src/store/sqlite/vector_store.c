@@ -8,9 +8,9 @@
  * full-text views (memories_fts_src, chunks_fts_src), the one definition of
  * a row's searchable text; see store_vector.h for the layout.
  *
- * The vector cache. A top-k needs every vector of a model in one
- * contiguous array. Reading 100,000 rows on each search would dominate its
- * cost, so the last MN_VSET_CACHE sets loaded stay in the process, shared
+ * The vector cache (store/vector_cache.c, shared with the PostgreSQL back
+ * end). A top-k needs every vector of a model in one contiguous array. Reading 100,000 rows on each
+ * search would dominate its cost, so the last MN_VSET_CACHE sets loaded stay in the process, shared
  * (reference counted, immutable) and keyed by database path, project,
  * model, owner kind and the model row's nonce (a model dropped and
  * trained again under the same name gets a new nonce). A set is served
@@ -24,15 +24,13 @@
  */
 #include "common.h"
 #include <math.h>
-#include <pthread.h>
 #include <sqlite3.h>
 
 #include "store/store_vector.h"
 #include "store/sqlite/sqlite_internal.h"
 #include "store/sqlite/vector_file.h"
+#include "store/vector_cache.h"
 #include "util/util.h"
-
-#define MN_VSET_CACHE 4
 
 static int fail(mn_store *s, const char *what)
 {
@@ -313,81 +311,7 @@ int mn_sqlite__vector_get(mn_store *s, const char *owner_kind, int64_t owner_id,
     "coalesce(t.signature || char(10), '') || coalesce(t.doc || char(10), '') || " \
     "coalesce(t.body, '')"
 
-/* ---- the shared sets ---- */
-
-typedef struct {
-    mn_vector_set pub; /* first: a set handed out is this struct */
-    char *key;
-    int64_t epoch;
-    int refs;
-    int64_t *ids;
-    int8_t *data;
-    float *scales;
-    mn_vfile file; /* the rows when mapped from the file instead */
-} vset;
-
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static vset *cache[MN_VSET_CACHE]; /* most recently loaded first */
-
-static void vset_unref_locked(vset *v)
-{
-    if (v && --v->refs == 0) {
-        mn_vfile_close(&v->file);
-        free(v->key);
-        free(v->ids);
-        free(v->data);
-        free(v->scales);
-        free(v);
-    }
-}
-
-void mn_vector_set_release(const mn_vector_set *set)
-{
-    if (!set)
-        return;
-    pthread_mutex_lock(&cache_lock);
-    vset_unref_locked((vset *)set);
-    pthread_mutex_unlock(&cache_lock);
-}
-
-static vset *cache_get(const char *key, int64_t epoch)
-{
-    vset *hit = NULL;
-    pthread_mutex_lock(&cache_lock);
-    for (size_t i = 0; i < MN_VSET_CACHE && !hit; i++)
-        if (cache[i] && cache[i]->epoch == epoch && strcmp(cache[i]->key, key) == 0) {
-            hit = cache[i];
-            hit->refs++;
-        }
-    pthread_mutex_unlock(&cache_lock);
-    return hit;
-}
-
-static void cache_put(vset *v)
-{
-    pthread_mutex_lock(&cache_lock);
-    /* the entry it replaces (same key, older epoch), or the least recent */
-    size_t slot = MN_VSET_CACHE - 1;
-    for (size_t i = 0; i < MN_VSET_CACHE; i++)
-        if (cache[i] && strcmp(cache[i]->key, v->key) == 0) {
-            slot = i;
-            break;
-        }
-    vset_unref_locked(cache[slot]);
-    memmove(&cache[1], &cache[0], slot * sizeof(cache[0]));
-    cache[0] = v;
-    v->refs++;
-    pthread_mutex_unlock(&cache_lock);
-}
-
-static vset *vset_new(size_t dim)
-{
-    vset *v = mn_calloc(1, sizeof(*v));
-    v->refs = 1;
-    v->pub.dim = dim;
-    v->pub.stride = padded(dim);
-    return v;
-}
+/* ---- loading (the shared sets: store/vector_cache.c) ---- */
 
 /* 1 when no other project than this store's owns rows of the kind (so
    every vector of the model is this project's), 0 when one does, -1 on
@@ -429,7 +353,7 @@ int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_ki
         sqlite3_reset(st);
         if (step != SQLITE_DONE)
             return fail(s, "cannot read an embedding model");
-        *out = &vset_new(1)->pub; /* no such model: nothing to rank */
+        *out = &mn_vset_new(1)->pub; /* no such model: nothing to rank */
         return 0;
     }
     int64_t epoch = sqlite3_column_int64(st, 0);
@@ -441,14 +365,14 @@ int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_ki
                   owner_kind, nonce);
     sqlite3_reset(st);
 
-    vset *v = cache_get(key.ptr, epoch);
+    mn_vset *v = mn_vset_cache_get(key.ptr, epoch);
     if (v) {
         mn_buf_release(&key);
         free(nonce);
         *out = &v->pub;
         return 0;
     }
-    v = vset_new(dim);
+    v = mn_vset_new(dim);
     v->key = mn_buf_detach(&key);
     v->epoch = epoch;
     mn_vfile_key fk = {s->path, s->project_id, owner_kind, model, nonce, epoch, dim, v->pub.stride};
@@ -458,7 +382,7 @@ int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_ki
         v->pub.ids = v->file.ids;
         v->pub.scales = v->file.scales;
         v->pub.data = v->file.data;
-        cache_put(v);
+        mn_vset_cache_put(v);
         *out = &v->pub;
         return 0;
     }
@@ -472,7 +396,7 @@ int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_ki
     int one_project = sole_owner(s, owner_kind);
     if (one_project < 0) {
         free(nonce);
-        vset_unref_locked(v);
+        mn_vector_set_release(&v->pub);
         return mn_error_last_code();
     }
     st = one_project ? mn_sqlite__stmt(s, "SELECT owner_id, scale, data FROM vectors WHERE "
@@ -490,7 +414,7 @@ int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_ki
                                     "d.project_id) = ?1 AND v.dim = ?3 ORDER BY v.owner_id");
     if (!st) {
         free(nonce);
-        vset_unref_locked(v); /* not shared yet: no lock needed */
+        mn_vector_set_release(&v->pub);
         return mn_error_last_code();
     }
     sqlite3_bind_int64(st, 1, s->project_id);
@@ -498,29 +422,15 @@ int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_ki
     sqlite3_bind_int64(st, 3, (sqlite3_int64)dim);
     if (one_project) /* ?1 is unused there, which SQLite allows: ?4 sets the count */
         sqlite3_bind_text(st, 4, owner_kind, -1, SQLITE_STATIC);
-    size_t cap = 0, stride = v->pub.stride;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (v->pub.n == cap) {
-            cap = cap ? cap * 2 : 256;
-            v->ids = mn_realloc(v->ids, cap * sizeof(*v->ids));
-            v->scales = mn_realloc(v->scales, cap * sizeof(*v->scales));
-            v->data = mn_realloc(v->data, cap * stride);
-        }
-        size_t i = v->pub.n++, len = (size_t)sqlite3_column_bytes(st, 2);
-        const void *blob = sqlite3_column_blob(st, 2);
-        v->ids[i] = sqlite3_column_int64(st, 0);
-        v->scales[i] = (float)sqlite3_column_double(st, 1);
-        memset(v->data + i * stride, 0, stride);
-        if (blob && len == dim)
-            memcpy(v->data + i * stride, blob, dim);
-        else
-            v->scales[i] = 0; /* damaged: never ranks */
-    }
+    size_t cap = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        mn_vset_push(v, &cap, sqlite3_column_int64(st, 0), (float)sqlite3_column_double(st, 1),
+                     sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2));
     sqlite3_reset(st);
     if (step != SQLITE_DONE) {
         rc = fail(s, "cannot read vectors");
         free(nonce);
-        vset_unref_locked(v);
+        mn_vector_set_release(&v->pub);
         return rc;
     }
     v->pub.ids = v->ids;
@@ -529,8 +439,15 @@ int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_ki
     if (!s->read_only) /* for the next process (a hook per prompt) */
         mn_vfile_write(&fk, v->pub.n, v->ids, v->scales, v->data);
     free(nonce);
-    cache_put(v);
+    mn_vset_cache_put(v);
     *out = &v->pub;
+    return 0;
+}
+
+int mn_sqlite__vector_search(mn_store *s, const char **out)
+{
+    MN_UNUSED(s);
+    *out = "int8 vectors in SQLite rows, exact top-k in mnemo";
     return 0;
 }
 

@@ -3,7 +3,8 @@
  * added once per name, found by the hash of its secret (and only by it),
  * listed oldest first without any hash, revoked by name or by id (keeping
  * its first revocation time), and its last use noted. Rows are global:
- * a store opened on another project sees the same tokens.
+ * a store opened on another project sees the same tokens. Runs on both
+ * back ends (tests/test_store.h).
  */
 #include "common.h"
 #include <sqlite3.h>
@@ -14,9 +15,10 @@
 #include "util/util.h"
 #include "test.h"
 #include "test_fs.h"
+#include "test_store.h"
 
 static char tmp[64];
-static char path[96];
+static char *path;
 
 static int add(mn_store *s, const char *name, const char *project, const char *role,
                const char *secret, int64_t expires_at, int64_t *id)
@@ -58,7 +60,8 @@ static void test_tokens(void)
 
     snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-tokens-XXXXXX");
     REQUIRE(mkdtemp(tmp));
-    snprintf(path, sizeof(path), "%s/mnemo.db", tmp);
+    path = test_store_new(tmp);
+    REQUIRE(path);
     REQUIRE_OK(mn_store_open(&s, path, NULL));
     o.project = "beta";
     REQUIRE_OK(mn_store_open(&other, path, &o));
@@ -134,6 +137,8 @@ static void test_tokens(void)
     mn_store_free(other);
     mn_store_free(s);
     rm_rf(tmp);
+    test_store_drop_all();
+    free(path);
 }
 
 MN_TEST_MAIN(MN_TEST(test_tokens))

@@ -1,0 +1,169 @@
+/*
+ * pg_scan.c - every stored text outside the memories, read and rewritten
+ * for `mnemo scan`, and the purge that leaves no dead copy in the tables
+ * (store_scan.h), on PostgreSQL.
+ *
+ * The cells are sqlite/scan_store.c's, with one difference: a PostgreSQL
+ * store is a server's, holding many teams' projects, so a scan reads and
+ * rewrites the texts of its own project only (a project's admin must not
+ * read another project's texts through a scan's findings). Feedback rows
+ * belong to a project through their served answer; those whose answer was
+ * pruned (served_id NULL) name no project and are left alone.
+ *
+ * Rewrites are collected per cell and applied after its SELECT, as on
+ * SQLite. The purge: PostgreSQL keeps an updated row's old version in the
+ * table until VACUUM, so mn_pg__purge_freed runs VACUUM FULL on every
+ * table that holds texts (each is written anew, dead versions dropped;
+ * it locks the table for the time, every project's use of it waits), then
+ * asks for a CHECKPOINT (allowed to superusers and pg_checkpoint members;
+ * without it the write-ahead log keeps old versions until PostgreSQL
+ * recycles its segments, which the note of `mnemo scan` says).
+ */
+#include "common.h"
+
+#include "store/postgres/pg_internal.h"
+#include "store/store_scan.h"
+#include "util/util.h"
+#include "util/vec.h"
+
+/* table, column, and the condition that keeps a row to this project's ($1) */
+static const struct {
+    const char *table, *column, *mine;
+} cells[] = {
+    {"chunks", "text", "project_id = $1"},
+    {"symbols", "signature", "project_id = $1"},
+    {"symbols", "docstring", "project_id = $1"},
+    {"history_commits", "subject", "project_id = $1"},
+    {"history_docs", "subjects", "project_id = $1"},
+    {"served", "query", "project_id = $1"},
+    {"feedback", "note", "served_id IN (SELECT id FROM served WHERE project_id = $1)"},
+    {"feedback", "query", "served_id IN (SELECT id FROM served WHERE project_id = $1)"},
+    {"audit", "detail", "project_id = $1"},
+    {"links", "note", "src_id IN (SELECT id FROM memories WHERE project_id = $1)"},
+    {"tasks", "title", "project_id = $1"},
+    {"tasks", "body", "project_id = $1"},
+    {"docs", "title", "project_id = $1"},
+    {"docs", "body", "project_id = $1"},
+    {"dialogs", "summary", "project_id = $1"},
+};
+
+/* The tables a purge writes anew: the cells', the memories and their citations, and the
+ * full-text postings when this store has them. */
+static const char *const purged[] = {
+    "memories",     "citations", "chunks",   "symbols",      "history_commits",
+    "history_docs", "served",    "feedback", "audit",        "links",
+    "tasks",        "docs",      "dialogs",  "fts_postings", "fts_docs",
+};
+
+typedef struct {
+    int64_t row;
+    char *text;
+} rewrite;
+
+static int apply(mn_store *s, const char *table, const char *column, rewrite *v, size_t n)
+{
+    mn_buf sql = MN_BUF_INIT;
+    int rc = 0;
+    mn_buf_printf(&sql, "UPDATE %s SET %s = $1 WHERE id = $2", table, column);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        mn_pg_params p = {0};
+        mn_pg__text(&p, v[i].text);
+        mn_pg__int(&p, v[i].row);
+        rc = mn_pg__exec(s, sql.ptr, &p, "cannot rewrite a stored text");
+    }
+    mn_buf_release(&sql);
+    return rc;
+}
+
+int mn_pg__texts_each(mn_store *s,
+                      int (*cb)(void *payload, const mn_text_cell *c, const char *text, size_t len,
+                                char **replace),
+                      void *payload)
+{
+    MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    int rc = 0;
+    for (size_t t = 0; t < MN_ARRAY_SIZE(cells) && rc == 0; t++) {
+        mn_buf sql = MN_BUF_INIT;
+        MN_VEC(rewrite) todo = MN_VEC_INIT;
+        mn_text_cell c = {cells[t].table, cells[t].column, 0};
+        mn_pg_params p = {0};
+        mn_pg__int(&p, s->project_id);
+        mn_buf_printf(&sql,
+                      "SELECT id, %s FROM %s WHERE %s AND %s IS NOT NULL AND %s <> '' ORDER "
+                      "BY id",
+                      c.column, c.table, cells[t].mine, c.column, c.column);
+        PGresult *r = mn_pg__run(s, sql.ptr, &p, "cannot read stored texts");
+        mn_buf_release(&sql);
+        if (!r) {
+            rc = mn_error_last_code();
+            break;
+        }
+        int n = pg(s)->pq->ntuples(r);
+        for (int i = 0; i < n && rc == 0; i++) {
+            char *repl = NULL;
+            const char *text = mn_pg__col(s, r, i, 1);
+            c.row = mn_pg__col_int(s, r, i, 0);
+            rc = cb(payload, &c, text ? text : "", text ? strlen(text) : 0, &repl);
+            if (repl) {
+                rewrite w = {c.row, repl};
+                mn_vec_push(&todo, w);
+            }
+        }
+        pg(s)->pq->clear(r);
+        if (rc == 0 && todo.len)
+            rc = apply(s, c.table, c.column, todo.items, todo.len);
+        for (size_t i = 0; i < todo.len; i++)
+            free(todo.items[i].text);
+        mn_vec_release(&todo);
+    }
+    return rc;
+}
+
+/* One statement outside any transaction (VACUUM cannot run in one, nor prepared): 0, or the
+ * SQLSTATE's first two characters compared by the caller through *state. */
+static int plain(mn_store *s, const char *sql, char state[6])
+{
+    const mn_pq_api *pq = pg(s)->pq;
+    PGresult *r = pq->exec(pg(s)->conn, sql);
+    int rc = 0;
+    state[0] = 0;
+    if (pq->resultStatus(r) != PGRES_COMMAND_OK) {
+        const char *code = pq->resultErrorField(r, PG_DIAG_SQLSTATE);
+        const char *msg = pq->resultErrorMessage(r);
+        snprintf(state, 6, "%s", code ? code : "");
+        size_t len = msg ? strcspn(msg, "\n") : 0;
+        rc =
+            mn_error_set(pq->status(pg(s)->conn) == CONNECTION_BAD ? MN_EUNAVAILABLE : MN_EIO,
+                         "cannot purge old texts in '%s': %.*s", s->path, (int)len, msg ? msg : "");
+    }
+    pq->clear(r);
+    return rc;
+}
+
+int mn_pg__purge_freed(mn_store *s)
+{
+    MN_ASSERT_OR(!pg(s)->in_tx, MN_EINTERNAL);
+    char state[6];
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < MN_ARRAY_SIZE(purged); i++) {
+        /* a table of another part of the schema this store does not have is skipped */
+        mn_pg_params p = {0};
+        mn_pg__text(&p, purged[i]);
+        PGresult *r =
+            mn_pg__run(s, "SELECT to_regclass($1) IS NOT NULL", &p, "cannot purge old texts");
+        if (!r)
+            return mn_error_last_code();
+        bool there = mn_pg__col(s, r, 0, 0)[0] == 't';
+        pg(s)->pq->clear(r);
+        if (!there)
+            continue;
+        mn_buf sql = MN_BUF_INIT;
+        mn_buf_printf(&sql, "VACUUM (FULL) %s", purged[i]);
+        rc = plain(s, sql.ptr, state);
+        mn_buf_release(&sql);
+    }
+    /* insufficient privilege (42501) is no failure: the log's old segments go in time */
+    if (rc == 0 && plain(s, "CHECKPOINT", state) != 0 && strcmp(state, "42501") != 0)
+        rc = mn_error_last_code();
+    return rc;
+}
