@@ -43,6 +43,8 @@
  */
 #include "common.h"
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <xxhash.h>
 
 #include "retrieve/embed.h"
@@ -193,30 +195,90 @@ static void axpy(double *restrict y, double a, const double *restrict x, size_t 
         y[i] += a * x[i];
 }
 
-/* Orthonormalise the l columns of the n x l row-major matrix a (modified Gram-Schmidt on a
- * transposed copy, so each column is contiguous). A column that vanishes becomes zero. One
- * pass is enough here: the power iteration keeps the columns' condition number near
- * (sigma_1 / sigma_l)^2, far from where Gram-Schmidt loses orthogonality in double. */
-static void orthonormalize(double *a, size_t n, size_t l)
+/*
+ * Orthonormalise the l columns of the n x l row-major matrix a (modified
+ * Gram-Schmidt on a transposed copy, so each column is contiguous). A column
+ * that vanishes becomes zero. One pass is enough here: the power iteration
+ * keeps the columns' condition number near (sigma_1 / sigma_l)^2, far from
+ * where Gram-Schmidt loses orthogonality in double.
+ *
+ * On several threads the columns are a wavefront: column j takes the
+ * projections of columns 0..j-1 one after the other as on one thread,
+ * waiting for each to be final, so every column's arithmetic (and the
+ * result) is the one-thread one; with columns claimed in ascending order a
+ * thread waits at most for the column another is finishing.
+ */
+typedef struct {
+    double *t; /* l columns of n */
+    double *a;
+    size_t n, l;
+    atomic_uchar *done;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} gs_run;
+
+static void gs_wait(gs_run *g, size_t p)
 {
-    double *t = mn_malloc(n * l * sizeof(double));
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < l; j++)
-            t[j * n + i] = a[i * l + j];
-    for (size_t j = 0; j < l; j++) {
-        double *cj = t + j * n;
-        for (size_t p = 0; p < j; p++) {
-            const double *cp = t + p * n;
-            axpy(cj, -dot(cj, cp, n), cp, n);
-        }
-        double norm = sqrt(dot(cj, cj, n));
-        for (size_t i = 0; i < n; i++)
-            cj[i] = norm > 1e-12 ? cj[i] / norm : 0;
+    if (atomic_load_explicit(&g->done[p], memory_order_acquire))
+        return;
+    pthread_mutex_lock(&g->mu);
+    while (!atomic_load_explicit(&g->done[p], memory_order_acquire))
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void gs_column(void *arg, size_t j, int thread)
+{
+    gs_run *g = arg;
+    size_t n = g->n;
+    double *cj = g->t + j * n;
+    MN_UNUSED(thread);
+    for (size_t p = 0; p < j; p++) {
+        const double *cp = g->t + p * n;
+        gs_wait(g, p);
+        axpy(cj, -dot(cj, cp, n), cp, n);
     }
+    double norm = sqrt(dot(cj, cj, n));
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < l; j++)
-            a[i * l + j] = t[j * n + i];
-    free(t);
+        cj[i] = norm > 1e-12 ? cj[i] / norm : 0;
+    pthread_mutex_lock(&g->mu);
+    atomic_store_explicit(&g->done[j], 1, memory_order_release);
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+#define ROWS_PER_PART 256 /* rows of a dense loop per part of a parallel run */
+
+static void gs_transpose_in(void *arg, size_t part, int thread)
+{
+    gs_run *g = arg;
+    MN_UNUSED(thread);
+    for (size_t i = part * ROWS_PER_PART; i < g->n && i < (part + 1) * ROWS_PER_PART; i++)
+        for (size_t j = 0; j < g->l; j++)
+            g->t[j * g->n + i] = g->a[i * g->l + j];
+}
+
+static void gs_transpose_out(void *arg, size_t part, int thread)
+{
+    gs_run *g = arg;
+    MN_UNUSED(thread);
+    for (size_t i = part * ROWS_PER_PART; i < g->n && i < (part + 1) * ROWS_PER_PART; i++)
+        for (size_t j = 0; j < g->l; j++)
+            g->a[i * g->l + j] = g->t[j * g->n + i];
+}
+
+static void orthonormalize(double *a, size_t n, size_t l, int threads)
+{
+    gs_run g = {mn_malloc(n * l * sizeof(double)), a, n, l, mn_calloc(l, sizeof(atomic_uchar)),
+                PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    size_t parts = (n + ROWS_PER_PART - 1) / ROWS_PER_PART;
+    mn_par_run(threads, parts, gs_transpose_in, &g);
+    mn_par_run(threads, l, gs_column, &g);
+    mn_par_run(threads, parts, gs_transpose_out, &g);
+    pthread_cond_destroy(&g.cv);
+    pthread_mutex_destroy(&g.mu);
+    free(g.done);
+    free(g.t);
 }
 
 /* Eigen-decomposition of the symmetric n x n matrix a (destroyed) by cyclic Jacobi:
@@ -571,42 +633,145 @@ static void add_window(windows *w, const corpus *c, size_t d, const double *idf)
         w->e.items[j].x = (float)(w->e.items[j].x / norm);
 }
 
+/*
+ * The products with X on the training's threads. X^T z splits by windows
+ * (each writes its own row of y); X q and X P split by ranges of terms
+ * (each writes its own rows of z or U), every part scanning the windows in
+ * order and taking its terms from each (a window's entries are sorted by
+ * term: a binary search finds where its range starts), so a term's row sums
+ * its windows in the order one thread does. The ranges hold about equal
+ * shares of X's entries.
+ */
+typedef struct {
+    const windows *w;
+    size_t l;
+    size_t from, nw; /* X^T z: windows [from, from + nw) */
+    double *y;
+    const double *q; /* X q: nw x l */
+    float *z;
+    const float *zin;
+    const uint32_t *cut; /* term ranges: part p is [cut[p], cut[p + 1]) */
+    size_t parts;
+    const uint32_t *orig; /* X P: the term of a sampled row (U's row) */
+    const double *pk;     /* X P: nw x l */
+    float *u;
+} xprod;
+
 /* y (nw x l) = X^T z for the windows [from, from + nw), z (V x l) */
-static void xt_times(double *y, const windows *w, size_t from, size_t nw, const float *z, size_t l)
+static void xt_rows(const xprod *x, size_t lo, size_t hi)
 {
-    memset(y, 0, nw * l * sizeof(double));
-    for (size_t j = from; j < from + nw; j++) {
-        double *restrict yj = y + (j - from) * l;
+    const windows *w = x->w;
+    size_t l = x->l;
+    for (size_t j = lo; j < hi; j++) {
+        double *restrict yj = x->y + (j - x->from) * l;
+        memset(yj, 0, l * sizeof(double));
         for (size_t i = w->start.items[j]; i < w->start.items[j + 1]; i++) {
-            const float *restrict zt = z + (size_t)w->e.items[i].t * l;
-            double x = w->e.items[i].x;
+            const float *restrict zt = x->zin + (size_t)w->e.items[i].t * l;
+            double v = w->e.items[i].x;
             size_t c = 0;
             for (; c + 4 <= l; c += 4)
                 for (size_t b = 0; b < 4; b++)
-                    yj[c + b] += x * zt[c + b];
+                    yj[c + b] += v * zt[c + b];
             for (; c < l; c++)
-                yj[c] += x * zt[c];
+                yj[c] += v * zt[c];
         }
     }
 }
 
-/* z (V x l) = X q, q (nw x l) */
-static void x_times(float *z, size_t nterms, const windows *w, size_t nw, const double *q, size_t l)
+static void xt_part(void *arg, size_t part, int thread)
 {
-    memset(z, 0, nterms * l * sizeof(float));
-    for (size_t j = 0; j < nw; j++) {
-        const double *restrict qj = q + j * l;
-        for (size_t i = w->start.items[j]; i < w->start.items[j + 1]; i++) {
-            float *restrict zt = z + (size_t)w->e.items[i].t * l;
-            float x = w->e.items[i].x;
+    const xprod *x = arg;
+    size_t lo = x->from + part * ROWS_PER_PART, hi = lo + ROWS_PER_PART;
+    MN_UNUSED(thread);
+    xt_rows(x, lo, hi < x->from + x->nw ? hi : x->from + x->nw);
+}
+
+static void xt_times(double *y, const windows *w, size_t from, size_t nw, const float *z, size_t l,
+                     int threads)
+{
+    xprod x = {.w = w, .l = l, .from = from, .nw = nw, .y = y, .zin = z};
+    if (nw <= ROWS_PER_PART) {
+        xt_rows(&x, from, from + nw);
+        return;
+    }
+    mn_par_run(threads, (nw + ROWS_PER_PART - 1) / ROWS_PER_PART, xt_part, &x);
+}
+
+/* The first entry of window j whose term is >= t. */
+static size_t window_seek(const windows *w, size_t j, uint32_t t)
+{
+    size_t lo = w->start.items[j], hi = w->start.items[j + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->e.items[mid].t < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* z (V x l) = X q for the terms of part `part`, q (nw x l) */
+static void x_part(void *arg, size_t part, int thread)
+{
+    const xprod *x = arg;
+    const windows *w = x->w;
+    size_t l = x->l;
+    uint32_t tlo = x->cut[part], thi = x->cut[part + 1];
+    MN_UNUSED(thread);
+    memset(x->z + (size_t)tlo * l, 0, (size_t)(thi - tlo) * l * sizeof(float));
+    for (size_t j = 0; j < x->nw; j++) {
+        const double *restrict qj = x->q + j * l;
+        for (size_t i = window_seek(w, j, tlo);
+             i < w->start.items[j + 1] && w->e.items[i].t < thi; i++) {
+            float *restrict zt = x->z + (size_t)w->e.items[i].t * l;
+            float v = w->e.items[i].x;
             size_t c = 0;
             for (; c + 4 <= l; c += 4)
                 for (size_t b = 0; b < 4; b++)
-                    zt[c + b] += x * (float)qj[c + b];
+                    zt[c + b] += v * (float)qj[c + b];
             for (; c < l; c++)
-                zt[c] += x * (float)qj[c];
+                zt[c] += v * (float)qj[c];
         }
     }
+}
+
+/* U's rows (k floats each, at orig[t]) += X P for the sampled terms of part `part` */
+static void xp_part(void *arg, size_t part, int thread)
+{
+    const xprod *x = arg;
+    const windows *w = x->w;
+    size_t k = x->l;
+    uint32_t tlo = x->cut[part], thi = x->cut[part + 1];
+    MN_UNUSED(thread);
+    for (size_t j = 0; j < x->nw; j++)
+        for (size_t i = window_seek(w, j, tlo);
+             i < w->start.items[j + 1] && w->e.items[i].t < thi; i++) {
+            const entry *e = &w->e.items[i];
+            float *ut = x->u + (size_t)x->orig[e->t] * k;
+            for (size_t c0 = 0; c0 < k; c0++)
+                ut[c0] += e->x * (float)x->pk[j * k + c0];
+        }
+}
+
+/* Term ranges of about equal numbers of X's entries, `parts` of them, over ns terms. */
+static uint32_t *term_cuts(const windows *w, size_t ns, size_t parts)
+{
+    size_t *per = mn_calloc(ns + 1, sizeof(size_t));
+    uint32_t *cut = mn_malloc((parts + 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < w->e.len; i++)
+        per[w->e.items[i].t]++;
+    size_t total = w->e.len, acc = 0, p = 1;
+    cut[0] = 0;
+    for (size_t t = 0; t < ns && p < parts; t++) {
+        acc += per[t];
+        while (p < parts && acc * parts >= total * p)
+            cut[p++] = (uint32_t)(t + 1);
+    }
+    while (p <= parts)
+        cut[p++] = (uint32_t)ns;
+    free(per);
+    return cut;
 }
 
 static uint64_t mix64(uint64_t x)
@@ -625,6 +790,41 @@ static int by_eigen_desc(const void *a, const void *b, void *w)
     double x = ev[*(const size_t *)a], y = ev[*(const size_t *)b];
     return x > y ? -1 : x < y;
 }
+
+/* C += Y_b^T S_b over a block of rows of S = X^T X Q: part p adds to C's rows [8p, 8p + 8) */
+typedef struct {
+    double *cm;
+    const double *y, *sb;
+    size_t j0, j1, l;
+} cblock;
+
+static void c_part(void *arg, size_t part, int thread)
+{
+    const cblock *b = arg;
+    size_t l = b->l;
+    MN_UNUSED(thread);
+    for (size_t j = b->j0; j < b->j1; j++)
+        for (size_t a = part * 8; a < l && a < part * 8 + 8; a++)
+            axpy(b->cm + a * l, b->y[j * l + a], b->sb + (j - b->j0) * l, l);
+}
+
+/* P = Q W_k, rows [ROWS_PER_PART * part, ...) */
+typedef struct {
+    double *p;
+    const double *y, *wk;
+    size_t nw, k, l;
+} pprod;
+
+static void p_part(void *arg, size_t part, int thread)
+{
+    const pprod *x = arg;
+    MN_UNUSED(thread);
+    for (size_t j = part * ROWS_PER_PART; j < x->nw && j < (part + 1) * ROWS_PER_PART; j++)
+        for (size_t c0 = 0; c0 < x->k; c0++)
+            x->p[j * x->k + c0] = dot(x->y + j * x->l, x->wk + c0 * x->l, x->l);
+}
+
+#define C_BLOCK 512 /* rows of S held at once: 1 MB at l = 264 */
 
 /*
  * The term vectors (nterms x k floats, malloc'd) of the windowed LSA of
@@ -665,6 +865,9 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
         w.e.items[i].t = cid[w.e.items[i].t];
     free(cid);
     size_t ns = orig.len;
+    int threads = c->threads;
+    size_t nparts = (size_t)threads * 4;
+    uint32_t *cut = term_cuts(&w, ns, nparts);
 
     size_t l = k + OVERSAMPLE < nw ? k + OVERSAMPLE : nw;
     if (k > l)
@@ -680,25 +883,28 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
                 z[r * l + c1] = (bits >> (c1 - c0)) & 1 ? 1.0f : -1.0f;
         }
     }
-    xt_times(y, &w, 0, nw, z, l);
+    xprod xz = {.w = &w, .l = l, .nw = nw, .q = y, .z = z, .cut = cut, .parts = nparts};
+    xt_times(y, &w, 0, nw, z, l, threads);
     for (int it = 0; it < POWER_ITERS; it++) {
-        orthonormalize(y, nw, l);
-        x_times(z, ns, &w, nw, y, l);
-        xt_times(y, &w, 0, nw, z, l);
+        orthonormalize(y, nw, l, threads);
+        mn_par_run(threads, nparts, x_part, &xz); /* z = X y */
+        xt_times(y, &w, 0, nw, z, l, threads);
     }
-    orthonormalize(y, nw, l); /* Q */
-    x_times(z, ns, &w, nw, y, l);
-    /* C = Q^T S with S = X^T X Q, one row of S at a time (S whole is nw x l doubles, 17 MB
-     * on sympy: the peak of training): the same sums in the same order as S then C */
-    double *sj = mn_malloc(l * sizeof(double));
+    orthonormalize(y, nw, l, threads); /* Q */
+    mn_par_run(threads, nparts, x_part, &xz);
+    /* C = Q^T S with S = X^T X Q, C_BLOCK rows of S at a time (S whole is nw x l doubles,
+     * 17 MB on sympy: the peak of training): every element of C sums its rows j in
+     * ascending order, as one row at a time did */
+    double *sb = mn_malloc(C_BLOCK * l * sizeof(double));
     double *cm = mn_calloc(l * l, sizeof(double)), *wv = mn_malloc(l * l * sizeof(double)),
            *ev = mn_malloc(l * sizeof(double));
-    for (size_t j = 0; j < nw; j++) {
-        xt_times(sj, &w, j, 1, z, l);
-        for (size_t a = 0; a < l; a++)
-            axpy(cm + a * l, y[j * l + a], sj, l);
+    for (size_t j0 = 0; j0 < nw; j0 += C_BLOCK) {
+        size_t j1 = j0 + C_BLOCK < nw ? j0 + C_BLOCK : nw;
+        xt_times(sb, &w, j0, j1 - j0, z, l, threads);
+        cblock cb = {cm, y, sb, j0, j1, l};
+        mn_par_run(threads, (l + 7) / 8, c_part, &cb);
     }
-    free(sj);
+    free(sb);
     for (size_t a = 0; a < l; a++) /* symmetrize rounding */
         for (size_t b = a + 1; b < l; b++)
             cm[a * l + b] = cm[b * l + a] = (cm[a * l + b] + cm[b * l + a]) / 2;
@@ -716,22 +922,18 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
     for (size_t c0 = 0; c0 < k; c0++)
         for (size_t a = 0; a < l; a++)
             wk[c0 * l + a] = wv[a * l + order[c0]];
-    for (size_t j = 0; j < nw; j++)
-        for (size_t c0 = 0; c0 < k; c0++)
-            p[j * k + c0] = dot(y + j * l, wk + c0 * l, l);
+    pprod pp = {p, y, wk, nw, k, l};
+    mn_par_run(threads, (nw + ROWS_PER_PART - 1) / ROWS_PER_PART, p_part, &pp);
     free(wk);
     /* the sketches are done with: free them before the term vectors exist (on sympy's 45,000
      * chunks z and u are ~60 MB each) */
     free(y);
     free(z);
     float *u = mn_calloc(nterms * k, sizeof(float));
-    for (size_t j = 0; j < nw; j++)
-        for (size_t i = w.start.items[j]; i < w.start.items[j + 1]; i++) {
-            const entry *x = &w.e.items[i];
-            float *ut = u + (size_t)orig.items[x->t] * k;
-            for (size_t c0 = 0; c0 < k; c0++)
-                ut[c0] += x->x * (float)p[j * k + c0];
-        }
+    xprod xu = {.w = &w, .l = k, .nw = nw, .cut = cut, .parts = nparts, .orig = orig.items,
+                .pk = p, .u = u};
+    mn_par_run(threads, nparts, xp_part, &xu);
+    free(cut);
     mn_vec_release(&orig);
     for (size_t t = 0; t < nterms; t++)
         for (size_t c0 = 0; c0 < k; c0++)
