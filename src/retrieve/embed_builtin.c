@@ -269,8 +269,13 @@ static void gs_transpose_out(void *arg, size_t part, int thread)
 
 static void orthonormalize(double *a, size_t n, size_t l, int threads)
 {
-    gs_run g = {mn_malloc(n * l * sizeof(double)), a, n, l, mn_calloc(l, sizeof(atomic_uchar)),
-                PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    gs_run g = {mn_malloc(n * l * sizeof(double)),
+                a,
+                n,
+                l,
+                mn_calloc(l, sizeof(atomic_uchar)),
+                PTHREAD_MUTEX_INITIALIZER,
+                PTHREAD_COND_INITIALIZER};
     size_t parts = (n + ROWS_PER_PART - 1) / ROWS_PER_PART;
     mn_par_run(threads, parts, gs_transpose_in, &g);
     mn_par_run(threads, l, gs_column, &g);
@@ -341,7 +346,7 @@ static void jacobi(double *a, size_t n, double *w, double *v)
  * ids in, so the ids (which seed Omega and break the vocabulary cap's ties)
  * and the counts are those of one thread, whatever the thread count.
  */
-#define TOK_BATCH_DOCS  2048
+#define TOK_BATCH_DOCS  512
 #define TOK_BATCH_BYTES (4u << 20)
 
 typedef struct {
@@ -369,7 +374,7 @@ typedef struct {
     char prev_stream[256];
     XXH3_state_t *hash;
     int threads;
-    tok_worker *workers;     /* threads of them */
+    tok_worker *workers; /* threads of them */
     MN_VEC(pending_doc) pending;
     size_t npending, pending_bytes;
 } corpus;
@@ -722,8 +727,8 @@ static void x_part(void *arg, size_t part, int thread)
     memset(x->z + (size_t)tlo * l, 0, (size_t)(thi - tlo) * l * sizeof(float));
     for (size_t j = 0; j < x->nw; j++) {
         const double *restrict qj = x->q + j * l;
-        for (size_t i = window_seek(w, j, tlo);
-             i < w->start.items[j + 1] && w->e.items[i].t < thi; i++) {
+        for (size_t i = window_seek(w, j, tlo); i < w->start.items[j + 1] && w->e.items[i].t < thi;
+             i++) {
             float *restrict zt = x->z + (size_t)w->e.items[i].t * l;
             float v = w->e.items[i].x;
             size_t c = 0;
@@ -745,8 +750,8 @@ static void xp_part(void *arg, size_t part, int thread)
     uint32_t tlo = x->cut[part], thi = x->cut[part + 1];
     MN_UNUSED(thread);
     for (size_t j = 0; j < x->nw; j++)
-        for (size_t i = window_seek(w, j, tlo);
-             i < w->start.items[j + 1] && w->e.items[i].t < thi; i++) {
+        for (size_t i = window_seek(w, j, tlo); i < w->start.items[j + 1] && w->e.items[i].t < thi;
+             i++) {
             const entry *e = &w->e.items[i];
             float *ut = x->u + (size_t)x->orig[e->t] * k;
             for (size_t c0 = 0; c0 < k; c0++)
@@ -930,8 +935,14 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
     free(y);
     free(z);
     float *u = mn_calloc(nterms * k, sizeof(float));
-    xprod xu = {.w = &w, .l = k, .nw = nw, .cut = cut, .parts = nparts, .orig = orig.items,
-                .pk = p, .u = u};
+    xprod xu = {.w = &w,
+                .l = k,
+                .nw = nw,
+                .cut = cut,
+                .parts = nparts,
+                .orig = orig.items,
+                .pk = p,
+                .u = u};
     mn_par_run(threads, nparts, xp_part, &xu);
     free(cut);
     mn_vec_release(&orig);
@@ -1033,6 +1044,12 @@ static void corpus_release(corpus *c)
         XXH3_freeState(c->hash);
 }
 
+static int by_term_text(const void *a, const void *b, void *terms)
+{
+    char *const *t = terms;
+    return strcmp(t[*(const size_t *)a], t[*(const size_t *)b]);
+}
+
 /* Store the model: its row, its terms, and drop every other model (a new model re-embeds). */
 static int store_model(mn_store *s, const char *model, const corpus *c, const double *idf,
                        const int8_t *q, const float *scales, size_t k, size_t nwindows)
@@ -1044,13 +1061,20 @@ static int store_model(mn_store *s, const char *model, const corpus *c, const do
                   (json_int_t)nterms, "windows", (json_int_t)nwindows);
     char *ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
     mn_embed_model_rec rec = {model, true, k, (int64_t)n, ptext, 0, -1};
+    /* in the order of the table's key (model, term): each insert lands next to the last
+     * instead of anywhere in the B-tree (sympy: 65,536 terms) */
+    size_t *order = mn_malloc((nterms ? nterms : 1) * sizeof(size_t));
+    for (size_t t = 0; t < nterms; t++)
+        order[t] = t;
+    qsort_r(order, nterms, sizeof(size_t), by_term_text, (void *)c->v.terms.items);
     int rc = mn_store_begin(s);
     if (rc)
         goto out;
     if ((rc = mn_store_embed_models_drop(s, NULL, NULL)) != 0 ||
         (rc = mn_store_embed_model_put(s, &rec)) != 0)
         goto rollback;
-    for (size_t t = 0; t < nterms; t++) {
+    for (size_t i = 0; i < nterms; i++) {
+        size_t t = order[i];
         if (scales[t] == 0)
             continue; /* a term no window gave a direction: it adds nothing */
         const char *term = c->v.terms.items[t];
@@ -1063,6 +1087,7 @@ static int store_model(mn_store *s, const char *model, const corpus *c, const do
 rollback:
     mn_store_rollback(s);
 out:
+    free(order);
     free(ptext);
     json_decref(params);
     return rc;
@@ -1080,42 +1105,79 @@ out:
  * training and embedding took). Written in transactions of WRITE_BATCH
  * rows; a row changed meanwhile is as in embed_sync.c.
  */
+typedef struct {
+    const corpus *c;
+    const double *idf;
+    const int8_t *q;
+    const float *scale;
+    size_t k, d0, d1;
+    int8_t *out;   /* (d1 - d0) x k */
+    float *out_sc; /* d1 - d0 */
+    float *row;    /* per thread: k floats */
+} doc_vecs;
+
+#define DOCS_PER_PART 64
+
+static void doc_vecs_part(void *arg, size_t part, int thread)
+{
+    const doc_vecs *v = arg;
+    const corpus *c = v->c;
+    size_t k = v->k;
+    float *row = v->row + (size_t)thread * k;
+    for (size_t d = v->d0 + part * DOCS_PER_PART;
+         d < v->d1 && d < v->d0 + (part + 1) * DOCS_PER_PART; d++) {
+        memset(row, 0, k * sizeof(float));
+        for (size_t j = c->start.items[d]; j < c->start.items[d + 1]; j++) {
+            const entry *x = &c->entries.items[j];
+            if (v->scale[x->t] == 0)
+                continue; /* not stored: builtin_embed would not find it */
+            float w = (float)((1 + log(x->x)) * v->idf[x->t]) * v->scale[x->t];
+            const int8_t *qt = v->q + (size_t)x->t * k;
+            for (size_t c0 = 0; c0 < k; c0++)
+                row[c0] += w * (float)qt[c0];
+        }
+        mn_embed_normalize(row, k);
+        v->out_sc[d - v->d0] = mn_embed_quantize(v->out + (d - v->d0) * k, row, k);
+    }
+}
+
 static int embed_corpus(mn_store *s, const char *model, const corpus *c, const double *idf,
                         const int8_t *q, const float *scale, size_t k, int64_t *written)
 {
     size_t n = c->start.len - 1;
-    float *row = mn_malloc(k * sizeof(float));
-    int8_t *out = mn_malloc(k);
+    doc_vecs v = {c,
+                  idf,
+                  q,
+                  scale,
+                  k,
+                  0,
+                  0,
+                  mn_malloc(WRITE_BATCH * k),
+                  mn_malloc(WRITE_BATCH * sizeof(float)),
+                  mn_malloc((size_t)c->threads * k * sizeof(float))};
     int rc = 0;
     for (size_t d0 = 0; d0 < n && rc == 0; d0 += WRITE_BATCH) {
+        v.d0 = d0;
+        v.d1 = d0 + WRITE_BATCH < n ? d0 + WRITE_BATCH : n;
+        /* the vectors on the threads, then written in order in one transaction */
+        mn_par_run(c->threads, (v.d1 - d0 + DOCS_PER_PART - 1) / DOCS_PER_PART, doc_vecs_part, &v);
         if ((rc = mn_store_begin(s)) != 0)
             break;
-        for (size_t d = d0; d < n && d < d0 + WRITE_BATCH && rc == 0; d++) {
-            memset(row, 0, k * sizeof(float));
-            for (size_t j = c->start.items[d]; j < c->start.items[d + 1]; j++) {
-                const entry *x = &c->entries.items[j];
-                if (scale[x->t] == 0)
-                    continue; /* not stored: builtin_embed would not find it */
-                float w = (float)((1 + log(x->x)) * idf[x->t]) * scale[x->t];
-                const int8_t *qt = q + (size_t)x->t * k;
-                for (size_t c0 = 0; c0 < k; c0++)
-                    row[c0] += w * (float)qt[c0];
-            }
-            mn_embed_normalize(row, k);
-            float sc = mn_embed_quantize(out, row, k);
+        for (size_t d = d0; d < v.d1 && rc == 0; d++)
             rc = mn_store_vector_put(s, c->is_memory.items[d] ? "memory" : "chunk",
-                                     c->owner.items[d], model, out, k, sc);
-        }
+                                     c->owner.items[d], model, v.out + (d - d0) * k, k,
+                                     v.out_sc[d - d0]);
         if (rc) {
             mn_store_rollback(s);
             break;
         }
         if ((rc = mn_store_commit(s)) != 0)
             break;
-        *written += (int64_t)(n - d0 < WRITE_BATCH ? n - d0 : WRITE_BATCH);
+        *written += (int64_t)(v.d1 - d0);
     }
-    free(row);
-    free(out);
+    free(v.out);
+    free(v.out_sc);
+    free(v.row);
     return rc;
 }
 

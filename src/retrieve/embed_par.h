@@ -24,7 +24,8 @@ typedef void (*mn_par_fn)(void *arg, size_t part, int thread);
  */
 void mn_par_run(int threads, size_t parts, mn_par_fn fn, void *arg);
 
-/** The threads the built-in model trains on: mn_embed_set_threads's, else one per online core, at most 8. */
+/** The threads the built-in model trains on: mn_embed_set_threads's, else one per online core, at
+ * most 8. */
 int mn_embed_threads(void);
 
 /** Force the training's thread count (0: back to one per core). For tests and benches. */
