@@ -35,6 +35,12 @@
  * an evenly spaced sample of windows; every other window is then folded in
  * (p = U^T x / sigma) to give vectors to the terms the sample did not see.
  *
+ * Training runs on mn_embed_threads() threads (embed_par.h): the corpus is
+ * tokenized in parallel batches and merged in document order, and the SVD's
+ * products split into parts that write disjoint rows and sum in the
+ * one-thread order, so the model is the same bit for bit on any number of
+ * threads (tests/unit/retrieve/test_embed_par.c).
+ *
  * Stored: one row per model in embed_models ("builtin:lsa<k>@<16 hex>", the
  * fingerprint an xxh3 of the corpus texts, the project and the parameters)
  * and one int8 vector with its idf per term in embed_terms. Embedding a
