@@ -35,6 +35,12 @@
  * an evenly spaced sample of windows; every other window is then folded in
  * (p = U^T x / sigma) to give vectors to the terms the sample did not see.
  *
+ * Training runs on mn_embed_threads() threads (embed_par.h): the corpus is
+ * tokenized in parallel batches and merged in document order, and the SVD's
+ * products split into parts that write disjoint rows and sum in the
+ * one-thread order, so the model is the same bit for bit on any number of
+ * threads (tests/unit/retrieve/test_embed_par.c).
+ *
  * Stored: one row per model in embed_models ("builtin:lsa<k>@<16 hex>", the
  * fingerprint an xxh3 of the corpus texts, the project and the parameters)
  * and one int8 vector with its idf per term in embed_terms. Embedding a
@@ -43,9 +49,15 @@
  */
 #include "common.h"
 #include <math.h>
+#include <pthread.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stdatomic.h>
 #include <xxhash.h>
 
 #include "retrieve/embed.h"
+#include "retrieve/embed_par.h"
 #include "store/store_vector.h"
 #include "text/tokenize.h"
 #include "util/map.h"
@@ -192,30 +204,95 @@ static void axpy(double *restrict y, double a, const double *restrict x, size_t 
         y[i] += a * x[i];
 }
 
-/* Orthonormalise the l columns of the n x l row-major matrix a (modified Gram-Schmidt on a
- * transposed copy, so each column is contiguous). A column that vanishes becomes zero. One
- * pass is enough here: the power iteration keeps the columns' condition number near
- * (sigma_1 / sigma_l)^2, far from where Gram-Schmidt loses orthogonality in double. */
-static void orthonormalize(double *a, size_t n, size_t l)
+/*
+ * Orthonormalise the l columns of the n x l row-major matrix a (modified
+ * Gram-Schmidt on a transposed copy, so each column is contiguous). A column
+ * that vanishes becomes zero. One pass is enough here: the power iteration
+ * keeps the columns' condition number near (sigma_1 / sigma_l)^2, far from
+ * where Gram-Schmidt loses orthogonality in double.
+ *
+ * On several threads the columns are a wavefront: column j takes the
+ * projections of columns 0..j-1 one after the other as on one thread,
+ * waiting for each to be final, so every column's arithmetic (and the
+ * result) is the one-thread one; with columns claimed in ascending order a
+ * thread waits at most for the column another is finishing.
+ */
+typedef struct {
+    double *t; /* l columns of n */
+    double *a;
+    size_t n, l;
+    atomic_uchar *done;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} gs_run;
+
+static void gs_wait(gs_run *g, size_t p)
 {
-    double *t = mn_malloc(n * l * sizeof(double));
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < l; j++)
-            t[j * n + i] = a[i * l + j];
-    for (size_t j = 0; j < l; j++) {
-        double *cj = t + j * n;
-        for (size_t p = 0; p < j; p++) {
-            const double *cp = t + p * n;
-            axpy(cj, -dot(cj, cp, n), cp, n);
-        }
-        double norm = sqrt(dot(cj, cj, n));
-        for (size_t i = 0; i < n; i++)
-            cj[i] = norm > 1e-12 ? cj[i] / norm : 0;
+    if (atomic_load_explicit(&g->done[p], memory_order_acquire))
+        return;
+    pthread_mutex_lock(&g->mu);
+    while (!atomic_load_explicit(&g->done[p], memory_order_acquire))
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void gs_column(void *arg, size_t j, int thread)
+{
+    gs_run *g = arg;
+    size_t n = g->n;
+    double *cj = g->t + j * n;
+    MN_UNUSED(thread);
+    for (size_t p = 0; p < j; p++) {
+        const double *cp = g->t + p * n;
+        gs_wait(g, p);
+        axpy(cj, -dot(cj, cp, n), cp, n);
     }
+    double norm = sqrt(dot(cj, cj, n));
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < l; j++)
-            a[i * l + j] = t[j * n + i];
-    free(t);
+        cj[i] = norm > 1e-12 ? cj[i] / norm : 0;
+    pthread_mutex_lock(&g->mu);
+    atomic_store_explicit(&g->done[j], 1, memory_order_release);
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+#define ROWS_PER_PART 256 /* rows of a dense loop per part of a parallel run */
+
+static void gs_transpose_in(void *arg, size_t part, int thread)
+{
+    gs_run *g = arg;
+    MN_UNUSED(thread);
+    for (size_t i = part * ROWS_PER_PART; i < g->n && i < (part + 1) * ROWS_PER_PART; i++)
+        for (size_t j = 0; j < g->l; j++)
+            g->t[j * g->n + i] = g->a[i * g->l + j];
+}
+
+static void gs_transpose_out(void *arg, size_t part, int thread)
+{
+    gs_run *g = arg;
+    MN_UNUSED(thread);
+    for (size_t i = part * ROWS_PER_PART; i < g->n && i < (part + 1) * ROWS_PER_PART; i++)
+        for (size_t j = 0; j < g->l; j++)
+            g->a[i * g->l + j] = g->t[j * g->n + i];
+}
+
+static void orthonormalize(double *a, size_t n, size_t l, int threads)
+{
+    gs_run g = {mn_malloc(n * l * sizeof(double)),
+                a,
+                n,
+                l,
+                mn_calloc(l, sizeof(atomic_uchar)),
+                PTHREAD_MUTEX_INITIALIZER,
+                PTHREAD_COND_INITIALIZER};
+    size_t parts = (n + ROWS_PER_PART - 1) / ROWS_PER_PART;
+    mn_par_run(threads, parts, gs_transpose_in, &g);
+    mn_par_run(threads, l, gs_column, &g);
+    mn_par_run(threads, parts, gs_transpose_out, &g);
+    pthread_cond_destroy(&g.cv);
+    pthread_mutex_destroy(&g.mu);
+    free(g.done);
+    free(g.t);
 }
 
 /* Eigen-decomposition of the symmetric n x n matrix a (destroyed) by cyclic Jacobi:
@@ -266,6 +343,36 @@ static void jacobi(double *a, size_t n, double *w, double *v)
 
 /* ---- the corpus ---- */
 
+/*
+ * Reading the corpus tokenizes every document (sympy: 45,000 chunks, a third
+ * of the training's CPU), on the training's threads. The store's rows come
+ * one at a time on the calling thread, which copies them into a batch; the
+ * batch's documents are tokenized in parallel, each worker into a
+ * vocabulary of its own (local ids, a document's distinct terms in the order
+ * they first occur, with their counts); then the calling thread merges the
+ * batch in document order, giving a term its corpus id the first time any
+ * document uses it. That is the order a single pass over the tokens gives
+ * ids in, so the ids (which seed Omega and break the vocabulary cap's ties)
+ * and the counts are those of one thread, whatever the thread count.
+ */
+#define TOK_BATCH_DOCS  512
+#define TOK_BATCH_BYTES (4u << 20)
+
+typedef struct {
+    vocab v;                /* this worker's terms: local ids */
+    MN_VEC(uint32_t) stamp; /* per local id: the document that saw it last */
+    MN_VEC(uint32_t) slot;  /* per local id: its entry in that document */
+    MN_VEC(uint32_t) gid;   /* per local id: corpus id + 1, 0 until a merge met it */
+    uint32_t docs;          /* documents this worker tokenized: the stamps */
+} tok_worker;
+
+typedef struct {
+    char *text;
+    size_t len;
+    int worker;  /* who tokenized it */
+    entry_vec e; /* (local id, count), in the order the terms first occur */
+} pending_doc;
+
 typedef struct {
     vocab v;
     entry_vec entries;       /* every document's (term, count), concatenated */
@@ -275,21 +382,151 @@ typedef struct {
     MN_VEC(bool) is_memory;  /* and which of the two */
     char prev_stream[256];
     XXH3_state_t *hash;
+    int threads;
+    tok_worker *workers; /* threads of them */
+    MN_VEC(pending_doc) pending;
+    size_t npending, pending_bytes;
 } corpus;
+
+typedef struct {
+    tok_worker *w;
+    entry_vec *out;
+} local_ctx;
+
+static int on_local_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                          int colocated)
+{
+    local_ctx *c = payload;
+    tok_worker *w = c->w;
+    MN_UNUSED(start);
+    MN_UNUSED(end);
+    MN_UNUSED(colocated);
+    uint32_t id = vocab_id(&w->v, tok, len, true);
+    if (id == w->stamp.len) { /* new to this worker */
+        mn_vec_push(&w->stamp, 0);
+        mn_vec_push(&w->slot, 0);
+        mn_vec_push(&w->gid, 0);
+    }
+    if (w->stamp.items[id] != w->docs) {
+        w->stamp.items[id] = w->docs;
+        w->slot.items[id] = (uint32_t)c->out->len;
+        mn_vec_push(c->out, ((entry){id, 1}));
+    } else {
+        c->out->items[w->slot.items[id]].x += 1;
+    }
+    return 0;
+}
+
+static void tokenize_part(void *arg, size_t part, int thread)
+{
+    corpus *c = arg;
+    pending_doc *d = &c->pending.items[part];
+    tok_worker *w = &c->workers[thread];
+    local_ctx lc = {w, &d->e};
+    d->worker = thread;
+    d->e.len = 0;
+    w->docs++; /* stamps start at 0 with docs 0: the first document is 1 */
+    mn_tokenize(d->text, d->len, MN_LANG_UNKNOWN, 0, on_local_token, &lc);
+}
+
+static void sort_entries(entry *p, size_t n)
+{
+    if (n > 24) {
+        qsort(p, n, sizeof(*p), by_term);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) { /* insertion: most documents have a few terms */
+        entry x = p[i];
+        size_t j = i;
+        for (; j > 0 && p[j - 1].t > x.t; j--)
+            p[j] = p[j - 1];
+        p[j] = x;
+    }
+}
+
+/* Tokenize the batch on the threads, then append it to the corpus in document order. */
+static void flush_pending(corpus *c)
+{
+    size_t n = c->npending;
+    if (n == 0)
+        return;
+    mn_par_run(c->threads, n, tokenize_part, c);
+    size_t base = c->start.len - n; /* the batch's first document */
+    for (size_t i = 0; i < n; i++) {
+        pending_doc *d = &c->pending.items[i];
+        tok_worker *w = &c->workers[d->worker];
+        size_t from = c->entries.len;
+        c->start.items[base + i] = from;
+        for (size_t j = 0; j < d->e.len; j++) {
+            uint32_t lid = d->e.items[j].t;
+            if (w->gid.items[lid] == 0) {
+                const char *term = w->v.terms.items[lid];
+                w->gid.items[lid] = vocab_id(&c->v, term, strlen(term), true) + 1;
+            }
+            mn_vec_push(&c->entries, ((entry){w->gid.items[lid] - 1, d->e.items[j].x}));
+        }
+        sort_entries(c->entries.items + from, c->entries.len - from);
+        free(d->text);
+        d->text = NULL;
+    }
+    c->npending = c->pending_bytes = 0;
+}
 
 static int on_doc(void *payload, const mn_embed_doc *d)
 {
     corpus *c = payload;
     bool fresh = c->start.len == 0 || strncmp(c->prev_stream, d->stream, sizeof(c->prev_stream));
     snprintf(c->prev_stream, sizeof(c->prev_stream), "%s", d->stream);
-    mn_vec_push(&c->start, c->entries.len);
+    mn_vec_push(&c->start, 0); /* set when the batch is merged */
     mn_vec_push(&c->new_stream, fresh);
     mn_vec_push(&c->owner, d->owner_id);
     mn_vec_push(&c->is_memory, strcmp(d->owner_kind, "memory") == 0);
-    tokenize_into(&c->v, true, &c->entries, d->text, d->len, 0);
     XXH3_64bits_update(c->hash, d->text, d->len);
     XXH3_64bits_update(c->hash, "\x1e", 1);
+    /* the cut tokenize_into makes */
+    size_t len = d->len > MAX_DOC_BYTES ? mn_utf8_floor(d->text, d->len, MAX_DOC_BYTES) : d->len;
+    if (c->npending == c->pending.len)
+        mn_vec_push(&c->pending, ((pending_doc){NULL, 0, 0, MN_VEC_INIT}));
+    pending_doc *p = &c->pending.items[c->npending++];
+    p->text = mn_strndup(d->text, len);
+    p->len = len;
+    c->pending_bytes += len;
+    if (c->npending >= TOK_BATCH_DOCS || c->pending_bytes >= TOK_BATCH_BYTES)
+        flush_pending(c);
     return 0;
+}
+
+/* The tokenizing workers and the batch: done with once the corpus is read. */
+static void workers_release(corpus *c)
+{
+    for (int i = 0; c->workers && i < c->threads; i++) {
+        tok_worker *w = &c->workers[i];
+        vocab_release(&w->v);
+        mn_vec_release(&w->stamp);
+        mn_vec_release(&w->slot);
+        mn_vec_release(&w->gid);
+    }
+    free(c->workers);
+    for (size_t i = 0; i < c->pending.len; i++) {
+        free(c->pending.items[i].text);
+        mn_vec_release(&c->pending.items[i].e);
+    }
+    mn_vec_release(&c->pending);
+    c->workers = NULL;
+}
+
+/* Read and tokenize the project's corpus into c (c->hash set up by the caller). */
+static int corpus_read(mn_store *s, corpus *c)
+{
+    c->threads = mn_embed_threads();
+    c->workers = mn_calloc((size_t)c->threads, sizeof(*c->workers));
+    for (int i = 0; i < c->threads; i++)
+        c->workers[i].v = (vocab){MN_MAP_INIT, MN_VEC_INIT, MN_VEC_INIT};
+    int rc = mn_store_embed_corpus_each(s, on_doc, c);
+    if (rc == 0)
+        flush_pending(c);
+    workers_release(c);
+    return rc;
 }
 
 static int by_df_desc(const void *a, const void *b)
@@ -410,42 +647,145 @@ static void add_window(windows *w, const corpus *c, size_t d, const double *idf)
         w->e.items[j].x = (float)(w->e.items[j].x / norm);
 }
 
+/*
+ * The products with X on the training's threads. X^T z splits by windows
+ * (each writes its own row of y); X q and X P split by ranges of terms
+ * (each writes its own rows of z or U), every part scanning the windows in
+ * order and taking its terms from each (a window's entries are sorted by
+ * term: a binary search finds where its range starts), so a term's row sums
+ * its windows in the order one thread does. The ranges hold about equal
+ * shares of X's entries.
+ */
+typedef struct {
+    const windows *w;
+    size_t l;
+    size_t from, nw; /* X^T z: windows [from, from + nw) */
+    double *y;
+    const double *q; /* X q: nw x l */
+    float *z;
+    const float *zin;
+    const uint32_t *cut; /* term ranges: part p is [cut[p], cut[p + 1]) */
+    size_t parts;
+    const uint32_t *orig; /* X P: the term of a sampled row (U's row) */
+    const double *pk;     /* X P: nw x l */
+    float *u;
+} xprod;
+
 /* y (nw x l) = X^T z for the windows [from, from + nw), z (V x l) */
-static void xt_times(double *y, const windows *w, size_t from, size_t nw, const float *z, size_t l)
+static void xt_rows(const xprod *x, size_t lo, size_t hi)
 {
-    memset(y, 0, nw * l * sizeof(double));
-    for (size_t j = from; j < from + nw; j++) {
-        double *restrict yj = y + (j - from) * l;
+    const windows *w = x->w;
+    size_t l = x->l;
+    for (size_t j = lo; j < hi; j++) {
+        double *restrict yj = x->y + (j - x->from) * l;
+        memset(yj, 0, l * sizeof(double));
         for (size_t i = w->start.items[j]; i < w->start.items[j + 1]; i++) {
-            const float *restrict zt = z + (size_t)w->e.items[i].t * l;
-            double x = w->e.items[i].x;
+            const float *restrict zt = x->zin + (size_t)w->e.items[i].t * l;
+            double v = w->e.items[i].x;
             size_t c = 0;
             for (; c + 4 <= l; c += 4)
                 for (size_t b = 0; b < 4; b++)
-                    yj[c + b] += x * zt[c + b];
+                    yj[c + b] += v * zt[c + b];
             for (; c < l; c++)
-                yj[c] += x * zt[c];
+                yj[c] += v * zt[c];
         }
     }
 }
 
-/* z (V x l) = X q, q (nw x l) */
-static void x_times(float *z, size_t nterms, const windows *w, size_t nw, const double *q, size_t l)
+static void xt_part(void *arg, size_t part, int thread)
 {
-    memset(z, 0, nterms * l * sizeof(float));
-    for (size_t j = 0; j < nw; j++) {
-        const double *restrict qj = q + j * l;
-        for (size_t i = w->start.items[j]; i < w->start.items[j + 1]; i++) {
-            float *restrict zt = z + (size_t)w->e.items[i].t * l;
-            float x = w->e.items[i].x;
+    const xprod *x = arg;
+    size_t lo = x->from + part * ROWS_PER_PART, hi = lo + ROWS_PER_PART;
+    MN_UNUSED(thread);
+    xt_rows(x, lo, hi < x->from + x->nw ? hi : x->from + x->nw);
+}
+
+static void xt_times(double *y, const windows *w, size_t from, size_t nw, const float *z, size_t l,
+                     int threads)
+{
+    xprod x = {.w = w, .l = l, .from = from, .nw = nw, .y = y, .zin = z};
+    if (nw <= ROWS_PER_PART) {
+        xt_rows(&x, from, from + nw);
+        return;
+    }
+    mn_par_run(threads, (nw + ROWS_PER_PART - 1) / ROWS_PER_PART, xt_part, &x);
+}
+
+/* The first entry of window j whose term is >= t. */
+static size_t window_seek(const windows *w, size_t j, uint32_t t)
+{
+    size_t lo = w->start.items[j], hi = w->start.items[j + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->e.items[mid].t < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* z (V x l) = X q for the terms of part `part`, q (nw x l) */
+static void x_part(void *arg, size_t part, int thread)
+{
+    const xprod *x = arg;
+    const windows *w = x->w;
+    size_t l = x->l;
+    uint32_t tlo = x->cut[part], thi = x->cut[part + 1];
+    MN_UNUSED(thread);
+    memset(x->z + (size_t)tlo * l, 0, (size_t)(thi - tlo) * l * sizeof(float));
+    for (size_t j = 0; j < x->nw; j++) {
+        const double *restrict qj = x->q + j * l;
+        for (size_t i = window_seek(w, j, tlo); i < w->start.items[j + 1] && w->e.items[i].t < thi;
+             i++) {
+            float *restrict zt = x->z + (size_t)w->e.items[i].t * l;
+            float v = w->e.items[i].x;
             size_t c = 0;
             for (; c + 4 <= l; c += 4)
                 for (size_t b = 0; b < 4; b++)
-                    zt[c + b] += x * (float)qj[c + b];
+                    zt[c + b] += v * (float)qj[c + b];
             for (; c < l; c++)
-                zt[c] += x * (float)qj[c];
+                zt[c] += v * (float)qj[c];
         }
     }
+}
+
+/* U's rows (k floats each, at orig[t]) += X P for the sampled terms of part `part` */
+static void xp_part(void *arg, size_t part, int thread)
+{
+    const xprod *x = arg;
+    const windows *w = x->w;
+    size_t k = x->l;
+    uint32_t tlo = x->cut[part], thi = x->cut[part + 1];
+    MN_UNUSED(thread);
+    for (size_t j = 0; j < x->nw; j++)
+        for (size_t i = window_seek(w, j, tlo); i < w->start.items[j + 1] && w->e.items[i].t < thi;
+             i++) {
+            const entry *e = &w->e.items[i];
+            float *ut = x->u + (size_t)x->orig[e->t] * k;
+            for (size_t c0 = 0; c0 < k; c0++)
+                ut[c0] += e->x * (float)x->pk[j * k + c0];
+        }
+}
+
+/* Term ranges of about equal numbers of X's entries, `parts` of them, over ns terms. */
+static uint32_t *term_cuts(const windows *w, size_t ns, size_t parts)
+{
+    size_t *per = mn_calloc(ns + 1, sizeof(size_t));
+    uint32_t *cut = mn_malloc((parts + 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < w->e.len; i++)
+        per[w->e.items[i].t]++;
+    size_t total = w->e.len, acc = 0, p = 1;
+    cut[0] = 0;
+    for (size_t t = 0; t < ns && p < parts; t++) {
+        acc += per[t];
+        while (p < parts && acc * parts >= total * p)
+            cut[p++] = (uint32_t)(t + 1);
+    }
+    while (p <= parts)
+        cut[p++] = (uint32_t)ns;
+    free(per);
+    return cut;
 }
 
 static uint64_t mix64(uint64_t x)
@@ -464,6 +804,41 @@ static int by_eigen_desc(const void *a, const void *b, void *w)
     double x = ev[*(const size_t *)a], y = ev[*(const size_t *)b];
     return x > y ? -1 : x < y;
 }
+
+/* C += Y_b^T S_b over a block of rows of S = X^T X Q: part p adds to C's rows [8p, 8p + 8) */
+typedef struct {
+    double *cm;
+    const double *y, *sb;
+    size_t j0, j1, l;
+} cblock;
+
+static void c_part(void *arg, size_t part, int thread)
+{
+    const cblock *b = arg;
+    size_t l = b->l;
+    MN_UNUSED(thread);
+    for (size_t j = b->j0; j < b->j1; j++)
+        for (size_t a = part * 8; a < l && a < part * 8 + 8; a++)
+            axpy(b->cm + a * l, b->y[j * l + a], b->sb + (j - b->j0) * l, l);
+}
+
+/* P = Q W_k, rows [ROWS_PER_PART * part, ...) */
+typedef struct {
+    double *p;
+    const double *y, *wk;
+    size_t nw, k, l;
+} pprod;
+
+static void p_part(void *arg, size_t part, int thread)
+{
+    const pprod *x = arg;
+    MN_UNUSED(thread);
+    for (size_t j = part * ROWS_PER_PART; j < x->nw && j < (part + 1) * ROWS_PER_PART; j++)
+        for (size_t c0 = 0; c0 < x->k; c0++)
+            x->p[j * x->k + c0] = dot(x->y + j * x->l, x->wk + c0 * x->l, x->l);
+}
+
+#define C_BLOCK 512 /* rows of S held at once: 1 MB at l = 264 */
 
 /*
  * The term vectors (nterms x k floats, malloc'd) of the windowed LSA of
@@ -504,6 +879,9 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
         w.e.items[i].t = cid[w.e.items[i].t];
     free(cid);
     size_t ns = orig.len;
+    int threads = c->threads;
+    size_t nparts = (size_t)threads * 4;
+    uint32_t *cut = term_cuts(&w, ns, nparts);
 
     size_t l = k + OVERSAMPLE < nw ? k + OVERSAMPLE : nw;
     if (k > l)
@@ -519,25 +897,28 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
                 z[r * l + c1] = (bits >> (c1 - c0)) & 1 ? 1.0f : -1.0f;
         }
     }
-    xt_times(y, &w, 0, nw, z, l);
+    xprod xz = {.w = &w, .l = l, .nw = nw, .q = y, .z = z, .cut = cut, .parts = nparts};
+    xt_times(y, &w, 0, nw, z, l, threads);
     for (int it = 0; it < POWER_ITERS; it++) {
-        orthonormalize(y, nw, l);
-        x_times(z, ns, &w, nw, y, l);
-        xt_times(y, &w, 0, nw, z, l);
+        orthonormalize(y, nw, l, threads);
+        mn_par_run(threads, nparts, x_part, &xz); /* z = X y */
+        xt_times(y, &w, 0, nw, z, l, threads);
     }
-    orthonormalize(y, nw, l); /* Q */
-    x_times(z, ns, &w, nw, y, l);
-    /* C = Q^T S with S = X^T X Q, one row of S at a time (S whole is nw x l doubles, 17 MB
-     * on sympy: the peak of training): the same sums in the same order as S then C */
-    double *sj = mn_malloc(l * sizeof(double));
+    orthonormalize(y, nw, l, threads); /* Q */
+    mn_par_run(threads, nparts, x_part, &xz);
+    /* C = Q^T S with S = X^T X Q, C_BLOCK rows of S at a time (S whole is nw x l doubles,
+     * 17 MB on sympy: the peak of training): every element of C sums its rows j in
+     * ascending order, as one row at a time did */
+    double *sb = mn_malloc(C_BLOCK * l * sizeof(double));
     double *cm = mn_calloc(l * l, sizeof(double)), *wv = mn_malloc(l * l * sizeof(double)),
            *ev = mn_malloc(l * sizeof(double));
-    for (size_t j = 0; j < nw; j++) {
-        xt_times(sj, &w, j, 1, z, l);
-        for (size_t a = 0; a < l; a++)
-            axpy(cm + a * l, y[j * l + a], sj, l);
+    for (size_t j0 = 0; j0 < nw; j0 += C_BLOCK) {
+        size_t j1 = j0 + C_BLOCK < nw ? j0 + C_BLOCK : nw;
+        xt_times(sb, &w, j0, j1 - j0, z, l, threads);
+        cblock cb = {cm, y, sb, j0, j1, l};
+        mn_par_run(threads, (l + 7) / 8, c_part, &cb);
     }
-    free(sj);
+    free(sb);
     for (size_t a = 0; a < l; a++) /* symmetrize rounding */
         for (size_t b = a + 1; b < l; b++)
             cm[a * l + b] = cm[b * l + a] = (cm[a * l + b] + cm[b * l + a]) / 2;
@@ -555,22 +936,24 @@ static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
     for (size_t c0 = 0; c0 < k; c0++)
         for (size_t a = 0; a < l; a++)
             wk[c0 * l + a] = wv[a * l + order[c0]];
-    for (size_t j = 0; j < nw; j++)
-        for (size_t c0 = 0; c0 < k; c0++)
-            p[j * k + c0] = dot(y + j * l, wk + c0 * l, l);
+    pprod pp = {p, y, wk, nw, k, l};
+    mn_par_run(threads, (nw + ROWS_PER_PART - 1) / ROWS_PER_PART, p_part, &pp);
     free(wk);
     /* the sketches are done with: free them before the term vectors exist (on sympy's 45,000
      * chunks z and u are ~60 MB each) */
     free(y);
     free(z);
     float *u = mn_calloc(nterms * k, sizeof(float));
-    for (size_t j = 0; j < nw; j++)
-        for (size_t i = w.start.items[j]; i < w.start.items[j + 1]; i++) {
-            const entry *x = &w.e.items[i];
-            float *ut = u + (size_t)orig.items[x->t] * k;
-            for (size_t c0 = 0; c0 < k; c0++)
-                ut[c0] += x->x * (float)p[j * k + c0];
-        }
+    xprod xu = {.w = &w,
+                .l = k,
+                .nw = nw,
+                .cut = cut,
+                .parts = nparts,
+                .orig = orig.items,
+                .pk = p,
+                .u = u};
+    mn_par_run(threads, nparts, xp_part, &xu);
+    free(cut);
     mn_vec_release(&orig);
     for (size_t t = 0; t < nterms; t++)
         for (size_t c0 = 0; c0 < k; c0++)
@@ -659,6 +1042,7 @@ static int find_model(mn_store *s, current_model *c)
 
 static void corpus_release(corpus *c)
 {
+    workers_release(c);
     vocab_release(&c->v);
     mn_vec_release(&c->entries);
     mn_vec_release(&c->start);
@@ -667,6 +1051,12 @@ static void corpus_release(corpus *c)
     mn_vec_release(&c->is_memory);
     if (c->hash)
         XXH3_freeState(c->hash);
+}
+
+static int by_term_text(const void *a, const void *b, void *terms)
+{
+    char *const *t = terms;
+    return strcmp(t[*(const size_t *)a], t[*(const size_t *)b]);
 }
 
 /* Store the model: its row, its terms, and drop every other model (a new model re-embeds). */
@@ -680,13 +1070,20 @@ static int store_model(mn_store *s, const char *model, const corpus *c, const do
                   (json_int_t)nterms, "windows", (json_int_t)nwindows);
     char *ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
     mn_embed_model_rec rec = {model, true, k, (int64_t)n, ptext, 0, -1};
+    /* in the order of the table's key (model, term): each insert lands next to the last
+     * instead of anywhere in the B-tree (sympy: 65,536 terms) */
+    size_t *order = mn_malloc((nterms ? nterms : 1) * sizeof(size_t));
+    for (size_t t = 0; t < nterms; t++)
+        order[t] = t;
+    qsort_r(order, nterms, sizeof(size_t), by_term_text, (void *)c->v.terms.items);
     int rc = mn_store_begin(s);
     if (rc)
         goto out;
     if ((rc = mn_store_embed_models_drop(s, NULL, NULL)) != 0 ||
         (rc = mn_store_embed_model_put(s, &rec)) != 0)
         goto rollback;
-    for (size_t t = 0; t < nterms; t++) {
+    for (size_t i = 0; i < nterms; i++) {
+        size_t t = order[i];
         if (scales[t] == 0)
             continue; /* a term no window gave a direction: it adds nothing */
         const char *term = c->v.terms.items[t];
@@ -699,6 +1096,7 @@ static int store_model(mn_store *s, const char *model, const corpus *c, const do
 rollback:
     mn_store_rollback(s);
 out:
+    free(order);
     free(ptext);
     json_decref(params);
     return rc;
@@ -716,42 +1114,79 @@ out:
  * training and embedding took). Written in transactions of WRITE_BATCH
  * rows; a row changed meanwhile is as in embed_sync.c.
  */
+typedef struct {
+    const corpus *c;
+    const double *idf;
+    const int8_t *q;
+    const float *scale;
+    size_t k, d0, d1;
+    int8_t *out;   /* (d1 - d0) x k */
+    float *out_sc; /* d1 - d0 */
+    float *row;    /* per thread: k floats */
+} doc_vecs;
+
+#define DOCS_PER_PART 64
+
+static void doc_vecs_part(void *arg, size_t part, int thread)
+{
+    const doc_vecs *v = arg;
+    const corpus *c = v->c;
+    size_t k = v->k;
+    float *row = v->row + (size_t)thread * k;
+    for (size_t d = v->d0 + part * DOCS_PER_PART;
+         d < v->d1 && d < v->d0 + (part + 1) * DOCS_PER_PART; d++) {
+        memset(row, 0, k * sizeof(float));
+        for (size_t j = c->start.items[d]; j < c->start.items[d + 1]; j++) {
+            const entry *x = &c->entries.items[j];
+            if (v->scale[x->t] == 0)
+                continue; /* not stored: builtin_embed would not find it */
+            float w = (float)((1 + log(x->x)) * v->idf[x->t]) * v->scale[x->t];
+            const int8_t *qt = v->q + (size_t)x->t * k;
+            for (size_t c0 = 0; c0 < k; c0++)
+                row[c0] += w * (float)qt[c0];
+        }
+        mn_embed_normalize(row, k);
+        v->out_sc[d - v->d0] = mn_embed_quantize(v->out + (d - v->d0) * k, row, k);
+    }
+}
+
 static int embed_corpus(mn_store *s, const char *model, const corpus *c, const double *idf,
                         const int8_t *q, const float *scale, size_t k, int64_t *written)
 {
     size_t n = c->start.len - 1;
-    float *row = mn_malloc(k * sizeof(float));
-    int8_t *out = mn_malloc(k);
+    doc_vecs v = {c,
+                  idf,
+                  q,
+                  scale,
+                  k,
+                  0,
+                  0,
+                  mn_malloc(WRITE_BATCH * k),
+                  mn_malloc(WRITE_BATCH * sizeof(float)),
+                  mn_malloc((size_t)c->threads * k * sizeof(float))};
     int rc = 0;
     for (size_t d0 = 0; d0 < n && rc == 0; d0 += WRITE_BATCH) {
+        v.d0 = d0;
+        v.d1 = d0 + WRITE_BATCH < n ? d0 + WRITE_BATCH : n;
+        /* the vectors on the threads, then written in order in one transaction */
+        mn_par_run(c->threads, (v.d1 - d0 + DOCS_PER_PART - 1) / DOCS_PER_PART, doc_vecs_part, &v);
         if ((rc = mn_store_begin(s)) != 0)
             break;
-        for (size_t d = d0; d < n && d < d0 + WRITE_BATCH && rc == 0; d++) {
-            memset(row, 0, k * sizeof(float));
-            for (size_t j = c->start.items[d]; j < c->start.items[d + 1]; j++) {
-                const entry *x = &c->entries.items[j];
-                if (scale[x->t] == 0)
-                    continue; /* not stored: builtin_embed would not find it */
-                float w = (float)((1 + log(x->x)) * idf[x->t]) * scale[x->t];
-                const int8_t *qt = q + (size_t)x->t * k;
-                for (size_t c0 = 0; c0 < k; c0++)
-                    row[c0] += w * (float)qt[c0];
-            }
-            mn_embed_normalize(row, k);
-            float sc = mn_embed_quantize(out, row, k);
+        for (size_t d = d0; d < v.d1 && rc == 0; d++)
             rc = mn_store_vector_put(s, c->is_memory.items[d] ? "memory" : "chunk",
-                                     c->owner.items[d], model, out, k, sc);
-        }
+                                     c->owner.items[d], model, v.out + (d - d0) * k, k,
+                                     v.out_sc[d - d0]);
         if (rc) {
             mn_store_rollback(s);
             break;
         }
         if ((rc = mn_store_commit(s)) != 0)
             break;
-        *written += (int64_t)(n - d0 < WRITE_BATCH ? n - d0 : WRITE_BATCH);
+        *written += (int64_t)(v.d1 - d0);
     }
-    free(row);
-    free(out);
+    free(v.out);
+    free(v.out_sc);
+    free(v.row);
     return rc;
 }
 
@@ -785,10 +1220,16 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
         goto out;
     }
 
+#ifdef __GLIBC__
+    /* training allocates ~100 MB on sympy right after `index` freed about as much: give
+     * the freed pages back first, or the peak is the sum of the two (sympy: see
+     * docs/internals/embeddings.md) */
+    malloc_trim(0);
+#endif
     uint64_t t0 = mn_time_mono_ns();
     c.hash = XXH3_createState();
     XXH3_64bits_reset(c.hash);
-    if ((rc = mn_store_embed_corpus_each(s, on_doc, &c)) != 0)
+    if ((rc = corpus_read(s, &c)) != 0)
         goto out;
     size_t n = c.start.len, nterms = c.v.terms.len;
     mn_vec_push(&c.start, c.entries.len);
