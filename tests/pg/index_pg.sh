@@ -100,7 +100,8 @@ m() { (cd "$repo" && "$MNEMO" --db "$1" "${@:2}"); }
 # What the index says, in one text: every answer that reads files, symbols and edges.
 dump() {
     local d=$1
-    m "$d" status
+    # (its "vectors:" line names how the back end ranks vectors: not the index)
+    m "$d" status | grep -v '^vectors:'
     m "$d" files --json
     m "$d" symbols '*' --json
     for name in Cart total price_of mn_map_get; do

@@ -8,7 +8,7 @@
 #   lost     every acknowledged save is read back by id, with its title
 #            (bench_load's check), and is in the database (psql), whole:
 #            fingerprint, keys and the audit row of its save
-#   servers  both served the run (each one's /metrics counts /v1 answers)
+#   servers  both served the run (each one's /metrics counts the project's REST ops)
 #   actor    the audit rows name the token (the bench sent it; the store is
 #            set to serve.auth token, so a request without it is refused)
 #   stop     SIGTERM stops each server with exit 0 (no leak under ASan)
@@ -49,7 +49,9 @@ if [ ${#BENCH_AUTH[@]} -gt 0 ]; then
 fi
 for u in "$url_a" "$url_b"; do
     m=$(curl -s ${LOAD_TOKEN:+-H "Authorization: Bearer $LOAD_TOKEN"} "${u%/v1}/metrics" || true)
-    n=$(grep -E '^mnemo_http_responses_total\{path="/v1",status="200"\}' <<<"$m" | grep -Eo '[0-9]+$' || echo 0)
+    # the token's own project's series (the HTTP totals are the server admin's)
+    n=$(grep -E '^mnemo_requests_total\{project="[^"]*",front="rest",op="(context|search|save|feedback)"\}' <<<"$m" |
+        grep -Eo '[0-9]+$' | awk '{s += $1} END {print s + 0}')
     [ "${n:-0}" -gt 50 ] || fail "the server at $u answered $n of the run's requests"
 done
 

@@ -47,14 +47,6 @@ load_setup() {
 load_token() {
     local db=$1 name=$2 out
     if ! out=$("$MNEMO" --db "$db" token create --project load --role writer --name "$name" 2>&1); then
-        # Until the PostgreSQL back end's tokens (branch w25-pgmore) are merged: the
-        # server's local mode (loopback, no token), said loudly. Any other failure fails.
-        if [[ $out == *"cannot do mn_store_token_add()"* ]]; then
-            echo "NOTE: this build's PostgreSQL back end has no tokens yet: serving without one" >&2
-            BENCH_AUTH=()
-            "$MNEMO" --db "$db" config set serve.auth local >/dev/null
-            return 0
-        fi
         echo "FAIL: token create: $out" >&2
         exit 1
     fi
