@@ -1,6 +1,6 @@
--- mnemo PostgreSQL store schema, version 2 (this part: the code index; the
--- lead joins the parts of the wave's branches into one migration). Never
--- edit a released version: add schema_v3.sql.
+-- mnemo PostgreSQL store schema, version 2: the code index, full-text
+-- search, tokens, vectors, ingest and citations, in that order. Never edit
+-- a released version: add schema_v3.sql.
 --
 -- The code index of the SQLite schema (files, symbols, edges, chunks: v1,
 -- v2, v4; declared_names: v14; the history: v7) with the same meaning, in
@@ -148,8 +148,7 @@ CREATE TABLE history_docs (
   UNIQUE (project_id, path)
 );
 
--- mnemo PostgreSQL store schema, version 2 (this part: full-text search; pg_postings.c,
--- pg_search.c). SQLite's FTS5 tables (memories_fts, chunks_fts, files_fts,
+-- Full-text search (pg_postings.c, pg_search.c). SQLite's FTS5 tables (memories_fts, chunks_fts, files_fts,
 -- history_fts) as postings in tables: the terms are computed in C by the
 -- same tokenizer FTS5 runs (text/tokenize.h), never by a PostgreSQL
 -- text-search configuration, so that both back ends find and rank alike.
@@ -199,12 +198,10 @@ CREATE TABLE fts_stats (
   ndocs      BIGINT NOT NULL,
   ntok       BIGINT NOT NULL,
   PRIMARY KEY (project_id, tbl)
+);
 
--- ==== the part of pgmore (tokens, vectors, ingest) ====
-
--- mnemo PostgreSQL store schema, version 2 (this part: tokens, vectors,
--- ingest; the lead joins the parts of the wave's branches into one
--- migration). Never edit a released version: add schema_v3.sql.
+-- This part: tokens, vectors, ingest, citations (pg_tokens.c, pg_vector.c,
+-- pg_ingest.c, pg_life.c). Never edit a released version: add schema_v3.sql.
 
 -- Access tokens of the team server (SQLite v15; pg_tokens.c): global, not
 -- per project, as SQLite's: a token names the one project it opens (by
