@@ -111,6 +111,18 @@ void mn_pg__disconnect(mn_store *s);
 MN_STORE_FUNCTIONS(MN_PG_DECLARE)
 #undef MN_PG_DECLARE
 
+/* The columns of a mn_memory_hit, as sqlite/search_store.c's MEMORY_COLUMNS (alias m), and
+ * the hit a result row of them holds (pg_search.c; its strings point into the result). */
+#define MN_PG_MEMORY_COLUMNS                                                                      \
+    "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, "               \
+    "m.hit_count, m.used_count, m.ignored_count, m.scope_paths, m.scope_symbols, "                \
+    "EXISTS (SELECT 1 FROM citations c WHERE c.memory_id = m.id AND c.stale <> 0), "              \
+    "CASE WHEN m.kind = 'episode' THEN coalesce('s:' || nullif(m.session_ref, ''), 'd:' || "      \
+    "nullif(m.situation, '')) END, (m.source = 'discovery' AND (m.tags LIKE "                     \
+    "'%\"discovery:domain:%' OR m.tags LIKE '%\"discovery:package:%')), coalesce(m.accessed_at, " \
+    "0)"
+void mn_pg__memory_hit_read(mn_store *s, const PGresult *r, int row, mn_memory_hit *h);
+
 /* The first key of every advisory lock of mnemo ("mnmo"); (key, 0) is the migrations' lock,
  * (key, project id) a project's writers'. */
 #define MN_PG_LOCK_KEY 0x6d6e6d6f

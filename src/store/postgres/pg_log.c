@@ -350,38 +350,6 @@ int mn_pg__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t 
 
 /* ---- memory rows as hits (store_search.h) ---- */
 
-/* The columns of a mn_memory_hit, as sqlite/search_store.c's MEMORY_COLUMNS (alias m). */
-#define MEMORY_COLUMNS                                                                            \
-    "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, "               \
-    "m.hit_count, m.used_count, m.ignored_count, m.scope_paths, m.scope_symbols, "                \
-    "EXISTS (SELECT 1 FROM citations c WHERE c.memory_id = m.id AND c.stale <> 0), "              \
-    "CASE WHEN m.kind = 'episode' THEN coalesce('s:' || nullif(m.session_ref, ''), 'd:' || "      \
-    "nullif(m.situation, '')) END, (m.source = 'discovery' AND (m.tags LIKE "                     \
-    "'%\"discovery:domain:%' OR m.tags LIKE '%\"discovery:package:%')), coalesce(m.accessed_at, " \
-    "0)"
-
-static void read_hit(mn_store *s, const PGresult *r, int row, mn_memory_hit *h)
-{
-    h->rowid = mn_pg__col_int(s, r, row, 0);
-    h->uid = mn_pg__col(s, r, row, 1);
-    h->kind = mn_pg__col(s, r, row, 2);
-    h->status = mn_pg__col(s, r, row, 3);
-    h->title = mn_pg__col(s, r, row, 4);
-    h->level = (int)mn_pg__col_int(s, r, row, 5);
-    h->created_at = mn_pg__col_int(s, r, row, 6);
-    h->updated_at = mn_pg__col_int(s, r, row, 7);
-    h->hits = mn_pg__col_int(s, r, row, 8);
-    h->used = mn_pg__col_int(s, r, row, 9);
-    h->ignored = mn_pg__col_int(s, r, row, 10);
-    h->scope_paths = mn_pg__col(s, r, row, 11);
-    h->scope_symbols = mn_pg__col(s, r, row, 12);
-    h->stale = mn_pg__col(s, r, row, 13)[0] == 't';
-    h->conversation = mn_pg__col(s, r, row, 14);
-    h->summary = mn_pg__col(s, r, row, 15)[0] == 't';
-    h->accessed_at = mn_pg__col_int(s, r, row, 16);
-    h->bm25 = 0;
-}
-
 int mn_pg__memories_by_uid(mn_store *s, const char *const *uids, size_t n, mn_memory_hit_cb cb,
                            void *payload)
 {
@@ -390,14 +358,15 @@ int mn_pg__memories_by_uid(mn_store *s, const char *const *uids, size_t n, mn_me
         mn_pg_params p = {0};
         mn_pg__text(&p, uids[i]);
         mn_pg__int(&p, s->project_id);
-        PGresult *r = mn_pg__run(
-            s, "SELECT " MEMORY_COLUMNS " FROM memories m WHERE m.uid = $1 AND m.project_id = $2",
-            &p, "cannot read memories");
+        PGresult *r = mn_pg__run(s,
+                                 "SELECT " MN_PG_MEMORY_COLUMNS
+                                 " FROM memories m WHERE m.uid = $1 AND m.project_id = $2",
+                                 &p, "cannot read memories");
         if (!r)
             return mn_error_last_code();
         if (pg(s)->pq->ntuples(r) == 1) {
             mn_memory_hit h;
-            read_hit(s, r, 0, &h);
+            mn_pg__memory_hit_read(s, r, 0, &h);
             rc = cb(payload, &h);
         }
         pg(s)->pq->clear(r);

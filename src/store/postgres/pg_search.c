@@ -28,18 +28,9 @@
 static const double MEMORY_WEIGHTS[4] = {4.0, 3.0, 1.0, 1.5};
 static const double DERIVED_WEIGHTS[4] = {0, 0, 1.0, 1.5};
 
-/* The columns of a mn_memory_hit, as sqlite/search_store.c's MEMORY_COLUMNS (alias m). */
-#define MEMORY_COLUMNS                                                                            \
-    "m.id, m.uid, m.kind, m.status, m.title, m.level, m.created_at, m.updated_at, "               \
-    "m.hit_count, m.used_count, m.ignored_count, m.scope_paths, m.scope_symbols, "                \
-    "EXISTS (SELECT 1 FROM citations c WHERE c.memory_id = m.id AND c.stale <> 0), "              \
-    "CASE WHEN m.kind = 'episode' THEN coalesce('s:' || nullif(m.session_ref, ''), 'd:' || "      \
-    "nullif(m.situation, '')) END, (m.source = 'discovery' AND (m.tags LIKE "                     \
-    "'%\"discovery:domain:%' OR m.tags LIKE '%\"discovery:package:%')), coalesce(m.accessed_at, " \
-    "0)"
 #define MEMORY_NCOLUMNS 17
 
-static void read_hit(mn_store *s, const PGresult *r, int row, mn_memory_hit *h)
+void mn_pg__memory_hit_read(mn_store *s, const PGresult *r, int row, mn_memory_hit *h)
 {
     h->rowid = mn_pg__col_int(s, r, row, 0);
     h->uid = mn_pg__col(s, r, row, 1);
@@ -214,7 +205,7 @@ static PGresult *memory_rows(mn_store *s, const mn_memory_query *q, const int64_
     mn_buf sql = MN_BUF_INIT;
     mn_pg_params p = {0};
     mn_pg__take(&p, id_array(ids, n));
-    mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS);
+    mn_buf_puts(&sql, "SELECT " MN_PG_MEMORY_COLUMNS);
     if (filtered) {
         mn_buf_puts(&sql, " FROM memories m WHERE m.id = ANY ($1::bigint[]) AND ");
         filter_sql(s, &sql, &p, q);
@@ -387,7 +378,7 @@ int mn_pg__search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hit_
         if (!pass || *pass != 't')
             continue;
         mn_memory_hit h;
-        read_hit(s, r, row, &h);
+        mn_pg__memory_hit_read(s, r, row, &h);
         h.bm25 = first[i].s;
         done[ndone++] = h.rowid;
         rc = cb(payload, &h);
@@ -422,7 +413,7 @@ int mn_pg__search_memories(mn_store *s, const mn_memory_query *q, mn_memory_hit_
             if (in_set(done, ndone, rk[at + i].rowid))
                 continue;
             mn_memory_hit h;
-            read_hit(s, r, row, &h);
+            mn_pg__memory_hit_read(s, r, row, &h);
             h.bm25 = rk[at + i].s;
             done[ndone++] = h.rowid;
             rc = cb(payload, &h);
@@ -494,7 +485,7 @@ static int report_rows(mn_store *s, PGresult *r, mn_memory_hit_cb cb, void *payl
     int rc = 0;
     for (int i = 0; i < pg(s)->pq->ntuples(r) && rc == 0; i++) {
         mn_memory_hit h;
-        read_hit(s, r, i, &h);
+        mn_pg__memory_hit_read(s, r, i, &h);
         rc = cb(payload, &h);
     }
     pg(s)->pq->clear(r);
@@ -541,8 +532,9 @@ int mn_pg__memories_at_paths(mn_store *s, const mn_memory_query *q, const char *
     mn_buf_putc(&refs, '}');
     mn_pg__take(&p, mn_buf_detach(&exact));
     mn_pg__take(&p, mn_buf_detach(&refs));
-    mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS " FROM (SELECT memory_id AS id FROM memory_paths "
-                      "WHERE path = ANY ($1::text[])");
+    mn_buf_puts(&sql,
+                "SELECT " MN_PG_MEMORY_COLUMNS " FROM (SELECT memory_id AS id FROM memory_paths "
+                "WHERE path = ANY ($1::text[])");
     for (size_t i = 0; i < npaths; i++) {
         mn_pg__text(&p, paths[i]);
         mn_buf_printf(&sql, " OR (path > $%d || '/' AND path < $%d || '0')", p.n, p.n);
@@ -565,8 +557,9 @@ int mn_pg__memories_created(mn_store *s, const mn_memory_query *q, int64_t from_
     mn_pg__int(&p, from_ms);
     mn_pg__int(&p, to_ms);
     mn_pg__int(&p, q->limit ? (int64_t)clamp_limit(q->limit) : 50);
-    mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS " FROM memories m WHERE m.created_at >= $1 AND "
-                      "m.created_at < $2 AND ");
+    mn_buf_puts(&sql,
+                "SELECT " MN_PG_MEMORY_COLUMNS " FROM memories m WHERE m.created_at >= $1 AND "
+                "m.created_at < $2 AND ");
     filter_sql(s, &sql, &p, q);
     mn_buf_puts(&sql, " ORDER BY m.created_at DESC, m.id DESC LIMIT $3");
     PGresult *r = mn_pg__run(s, sql.ptr, &p, "cannot read memories");
@@ -590,7 +583,7 @@ int mn_pg__memories_by_rowid(mn_store *s, const mn_memory_query *q, const int64_
         if (row < 0)
             continue;
         mn_memory_hit h;
-        read_hit(s, r, row, &h);
+        mn_pg__memory_hit_read(s, r, row, &h);
         rc = cb(payload, &h);
     }
     free(ix);
@@ -606,7 +599,7 @@ int mn_pg__episode_neighbours(mn_store *s, const mn_memory_query *q, int64_t row
     mn_pg_params p = {0};
     mn_pg__int(&p, rowid);
     mn_pg__int(&p, span);
-    mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS " FROM memories o JOIN memories m ON m.id "
+    mn_buf_puts(&sql, "SELECT " MN_PG_MEMORY_COLUMNS " FROM memories o JOIN memories m ON m.id "
                       "BETWEEN o.id - $2 AND o.id + $2 AND m.id <> o.id WHERE o.id = $1 AND "
                       "o.kind = 'episode' AND m.kind = 'episode' AND m.session_ref IS NOT "
                       "DISTINCT FROM o.session_ref AND (o.session_ref IS NOT NULL OR m.situation "
