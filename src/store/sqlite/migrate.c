@@ -16,6 +16,14 @@
  * version the indexes were built with (absent: 1, the first); a store
  * opened writable by a build of another MN_TOK_VERSION rebuilds them, once.
  *
+ * A migration that rebuilds a table others reference (schema v16:
+ * memories) says so with the line "-- mnemo-migration: foreign_keys off":
+ * the run then happens with foreign keys off (the pragma is a no-op inside
+ * a transaction, so it is set before BEGIN), since dropping the old table
+ * would otherwise delete every row that references it; PRAGMA
+ * foreign_key_check must find nothing before the commit, and the keys are
+ * on again afterwards whatever happened.
+ *
  * The first migration also sets PRAGMA application_id (sqlite_internal.h),
  * by which a mnemo store is known before anything is written to it; a
  * store made before that is known by meta 'written_by' and is given the id
@@ -82,6 +90,38 @@ static int check_tokenizer(mn_store *s)
     return mn_store_commit(s);
 }
 
+#define FK_OFF_MARK "-- mnemo-migration: foreign_keys off"
+
+/* Does any migration from version to latest rebuild a referenced table? */
+static int needs_fk_off(int version, int latest)
+{
+    for (int v = version; v < latest; v++)
+        if (strstr(mn_store_schemas[v], FK_OFF_MARK))
+            return 1;
+    return 0;
+}
+
+/* The rows PRAGMA foreign_key_check reports: 0 when every reference holds. */
+static int fk_check(mn_store *s)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sq(s)->db, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK)
+        return mn_error_set(MN_EIO, "cannot check the references of '%s': %s", s->path,
+                            sqlite3_errmsg(sq(s)->db));
+    int rc = sqlite3_step(st);
+    char table[64] = "";
+    if (rc == SQLITE_ROW)
+        snprintf(table, sizeof(table), "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW)
+        return mn_error_set(MN_ECORRUPT, "store '%s': a row of '%s' references nothing", s->path,
+                            table);
+    if (rc != SQLITE_DONE)
+        return mn_error_set(MN_EIO, "cannot check the references of '%s': %s", s->path,
+                            sqlite3_errmsg(sq(s)->db));
+    return 0;
+}
+
 /* Mark a store of the latest schema made before stores carried the application id. */
 static int mark_ours(mn_store *s, int application_id)
 {
@@ -97,15 +137,23 @@ static int mark_ours(mn_store *s, int application_id)
     return rc;
 }
 
+static int too_new(mn_store *s, int version, int latest)
+{
+    return mn_error_set(MN_EVERSION,
+                        "store '%s' was written by a newer mnemo (schema %d; this mnemo knows up "
+                        "to %d): upgrade mnemo",
+                        s->path, version, latest);
+}
+
 int mn_sqlite__migrate(mn_store *s, int application_id)
 {
-    int latest = mn_store_schema_latest(), version = 0, rc;
+    int latest = mn_store_schema_latest(), version = 0, rc, fk_off = 0;
     char sql[240];
 
     if ((rc = read_version(s, &version)) != 0)
         return rc;
     if (version > latest)
-        goto too_new;
+        return too_new(s, version, latest);
     if (version == latest) {
         s->schema_version = version;
         if ((rc = mark_ours(s, application_id)) != 0) {
@@ -123,13 +171,17 @@ int mn_sqlite__migrate(mn_store *s, int application_id)
                             "writable once",
                             s->path, version, latest);
 
-    if ((rc = mn_store_begin(s)) != 0)
+    fk_off = needs_fk_off(version, latest);
+    if (fk_off && (rc = mn_sqlite__exec(s, "PRAGMA foreign_keys = OFF")) != 0)
         return rc;
+    if ((rc = mn_store_begin(s)) != 0)
+        goto out;
     if ((rc = read_version(s, &version)) != 0)
         goto fail;
     if (version > latest) {
         mn_store_rollback(s);
-        goto too_new;
+        rc = too_new(s, version, latest);
+        goto out;
     }
     for (int v = version; v < latest; v++) {
         if ((rc = mn_sqlite__exec(s, mn_store_schemas[v])) != 0) {
@@ -151,18 +203,21 @@ int mn_sqlite__migrate(mn_store *s, int application_id)
              MN_TOK_VERSION, version < 3);
     if ((rc = mn_sqlite__exec(s, sql)) != 0)
         goto fail;
+    if (fk_off && (rc = fk_check(s)) != 0)
+        goto fail;
     if ((rc = mn_store_commit(s)) != 0)
+        goto out;
+    if (fk_off && (rc = mn_sqlite__exec(s, "PRAGMA foreign_keys = ON")) != 0)
         return rc;
+    fk_off = 0;
     s->schema_version = latest;
     if ((rc = check_tokenizer(s)) != 0)
         return rc;
     return mn_sqlite__fingerprints_check(s);
 fail:
     mn_store_rollback(s);
+out:
+    if (fk_off && mn_sqlite__exec(s, "PRAGMA foreign_keys = ON") != 0)
+        mn_log(MN_LOG_WARN, "cannot turn the foreign keys of '%s' back on", s->path);
     return rc;
-too_new:
-    return mn_error_set(MN_EVERSION,
-                        "store '%s' was written by a newer mnemo (schema %d; this mnemo knows up "
-                        "to %d): upgrade mnemo",
-                        s->path, version, latest);
 }

@@ -516,6 +516,39 @@ static void check_fixture(const char *sql_path, const char *name)
         CHECK(mn_store_schema_version(s) == mn_store_schema_latest());
     mn_store_free(s);
 
+    /* an id is unique per project (schema v16): another project of the same
+     * store takes ID1 for a memory of its own, and the first keeps its own */
+    mn_store_options other = MN_STORE_OPTIONS_INIT;
+    other.project = "another-project";
+    s = NULL;
+    CHECK_OK(mn_store_open(&s, db.ptr, &other));
+    m = json_pack("{s:s,s:s,s:s,s:s,s:s,s:{s:s},s:s,s:f,s:s,s:s}", "id", ID1, "kind", "fact",
+                  "level", "L1", "title", "the other project's own", "body", "", "provenance",
+                  "source", "manual", "status", "active", "confidence", 0.9, "created_at",
+                  "2026-11-21T09:00:00.000Z", "updated_at", "2026-11-21T09:00:00.000Z");
+    json_t *got = NULL;
+    if (s) {
+        CHECK_OK(mn_store_begin(s));
+        CHECK_OK(mn_store_memory_insert(s, m));
+        CHECK_OK(mn_store_commit(s));
+        CHECK_OK(mn_store_memory_get(s, &got, ID1));
+        CHECK_STR(json_string_value(json_object_get(got, "title")), "the other project's own");
+        json_decref(got);
+        got = NULL;
+    }
+    json_decref(m);
+    mn_store_free(s);
+    s = NULL;
+    CHECK_OK(mn_store_open(&s, db.ptr, NULL));
+    if (s) {
+        CHECK_OK(mn_store_memory_get(s, &got, ID1));
+        CHECK_STR(json_string_value(json_object_get(got, "title")),
+                  "Cart sessions expire when delay is nil \xc3\xa9\xe2\x82\xac");
+        json_decref(got);
+    }
+    mn_store_free(s);
+    CHECK(fts_consistent(db.ptr));
+
     /* indexes built by another tokenizer version are rebuilt on open */
     REQUIRE(sqlite3_open(db.ptr, &raw) == SQLITE_OK);
     CHECK(sqlite3_exec(raw,
