@@ -8,7 +8,10 @@
  * password never shows, a broken connection is opened again between
  * transactions while inside one the statement fails as retryable and the
  * transaction is lost whole, two handles on one project write one after
- * the other (the advisory lock), and a read transaction sees one snapshot.
+ * the other (the advisory lock), and a read transaction sees one snapshot;
+ * a store of schema 2 (the released migrations, run as the code of that
+ * version ran them) migrates with every memory and link kept, and its ids
+ * are then unique per project (schema v3).
  * Every fact about the database is read with libpq directly.
  */
 #include "common.h"
@@ -18,6 +21,7 @@
 #include "test_json.h"
 #include "test_store.h"
 
+extern const char *const mn_pg_schemas[];
 extern const size_t mn_pg_schemas_count;
 
 #define ID_A "01J0000000000000000000000A"
@@ -262,6 +266,62 @@ static void test_writers_and_snapshots(void)
     free(loc);
 }
 
+/* A v2 store: the released schema_v1 and v2 as they ran, meta as they left it, rows by SQL. */
+static void test_migrates_v2(void)
+{
+    char *loc = test_store_new(NULL);
+    REQUIRE(loc);
+    REQUIRE(mn_pg_schemas_count >= 3);
+    REQUIRE(test_store_sql_exec(loc, mn_pg_schemas[0]) == 0);
+    REQUIRE(test_store_sql_exec(loc, mn_pg_schemas[1]) == 0);
+    REQUIRE(test_store_sql_exec(
+                loc, "INSERT INTO meta(key, value) VALUES ('schema_version', '2'), "
+                     "('written_by', 'mnemo 0.26'); "
+                     "INSERT INTO projects(name, created_at) VALUES ('default', 1), ('other', 1); "
+                     "INSERT INTO memories(uid, project_id, kind, level, title, source, status, "
+                     "confidence, created_at, updated_at, content_hash) VALUES "
+                     "('" ID_A "', 1, 'fact', 1, 'kept A', 'manual', 'active', 0.9, 1, 1, 'h1'), "
+                     "('" ID_B "', 1, 'fact', 1, 'kept B', 'manual', 'active', 0.9, 1, 1, 'h2'); "
+                     "INSERT INTO links(src_id, kind, dst_memory_id, created_at) SELECT a.id, "
+                     "'relates_to', b.id, 1 FROM memories a, memories b WHERE a.uid = '" ID_A
+                     "' AND b.uid = '" ID_B "'") == 0);
+    /* schema 2's key: the id is taken in the whole database */
+    CHECK(test_store_sql_exec(loc, "INSERT INTO memories(uid, project_id, kind, level, title, "
+                                   "source, status, confidence, created_at, updated_at, "
+                                   "content_hash) VALUES ('" ID_A "', 2, 'fact', 1, 'x', "
+                                   "'manual', 'active', 0.9, 1, 1, 'h3')") != 0);
+
+    mn_store *s = NULL;
+    REQUIRE_OK(mn_store_open(&s, loc, NULL));
+    CHECK(mn_store_schema_version(s) == (int)mn_pg_schemas_count);
+    json_t *got = NULL;
+    CHECK_OK(mn_store_memory_get(s, &got, ID_A));
+    CHECK_STR(json_string_value(json_object_get(got, "title")), "kept A");
+    CHECK(json_array_size(json_object_get(got, "links")) == 1);
+    json_decref(got);
+    got = NULL;
+    CHECK_OK(mn_store_memory_get(s, &got, ID_B));
+    CHECK_STR(json_string_value(json_object_get(got, "title")), "kept B");
+    json_decref(got);
+    got = NULL;
+    CHECK_OK(mn_store_check(s));
+    mn_store_free(s);
+
+    /* the other project takes the same id for a memory of its own */
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    o.project = "other";
+    s = NULL;
+    REQUIRE_OK(mn_store_open(&s, loc, &o));
+    CHECK_OK(insert(s, ID_A, "the other's own"));
+    CHECK(insert(s, ID_A, "twice") == MN_EEXISTS);
+    CHECK_OK(mn_store_memory_get(s, &got, ID_A));
+    CHECK_STR(json_string_value(json_object_get(got, "title")), "the other's own");
+    json_decref(got);
+    mn_store_free(s);
+    CHECK(test_store_sql_int(loc, "SELECT count(*) FROM memories") == 3);
+    free(loc);
+}
+
 static void test_cleanup(void)
 {
     test_store_drop_all();
@@ -269,4 +329,5 @@ static void test_cleanup(void)
 
 MN_TEST_MAIN(MN_TEST(test_requires_server), MN_TEST(test_open_creates_schema),
              MN_TEST(test_refusals), MN_TEST(test_broken_connection),
-             MN_TEST(test_writers_and_snapshots), MN_TEST(test_cleanup))
+             MN_TEST(test_writers_and_snapshots), MN_TEST(test_migrates_v2),
+             MN_TEST(test_cleanup))

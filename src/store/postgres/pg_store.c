@@ -1112,9 +1112,11 @@ static int pg_link_remove(mn_store *s, const char *from, const char *kind, const
     mn_pg__int(&p, src);
     mn_pg__text(&p, kind);
     mn_pg__text(&p, to);
+    mn_pg__int(&p, s->project_id);
     return change_one(s,
                       "DELETE FROM links WHERE src_id = $1 AND kind = $2 AND (dst_ref = $3 OR "
-                      "dst_memory_id = (SELECT id FROM memories WHERE uid = $3))",
+                      "dst_memory_id = (SELECT id FROM memories WHERE uid = $3 AND project_id = "
+                      "$4))",
                       &p, "cannot remove link", missing);
 }
 

@@ -4,7 +4,11 @@
  * with its count of memories (forgotten ones too) on a store opened with
  * any_project, which creates no project of its own and reads none of a
  * project's rows; mn_store_audit_put writes a row at the time it carries,
- * into the store's project only. Both back ends run it (test_store.h).
+ * into the store's project only; a memory id is unique per project, not
+ * per store (SQLite schema v16, PostgreSQL v3): two projects hold the same
+ * id each for a memory of its own, and every write by id (replace, links
+ * and their removal, forget, purge) touches its own project's only. Both
+ * back ends run it (test_store.h).
  */
 #include "common.h"
 #include <unistd.h>
@@ -127,4 +131,109 @@ static void test_audit_put(void)
     path = NULL;
 }
 
-MN_TEST_MAIN(MN_TEST(test_projects_each), MN_TEST(test_audit_put))
+static json_t *titled(const char *id, const char *title)
+{
+    json_t *m = small_memory(id);
+    json_object_del(m, "deleted_at");
+    json_object_set_new(m, "title", json_string(title));
+    return m;
+}
+
+static char *title_of(mn_store *s, const char *id)
+{
+    json_t *got = NULL;
+    if (mn_store_memory_get(s, &got, id) != 0)
+        return NULL;
+    char *t = mn_strdup(json_string_value(json_object_get(got, "title")));
+    json_decref(got);
+    return t;
+}
+
+static size_t count_links(mn_store *s, const char *id)
+{
+    json_t *got = NULL;
+    if (mn_store_memory_get(s, &got, id) != 0)
+        return (size_t)-1;
+    size_t n = json_array_size(json_object_get(got, "links"));
+    json_decref(got);
+    return n;
+}
+
+#define X_ID "01M8FT8G778SXMCY02NZHNBZA1"
+#define Y_ID "01M8FT8G778SXMCY02NZHNBZA2"
+
+static void test_same_id(void)
+{
+    mn_store *a = NULL, *b = NULL;
+    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-projects-XXXXXX");
+    REQUIRE(mkdtemp(tmp));
+    path = test_store_new(tmp);
+    REQUIRE(path);
+    /* beta first, its project and its rows: a lookup by id that forgets the
+     * project finds beta's row first, in rowid order and in the key's order */
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    o.project = "beta";
+    REQUIRE_OK(mn_store_open(&b, path, &o));
+    o.project = "alpha";
+    REQUIRE_OK(mn_store_open(&a, path, &o));
+    mn_store *both[2] = {a, b};
+    const char *names[2] = {"alpha's", "beta's"};
+    for (int i = 1; i >= 0; i--) {
+        json_t *x = titled(X_ID, names[i]), *y = titled(Y_ID, "the other one");
+        REQUIRE_OK(mn_store_begin(both[i]));
+        CHECK_OK(mn_store_memory_insert(both[i], x));
+        CHECK_OK(mn_store_memory_insert(both[i], y));
+        CHECK(mn_store_memory_insert(both[i], x) == MN_EEXISTS); /* taken in its own project */
+        CHECK_OK(mn_store_link_add(both[i], Y_ID, "relates_to", X_ID, NULL, 1000));
+        REQUIRE_OK(mn_store_commit(both[i]));
+        json_decref(x);
+        json_decref(y);
+    }
+    char *t = title_of(a, X_ID);
+    CHECK_STR(t, "alpha's");
+    free(t);
+    t = title_of(b, X_ID);
+    CHECK_STR(t, "beta's");
+    free(t);
+    char full[MN_ID_LEN + 1];
+    CHECK_OK(mn_store_memory_resolve(b, full, "01M8FT8G778SXMCY02NZHNBZA1"));
+    CHECK_OK(mn_store_memory_resolve(a, full, "01m8ft8g778sxmcy02nzhnbza1"));
+    CHECK_STR(full, X_ID);
+
+    /* alpha's writes by id touch alpha's rows only */
+    json_t *x = titled(X_ID, "alpha's, replaced");
+    REQUIRE_OK(mn_store_begin(a));
+    CHECK_OK(mn_store_memory_replace(a, x));
+    CHECK_OK(mn_store_link_remove(a, Y_ID, "relates_to", X_ID));
+    CHECK_OK(mn_store_memory_set_deleted(a, X_ID, 1795239445123LL));
+    REQUIRE_OK(mn_store_commit(a));
+    json_decref(x);
+    CHECK(count_links(a, Y_ID) == 0);
+    CHECK(count_links(b, Y_ID) == 1);
+    json_t *back = NULL;
+    CHECK_OK(mn_store_memory_backlinks(b, &back, X_ID));
+    CHECK(json_array_size(back) == 1);
+    json_decref(back);
+    json_t *got = NULL;
+    CHECK_OK(mn_store_memory_get(b, &got, X_ID));
+    CHECK_STR(json_string_value(json_object_get(got, "title")), "beta's");
+    CHECK(json_object_get(got, "deleted_at") == NULL);
+    json_decref(got);
+    REQUIRE_OK(mn_store_begin(a));
+    CHECK_OK(mn_store_memory_purge(a, X_ID));
+    REQUIRE_OK(mn_store_commit(a));
+    CHECK(mn_store_memory_get(a, &got, X_ID) == MN_ENOTFOUND);
+    t = title_of(b, X_ID);
+    CHECK_STR(t, "beta's");
+    free(t);
+    CHECK(count_links(b, Y_ID) == 1);
+    CHECK_OK(mn_store_check(b));
+    mn_store_free(a);
+    mn_store_free(b);
+    rm_rf(tmp);
+    test_store_drop_all();
+    free(path);
+    path = NULL;
+}
+
+MN_TEST_MAIN(MN_TEST(test_projects_each), MN_TEST(test_audit_put), MN_TEST(test_same_id))
