@@ -329,5 +329,4 @@ static void test_cleanup(void)
 
 MN_TEST_MAIN(MN_TEST(test_requires_server), MN_TEST(test_open_creates_schema),
              MN_TEST(test_refusals), MN_TEST(test_broken_connection),
-             MN_TEST(test_writers_and_snapshots), MN_TEST(test_migrates_v2),
-             MN_TEST(test_cleanup))
+             MN_TEST(test_writers_and_snapshots), MN_TEST(test_migrates_v2), MN_TEST(test_cleanup))
