@@ -12,6 +12,8 @@
 #            imported (not skipped, not "not found" when replacing), and
 #            beta's export imported whole into alpha keeps every memory in
 #            both projects, each with its own text
+#   migrate  `mnemo migrate --merge` of project alpha into a store whose
+#            project beta holds the same ids moves every memory of alpha
 # Run on SQLite by default; tests/pg/http_pg_uid.sh runs it on PostgreSQL
 # with MNEMO_UID_DB naming the database.
 # A failed check is reported and the script goes on; it exits 1 if any failed.
@@ -205,6 +207,19 @@ rest "$aB" export '{}'
 js "beta keeps its 4 memories" "d.count === 4" <"$tmp/body"
 rest "$aA" export '{}'
 js "alpha has its 2, the none it imported and beta's 4" "d.count >= 6" <"$tmp/body"
+
+# ---- migrate --merge: the target's other project holding the same ids takes nothing away ----
+mkdir -p "$tmp/mig"
+rest "$aB" export '{}'
+node -e "const d = JSON.parse(require('fs').readFileSync('$tmp/body', 'utf8'));
+process.stdout.write(d.memories.map(m => JSON.stringify(m)).join('\\n') + '\\n')" >"$tmp/mig/b.jsonl"
+MNEMO_PROJECT=alpha "$MNEMO" --db "$tmp/mig/x.db" import "$tmp/mig/b.jsonl" >/dev/null
+MNEMO_PROJECT=beta "$MNEMO" --db "$tmp/mig/y.db" import "$tmp/mig/b.jsonl" >/dev/null
+rc=0
+"$MNEMO" migrate --from "$tmp/mig/x.db" --to "$tmp/mig/y.db" --merge >"$tmp/mig/out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "migrate --merge into a store whose other project has the ids: exit $rc, $(cat "$tmp/mig/out")"
+MNEMO_PROJECT=alpha "$MNEMO" --db "$tmp/mig/y.db" --json export >"$tmp/mig/alpha" 2>/dev/null || true
+[ "$(grep -c '"id"' "$tmp/mig/alpha")" = 4 ] || fail "alpha in the target after migrate --merge: $(grep -c '"id"' "$tmp/mig/alpha") memories, not 4"
 
 kill -TERM "$server_pid"
 rc=0
