@@ -21,8 +21,11 @@
  * first caller claims the project (trainers[]) and trains; any other caller
  * meanwhile opens the current model without looking (it still ranks: it
  * was trained on at least 1/1.5 of the corpus), or none before the first
- * model exists (lexical and graph signals rank then); the next call after
- * the claim is released looks again. Two processes on one store may still
+ * model exists (lexical and graph signals rank then), and embeds nothing:
+ * embedding new memories is a write, and the trainer holds the project's
+ * write lock while it stores the model and the corpus's vectors (on
+ * PostgreSQL, every read waited 2 s behind it); the next call after the
+ * claim is released looks and embeds again. Two processes on one store may still
  * train once each. mn_api__embed_trainings counts the trainings (the
  * server's /metrics, and the test that only one of many concurrent callers
  * trains).
@@ -48,8 +51,9 @@ uint64_t mn_api__embed_trainings(void)
     return atomic_load_explicit(&trainings, memory_order_relaxed);
 }
 
-/* Claim the right to train this context's project: its slot + 1, or 0 when another has it. */
-static size_t trainer_claim(const mn_ctx *ctx)
+/* Claim the right to train this context's project: its slot + 1, or 0 (*busy: another has it;
+ * else the table is full, and nobody trains until a slot is free). */
+static size_t trainer_claim(const mn_ctx *ctx, bool *busy)
 {
     mn_buf b = MN_BUF_INIT;
     mn_buf_printf(&b, "%s\n%s", ctx->db_path ? ctx->db_path : "", ctx->project ? ctx->project : "");
@@ -63,6 +67,7 @@ static size_t trainer_claim(const mn_ctx *ctx)
         else if (!trainers[i] && !slot)
             slot = i + 1;
     }
+    *busy = taken;
     if (taken)
         slot = 0;
     else if (slot) {
@@ -104,12 +109,13 @@ int mn_api__embedder(mn_ctx *ctx, bool for_query, mn_embedder **out, char **note
     bool http = eo.provider && strcmp(eo.provider, "http") == 0;
     size_t sync_limit = for_query && http ? QUERY_SYNC_HTTP : 0;
     /* the built-in model is trained by one caller at a time (the file's comment) */
-    size_t claim = writable && !off && !http ? trainer_claim(ctx) : 0;
+    bool training_elsewhere = false;
+    size_t claim = writable && !off && !http ? trainer_claim(ctx, &training_elsewhere) : 0;
     rc = mn_embedder_open(out, ctx->store, &eo, claim ? MN_EMBED_MAY_TRAIN : 0, &st);
     trainer_release(claim);
     if (st.train.trained)
         atomic_fetch_add_explicit(&trainings, 1, memory_order_relaxed);
-    if (rc == 0 && *out && writable)
+    if (rc == 0 && *out && writable && !training_elsewhere)
         rc = mn_embed_sync(ctx->store, *out, sync_limit, &st);
     mn_buf b = MN_BUF_INIT;
     if (rc) {
