@@ -2,7 +2,7 @@
 # http_stall.sh - a retraining of the built-in model does not stall the
 # whole server (issue 24, docs/internals/load.md "The stalls").
 #
-# A store of 2,000 memories with its model, then 1,100 more: the next
+# A store of 800 memories with its model, then 450 more: the next
 # search is due to retrain (the corpus grew by 1.5x). `mnemo serve` with
 # serve.threads 4 gets 4 searches at once on 4 connections (every worker
 # reaches the retraining together), then, while they run, /healthz and a
@@ -55,8 +55,8 @@ memories() {
         printf '"updated_at":"2026-11-28T16:41:09.190Z"}\n'
     done
 }
-memories 0 2000 >"$tmp/first.jsonl"
-memories 2000 3100 >"$tmp/second.jsonl"
+memories 0 800 >"$tmp/first.jsonl"
+memories 800 1250 >"$tmp/second.jsonl"
 "$MNEMO" --db "$db" import "$tmp/first.jsonl" >/dev/null
 "$MNEMO" --db "$db" search "lock worker" >/dev/null 2>&1 # trains the first model
 "$MNEMO" --db "$db" import "$tmp/second.jsonl" >/dev/null
