@@ -15,6 +15,8 @@
 # end; the PostgreSQL database stays (its name is printed) for a look. The
 # servers run in an empty directory (no code to index). LOAD_RUN_SET="k=v ..."
 # sets config keys of the store first (embed.provider=off: no built-in model).
+# LOAD_RUN_WATCH=DIR starts bench/load_watch.sh on each server: the stacks of
+# its threads in DIR whenever its /healthz takes longer than 2 s.
 # Exit status: bench_load's.
 set -euo pipefail
 [ $# -ge 4 ] || {
@@ -86,5 +88,9 @@ for i in $(seq 1 "$n"); do
         exit 2
     }
     urls+=(--url "${u%/mcp}/v1")
+    if [ -n "${LOAD_RUN_WATCH:-}" ]; then
+        "$src/bench/load_watch.sh" "${pids[-1]}" "${u%/mcp}" "$LOAD_RUN_WATCH" &
+        pids+=($!)
+    fi
 done
 "$build/bench/bench_load" --token-env LOAD_TOKEN "${urls[@]}" "$@"

@@ -55,6 +55,11 @@ int mn_api__config_duration(mn_ctx *ctx, int64_t *out, const char *key);
  * and op index. A failure is logged, not returned: the index works as it is.
  */
 void mn_api__tidy(mn_ctx *ctx);
+/**
+ * Built-in models trained by this process (mn_api__embedder: one caller at a
+ * time per project; the others use the current model meanwhile).
+ */
+uint64_t mn_api__embed_trainings(void);
 /** How long served answers are kept: config served.max_age (ms) and served.max_rows; 0: no limit.
  */
 int mn_api__served_limits(mn_ctx *ctx, int64_t *max_age_ms, int64_t *max_rows);

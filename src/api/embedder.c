@@ -12,8 +12,27 @@
  * written: its stored vectors still rank. When anything fails, the caller
  * gets no embedder and a note saying why, and ranks without the semantic
  * signal: semantic search is an addition, never a reason to fail.
+ *
+ * One training at a time per project of a store in this process. Every
+ * caller looks whether the built-in model is due (the corpus grew or shrank
+ * by 1.5x), and a server's workers all reach that moment at once: each of
+ * them trained the same model at the same time (bench_load: 7 of 8 workers
+ * in training, every client waiting 5-18 s, /healthz too, on 2 cores). The
+ * first caller claims the project (trainers[]) and trains; any other caller
+ * meanwhile opens the current model without looking (it still ranks: it
+ * was trained on at least 1/1.5 of the corpus), or none before the first
+ * model exists (lexical and graph signals rank then), and embeds nothing:
+ * embedding new memories is a write, and the trainer holds the project's
+ * write lock while it stores the model and the corpus's vectors (on
+ * PostgreSQL, every read waited 2 s behind it); the next call after the
+ * claim is released looks and embeds again. Two processes on one store may still
+ * train once each. mn_api__embed_trainings counts the trainings (the
+ * server's /metrics, and the test that only one of many concurrent callers
+ * trains).
  */
 #include "common.h"
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "api/api_internal.h"
 #include "retrieve/embed.h"
@@ -21,6 +40,55 @@
 #include "store/store_vector.h"
 
 #define QUERY_SYNC_HTTP 64 /* rows embedded before a query with an HTTP model, at most */
+#define TRAINERS_MAX    16 /* projects in training at once in a process; more wait their turn */
+
+static pthread_mutex_t trainers_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *trainers[TRAINERS_MAX]; /* "db path\nproject" of each claimed project, or NULL */
+static atomic_uint_fast64_t trainings;
+
+uint64_t mn_api__embed_trainings(void)
+{
+    return atomic_load_explicit(&trainings, memory_order_relaxed);
+}
+
+/* Claim the right to train this context's project: its slot + 1, or 0 (*busy: another has it;
+ * else the table is full, and nobody trains until a slot is free). */
+static size_t trainer_claim(const mn_ctx *ctx, bool *busy)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_printf(&b, "%s\n%s", ctx->db_path ? ctx->db_path : "", ctx->project ? ctx->project : "");
+    char *key = mn_buf_detach(&b);
+    size_t slot = 0;
+    bool taken = false;
+    pthread_mutex_lock(&trainers_lock);
+    for (size_t i = 0; i < TRAINERS_MAX; i++) {
+        if (trainers[i] && strcmp(trainers[i], key) == 0)
+            taken = true;
+        else if (!trainers[i] && !slot)
+            slot = i + 1;
+    }
+    *busy = taken;
+    if (taken)
+        slot = 0;
+    else if (slot) {
+        trainers[slot - 1] = key;
+        key = NULL;
+    }
+    pthread_mutex_unlock(&trainers_lock);
+    free(key);
+    mn_buf_release(&b);
+    return slot;
+}
+
+static void trainer_release(size_t slot)
+{
+    if (!slot)
+        return;
+    pthread_mutex_lock(&trainers_lock);
+    free(trainers[slot - 1]);
+    trainers[slot - 1] = NULL;
+    pthread_mutex_unlock(&trainers_lock);
+}
 
 int mn_api__embedder(mn_ctx *ctx, bool for_query, mn_embedder **out, char **note)
 {
@@ -40,8 +108,14 @@ int mn_api__embedder(mn_ctx *ctx, bool for_query, mn_embedder **out, char **note
      * missing (new memories) is done at once; an HTTP model pays a round trip per batch */
     bool http = eo.provider && strcmp(eo.provider, "http") == 0;
     size_t sync_limit = for_query && http ? QUERY_SYNC_HTTP : 0;
-    rc = mn_embedder_open(out, ctx->store, &eo, writable ? MN_EMBED_MAY_TRAIN : 0, &st);
-    if (rc == 0 && *out && writable)
+    /* the built-in model is trained by one caller at a time (the file's comment) */
+    bool training_elsewhere = false;
+    size_t claim = writable && !off && !http ? trainer_claim(ctx, &training_elsewhere) : 0;
+    rc = mn_embedder_open(out, ctx->store, &eo, claim ? MN_EMBED_MAY_TRAIN : 0, &st);
+    trainer_release(claim);
+    if (st.train.trained)
+        atomic_fetch_add_explicit(&trainings, 1, memory_order_relaxed);
+    if (rc == 0 && *out && writable && !training_elsewhere)
         rc = mn_embed_sync(ctx->store, *out, sync_limit, &st);
     mn_buf b = MN_BUF_INIT;
     if (rc) {

@@ -23,7 +23,7 @@
  *   captures by op (capture, ingest_git, ingest_docs, ingest_issues) and
  *     outcome: saved (saved or created), queued, merged
  *   HTTP responses by path family (/mcp, /v1, /metrics, /healthz, other)
- *     and status
+ *     and status; built-in models trained (api/embedder.c counts them)
  *
  * Every series but the HTTP responses is per project (label project="...",
  * first): each project the server has run an op for gets a block of
@@ -408,6 +408,12 @@ static void http_section(mn_buf *b)
             mn_buf_printf(b, "mnemo_http_responses_total{path=\"%s\",status=\"%s\"} %llu\n",
                           families[f], st, (unsigned long long)v);
         }
+    /* one per project at a time in the process (api/embedder.c): many at once was the
+     * stall of every client under load (docs/internals/load.md) */
+    help(b, "mnemo_embed_trainings_total", "counter",
+         "Built-in embedding models this server trained (all projects).");
+    mn_buf_printf(b, "mnemo_embed_trainings_total %llu\n",
+                  (unsigned long long)mn_api__embed_trainings());
 }
 
 /* total of an op's answer (list, files); -1 when it fails. */
