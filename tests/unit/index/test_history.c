@@ -242,7 +242,7 @@ static void test_history(void)
     CHECK(git->libgit2_opts(GIT_OPT_GET_CACHED_MEMORY, &cached, &cache_max) == 0);
     CHECK(mapped_limit > 0 && mapped_limit <= ((size_t)64 << 20));
     CHECK(window > 0 && window <= mapped_limit);
-    CHECK(cache_max > 0 && cache_max <= ((ssize_t)32 << 20));
+    CHECK(cache_max > 0 && cache_max <= ((ssize_t)64 << 20));
     git->libgit2_shutdown();
 
     /* the commit's subject lifts clip.py above fill.py */
