@@ -25,17 +25,15 @@
  * and trees in each repository's object cache. Reading 5,000 commits of
  * sympy/sympy kept ~65 MB of its 330 MB pack mapped and resident and ~80 MB
  * of objects and diffs on the heap, and all of it counted in the index's
- * peak RSS (322 MB against 185 MB without the history). bound_libgit2() caps both while the history
- * is read: HISTORY_MWINDOW_SIZE per window, HISTORY_MWINDOW_LIMIT mapped at
- * once (libgit2 unmaps the least recently used window past it) and
- * HISTORY_CACHE_MAX in the object cache. What is read does not change, only
- * how often a page is mapped again or an object parsed again. Measured on
- * sympy, the history alone re-read into an indexed store (peak RSS, user
- * CPU): libgit2's defaults 197 MB, 4.2 s; windows 8/32 MB with a cache of
- * 256 or 48 MB 152 MB, 4.3 s (smaller windows, 4/16 MB, saved nothing
- * more); a cache of 32 MB 127 MB, 5.7 s; 16 MB 99 MB, 11.5 s (each
- * diff re-parses the trees the last one read). 48 MB is the cache sympy's
- * walk fills, bounded for larger histories at no cost in time.
+ * peak RSS (315 MiB against ~180 MiB without the history). bound_libgit2() caps both while the
+ * history is read: HISTORY_MWINDOW_SIZE per window, HISTORY_MWINDOW_LIMIT mapped at once (libgit2
+ * unmaps the least recently used window past it) and HISTORY_CACHE_MAX in the object cache. What is
+ * read does not change, only how often a page is mapped again or an object parsed again. Measured
+ * on sympy, the history alone re-read into an indexed store (peak RSS, user CPU): libgit2's
+ * defaults 192 MiB, 4.2 s; windows 8/32 MB with a cache of 256 or 48 MB 148 MiB, 4.3 s (smaller
+ * windows, 4/16 MB, saved nothing more); a cache of 32 MB 125 MiB, 5.7 s; 16 MB 96 MiB, 11.5 s
+ * (each diff re-parses the trees the last one read). 48 MB is the cache sympy's walk fills, bounded
+ * for larger histories at no cost in time.
  */
 #include "common.h"
 #include <git2.h>
