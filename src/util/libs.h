@@ -37,6 +37,7 @@
 #define MN_GIT_API(X)                                                                          \
     X(int, libgit2_init, (void))                                                               \
     X(int, libgit2_shutdown, (void))                                                           \
+    X(int, libgit2_opts, (int, ...))                                                           \
     X(const git_error *, error_last, (void))                                                   \
     X(int, repository_open_ext, (git_repository **, const char *, unsigned int, const char *)) \
     X(const char *, repository_workdir, (const git_repository *))                              \

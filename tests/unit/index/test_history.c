@@ -6,13 +6,15 @@
  * only the commits after the head it stored, a copy without .git and a
  * shallow clone (no history, no error), and an issue whose words only a
  * past commit's subject shares with the file it changed. The copy and the
- * clone have stores of their own: a store indexes one root.
+ * clone have stores of their own: a store indexes one root. The read leaves
+ * libgit2's pack windows and object cache bounded (history.c "Memory").
  */
 #include "common.h"
 #include <sqlite3.h>
 #include <stdarg.h>
 
 #include "mnemo/api.h"
+#include "util/libs.h"
 #include "util/util.h"
 #include "test.h"
 #include "test_fs.h"
@@ -228,6 +230,20 @@ static void test_history(void)
                     "f.commit_id WHERE c.subject = 'Add area helper' AND "
                     "f.path = 'geo/surface.py'") == 1);
     CHECK(query_int("SELECT count(*) FROM history_docs WHERE path = 'geo/area.py'") == 0);
+
+    /* the read left libgit2 bounded: pack windows and object cache well below its defaults
+     * (8 GB mapped, 256 MB cached), which held ~130 MB of sympy's 5,000 commits in RSS */
+    const mn_git_api *git = mn_libs_git();
+    REQUIRE(git && git->libgit2_init() >= 0);
+    size_t mapped_limit = 0, window = 0;
+    ssize_t cached = -1, cache_max = -1;
+    CHECK(git->libgit2_opts(GIT_OPT_GET_MWINDOW_MAPPED_LIMIT, &mapped_limit) == 0);
+    CHECK(git->libgit2_opts(GIT_OPT_GET_MWINDOW_SIZE, &window) == 0);
+    CHECK(git->libgit2_opts(GIT_OPT_GET_CACHED_MEMORY, &cached, &cache_max) == 0);
+    CHECK(mapped_limit > 0 && mapped_limit <= ((size_t)64 << 20));
+    CHECK(window > 0 && window <= mapped_limit);
+    CHECK(cache_max > 0 && cache_max <= ((ssize_t)64 << 20));
+    git->libgit2_shutdown();
 
     /* the commit's subject lifts clip.py above fill.py */
     out = test_call("search", J(issue));
