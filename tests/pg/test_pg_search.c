@@ -104,6 +104,19 @@ static int write_all(mn_store *s)
         rc = mn_store_memory_insert(s, j);
         json_decref(j);
     }
+    /* a phrase's term at more than 256 positions of a field: its postings are not in
+     * fts_postings_pos (schema_v3_search.sql) but must still be found */
+    if (rc == 0) {
+        mem_spec lm = {"fact", "Long retry loop", NULL, NULL, NULL, NULL, NULL, NULL, 1};
+        mn_buf body = MN_BUF_INIT;
+        for (int k = 0; k < 300; k++)
+            mn_buf_puts(&body, k % 7 ? "retry_backoff " : "retry later ");
+        lm.body = body.ptr;
+        json_t *j = memory_json(20, &lm);
+        rc = mn_store_memory_insert(s, j);
+        json_decref(j);
+        mn_buf_release(&body);
+    }
     /* after saving: an edit (new text), a forget, a forget undone, a purge */
     if (rc == 0) {
         json_t *j = memory_json(3, &CORPUS[3]);
@@ -221,6 +234,7 @@ static void test_ranks_like_sqlite(void)
         "cache warmed startup http",
         "passwords secret redact",
         "retry backoff network http client timeouts",
+        "retry_backoff jitter",
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(texts); i++) {
         text_query(&m, texts[i]);
