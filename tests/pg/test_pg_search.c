@@ -276,6 +276,18 @@ static void test_ranks_like_sqlite(void)
     mn_memory_query and = {.match = "\"header\" AND (\"parse_http_header\" OR \"parsehttpheader\")",
                            .limit = 10};
     compare(&p, "and", &and);
+    /* every idf given: only the rows that can match the AND are read (pg_fts.c's
+     * candidates), which must not change what is found or how it scores */
+    double idf_and[3] = {0.9, 1.7, 0.4};
+    mn_memory_query andi = {.match = and.match, .limit = 10, .idf = idf_and, .nidf = 3};
+    compare(&p, "and idf", &andi);
+    andi.newest = 0.5;
+    compare(&p, "and idf newest", &andi);
+    mn_memory_query phr = {.match = "\"retry_backoff\" OR \"parse_http_header\" OR \"http\"",
+                           .limit = 10,
+                           .idf = idf_and,
+                           .nidf = 3};
+    compare(&p, "phrases idf", &phr);
 
     /* conversations of the matching episodes */
     text_query(&m, "header parser folded");
