@@ -398,75 +398,8 @@ static void parse_positions(fetched *f, const char *v, posting *p)
     p->npos = (uint32_t)(f->pos.len - p->pos);
 }
 
-/* Whether q is phrases of one position each joined by OR only: then a row matches when it
- * holds any of the terms, and the count is one index-only statement. */
-static bool or_of_terms(const mn_pg_fts *q, int n)
-{
-    const node *nd = &q->nodes[n];
-    if (nd->type == N_PHRASE) {
-        const phrase *ph = &q->phrases[nd->phrase];
-        return ph->npos == 1 && !ph->overflow;
-    }
-    if (nd->type != N_OR)
-        return false;
-    for (int i = 0; i < nd->nchild; i++)
-        if (!or_of_terms(q, q->kids[nd->first + i]))
-            return false;
-    return true;
-}
-
-/*
- * The rows that can match an AND, as SQL over $1 (project), $2 (table),
- * $3 (the terms), $4/$5 (the row range): a phrase's rows hold a term of
- * each of its positions, an AND's each child's (INTERSECT), an OR's one
- * child's (UNION). Read from the primary key alone, in the server: only
- * the postings of these rows travel and are parsed and scored. An AND plan
- * of retrieve/lexical.c (four words each in a fifth of 100k memories) read
- * 37,000 postings to keep the few hundred rows holding all four.
- */
-static void term_ref(mn_buf *b, int t)
-{
-    mn_buf_printf(b, "($3::text[])[%d]", t + 1);
-}
-
-static void candidates_sql(const mn_pg_fts *q, int n, mn_buf *b)
-{
-    const node *nd = &q->nodes[n];
-    mn_buf_putc(b, '(');
-    if (nd->type == N_PHRASE) {
-        const phrase *ph = &q->phrases[nd->phrase];
-        if (ph->npos == 0 || ph->overflow)
-            mn_buf_puts(b, "SELECT NULL::bigint AS rowid WHERE false");
-        for (int k = 0; k < ph->npos && !ph->overflow; k++) {
-            mn_buf_printf(b,
-                          "%sSELECT rowid FROM fts_postings WHERE project_id = $1 AND tbl = "
-                          "$2 AND rowid >= $4 AND rowid < $5 AND term IN (",
-                          k ? " INTERSECT " : "");
-            for (int a = 0; a < ph->nalt[k]; a++) {
-                if (a)
-                    mn_buf_puts(b, ", ");
-                term_ref(b, ph->alt[k][a]);
-            }
-            mn_buf_putc(b, ')');
-        }
-    } else {
-        for (int i = 0; i < nd->nchild; i++) {
-            if (i)
-                mn_buf_puts(b, nd->type == N_AND ? " INTERSECT " : " UNION ");
-            candidates_sql(q, q->kids[nd->first + i], b);
-        }
-    }
-    mn_buf_putc(b, ')');
-}
-
-/*
- * The postings of q's terms in [from, to), in row order. only_matching:
- * when q is an AND, only of the rows that can match it (candidates_sql);
- * rows that match none are then not read, which is right for scoring and
- * counting q's matches, not for counting each phrase's rows (idf).
- */
 static int fetch(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t from, int64_t to,
-                 bool only_matching, fetched *f)
+                 fetched *f)
 {
     mn_buf terms = MN_BUF_INIT, pos_terms = MN_BUF_INIT, plain_terms = MN_BUF_INIT;
     bool *plain = mn_malloc((q->nterms ? q->nterms : 1) * sizeof(bool));
@@ -488,27 +421,18 @@ static int fetch(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t fr
      * (an index-only scan, no heap page per posting); the others' positions from
      * fts_postings_pos (schema_v3_search.sql: postings of at most 256 positions, an
      * index-only scan too), the few longer ones from the table */
-    mn_buf sql = MN_BUF_INIT;
-    const char *in = "";
-    if (only_matching && q->nodes[q->root].type == N_AND) {
-        mn_buf_puts(&sql, "WITH c AS MATERIALIZED ");
-        candidates_sql(q, q->root, &sql);
-        mn_buf_putc(&sql, ' ');
-        in = " AND rowid IN (SELECT rowid FROM c)";
-    }
-    mn_buf_printf(&sql,
-                  "SELECT rowid, array_position($3::text[], term::text) - 1, field, tf, ntok, "
-                  "flags, NULL::int[] FROM fts_postings WHERE project_id = $1 AND tbl = $2 AND "
-                  "term = ANY ($7::text[]) AND rowid >= $4 AND rowid < $5%s UNION ALL SELECT "
-                  "rowid, array_position($3::text[], term::text) - 1, field, tf, ntok, flags, pos "
-                  "FROM fts_postings WHERE project_id = $1 AND tbl = $2 AND term = ANY "
-                  "($6::text[]) AND rowid >= $4 AND rowid < $5 AND cardinality(pos) <= 256%s "
-                  "UNION ALL SELECT rowid, array_position($3::text[], term::text) - 1, field, tf, "
-                  "ntok, flags, pos FROM fts_postings WHERE project_id = $1 AND tbl = $2 AND term "
-                  "= ANY ($6::text[]) AND rowid >= $4 AND rowid < $5 AND cardinality(pos) > 256%s",
-                  in, in, in);
-    PGresult *r = mn_pg__run(s, sql.ptr, &p, "cannot search the full-text index");
-    mn_buf_release(&sql);
+    PGresult *r = mn_pg__run(
+        s,
+        "SELECT rowid, array_position($3::text[], term::text) - 1, field, tf, ntok, flags, "
+        "NULL::int[] FROM fts_postings WHERE project_id = $1 AND tbl = $2 AND term = ANY "
+        "($7::text[]) AND rowid >= $4 AND rowid < $5 UNION ALL SELECT rowid, "
+        "array_position($3::text[], term::text) - 1, field, tf, ntok, flags, pos FROM "
+        "fts_postings WHERE project_id = $1 AND tbl = $2 AND term = ANY ($6::text[]) AND rowid "
+        ">= $4 AND rowid < $5 AND cardinality(pos) <= 256 UNION ALL SELECT rowid, "
+        "array_position($3::text[], term::text) - 1, field, tf, ntok, flags, pos FROM "
+        "fts_postings WHERE project_id = $1 AND tbl = $2 AND term = ANY ($6::text[]) AND rowid "
+        ">= $4 AND rowid < $5 AND cardinality(pos) > 256",
+        &p, "cannot search the full-text index");
     if (!r)
         return mn_error_last_code();
     const mn_pq_api *pq = pg(s)->pq;
@@ -690,7 +614,7 @@ int mn_pg__fts_run(mn_store *s, const mn_pg_fts *q, const mn_pg_fts_opts *o, mn_
         goto out;
     avgdl = ndocs > 0 ? total / ndocs : 1;
     int64_t from = count_idf ? INT64_MIN : o->from, to = count_idf ? INT64_MAX : o->to;
-    if ((rc = fetch(s, q, o->table, from, to, !count_idf, &f)) != 0)
+    if ((rc = fetch(s, q, o->table, from, to, &f)) != 0)
         goto out;
     for (int pass = count_idf ? 0 : 1; pass < 2; pass++) {
         for (size_t i = 0; i < f.post.len;) {
@@ -749,6 +673,23 @@ out:
     free(cnt);
     free(matched);
     return rc;
+}
+
+/* Whether q is phrases of one position each joined by OR only: then a row matches when it
+ * holds any of the terms, and the count is one index-only statement. */
+static bool or_of_terms(const mn_pg_fts *q, int n)
+{
+    const node *nd = &q->nodes[n];
+    if (nd->type == N_PHRASE) {
+        const phrase *ph = &q->phrases[nd->phrase];
+        return ph->npos == 1 && !ph->overflow;
+    }
+    if (nd->type != N_OR)
+        return false;
+    for (int i = 0; i < nd->nchild; i++)
+        if (!or_of_terms(q, q->kids[nd->first + i]))
+            return false;
+    return true;
 }
 
 int mn_pg__fts_count_rows(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t from,
