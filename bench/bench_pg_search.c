@@ -24,11 +24,18 @@
  * items, and how many answers differ between the back ends (ids in
  * order). PASS/FAIL: PostgreSQL p95 <= 30 ms, and no answer differs.
  *
- * Usage: bench_pg_search --db URL [-n N] [--queries Q] [--strict]
+ * --keep DIR keeps both stores for the next run (100k memories take
+ * minutes to write into PostgreSQL): the SQLite store in DIR, the
+ * project's name and its ids' prefix in DIR/bench.txt with N; a later run
+ * with the same DIR and N (and --db) searches them without writing.
+ *
+ * Usage: bench_pg_search --db URL [-n N] [--queries Q] [--keep DIR] [--strict]
  * Exit status: 0, 1 with --strict when a target fails, 2 on usage or
  * setup errors.
  */
 #include "common.h"
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/api_internal.h"
@@ -41,17 +48,18 @@
 #define TARGET_P95_MS 30.0
 
 typedef struct {
-    const char *db;
+    const char *db, *keep;
     size_t n, queries;
     bool strict;
 } options;
 
 static int usage(FILE *f)
 {
-    fprintf(f, "usage: bench_pg_search --db URL [-n N] [--queries Q] [--strict]\n"
+    fprintf(f, "usage: bench_pg_search --db URL [-n N] [--queries Q] [--keep DIR] [--strict]\n"
                "  --db URL     a PostgreSQL database (a new project is made in it)\n"
                "  -n N         memories in each store (default 100000)\n"
                "  --queries Q  questions (default 200)\n"
+               "  --keep DIR   keep both stores in DIR and reuse them when they hold N\n"
                "  --strict     exit 1 when a target fails\n");
     return 2;
 }
@@ -66,6 +74,9 @@ static int config_set(mn_ctx *ctx, const char *key, const char *value)
     return rc;
 }
 
+/* The ids' prefix: the run's own (ids are unique in a database), or the kept stores'. */
+static long id_tag;
+
 /* Memory i as the store keeps it: the save input plus what save would add. */
 static json_t *stored_memory(size_t i, memory_text *m)
 {
@@ -73,7 +84,7 @@ static json_t *stored_memory(size_t i, memory_text *m)
     memory_text_make(m, i);
     json_t *j = memory_text_json(m);
     /* a ULID-shaped id, increasing with i (the run's own: ids are unique in a database) */
-    snprintf(id, sizeof(id), "01J%05ld%018zu", (long)getpid() % 100000, i);
+    snprintf(id, sizeof(id), "01J%05ld%018zu", id_tag, i);
     json_object_set_new(j, "id", json_string(id));
     json_object_set_new(j, "level", json_string("L1"));
     json_object_set_new(j, "status", json_string("active"));
@@ -107,6 +118,47 @@ static int fill(mn_ctx *ctx, size_t n, double *secs)
     memory_text_release(&m);
     *secs = ev_ms_since(t0) / 1000.0;
     return rc;
+}
+
+/*
+ * DIR/bench.txt of --keep: "N TAG PROJECT" of the stores kept there. *kept:
+ * they hold o->n memories (else they are made again: DIR must then be new).
+ */
+static int read_kept(const options *o, char *project, size_t size, bool *kept)
+{
+    char path[4096], name[64];
+    unsigned long long n;
+    long tag;
+    *kept = false;
+    snprintf(path, sizeof(path), "%s/bench.txt", o->keep);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return mkdir(o->keep, 0700) == 0 || errno == EEXIST ? 0 : -1;
+    int got = fscanf(f, "%llu %ld %63s", &n, &tag, name);
+    fclose(f);
+    if (got != 3 || n != o->n) {
+        fprintf(stderr, "bench_pg_search: %s holds other stores than -n %zu: give a new --keep\n",
+                path, o->n);
+        return -1;
+    }
+    id_tag = tag;
+    snprintf(project, size, "%s", name);
+    *kept = true;
+    return 0;
+}
+
+static int write_kept(const options *o, const char *project)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/bench.txt", o->keep);
+    FILE *f = fopen(path, "w");
+    if (!f || fprintf(f, "%zu %ld %s\n", o->n, id_tag, project) < 0) {
+        fprintf(stderr, "bench_pg_search: cannot write %s\n", path);
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    return fclose(f) == 0 ? 0 : -1;
 }
 
 static char *make_query(size_t i, size_t n, size_t *source)
@@ -153,7 +205,7 @@ static char *answer_ids(const json_t *res, const char *source_id, bool *found)
 
 int main(int argc, char **argv)
 {
-    options o = {NULL, 100000, 200, false};
+    options o = {NULL, NULL, 100000, 200, false};
     for (int i = 1; i < argc; i++) {
         int64_t v;
         if ((!strcmp(argv[i], "-n") || !strcmp(argv[i], "--queries")) && i + 1 < argc) {
@@ -165,6 +217,8 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(argv[i], "--db") && i + 1 < argc) {
             o.db = argv[++i];
+        } else if (!strcmp(argv[i], "--keep") && i + 1 < argc) {
+            o.keep = argv[++i];
         } else if (!strcmp(argv[i], "--strict")) {
             o.strict = true;
         } else {
@@ -181,9 +235,13 @@ int main(int argc, char **argv)
     const char *names[2] = {"sqlite", "postgresql"};
     ev_samples ms[2] = {MN_VEC_INIT, MN_VEC_INIT};
     size_t found[2] = {0, 0}, differ = 0;
-    if (!dir || mn_init_at(&lite, dir) != 0)
-        goto out;
+    bool kept = false;
+    id_tag = (long)getpid() % 100000;
     snprintf(project, sizeof(project), "bench-search-%ld", (long)getpid());
+    if (o.keep && read_kept(&o, project, sizeof(project), &kept) != 0)
+        goto out;
+    if (!dir || mn_init_at(&lite, o.keep ? o.keep : dir) != 0)
+        goto out;
     mn_ctx_options opts[2] = {MN_CTX_OPTIONS_INIT, MN_CTX_OPTIONS_INIT};
     opts[0].db_path = lite;
     opts[0].start_dir = dir;
@@ -194,16 +252,19 @@ int main(int argc, char **argv)
         double secs = 0;
         opts[k].actor = "bench";
         if (mn_ctx_open(&ctx[k], &opts[k]) != 0 || config_set(ctx[k], "embed.provider", "off") ||
-            fill(ctx[k], o.n, &secs) != 0 || mn_ctx_prepare(ctx[k]) != 0) {
+            (!kept && fill(ctx[k], o.n, &secs) != 0) || mn_ctx_prepare(ctx[k]) != 0) {
             fprintf(stderr, "bench_pg_search: %s: %s\n", names[k], mn_error_last());
             goto out;
         }
-        fprintf(stderr, "%s: %zu memories written in %.1f s\n", names[k], o.n, secs);
+        if (!kept)
+            fprintf(stderr, "%s: %zu memories written in %.1f s\n", names[k], o.n, secs);
     }
+    if (o.keep && !kept && write_kept(&o, project) != 0)
+        goto out;
     for (size_t i = 0; i < o.queries; i++) {
         size_t source;
         char *q = make_query(i, o.n, &source), sid[32], *ids[2] = {NULL, NULL};
-        snprintf(sid, sizeof(sid), "01J%05ld%018zu", (long)getpid() % 100000, source);
+        snprintf(sid, sizeof(sid), "01J%05ld%018zu", id_tag, source);
         json_t *args = json_pack("{s:s,s:[s],s:i}", "query", q, "kinds", "memory", "k", 10);
         for (int k = 0; k < 2; k++) {
             json_t *res = NULL;

@@ -104,6 +104,19 @@ static int write_all(mn_store *s)
         rc = mn_store_memory_insert(s, j);
         json_decref(j);
     }
+    /* a phrase's term at more than 256 positions of a field: its postings are not in
+     * fts_postings_pos (schema_v3_search.sql) but must still be found */
+    if (rc == 0) {
+        mem_spec lm = {"fact", "Long retry loop", NULL, NULL, NULL, NULL, NULL, NULL, 1};
+        mn_buf body = MN_BUF_INIT;
+        for (int k = 0; k < 300; k++)
+            mn_buf_puts(&body, k % 7 ? "retry_backoff " : "retry later ");
+        lm.body = body.ptr;
+        json_t *j = memory_json(20, &lm);
+        rc = mn_store_memory_insert(s, j);
+        json_decref(j);
+        mn_buf_release(&body);
+    }
     /* after saving: an edit (new text), a forget, a forget undone, a purge */
     if (rc == 0) {
         json_t *j = memory_json(3, &CORPUS[3]);
@@ -221,6 +234,7 @@ static void test_ranks_like_sqlite(void)
         "cache warmed startup http",
         "passwords secret redact",
         "retry backoff network http client timeouts",
+        "retry_backoff jitter",
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(texts); i++) {
         text_query(&m, texts[i]);
@@ -262,6 +276,18 @@ static void test_ranks_like_sqlite(void)
     mn_memory_query and = {.match = "\"header\" AND (\"parse_http_header\" OR \"parsehttpheader\")",
                            .limit = 10};
     compare(&p, "and", &and);
+    /* every idf given: only the rows that can match the AND are read (pg_fts.c's
+     * candidates), which must not change what is found or how it scores */
+    double idf_and[3] = {0.9, 1.7, 0.4};
+    mn_memory_query andi = {.match = and.match, .limit = 10, .idf = idf_and, .nidf = 3};
+    compare(&p, "and idf", &andi);
+    andi.newest = 0.5;
+    compare(&p, "and idf newest", &andi);
+    mn_memory_query phr = {.match = "\"retry_backoff\" OR \"parse_http_header\" OR \"http\"",
+                           .limit = 10,
+                           .idf = idf_and,
+                           .nidf = 3};
+    compare(&p, "phrases idf", &phr);
 
     /* conversations of the matching episodes */
     text_query(&m, "header parser folded");

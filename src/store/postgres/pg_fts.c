@@ -418,7 +418,9 @@ static int fetch(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t fr
     mn_pg__take(&p, mn_buf_detach(&pos_terms));
     mn_pg__take(&p, mn_buf_detach(&plain_terms));
     /* terms whose positions no phrase needs apart: the primary key holds all they need
-     * (an index-only scan, no heap page per posting) */
+     * (an index-only scan, no heap page per posting); the others' positions from
+     * fts_postings_pos (schema_v3_search.sql: postings of at most 256 positions, an
+     * index-only scan too), the few longer ones from the table */
     PGresult *r = mn_pg__run(
         s,
         "SELECT rowid, array_position($3::text[], term::text) - 1, field, tf, ntok, flags, "
@@ -426,7 +428,10 @@ static int fetch(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t fr
         "($7::text[]) AND rowid >= $4 AND rowid < $5 UNION ALL SELECT rowid, "
         "array_position($3::text[], term::text) - 1, field, tf, ntok, flags, pos FROM "
         "fts_postings WHERE project_id = $1 AND tbl = $2 AND term = ANY ($6::text[]) AND rowid "
-        ">= $4 AND rowid < $5",
+        ">= $4 AND rowid < $5 AND cardinality(pos) <= 256 UNION ALL SELECT rowid, "
+        "array_position($3::text[], term::text) - 1, field, tf, ntok, flags, pos FROM "
+        "fts_postings WHERE project_id = $1 AND tbl = $2 AND term = ANY ($6::text[]) AND rowid "
+        ">= $4 AND rowid < $5 AND cardinality(pos) > 256",
         &p, "cannot search the full-text index");
     if (!r)
         return mn_error_last_code();
