@@ -105,7 +105,7 @@ static int write_all(mn_store *s)
         json_decref(j);
     }
     /* a phrase's term at more than 256 positions of a field: its postings are not in
-     * fts_postings_pos (schema_v3_search.sql) but must still be found */
+     * fts_postings_pos (schema_v3.sql) but must still be found */
     if (rc == 0) {
         mem_spec lm = {"fact", "Long retry loop", NULL, NULL, NULL, NULL, NULL, NULL, 1};
         mn_buf body = MN_BUF_INIT;

@@ -419,7 +419,7 @@ static int fetch(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t fr
     mn_pg__take(&p, mn_buf_detach(&plain_terms));
     /* terms whose positions no phrase needs apart: the primary key holds all they need
      * (an index-only scan, no heap page per posting); the others' positions from
-     * fts_postings_pos (schema_v3_search.sql: postings of at most 256 positions, an
+     * fts_postings_pos (schema_v3.sql: postings of at most 256 positions, an
      * index-only scan too), the few longer ones from the table */
     PGresult *r = mn_pg__run(
         s,
