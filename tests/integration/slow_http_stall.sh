@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# http_stall.sh - a retraining of the built-in model does not stall the
+# slow_http_stall.sh - a retraining of the built-in model does not stall the
 # whole server (issue 24, docs/internals/load.md "The stalls").
 #
 # A store of 800 memories with its model, then 450 more: the next
@@ -123,4 +123,4 @@ if [ "$failures" -gt 0 ]; then
     echo "$failures check(s) failed"
     exit 1
 fi
-echo "http_stall: all checks passed"
+echo "slow_http_stall: all checks passed"
