@@ -11,17 +11,21 @@
  * pruned (served_id NULL) name no project and are left alone.
  *
  * Rewrites are collected per cell and applied after its SELECT, as on
- * SQLite. The purge: PostgreSQL keeps an updated row's old version in the
- * table until VACUUM, so mn_pg__purge_freed runs VACUUM FULL on every
- * table that holds texts (each is written anew, dead versions dropped;
- * it locks the table for the time, every project's use of it waits), then
- * asks for a CHECKPOINT (allowed to superusers and pg_checkpoint members;
- * without it the write-ahead log keeps old versions until PostgreSQL
+ * SQLite. A rewritten text that the full-text index holds (a chunk's text,
+ * its symbol's signature or docstring, a history document's subjects) gets
+ * its postings again in the same transaction: SQLite's triggers or its
+ * purge's 'rebuild' do the same there; without it a search would still
+ * find the words a scan took out (the redacted secret's among them). The purge: PostgreSQL keeps an
+ * updated row's old version in the table until VACUUM, so mn_pg__purge_freed runs VACUUM FULL on
+ * every table that holds texts (each is written anew, dead versions dropped; it locks the table for
+ * the time, every project's use of it waits), then asks for a CHECKPOINT (allowed to superusers and
+ * pg_checkpoint members; without it the write-ahead log keeps old versions until PostgreSQL
  * recycles its segments, which the note of `mnemo scan` says).
  */
 #include "common.h"
 
 #include "store/postgres/pg_internal.h"
+#include "store/postgres/pg_search.h"
 #include "store/store_scan.h"
 #include "util/util.h"
 #include "util/vec.h"
@@ -75,6 +79,60 @@ static int apply(mn_store *s, const char *table, const char *column, rewrite *v,
     return rc;
 }
 
+/* A bigint[] literal of ids[0..n). */
+static char *ids_literal(const int64_t *ids, size_t n)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_putc(&b, '{');
+    for (size_t i = 0; i < n; i++)
+        mn_buf_printf(&b, "%s%lld", i ? "," : "", (long long)ids[i]);
+    mn_buf_putc(&b, '}');
+    return mn_buf_detach(&b);
+}
+
+/*
+ * The postings of the chunks rewritten (chunks) and of the chunks of the
+ * symbols rewritten (symbols), from their rows as they stand now: the
+ * fields of chunks_fts_src (schema_v3.sql of SQLite) computed alike.
+ */
+static int refresh_chunks(mn_store *s, const int64_t *chunks, size_t nchunks,
+                          const int64_t *symbols, size_t nsymbols)
+{
+    if (nchunks == 0 && nsymbols == 0)
+        return 0;
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    mn_pg__take(&p, ids_literal(chunks, nchunks));
+    mn_pg__take(&p, ids_literal(symbols, nsymbols));
+    PGresult *r = mn_pg__run(
+        s,
+        "SELECT c.id, f.path, CASE WHEN y.id IS NULL THEN NULL WHEN y.qualified_name = y.name "
+        "THEN y.name ELSE y.name || ' ' || y.qualified_name END, y.signature, y.docstring, "
+        "c.text FROM chunks c LEFT JOIN files f ON f.id = c.file_id LEFT JOIN symbols y ON "
+        "y.id = c.symbol_id WHERE c.project_id = $1 AND (c.id = ANY ($2::bigint[]) OR "
+        "c.symbol_id = ANY ($3::bigint[])) ORDER BY c.id",
+        &p, "cannot update the full-text index");
+    if (!r)
+        return mn_error_last_code();
+    size_t n = (size_t)pg(s)->pq->ntuples(r);
+    int64_t *ids = mn_malloc((n + 1) * sizeof(int64_t));
+    const char **fields = mn_calloc(n * 5 + 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        ids[i] = mn_pg__col_int(s, r, (int)i, 0);
+        for (int f = 0; f < 5; f++)
+            fields[i * 5 + (size_t)f] = mn_pg__col(s, r, (int)i, f + 1);
+    }
+    int rc = mn_pg__postings_del_rows(s, MN_FTS_CHUNKS, ids, n);
+    /* in statements of 512 rows, as the history's */
+    for (size_t at = 0; at < n && rc == 0; at += 512)
+        rc = mn_pg__postings_put_rows(s, MN_FTS_CHUNKS, n - at < 512 ? n - at : 512, ids + at,
+                                      fields + at * 5, NULL, 5);
+    pg(s)->pq->clear(r);
+    free(ids);
+    free(fields);
+    return rc;
+}
+
 int mn_pg__texts_each(mn_store *s,
                       int (*cb)(void *payload, const mn_text_cell *c, const char *text, size_t len,
                                 char **replace),
@@ -82,6 +140,8 @@ int mn_pg__texts_each(mn_store *s,
 {
     MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
     int rc = 0;
+    MN_VEC(int64_t) chunks = MN_VEC_INIT, symbols = MN_VEC_INIT;
+    bool history = false;
     for (size_t t = 0; t < MN_ARRAY_SIZE(cells) && rc == 0; t++) {
         mn_buf sql = MN_BUF_INIT;
         MN_VEC(rewrite) todo = MN_VEC_INIT;
@@ -112,10 +172,24 @@ int mn_pg__texts_each(mn_store *s,
         pg(s)->pq->clear(r);
         if (rc == 0 && todo.len)
             rc = apply(s, c.table, c.column, todo.items, todo.len);
+        for (size_t i = 0; rc == 0 && i < todo.len; i++) {
+            if (strcmp(c.table, "chunks") == 0)
+                mn_vec_push(&chunks, todo.items[i].row);
+            else if (strcmp(c.table, "symbols") == 0)
+                mn_vec_push(&symbols, todo.items[i].row);
+            else if (strcmp(c.table, "history_docs") == 0)
+                history = true;
+        }
         for (size_t i = 0; i < todo.len; i++)
             free(todo.items[i].text);
         mn_vec_release(&todo);
     }
+    if (rc == 0)
+        rc = refresh_chunks(s, chunks.items, chunks.len, symbols.items, symbols.len);
+    if (rc == 0 && history)
+        rc = mn_pg__postings_history(s);
+    mn_vec_release(&chunks);
+    mn_vec_release(&symbols);
     return rc;
 }
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# scan_pg.sh - `mnemo scan --fix` on a PostgreSQL store leaves no secret in
+# the full-text postings (pg_scan.c).
+#
+# A token let through by an allow-list is indexed (a chunk's text and its
+# symbol's docstring hold it, and so do their postings in fts_postings);
+# the allow-list goes, `scan --fix` rewrites the texts, and then no posting
+# of the chunks' table holds a word of the token, the postings of every
+# rewritten chunk are those of its new text (the redaction marker's words
+# are found), and the documents' count is unchanged.
+set -euo pipefail
+: "${MNEMO:?MNEMO must name the mnemo binary}"
+: "${MNEMO_TEST_PG:?MNEMO_TEST_PG must name the test cluster (tests/CMakeLists.txt)}"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-pgscan.XXXXXX")
+db=mnemo_scan_$$
+psql_admin() { psql -X -q -v ON_ERROR_STOP=1 "$MNEMO_TEST_PG" -c "$1" >/dev/null; }
+cleanup() {
+    psql_admin "DROP DATABASE IF EXISTS $db WITH (FORCE)" || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+export HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg XDG_CONFIG_HOME=$tmp/config TMPDIR=$tmp/tmp
+mkdir -p "$HOME" "$TMPDIR"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=Ada GIT_AUTHOR_EMAIL=ada@example.com
+export GIT_COMMITTER_NAME=Ada GIT_COMMITTER_EMAIL=ada@example.com
+unset MNEMO_DB MNEMO_NOW_MS MNEMO_PROJECT
+failures=0
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+psql_admin "CREATE DATABASE $db"
+DB="$MNEMO_TEST_PG dbname=$db"
+sql() { psql -X -tA "$DB" -c "$1"; }
+
+# a GitHub token's shape, made up; its tail is a word no other text holds
+GH="ghp_FAKEq7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Ga1"
+repo=$tmp/repo
+mkdir -p "$repo/app"
+cd "$repo"
+git init -q -b main
+cat >app/deploy.py <<PY
+"""Deploy the app."""
+
+
+def push_release(tag):
+    """Push a release tag; the job uses $GH for now."""
+    token = "$GH"
+    return tag, token
+PY
+cat >.mnemo-scan.yaml <<YAML
+allow:
+  values: ["$GH"]
+YAML
+git add -A && git commit -q -m "deploy"
+"$MNEMO" --db "$DB" index >"$tmp/index.out" 2>&1 || fail "index: $(cat "$tmp/index.out")"
+
+# the postings of the chunks' table (tbl 1) that hold a word of the token
+secret_postings() {
+    sql "SELECT count(*) FROM fts_postings WHERE tbl = 1 AND (term LIKE '%q7wm2xr9%' OR term LIKE '%fakeq7%')"
+}
+docs_before=$(sql "SELECT count(*) FROM fts_docs WHERE tbl = 1")
+[ "$(sql "SELECT count(*) FROM chunks WHERE text LIKE '%$GH%'")" -ge 1 ] ||
+    fail "the allow-list did not let the token into the chunks (the test plants nothing)"
+[ "$(secret_postings)" -ge 1 ] || fail "the token's words are not in the postings (the test plants nothing)"
+
+rm .mnemo-scan.yaml
+"$MNEMO" --db "$DB" scan --fix >"$tmp/scan.out" 2>&1 || fail "scan --fix: $(cat "$tmp/scan.out")"
+[ "$(sql "SELECT count(*) FROM chunks WHERE text LIKE '%$GH%'")" = 0 ] ||
+    fail "the token is still in the chunks"
+[ "$(sql "SELECT count(*) FROM symbols WHERE docstring LIKE '%$GH%'")" = 0 ] ||
+    fail "the token is still in a docstring"
+[ "$(secret_postings)" = 0 ] || fail "the token's words are still in the postings after scan --fix"
+[ "$(sql "SELECT count(*) FROM fts_docs WHERE tbl = 1")" = "$docs_before" ] ||
+    fail "the chunks' documents changed in number"
+# the rewritten chunks are found by their new words: the marker names the rule
+"$MNEMO" --db "$DB" search "redacted github pat push release" --kinds code --json >"$tmp/s.json" ||
+    fail "search after scan --fix"
+grep -q "deploy.py" "$tmp/s.json" || fail "the rewritten chunk is not found by its new text: $(cat "$tmp/s.json")"
+# the stats agree with the documents
+[ "$(sql "SELECT ndocs FROM fts_stats WHERE tbl = 1")" = "$docs_before" ] ||
+    fail "fts_stats' count is not the documents' ($(sql "SELECT ndocs FROM fts_stats WHERE tbl = 1") vs $docs_before)"
+
+if [ "$failures" -gt 0 ]; then
+    echo "$failures check(s) failed"
+    exit 1
+fi
+echo "ok"
