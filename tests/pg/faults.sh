@@ -71,7 +71,7 @@ SELECT count(*) FROM memories m JOIN unacked u ON u.title = m.title;
 EOF
 )
 echo "saves refused with 503 but stored all the same (their commit answered late): $late of $(wc -l <"$tmp/unacked")"
-kill -0 "$pid" 2>/dev/null || fail "the server died with the database"
+kill -0 "$pid" 2>/dev/null || fail "the server died with the database: $(tail -n 20 "$tmp/serve.err")"
 load_bench --url "$url" --clients 4 --ops 50 ||
     fail "the server does not answer cleanly after the restart (it must reconnect by itself)"
 [ "$(bench_field errors)" = 0 ] || fail "errors after the restart: $(bench_field errors)"

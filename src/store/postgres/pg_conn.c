@@ -45,6 +45,16 @@ void mn_pg__text(mn_pg_params *p, const char *v)
     mn_pg__take(p, v ? mn_strdup(v) : NULL);
 }
 
+void mn_pg__ids(mn_pg_params *p, const int64_t *ids, size_t n)
+{
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_putc(&b, '{');
+    for (size_t i = 0; i < n; i++)
+        mn_buf_printf(&b, "%s%lld", i ? "," : "", (long long)ids[i]);
+    mn_buf_putc(&b, '}');
+    mn_pg__take(p, mn_buf_detach(&b));
+}
+
 void mn_pg__int(mn_pg_params *p, int64_t v)
 {
     char *t = mn_malloc(24);

@@ -54,6 +54,7 @@ typedef struct {
 void mn_pg__text(mn_pg_params *p, const char *v); /* copied; NULL is SQL NULL */
 void mn_pg__take(mn_pg_params *p, char *v);       /* a malloc'd string, freed with the list */
 void mn_pg__int(mn_pg_params *p, int64_t v);
+void mn_pg__ids(mn_pg_params *p, const int64_t *ids, size_t n); /* a bigint[] of ids[0..n) */
 void mn_pg__real(mn_pg_params *p, double v);
 void mn_pg__bytes(mn_pg_params *p, const void *v, size_t n); /* bytea, binary */
 void mn_pg__params_release(mn_pg_params *p);

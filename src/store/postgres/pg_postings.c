@@ -107,17 +107,6 @@ static void take_array(mn_pg_params *p, mn_buf *b, size_t n)
     mn_pg__take(p, mn_buf_detach(b));
 }
 
-/* A bigint[] literal. */
-static char *id_array(const int64_t *ids, size_t n)
-{
-    mn_buf b = MN_BUF_INIT;
-    mn_buf_putc(&b, '{');
-    for (size_t i = 0; i < n; i++)
-        mn_buf_printf(&b, "%s%lld", i ? "," : "", (long long)ids[i]);
-    mn_buf_putc(&b, '}');
-    return mn_buf_detach(&b);
-}
-
 /*
  * Two statements, not one: the documents first (their primary key), and
  * only when some existed their postings, by the primary key through the
@@ -135,7 +124,7 @@ int mn_pg__postings_del_rows(mn_store *s, mn_fts_table table, const int64_t *row
     mn_pg_params p = {0};
     mn_pg__int(&p, s->project_id);
     mn_pg__int(&p, (int64_t)table);
-    mn_pg__take(&p, id_array(rowids, n));
+    mn_pg__ids(&p, rowids, n);
     PGresult *r = mn_pg__run(s,
                              "WITH d AS (DELETE FROM fts_docs WHERE project_id = $1 AND tbl = $2 "
                              "AND rowid = ANY ($3::bigint[]) RETURNING rowid, ntok, terms) "

@@ -79,17 +79,6 @@ static int apply(mn_store *s, const char *table, const char *column, rewrite *v,
     return rc;
 }
 
-/* A bigint[] literal of ids[0..n). */
-static char *ids_literal(const int64_t *ids, size_t n)
-{
-    mn_buf b = MN_BUF_INIT;
-    mn_buf_putc(&b, '{');
-    for (size_t i = 0; i < n; i++)
-        mn_buf_printf(&b, "%s%lld", i ? "," : "", (long long)ids[i]);
-    mn_buf_putc(&b, '}');
-    return mn_buf_detach(&b);
-}
-
 /*
  * The postings of the chunks rewritten (chunks) and of the chunks of the
  * symbols rewritten (symbols), from their rows as they stand now: the
@@ -102,8 +91,8 @@ static int refresh_chunks(mn_store *s, const int64_t *chunks, size_t nchunks,
         return 0;
     mn_pg_params p = {0};
     mn_pg__int(&p, s->project_id);
-    mn_pg__take(&p, ids_literal(chunks, nchunks));
-    mn_pg__take(&p, ids_literal(symbols, nsymbols));
+    mn_pg__ids(&p, chunks, nchunks);
+    mn_pg__ids(&p, symbols, nsymbols);
     PGresult *r = mn_pg__run(
         s,
         "SELECT c.id, f.path, CASE WHEN y.id IS NULL THEN NULL WHEN y.qualified_name = y.name "

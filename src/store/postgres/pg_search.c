@@ -184,17 +184,6 @@ static void filter_sql(mn_store *s, mn_buf *b, mn_pg_params *p, const mn_memory_
     }
 }
 
-/* A bigint[] literal of ids. */
-static char *id_array(const int64_t *ids, size_t n)
-{
-    mn_buf b = MN_BUF_INIT;
-    mn_buf_putc(&b, '{');
-    for (size_t i = 0; i < n; i++)
-        mn_buf_printf(&b, "%s%lld", i ? "," : "", (long long)ids[i]);
-    mn_buf_putc(&b, '}');
-    return mn_buf_detach(&b);
-}
-
 /*
  * The memory rows of ids: with the filters as a last column ("t"/"f"), or
  * (filtered) only those passing. The caller clears the result.
@@ -204,7 +193,7 @@ static PGresult *memory_rows(mn_store *s, const mn_memory_query *q, const int64_
 {
     mn_buf sql = MN_BUF_INIT;
     mn_pg_params p = {0};
-    mn_pg__take(&p, id_array(ids, n));
+    mn_pg__ids(&p, ids, n);
     mn_buf_puts(&sql, "SELECT " MN_PG_MEMORY_COLUMNS);
     if (filtered) {
         mn_buf_puts(&sql, " FROM memories m WHERE m.id = ANY ($1::bigint[]) AND ");
@@ -453,7 +442,7 @@ int mn_pg__conversation_counts(mn_store *s, const mn_memory_query *q,
         ids[i] = rows.items[i].rowid;
     mn_buf sql = MN_BUF_INIT;
     mn_pg_params p = {0};
-    mn_pg__take(&p, id_array(ids, rows.len));
+    mn_pg__ids(&p, ids, rows.len);
     free(ids);
     mn_buf_puts(&sql, "SELECT CASE WHEN m.kind = 'episode' THEN coalesce('s:' || "
                       "nullif(m.session_ref, ''), 'd:' || nullif(m.situation, '')) END AS conv, "

@@ -34,16 +34,6 @@ static size_t clamp_limit(size_t limit)
     return limit > MN_SEARCH_MAX_CANDIDATES ? MN_SEARCH_MAX_CANDIDATES : limit;
 }
 
-static char *id_array(const int64_t *ids, size_t n)
-{
-    mn_buf b = MN_BUF_INIT;
-    mn_buf_putc(&b, '{');
-    for (size_t i = 0; i < n; i++)
-        mn_buf_printf(&b, "%s%lld", i ? "," : "", (long long)ids[i]);
-    mn_buf_putc(&b, '}');
-    return mn_buf_detach(&b);
-}
-
 static int cmp_row(const void *a, const void *b)
 {
     const mn_pg_fts_row *x = a, *y = b;
@@ -108,7 +98,7 @@ static int walk(mn_store *s, const mn_pg_fts_rows *rows, size_t limit, const cha
         for (size_t i = 0; i < n; i++)
             ids[i] = rows->items[at + i].rowid;
         mn_pg_params p = {0};
-        mn_pg__take(&p, id_array(ids, n));
+        mn_pg__ids(&p, ids, n);
         mn_pg__int(&p, s->project_id);
         free(ids);
         PGresult *r = mn_pg__run(s, sql, &p, what);
@@ -259,7 +249,7 @@ int mn_pg__term_files(mn_store *s, const char *match, size_t limit,
         ids[i] = rows.items[i].rowid;
     qsort(ids, n, sizeof(int64_t), cmp_i64);
     mn_pg_params p = {0};
-    mn_pg__take(&p, id_array(ids, n));
+    mn_pg__ids(&p, ids, n);
     mn_pg__int(&p, s->project_id);
     free(ids);
     PGresult *r = mn_pg__run(s,
