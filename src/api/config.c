@@ -505,6 +505,9 @@ static int check_value(char **out, const struct config_key *k, const char *v)
 /* The effective value of a key: stored, else the default. Caller frees. */
 static int effective(mn_ctx *ctx, char **out, const struct config_key *k, bool *is_set)
 {
+    /* NULL on failure: a store that cannot be read leaves *out as it was, and a caller
+     * that frees it would free what it kept from the key before (a double free) */
+    *out = NULL;
     int rc = mn_store_config_get(ctx->store, out, k->key);
     if (is_set)
         *is_set = rc == 0;
@@ -720,8 +723,10 @@ int mn_api__embed_options(mn_ctx *ctx, mn_embed_options *out)
     int64_t n;
     int rc = 0;
     for (size_t i = 0; i < MN_ARRAY_SIZE(texts) && rc == 0; i++)
-        if ((rc = effective(ctx, &v, find_key(texts[i].key), NULL)) == 0)
+        if ((rc = effective(ctx, &v, find_key(texts[i].key), NULL)) == 0) {
             *(char **)((char *)&o + texts[i].offset) = v;
+            v = NULL; /* o owns it now */
+        }
     if (rc == 0 && (rc = effective(ctx, &v, find_key("embed.batch"), NULL)) == 0 &&
         (rc = mn_parse_int64(&n, v, 0, 2048, "embed.batch")) == 0 && n > 0)
         o.batch = (size_t)n;
