@@ -7,7 +7,9 @@
 # the allow-list goes, `scan --fix` rewrites the texts, and then no posting
 # of the chunks' table holds a word of the token, the postings of every
 # rewritten chunk are those of its new text (the redaction marker's words
-# are found), and the documents' count is unchanged.
+# are found), and the documents' count is unchanged. A commit subject holds
+# a second token: after the scan the history's postings (tbl 3) hold none of
+# its words and keep the subject's other words.
 set -euo pipefail
 : "${MNEMO:?MNEMO must name the mnemo binary}"
 : "${MNEMO_TEST_PG:?MNEMO_TEST_PG must name the test cluster (tests/CMakeLists.txt)}"
@@ -37,6 +39,7 @@ sql() { psql -X -tA "$DB" -c "$1"; }
 
 # a GitHub token's shape, made up; its tail is a word no other text holds
 GH="ghp_FAKEq7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Ga1"
+GH2="ghp_FAKEz3Qp8Rt5Ws1Xv7Yb4Nm2Kd6Lf9Hj0Ga2"
 repo=$tmp/repo
 mkdir -p "$repo/app"
 cd "$repo"
@@ -52,9 +55,11 @@ def push_release(tag):
 PY
 cat >.mnemo-scan.yaml <<YAML
 allow:
-  values: ["$GH"]
+  values: ["$GH", "$GH2"]
 YAML
 git add -A && git commit -q -m "deploy"
+printf 'def other():\n    return 1\n' >app/other.py
+git add -A && git commit -q -m "Rotate the key $GH2 for the shop"
 "$MNEMO" --db "$DB" index >"$tmp/index.out" 2>&1 || fail "index: $(cat "$tmp/index.out")"
 
 # the postings of the chunks' table (tbl 1) that hold a word of the token
@@ -65,6 +70,10 @@ docs_before=$(sql "SELECT count(*) FROM fts_docs WHERE tbl = 1")
 [ "$(sql "SELECT count(*) FROM chunks WHERE text LIKE '%$GH%'")" -ge 1 ] ||
     fail "the allow-list did not let the token into the chunks (the test plants nothing)"
 [ "$(secret_postings)" -ge 1 ] || fail "the token's words are not in the postings (the test plants nothing)"
+# the history's postings (tbl 3) that hold WORD
+history_postings() { sql "SELECT count(*) FROM fts_postings WHERE tbl = 3 AND term LIKE '%$1%'"; }
+[ "$(history_postings z3qp8rt5)" -ge 1 ] ||
+    fail "the commit subject's token is not in the history's postings (the test plants nothing)"
 
 rm .mnemo-scan.yaml
 "$MNEMO" --db "$DB" scan --fix >"$tmp/scan.out" 2>&1 || fail "scan --fix: $(cat "$tmp/scan.out")"
@@ -79,6 +88,10 @@ rm .mnemo-scan.yaml
 "$MNEMO" --db "$DB" search "redacted github pat push release" --kinds code --json >"$tmp/s.json" ||
     fail "search after scan --fix"
 grep -q "deploy.py" "$tmp/s.json" || fail "the rewritten chunk is not found by its new text: $(cat "$tmp/s.json")"
+[ "$(sql "SELECT count(*) FROM history_docs WHERE subjects LIKE '%$GH2%'")" = 0 ] ||
+    fail "the token is still in a commit subject"
+[ "$(history_postings z3qp8rt5)" = 0 ] || fail "the history's postings still hold the redacted token's words"
+[ "$(history_postings rotat)" -ge 1 ] || fail "the subject's other words left the history's postings"
 # the stats agree with the documents
 [ "$(sql "SELECT ndocs FROM fts_stats WHERE tbl = 1")" = "$docs_before" ] ||
     fail "fts_stats' count is not the documents' ($(sql "SELECT ndocs FROM fts_stats WHERE tbl = 1") vs $docs_before)"
