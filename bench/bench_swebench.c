@@ -611,7 +611,7 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
     }
     if (reuse) {
         have_store = true;
-        if (ev_store_open(&st, dir) != 0) {
+        if (ev_store_open_named(&st, dir, iid) != 0) {
             ev_report_unscored(&R->r, iid, "cannot open the store in %s", dir);
             goto out;
         }
@@ -631,7 +631,7 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
     mn_vec_push(&R->checkout_s, ev_ms_since(t0) / 1000);
 
     have_store = true;
-    if (ev_store_open(&st, dir) != 0) {
+    if (ev_store_open_named(&st, dir, R->o.stores ? iid : NULL) != 0) {
         ev_report_unscored(&R->r, iid, "cannot make a store in %s", dir);
         goto out;
     }
@@ -646,6 +646,16 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
     json_decref(args);
     json_decref(res);
     args = res = NULL;
+    if (marker) { /* DIR/.mnemo exists only when the store is a SQLite file there (not --db) */
+        mn_buf b = MN_BUF_INIT;
+        mn_buf_printf(&b, "%s/.mnemo", dir);
+        int e = mn_fs_mkdir_p(b.ptr);
+        mn_buf_release(&b);
+        if (e != 0) {
+            ev_report_unscored(&R->r, iid, "%s: %s", dir, mn_error_last());
+            goto out;
+        }
+    }
     if (marker && mn_fs_write_atomic(marker, "", 0) != 0) {
         ev_report_unscored(&R->r, iid, "%s: %s", marker, mn_error_last());
         goto out;

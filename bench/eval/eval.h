@@ -214,6 +214,12 @@ void ev_store_location(const char *db);
  * when set (off: lexical signals only).
  */
 int ev_store_open(ev_store *s, const char *dir);
+/**
+ * ev_store_open, but on --db's database the project is "bench-<name>" (at
+ * most 57 bytes of name), the same in every run: a store kept across runs
+ * (bench_swebench --stores) is found again. NULL: as ev_store_open.
+ */
+int ev_store_open_named(ev_store *s, const char *dir, const char *name);
 /** Close the context; remove dir too when remove is set. */
 void ev_store_close(ev_store *s, bool remove);
 /** mn_api_call; on failure prints "<bench>: <op>: <message>" on stderr. */

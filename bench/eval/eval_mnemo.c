@@ -56,6 +56,11 @@ void ev_store_location(const char *db)
 
 int ev_store_open(ev_store *s, const char *dir)
 {
+    return ev_store_open_named(s, dir, NULL);
+}
+
+int ev_store_open_named(ev_store *s, const char *dir, const char *name)
+{
     mn_ctx_options opts = MN_CTX_OPTIONS_INIT;
     json_t *args = NULL, *out = NULL;
     char project[64];
@@ -63,8 +68,13 @@ int ev_store_open(ev_store *s, const char *dir)
     memset(s, 0, sizeof(*s));
     s->dir = mn_strdup(dir);
     if (store_location && mn_store_kind_of(store_location) == MN_STORE_POSTGRES) {
-        /* a new project of the database: the stores of a run stay apart as files do */
-        snprintf(project, sizeof(project), "bench-%ld-%d", (long)getpid(), ++store_seq);
+        /* a new project of the database: the stores of a run stay apart as files do; a named
+         * one (bench_swebench --stores) is the same project in every run, so a later run finds
+         * what an earlier one indexed, as it finds the SQLite file in the same directory */
+        if (name)
+            snprintf(project, sizeof(project), "bench-%s", name);
+        else
+            snprintf(project, sizeof(project), "bench-%ld-%d", (long)getpid(), ++store_seq);
         s->db = mn_store_redact(store_location);
         opts.db_path = store_location;
         opts.project = project;
