@@ -17,33 +17,11 @@
 #   secrets    a conninfo's password never shows in an error.
 set -euo pipefail
 
-: "${MNEMO:?MNEMO must name the mnemo binary}"
-: "${MNEMO_TEST_PG:?MNEMO_TEST_PG must name the test cluster (tests/CMakeLists.txt)}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-clipg.XXXXXX")
-db1=mnemo_cli_$$_a
-db2=mnemo_cli_$$_b
-psql_admin() { psql -X -q -v ON_ERROR_STOP=1 "$MNEMO_TEST_PG" -c "$1" >/dev/null; }
-cleanup() {
-    psql_admin "DROP DATABASE IF EXISTS $db1 WITH (FORCE)" || true
-    psql_admin "DROP DATABASE IF EXISTS $db2 WITH (FORCE)" || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-export HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg TMPDIR=$tmp/tmp
-mkdir -p "$HOME" "$TMPDIR"
+# shellcheck source-path=SCRIPTDIR source=lib/db.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/db.sh"
+db_setup cli_a cli_b
 cd "$tmp" # a mnemo that took the conninfo for a path would make it here, not in the tree
-unset MNEMO_DB MNEMO_PROJECT MNEMO_NOW_MS VISUAL EDITOR
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-psql_admin "CREATE DATABASE $db1"
-psql_admin "CREATE DATABASE $db2"
-DB="$MNEMO_TEST_PG dbname=$db1"
-sql() { psql -X -tA "$DB" -c "$1"; }
-m() { "$MNEMO" --db "$DB" "$@"; }
+unset VISUAL EDITOR
 ID_RE='[0-9A-HJKMNP-TV-Z]{26}'
 
 # ==== flows ====================================================================
@@ -94,8 +72,8 @@ m export >"$tmp/pg.jsonl" || fail "export from PostgreSQL"
 "$MNEMO" --db "$tmp/copy.db" import "$tmp/pg.jsonl" >/dev/null || fail "import into SQLite"
 "$MNEMO" --db "$tmp/copy.db" export >"$tmp/sqlite.jsonl" || fail "export from SQLite"
 cmp -s "$tmp/pg.jsonl" "$tmp/sqlite.jsonl" || fail "PostgreSQL -> SQLite: exports differ: $(diff "$tmp/pg.jsonl" "$tmp/sqlite.jsonl" | head -5)"
-"$MNEMO" --db "$MNEMO_TEST_PG dbname=$db2" import "$tmp/sqlite.jsonl" >/dev/null || fail "import into PostgreSQL"
-"$MNEMO" --db "$MNEMO_TEST_PG dbname=$db2" export >"$tmp/pg2.jsonl" || fail "export from the second PostgreSQL store"
+"$MNEMO" --db "$DB2" import "$tmp/sqlite.jsonl" >/dev/null || fail "import into PostgreSQL"
+"$MNEMO" --db "$DB2" export >"$tmp/pg2.jsonl" || fail "export from the second PostgreSQL store"
 cmp -s "$tmp/sqlite.jsonl" "$tmp/pg2.jsonl" || fail "SQLite -> PostgreSQL: exports differ: $(diff "$tmp/sqlite.jsonl" "$tmp/pg2.jsonl" | head -5)"
 [ "$(wc -l <"$tmp/pg.jsonl")" -ge 2 ] || fail "the export holds the memories"
 # consolidation reads the same fingerprints on both (store_review.h)
@@ -150,8 +128,4 @@ fi
 [[ $out != *s3cret* ]] || fail "the password shows in: $out"
 [[ $out == *"password=***"* ]] || fail "the location is shown redacted: $out"
 
-[ "$failures" -eq 0 ] || {
-    echo "$failures check(s) failed" >&2
-    exit 1
-}
-echo "cli_pg: all checks passed"
+db_finish

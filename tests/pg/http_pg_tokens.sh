@@ -14,33 +14,10 @@
 # A failed check is reported and the script goes on; it exits 1 if any failed.
 # shellcheck disable=SC2015 # A && B || fail is meant
 set -euo pipefail
-: "${MNEMO:?MNEMO must name the mnemo binary}"
-: "${MNEMO_TEST_PG:?MNEMO_TEST_PG must name the test cluster (tests/CMakeLists.txt)}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-pgtok.XXXXXX")
-db=mnemo_tok_$$
-server_pid=
-psql_admin() { psql -X -q -v ON_ERROR_STOP=1 "$MNEMO_TEST_PG" -c "$1" >/dev/null; }
-cleanup() {
-    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
-    wait 2>/dev/null || true
-    psql_admin "DROP DATABASE IF EXISTS $db WITH (FORCE)" || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-export HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg XDG_CONFIG_HOME=$tmp/config TMPDIR=$tmp/tmp
-mkdir -p "$HOME" "$TMPDIR"
+# shellcheck source-path=SCRIPTDIR source=lib/db.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/db.sh"
+db_setup tok
 cd "$tmp"
-unset MNEMO_DB MNEMO_NOW_MS MNEMO_PROJECT
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-psql_admin "CREATE DATABASE $db"
-DB="$MNEMO_TEST_PG dbname=$db"
-sql() { psql -X -tA "$DB" -c "$1"; }
-m() { "$MNEMO" --db "$DB" "$@"; }
 
 # ==== tokens =================================================================
 secret() { # secret NAME PROJECT ROLE: make a token, print its secret
@@ -162,8 +139,4 @@ rc=0
 wait "$server_pid" || rc=$?
 server_pid=
 [ "$rc" = 0 ] || fail "the server exited $rc"
-if [ "$failures" -gt 0 ]; then
-    echo "$failures check(s) failed"
-    exit 1
-fi
-echo "ok"
+db_finish

@@ -17,28 +17,11 @@
 # the test is skipped (exit 77), never passed.
 set -euo pipefail
 
-: "${MNEMO:?MNEMO must name the mnemo binary}"
-: "${MNEMO_TEST_PG:?MNEMO_TEST_PG must name the test cluster (tests/CMakeLists.txt)}"
 src=$(cd "$(dirname "$0")/../.." && pwd)
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-idxpg.XXXXXX")
-db=mnemo_idx_$$
-psql_admin() { psql -X -q -v ON_ERROR_STOP=1 "$MNEMO_TEST_PG" -c "$1" >/dev/null; }
-cleanup() {
-    psql_admin "DROP DATABASE IF EXISTS $db WITH (FORCE)" || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-export HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg TMPDIR=$tmp/tmp
-mkdir -p "$HOME" "$TMPDIR"
-unset MNEMO_DB MNEMO_PROJECT MNEMO_NOW_MS
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-psql_admin "CREATE DATABASE $db"
-PG="$MNEMO_TEST_PG dbname=$db"
+# shellcheck source-path=SCRIPTDIR source=lib/db.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/db.sh"
+db_setup idx
+PG=$DB
 SQ=$tmp/store.db
 
 repo=$tmp/repo
@@ -160,5 +143,4 @@ grep -q '"name":"empty"' "$tmp/pg.incremental" || fail "incremental: empty is in
 if grep -q '"name":"clear"' "$tmp/pg.incremental"; then fail "incremental: clear is gone"; fi
 round full --full
 
-[ "$failures" -eq 0 ] || exit 1
-echo "ok: the index on postgresql answers as on sqlite (first, incremental, full)"
+db_finish

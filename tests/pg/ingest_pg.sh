@@ -14,31 +14,9 @@
 #             note is found and redacted in the database
 # A failed check is reported and the script goes on; it exits 1 if any failed.
 set -euo pipefail
-: "${MNEMO:?MNEMO must name the mnemo binary}"
-: "${MNEMO_TEST_PG:?MNEMO_TEST_PG must name the test cluster (tests/CMakeLists.txt)}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-pgingest.XXXXXX")
-db=mnemo_ing_$$
-psql_admin() { psql -X -q -v ON_ERROR_STOP=1 "$MNEMO_TEST_PG" -c "$1" >/dev/null; }
-cleanup() {
-    psql_admin "DROP DATABASE IF EXISTS $db WITH (FORCE)" || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-export HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg XDG_CONFIG_HOME=$tmp/config TMPDIR=$tmp/tmp
-mkdir -p "$HOME" "$TMPDIR"
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-export GIT_AUTHOR_NAME=Ada GIT_AUTHOR_EMAIL=ada@example.com
-export GIT_COMMITTER_NAME=Ada GIT_COMMITTER_EMAIL=ada@example.com
-unset MNEMO_DB MNEMO_NOW_MS MNEMO_PROJECT
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-psql_admin "CREATE DATABASE $db"
-DB="$MNEMO_TEST_PG dbname=$db"
-sql() { psql -X -tA "$DB" -c "$1"; }
+# shellcheck source-path=SCRIPTDIR source=lib/db.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/db.sh"
+db_setup ingest
 n=0
 commit() { # commit MESSAGE: a minute apart, so order is history's
     n=$((n + 1))
@@ -110,8 +88,4 @@ src=$(sql "SELECT uid FROM memories m JOIN projects p ON p.id = m.project_id WHE
 [ "$(sql "SELECT count(*) FROM links WHERE note LIKE '%FAKEq7Wm2Xr9Lk4Tz8%'")" = 0 ] ||
     fail "the secret is still in the links table: $(cat "$tmp/scan.out")"
 
-if [ "$failures" -gt 0 ]; then
-    echo "$failures check(s) failed"
-    exit 1
-fi
-echo "ok"
+db_finish

@@ -11,31 +11,9 @@
 # a second token: after the scan the history's postings (tbl 3) hold none of
 # its words and keep the subject's other words.
 set -euo pipefail
-: "${MNEMO:?MNEMO must name the mnemo binary}"
-: "${MNEMO_TEST_PG:?MNEMO_TEST_PG must name the test cluster (tests/CMakeLists.txt)}"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mnemo-pgscan.XXXXXX")
-db=mnemo_scan_$$
-psql_admin() { psql -X -q -v ON_ERROR_STOP=1 "$MNEMO_TEST_PG" -c "$1" >/dev/null; }
-cleanup() {
-    psql_admin "DROP DATABASE IF EXISTS $db WITH (FORCE)" || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-export HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg XDG_CONFIG_HOME=$tmp/config TMPDIR=$tmp/tmp
-mkdir -p "$HOME" "$TMPDIR"
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-export GIT_AUTHOR_NAME=Ada GIT_AUTHOR_EMAIL=ada@example.com
-export GIT_COMMITTER_NAME=Ada GIT_COMMITTER_EMAIL=ada@example.com
-unset MNEMO_DB MNEMO_NOW_MS MNEMO_PROJECT
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-psql_admin "CREATE DATABASE $db"
-DB="$MNEMO_TEST_PG dbname=$db"
-sql() { psql -X -tA "$DB" -c "$1"; }
+# shellcheck source-path=SCRIPTDIR source=lib/db.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/db.sh"
+db_setup scan
 
 # a GitHub token's shape, made up; its tail is a word no other text holds
 GH="ghp_FAKEq7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Ga1"
@@ -96,8 +74,4 @@ grep -q "deploy.py" "$tmp/s.json" || fail "the rewritten chunk is not found by i
 [ "$(sql "SELECT ndocs FROM fts_stats WHERE tbl = 1")" = "$docs_before" ] ||
     fail "fts_stats' count is not the documents' ($(sql "SELECT ndocs FROM fts_stats WHERE tbl = 1") vs $docs_before)"
 
-if [ "$failures" -gt 0 ]; then
-    echo "$failures check(s) failed"
-    exit 1
-fi
-echo "ok"
+db_finish
