@@ -123,6 +123,7 @@ int mn_api_call(mn_ctx *ctx, const char *name, const json_t *args, json_t **out)
     rc = mn_schema_validate(mn_api_input_schema(op), args);
     if (rc == 0) {
         mn_error_clear();
+        mn_api__config_changed(ctx); /* each op reads the settings as they are now */
         rc = op->handler(ctx, args, out);
     }
     if (rc == 0)
@@ -475,6 +476,7 @@ void mn_ctx_free(mn_ctx *ctx)
         return;
     mn_store_free(ctx->store);
     mn_scanner_free(ctx->scanner);
+    json_decref(ctx->config_rows);
     free(ctx->db_path);
     free(ctx->root);
     free(ctx->actor);

@@ -33,6 +33,10 @@ struct mn_ctx {
     /* memory.ttl.<kind> in ms (op_lifecycle.c: mn_api__expiry), read once per context */
     bool lifecycle_loaded;
     int64_t kind_ttl_ms[MN_MEMORY_KINDS];
+    /* the project's config rows, read once per operation (config.c: effective), NULL until
+     * a setting is read; mn_api_call drops it before each op, mn_api__config_changed after
+     * a write */
+    json_t *config_rows;
 };
 
 /**
@@ -45,6 +49,8 @@ int mn_api__scanner(mn_ctx *ctx, const mn_scanner **out);
 const char *mn_api__token_name(const mn_ctx *ctx);
 /** settings.author for the caller: a token's name, else user.name (or $USER). api.c. */
 void mn_api__settings_author(mn_ctx *ctx);
+/** Drop the config rows read for this operation: the next setting read reads them again. */
+void mn_api__config_changed(mn_ctx *ctx);
 /** Load memory settings from config (once per context). */
 int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out);
 /** The effective value of a duration config key (discovery.max_age), in ms; 0 means never. */

@@ -502,21 +502,36 @@ static int check_value(char **out, const struct config_key *k, const char *v)
     return MN_EINTERNAL;
 }
 
-/* The effective value of a key: stored, else the default. Caller frees. */
+void mn_api__config_changed(mn_ctx *ctx)
+{
+    json_decref(ctx->config_rows);
+    ctx->config_rows = NULL;
+}
+
+/*
+ * The effective value of a key: stored, else the default. Caller frees.
+ * An operation reads a dozen to thirty settings (a search: the embedder's ten,
+ * the nine memory.ttl.*, served.*, scan.pii...). Each was a statement of its
+ * own, a round trip on PostgreSQL (a third of a search's statements there):
+ * the project's rows are read in one and kept until the operation ends
+ * (mn_api_call) or a setting is written (mn_api__config_changed).
+ */
 static int effective(mn_ctx *ctx, char **out, const struct config_key *k, bool *is_set)
 {
-    /* NULL on failure: a store that cannot be read leaves *out as it was, and a caller
-     * that frees it would free what it kept from the key before (a double free) */
+    /* NULL on failure: a caller that frees *out must not free what it kept before */
     *out = NULL;
-    int rc = mn_store_config_get(ctx->store, out, k->key);
-    if (is_set)
-        *is_set = rc == 0;
-    if (rc == MN_ENOTFOUND) {
-        mn_error_clear();
-        *out = mn_strdup(k->def);
-        return 0;
+    if (!ctx->config_rows) {
+        int rc = mn_store_config_all(ctx->store, &ctx->config_rows);
+        if (rc) {
+            ctx->config_rows = NULL;
+            return rc;
+        }
     }
-    return rc;
+    const char *v = json_string_value(json_object_get(ctx->config_rows, k->key));
+    if (is_set)
+        *is_set = v != NULL;
+    *out = mn_strdup(v ? v : k->def);
+    return 0;
 }
 
 int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
@@ -686,6 +701,7 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
         else
             mn_store_rollback(ctx->store);
     }
+    mn_api__config_changed(ctx);
     if (rc == 0) {
         ctx->settings_loaded = false;
         ctx->lifecycle_loaded = false; /* memory.ttl.* (op_lifecycle.c) */

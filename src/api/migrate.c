@@ -305,6 +305,7 @@ static int write_project(mn_ctx *ctx, const side *src, const json_t *had_audit,
         nconfig++;
     }
     /* the settings the import scrubs with are the project's, as just moved */
+    mn_api__config_changed(ctx);
     ctx->settings_loaded = false;
     if ((rc = mn_api__settings(ctx, &cfg)) != 0)
         goto fail;

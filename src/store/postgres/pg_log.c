@@ -332,20 +332,20 @@ int mn_pg__feedback_add(mn_store *s, int64_t served_id, const char *actor, const
 int mn_pg__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms)
 {
     MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
-    for (size_t i = 0; i < n; i++) {
-        mn_pg_params p = {0};
-        mn_pg__int(&p, rowids[i]);
-        mn_pg__int(&p, now_ms);
-        /* rows of this project only: a row id from elsewhere changes nothing */
-        mn_pg__int(&p, s->project_id);
-        int rc = mn_pg__exec(s,
-                             "UPDATE memories SET hit_count = hit_count + 1, accessed_at = $2 "
-                             "WHERE id = $1 AND project_id = $3",
-                             &p, "cannot count a hit");
-        if (rc)
-            return rc;
-    }
-    return 0;
+    if (n == 0)
+        return 0;
+    /* one statement for the whole answer (a round trip a row was a tenth of a search's
+     * statements); a row named twice counts twice, as a row at a time did. Rows of this
+     * project only: a row id from elsewhere changes nothing */
+    mn_pg_params p = {0};
+    mn_pg__ids(&p, rowids, n);
+    mn_pg__int(&p, now_ms);
+    mn_pg__int(&p, s->project_id);
+    return mn_pg__exec(s,
+                       "UPDATE memories m SET hit_count = m.hit_count + h.n, accessed_at = $2 "
+                       "FROM (SELECT id, count(*) AS n FROM unnest($1::bigint[]) AS id GROUP BY "
+                       "id) h WHERE m.id = h.id AND m.project_id = $3",
+                       &p, "cannot count a hit");
 }
 
 /* ---- memory rows as hits (store_search.h) ---- */

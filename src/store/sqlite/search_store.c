@@ -1382,13 +1382,15 @@ int mn_sqlite__feedback_add(mn_store *s, int64_t served_id, const char *actor,
 int mn_sqlite__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms)
 {
     MN_ASSERT_OR(sq(s)->in_tx, MN_EINTERNAL);
-    sqlite3_stmt *st = mn_sqlite__stmt(
-        s, "UPDATE memories SET hit_count = hit_count + 1, accessed_at = ?2 WHERE id = ?1");
+    /* rows of this project only: a row id from elsewhere changes nothing */
+    sqlite3_stmt *st = mn_sqlite__stmt(s, "UPDATE memories SET hit_count = hit_count + 1, "
+                                          "accessed_at = ?2 WHERE id = ?1 AND project_id = ?3");
     if (!st)
         return mn_error_last_code();
     for (size_t i = 0; i < n; i++) {
         sqlite3_bind_int64(st, 1, rowids[i]);
         sqlite3_bind_int64(st, 2, now_ms);
+        sqlite3_bind_int64(st, 3, s->project_id);
         int step = sqlite3_step(st);
         sqlite3_reset(st);
         if (step != SQLITE_DONE)

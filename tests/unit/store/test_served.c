@@ -4,7 +4,9 @@
  * max_age go, 0 means no limit, another project's rows are not touched,
  * pruned with every add the count stays within max_rows / 256 of the cap,
  * and feedback on a forgotten answer stays with served_id NULL (the
- * foreign key's ON DELETE SET NULL), checked with the back end's own client
+ * foreign key's ON DELETE SET NULL), and that serving a memory counts a hit
+ * per time it was served (mn_store_memories_touch: a row named twice counts
+ * twice, another project's row not at all), checked with the back end's own client
  * (sqlite3 or libpq: both back ends run it, test_store.h).
  */
 #include "common.h"
@@ -159,4 +161,70 @@ static void test_prune_as_added(void)
     path = NULL;
 }
 
-MN_TEST_MAIN(MN_TEST(test_prune), MN_TEST(test_prune_as_added))
+static json_t *fact(const char *id)
+{
+    json_t *m = json_pack("{s:s,s:s,s:s,s:s,s:s,s:{s:s},s:s,s:f,s:s,s:s}", "id", id, "kind", "fact",
+                          "level", "L1", "title", "A fact", "body", "", "provenance", "source",
+                          "manual", "status", "active", "confidence", 0.9, "created_at",
+                          "2026-01-01T00:00:00.000Z", "updated_at", "2026-01-01T00:00:00.000Z");
+    return m;
+}
+
+static int64_t hits(const char *project, const char *uid)
+{
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "SELECT m.hit_count FROM memories m JOIN projects p ON p.id = m.project_id WHERE "
+             "p.name = '%s' AND m.uid = '%s'",
+             project, uid);
+    return sql_int(sql);
+}
+
+static void test_touch(void)
+{
+    static const char *const A = "01M8FT8G778SXMCY02NZHNBZA0", *const B =
+                                                                   "01M8FT8G778SXMCY02NZHNBZA1";
+    snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-served-XXXXXX");
+    REQUIRE(mkdtemp(tmp));
+    free(path);
+    path = test_store_new(tmp);
+    REQUIRE(path);
+    mn_store *s = NULL, *other = NULL;
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    o.project = "other";
+    REQUIRE_OK(mn_store_open(&s, path, NULL));
+    REQUIRE_OK(mn_store_open(&other, path, &o));
+    mn_store *both[2] = {s, other};
+    for (int i = 0; i < 2; i++) {
+        json_t *a = fact(A), *b = fact(B);
+        REQUIRE_OK(mn_store_begin(both[i]));
+        REQUIRE_OK(mn_store_memory_insert(both[i], a));
+        REQUIRE_OK(mn_store_memory_insert(both[i], b));
+        REQUIRE_OK(mn_store_commit(both[i]));
+        json_decref(a);
+        json_decref(b);
+    }
+    char sql[160];
+    snprintf(sql, sizeof(sql), "SELECT min(id) FROM memories WHERE uid = '%s'", A);
+    int64_t ra = sql_int(sql); /* the default project's, made first */
+    snprintf(sql, sizeof(sql), "SELECT max(id) FROM memories WHERE uid = '%s'", B);
+    int64_t rb_other = sql_int(sql);
+    /* A twice, and the other project's B: A counts 2, the other's B nothing */
+    int64_t rows[3] = {ra, rb_other, ra};
+    REQUIRE_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_memories_touch(s, rows, 3, T0));
+    CHECK_OK(mn_store_memories_touch(s, rows, 0, T0));
+    REQUIRE_OK(mn_store_commit(s));
+    CHECK(hits("default", A) == 2);
+    CHECK(hits("default", B) == 0);
+    CHECK(hits("other", A) == 0);
+    CHECK(hits("other", B) == 0);
+    mn_store_free(s);
+    mn_store_free(other);
+    rm_rf(tmp);
+    test_store_drop_all();
+    free(path);
+    path = NULL;
+}
+
+MN_TEST_MAIN(MN_TEST(test_prune), MN_TEST(test_prune_as_added), MN_TEST(test_touch))
