@@ -278,7 +278,13 @@ static bool in_set(const int64_t *v, size_t n, int64_t x)
     return false;
 }
 
-/* The lowest row id of the newest `share` of a table's rows (search_store.c newest_cut). */
+/*
+ * The lowest row id of the newest `share` of this project's rows of a table: the row at rank
+ * floor(share x rows) from the newest (search_store.c newest_cut). By rank, not from the
+ * lowest and highest row id: the row ids of a database's projects come from one sequence and
+ * interleave when they write at once, so a range took nearly every row. One index scan of
+ * that many entries, a few thousand when a search asks (lexical.c: the budget's share).
+ */
 static int newest_cut(mn_store *s, mn_fts_table table, double share, int64_t *cut)
 {
     *cut = 0;
@@ -287,15 +293,18 @@ static int newest_cut(mn_store *s, mn_fts_table table, double share, int64_t *cu
     mn_pg_params p = {0};
     mn_pg__int(&p, s->project_id);
     mn_pg__int(&p, (int64_t)table);
-    PGresult *r = mn_pg__run(s,
-                             "SELECT min(rowid), max(rowid) FROM fts_docs WHERE project_id = $1 "
-                             "AND tbl = $2",
-                             &p, "cannot read the full-text index");
+    mn_pg__real(&p, share);
+    PGresult *r =
+        mn_pg__run(s,
+                   "SELECT rowid FROM fts_docs WHERE project_id = $1 AND tbl = $2 ORDER BY "
+                   "rowid DESC OFFSET floor($3::float8 * coalesce((SELECT ndocs FROM "
+                   "fts_stats WHERE project_id = $1 AND tbl = $2), 0))::bigint LIMIT 1",
+                   &p, "cannot read the full-text index");
     if (!r)
         return mn_error_last_code();
-    int64_t lo = mn_pg__col_int(s, r, 0, 0), hi = mn_pg__col_int(s, r, 0, 1);
+    if (pg(s)->pq->ntuples(r) == 1)
+        *cut = mn_pg__col_int(s, r, 0, 0);
     pg(s)->pq->clear(r);
-    *cut = hi - (int64_t)(share * (double)(hi - lo + 1));
     return 0;
 }
 
@@ -655,6 +664,25 @@ static int count_range(mn_store *s, const mn_pg_fts *fq, mn_fts_table table, int
     return mn_pg__fts_count_rows(s, fq, table, from, to, out);
 }
 
+/* The row id of the k-th newest row (0: the newest) of this project's rows of a table. */
+static int rank_cut(mn_store *s, mn_fts_table table, int64_t k, int64_t *out)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    mn_pg__int(&p, (int64_t)table);
+    mn_pg__int(&p, k);
+    PGresult *r =
+        mn_pg__run(s,
+                   "SELECT rowid FROM fts_docs WHERE project_id = $1 AND tbl = $2 ORDER BY "
+                   "rowid DESC OFFSET $3 LIMIT 1",
+                   &p, "cannot count full-text matches");
+    if (!r)
+        return mn_error_last_code();
+    *out = pg(s)->pq->ntuples(r) == 1 ? mn_pg__col_int(s, r, 0, 0) : 0;
+    pg(s)->pq->clear(r);
+    return 0;
+}
+
 int mn_pg__fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
                      int64_t *ndocs)
 {
@@ -664,34 +692,32 @@ int mn_pg__fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t
     mn_pg_params p = {0};
     mn_pg__int(&p, s->project_id);
     mn_pg__int(&p, (int64_t)table);
-    PGresult *r = mn_pg__run(s,
-                             "SELECT (SELECT min(rowid) FROM fts_docs WHERE project_id = $1 AND "
-                             "tbl = $2), (SELECT max(rowid) FROM fts_docs WHERE project_id = $1 "
-                             "AND tbl = $2), (SELECT ndocs FROM fts_stats WHERE project_id = $1 "
-                             "AND tbl = $2)",
+    PGresult *r = mn_pg__run(s, "SELECT ndocs FROM fts_stats WHERE project_id = $1 AND tbl = $2",
                              &p, "cannot count full-text matches");
     if (!r)
         return mn_error_last_code();
-    int64_t lo = mn_pg__col_int(s, r, 0, 0), hi = mn_pg__col_int(s, r, 0, 1);
-    bool none = mn_pg__col_null(s, r, 0, 0);
-    if (ndocs)
-        *ndocs = mn_pg__col_int(s, r, 0, 2);
+    int64_t rows = pg(s)->pq->ntuples(r) == 1 ? mn_pg__col_int(s, r, 0, 0) : 0;
     pg(s)->pq->clear(r);
+    if (ndocs)
+        *ndocs = rows;
     int rc = mn_pg__fts_parse(match, &fq);
-    if (rc || none)
+    if (rc || rows <= 0)
         goto out;
-    int64_t rows = hi >= lo ? hi - lo + 1 : 0, end = hi + 1, matched = 0;
+    /* slices by rank, newest first: this project's row ids interleave with other projects' */
+    int64_t end = INT64_MAX, matched = 0;
     for (size_t i = 0; i < MN_ARRAY_SIZE(slices); i++) {
-        int64_t part = 0, cut = hi - rows / slices[i] + 1;
+        int64_t part = 0, size = rows / slices[i], cut = INT64_MIN;
         bool last = i + 1 == MN_ARRAY_SIZE(slices);
-        if (!last && rows / slices[i] < 2 * COUNT_SAMPLE)
+        if (!last && size < 2 * COUNT_SAMPLE)
             continue;
-        if ((rc = count_range(s, fq, table, last ? INT64_MIN : cut, end, &part)) != 0)
+        if (!last && (rc = rank_cut(s, table, size - 1, &cut)) != 0)
+            goto out;
+        if ((rc = count_range(s, fq, table, cut, end, &part)) != 0)
             goto out;
         matched += part;
         end = cut;
         if (!last && matched >= COUNT_SAMPLE) {
-            *count = (int64_t)((double)matched * (double)rows / (double)(hi - cut + 1));
+            *count = (int64_t)((double)matched * (double)rows / (double)size);
             goto out;
         }
     }

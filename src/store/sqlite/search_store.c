@@ -184,31 +184,51 @@ static int count_from(mn_store *s, const char *sql, const char *match, int64_t f
     return step == SQLITE_ROW ? 0 : fail(s, "cannot count full-text matches");
 }
 
-/* The matches of match: exact, or estimated from the newest slices (see the cache's comment). */
-static int count_sliced(mn_store *s, const char *const *sql, const char *match, int64_t *out)
+/* The row id of the k-th newest row (0: the newest) of a full-text table: *out 0 when none. */
+static int rank_cut(mn_store *s, mn_fts_table table, int64_t k, int64_t *out)
 {
-    sqlite3_stmt *st = mn_sqlite__stmt(s, sql[0]);
+    static const char *const rank_sql[] = {
+        "SELECT id FROM memories_fts_docsize ORDER BY id DESC LIMIT 1 OFFSET ?1",
+        "SELECT id FROM chunks_fts_docsize ORDER BY id DESC LIMIT 1 OFFSET ?1",
+        "SELECT id FROM files_fts_docsize ORDER BY id DESC LIMIT 1 OFFSET ?1",
+    };
+    *out = 0;
+    sqlite3_stmt *st = mn_sqlite__stmt(s, rank_sql[table]);
     if (!st)
         return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, k);
     int step = sqlite3_step(st);
-    int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
+    if (step == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
     sqlite3_reset(st);
-    if (step != SQLITE_ROW)
-        return fail(s, "cannot count full-text matches");
-    int64_t rows = hi >= lo ? hi - lo + 1 : 0, end = hi + 1, matched = 0;
+    return step == SQLITE_ROW || step == SQLITE_DONE ? 0
+                                                     : fail(s, "cannot read the full-text index");
+}
+
+/*
+ * The matches of match among the table's `rows` rows: exact, or estimated from the newest
+ * slices (see the cache's comment). A slice is the newest rows / 32 (then / 8) by rank, as
+ * on PostgreSQL (pg_search.c mn_pg__fts_count).
+ */
+static int count_sliced(mn_store *s, mn_fts_table table, const char *sql, const char *match,
+                        int64_t rows, int64_t *out)
+{
+    int64_t end = INT64_MAX, matched = 0;
     for (size_t i = 0; i < MN_ARRAY_SIZE(count_slices); i++) {
-        int64_t part = 0, cut = hi - rows / count_slices[i] + 1;
+        int64_t part = 0, size = rows / count_slices[i], cut = INT64_MIN;
         bool last = i + 1 == MN_ARRAY_SIZE(count_slices);
         /* a slice where a word in half the rows would not reach the sample is skipped */
-        if (!last && rows / count_slices[i] < 2 * COUNT_SAMPLE)
+        if (!last && size < 2 * COUNT_SAMPLE)
             continue;
-        int rc = count_from(s, sql[1], match, last ? INT64_MIN : cut, end, &part);
+        int rc = last ? 0 : rank_cut(s, table, size - 1, &cut);
+        if (rc == 0)
+            rc = count_from(s, sql, match, cut, end, &part);
         if (rc)
             return rc;
         matched += part;
         end = cut;
         if (!last && matched >= COUNT_SAMPLE) {
-            *out = (int64_t)((double)matched * (double)rows / (double)(hi - cut + 1));
+            *out = (int64_t)((double)matched * (double)rows / (double)size);
             return 0;
         }
     }
@@ -262,17 +282,13 @@ int mn_sqlite__fts_count(mn_store *s, mn_fts_table table, const char *match, int
         "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid >= ?2 AND rowid < ?3",
         "SELECT count(*) FROM files_fts WHERE files_fts MATCH ?1 AND rowid >= ?2 AND rowid < ?3",
     };
-    static const char *const range_sql[] = {
-        "SELECT (SELECT min(id) FROM memories_fts_docsize), (SELECT max(id) FROM "
-        "memories_fts_docsize)",
-        "SELECT (SELECT min(id) FROM chunks_fts_docsize), (SELECT max(id) FROM chunks_fts_docsize)",
-        "SELECT (SELECT min(id) FROM files_fts_docsize), (SELECT max(id) FROM files_fts_docsize)",
-    };
-    int64_t top = 0;
+    int64_t top = 0, rows = 0;
     uint64_t ph = store_hash(s);
-    int rc = table_size(s, table, ph, &top, ndocs);
+    int rc = table_size(s, table, ph, &top, &rows);
     if (rc)
         return rc;
+    if (ndocs)
+        *ndocs = rows;
     size_t len = strlen(match);
     count_slot *slot = &count_cache[(fnv1a(match, ph ^ (uint64_t)table) ^ (uintptr_t)sq(s)->db) %
                                     COUNT_CACHE_SLOTS];
@@ -288,8 +304,7 @@ int mn_sqlite__fts_count(mn_store *s, mn_fts_table table, const char *match, int
         if (hit)
             return 0;
     }
-    const char *const sql[2] = {range_sql[table], slice_sql[table]};
-    if ((rc = count_sliced(s, sql, match, count)) != 0)
+    if ((rc = count_sliced(s, table, slice_sql[table], match, rows, count)) != 0)
         return rc;
     if (cacheable) {
         pthread_mutex_lock(&count_lock);
@@ -384,28 +399,19 @@ static void bind_idf(sqlite3_stmt *st, const double *idf, size_t nidf)
 }
 
 /*
- * The lowest row id of the newest `share` of a full-text table's rows
- * (row ids grow with insertion): two index seeks. 0: every row.
+ * The lowest row id of the newest `share` of a full-text table's rows: the row at rank
+ * floor(share x rows) from the newest (the count is table_size's, cached). By rank, as on
+ * PostgreSQL (pg_search.c), where projects' row ids interleave; here the two agree with the
+ * range from the lowest to the highest id as long as no row was purged in between. 0: every row.
  */
-static int newest_cut(mn_store *s, const char *docsize, double share, int64_t *cut)
+static int newest_cut(mn_store *s, mn_fts_table table, double share, int64_t *cut)
 {
-    char sql[160];
     *cut = 0;
     if (!(share > 0 && share < 1))
         return 0;
-    /* apart: min() and max() in one SELECT scan the table */
-    snprintf(sql, sizeof(sql), "SELECT (SELECT min(id) FROM %s), (SELECT max(id) FROM %s)", docsize,
-             docsize);
-    sqlite3_stmt *st = mn_sqlite__stmt(s, sql);
-    if (!st)
-        return mn_error_last_code();
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        int64_t lo = sqlite3_column_int64(st, 0), hi = sqlite3_column_int64(st, 1);
-        *cut = hi - (int64_t)(share * (double)(hi - lo + 1));
-    }
-    sqlite3_reset(st);
-    return step == SQLITE_ROW ? 0 : fail(s, "cannot read the full-text index");
+    int64_t top = 0, rows = 0;
+    int rc = table_size(s, table, store_hash(s), &top, &rows);
+    return rc ? rc : rank_cut(s, table, (int64_t)(share * (double)rows), cut);
 }
 
 /* ---- memories ---- */
@@ -599,7 +605,7 @@ int mn_sqlite__search_memories(mn_store *s, const mn_memory_query *q, mn_memory_
     int64_t cut = 0;
     /* a long-lived process's lengths (memory_sizes.c), checked once for both passes */
     const mn_fts_doc_sizes *sizes = mn_memory_sizes_current(s);
-    int rc = newest_cut(s, "memories_fts_docsize", q->newest, &cut);
+    int rc = newest_cut(s, MN_FTS_MEMORIES, q->newest, &cut);
     if (rc == 0)
         rc = memories_pass(s, q, false, limit, cut, sizes, &done, &saturated, cb, payload);
     /* the filters threw away too many of FTS5's best: ask again, exactly,
