@@ -68,6 +68,11 @@ const plan_scan_view *plan_scan_get(const char *root_real, const char *path, con
 void plan_scan_release(plan_scan_entry *e);
 /* A word's terms (each NUL-terminated, then an empty one), for an id of a pinned view. */
 const char *plan_scan_word_terms(uint32_t id);
+/* The terms of a short text tokenized whole (as plan_scan_word_terms gives them), kept for the
+ * process; NULL when it cannot be kept (over 255 bytes, a NUL in it, the table full). */
+const char *plan_scan_text_terms(const char *s, size_t n);
+/* plan_semantic.c: the bits of the task's terms among such a list of terms */
+uint64_t plan_terms_bits(plan_run *p, const char *terms);
 
 /* plan.c: a line of the trace (printf-like, kept in the arena) */
 void plan_trace(plan_run *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

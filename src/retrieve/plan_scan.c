@@ -25,6 +25,10 @@
  * lock once the entry holding its id is pinned (the id was published before
  * the entry, under the lock).
  *
+ * The same for short texts tokenized whole (a path component: plan_graph.c's
+ * file table), kept by their bytes, at most MAX_TEXTS of them, never freed
+ * (the pointer given out stays valid).
+ *
  * Invariant: a plan's answer is the one scan_text gives on the same bytes
  * (plan_semantic.c applies the prefilter to every line that holds a term,
  * as scan_text does before looking at a line).
@@ -61,6 +65,10 @@ static size_t cached_bytes;
 static mn_map word_ids = MN_MAP_INIT; /* word -> id + 1 */
 static word_entry *word_blocks[MAX_WORDS / WORD_BLOCK];
 static uint32_t nwords;
+static mn_map text_terms; /* a short text (a path component) -> its terms */
+static size_t ntexts;
+
+#define MAX_TEXTS (64u * 1024)
 
 static inline bool word_byte(unsigned char c)
 {
@@ -235,4 +243,28 @@ void plan_scan_release(plan_scan_entry *e)
     e->pins--;
     evict();
     pthread_mutex_unlock(&lock);
+}
+
+const char *plan_scan_text_terms(const char *s, size_t n)
+{
+    if (n == 0 || n > 255)
+        return NULL;
+    char key[256];
+    memcpy(key, s, n);
+    key[n] = '\0';
+    if (strlen(key) != n)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    const char *terms = mn_map_get(&text_terms, key);
+    if (!terms && ntexts < MAX_TEXTS) {
+        mn_buf b = MN_BUF_INIT;
+        mn_tokenize(s, n, MN_LANG_EN, 0, on_word_token, &b);
+        mn_buf_putc(&b, '\0');
+        char *keep = mn_buf_detach(&b);
+        mn_map_set(&text_terms, key, keep);
+        ntexts++;
+        terms = keep;
+    }
+    pthread_mutex_unlock(&lock);
+    return terms;
 }

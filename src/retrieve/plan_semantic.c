@@ -189,7 +189,7 @@ static void shared_clear(void)
     memset(&shared_words, 0, sizeof(shared_words));
 }
 
-static uint64_t terms_bits(plan_run *p, const char *terms)
+uint64_t plan_terms_bits(plan_run *p, const char *terms)
 {
     uint64_t bits = 0;
     for (const char *t = terms; *t; t += strlen(t) + 1) {
@@ -227,14 +227,14 @@ static uint64_t word_terms_new(plan_run *p, const char *w, size_t len)
     pthread_mutex_lock(&shared_lock);
     const char *terms = mn_map_get(&shared_words, key);
     if (terms)
-        bits = terms_bits(p, terms);
+        bits = plan_terms_bits(p, terms);
     pthread_mutex_unlock(&shared_lock);
     if (terms)
         return bits;
     mn_buf b = MN_BUF_INIT;
     mn_tokenize(w, len, MN_LANG_EN, 0, on_shared_token, &b);
     mn_buf_putc(&b, '\0');
-    bits = terms_bits(p, b.ptr);
+    bits = plan_terms_bits(p, b.ptr);
     pthread_mutex_lock(&shared_lock);
     if (shared_words.len >= SHARED_MAX)
         shared_clear();
@@ -393,7 +393,7 @@ static uint64_t id_terms(plan_run *p, id_memo *m, uint32_t id)
         m->cap = cap;
     }
     if (!m->known[id]) {
-        m->bits[id] = terms_bits(p, plan_scan_word_terms(id));
+        m->bits[id] = plan_terms_bits(p, plan_scan_word_terms(id));
         m->known[id] = 1;
     }
     return m->bits[id];
