@@ -123,14 +123,62 @@ static bool is_ascii(const char *s, size_t n)
     return true;
 }
 
-/* A new entry for text, its words interned (under the lock); NULL when the word table is full. */
+/* The distinct words of one file while it is read: open addressing, FNV-1a, at most half full. */
+typedef struct {
+    const char *w; /* into the text; NULL: empty */
+    uint32_t len, local;
+} local_slot;
+
+typedef struct {
+    local_slot *slots;
+    size_t cap, n;
+    MN_VEC(local_slot) words; /* by local id */
+} local_words;
+
+static uint32_t local_id(local_words *t, const char *w, size_t len)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 1024;
+        local_slot *slots = mn_calloc(cap, sizeof(*slots));
+        for (size_t i = 0; i < t->words.len; i++) {
+            const local_slot *x = &t->words.items[i];
+            uint64_t h = 0xcbf29ce484222325ull;
+            for (size_t k = 0; k < x->len; k++)
+                h = (h ^ (unsigned char)x->w[k]) * 0x100000001b3ull;
+            size_t at = h & (cap - 1);
+            while (slots[at].w)
+                at = (at + 1) & (cap - 1);
+            slots[at] = *x;
+        }
+        free(t->slots);
+        t->slots = slots;
+        t->cap = cap;
+    }
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < len; k++)
+        h = (h ^ (unsigned char)w[k]) * 0x100000001b3ull;
+    size_t at = h & (t->cap - 1);
+    for (; t->slots[at].w; at = (at + 1) & (t->cap - 1))
+        if (t->slots[at].len == len && !memcmp(t->slots[at].w, w, len))
+            return t->slots[at].local;
+    local_slot x = {w, (uint32_t)len, (uint32_t)t->words.len};
+    t->slots[at] = x;
+    mn_vec_push(&t->words, x);
+    t->n++;
+    return x.local;
+}
+
+/*
+ * A new entry for text: its lines and words read without the lock (word
+ * ids local to the file), then each distinct word interned under it and
+ * the ids made global. NULL when the word table is full.
+ */
 static struct plan_scan_entry *build(const char *text, size_t len)
 {
     MN_VEC(plan_scan_line) lines = MN_VEC_INIT;
     MN_VEC(uint32_t) ids = MN_VEC_INIT;
-    mn_buf key = MN_BUF_INIT;
-    bool full = false;
-    for (size_t at = 0; at < len && !full;) {
+    local_words t = {NULL, 0, 0, MN_VEC_INIT};
+    for (size_t at = 0; at < len;) {
         const char *nl = memchr(text + at, '\n', len - at);
         size_t end = nl ? (size_t)(nl - text) : len;
         plan_scan_line l = {(uint32_t)at, (uint32_t)end, (uint32_t)ids.len, 0, true};
@@ -138,7 +186,7 @@ static struct plan_scan_entry *build(const char *text, size_t len)
             l.ascii = false;
             mn_vec_push(&lines, l);
         } else {
-            for (size_t i = at; i < end && !full;) {
+            for (size_t i = at; i < end;) {
                 if (!word_byte((unsigned char)text[i])) {
                     i++;
                     continue;
@@ -146,13 +194,9 @@ static struct plan_scan_entry *build(const char *text, size_t len)
                 size_t start = i;
                 while (i < end && word_byte((unsigned char)text[i]))
                     i++;
-                uint32_t id;
-                if (i - start < 2)
-                    continue; /* one byte: one term of one byte, and the task's have two or more */
-                if (!intern(text + start, i - start, &key, &id))
-                    full = true;
-                else
-                    mn_vec_push(&ids, id);
+                /* one byte: one term of one byte, and the task's have two or more */
+                if (i - start >= 2)
+                    mn_vec_push(&ids, local_id(&t, text + start, i - start));
             }
             l.nwords = (uint32_t)ids.len - l.word0;
             if (l.nwords)
@@ -160,19 +204,31 @@ static struct plan_scan_entry *build(const char *text, size_t len)
         }
         at = end + 1;
     }
+    free(t.slots);
+    uint32_t *global = mn_calloc(t.words.len ? t.words.len : 1, sizeof(*global));
+    mn_buf key = MN_BUF_INIT;
+    bool full = false;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < t.words.len && !full; i++)
+        full = !intern(t.words.items[i].w, t.words.items[i].len, &key, &global[i]);
+    pthread_mutex_unlock(&lock);
     mn_buf_release(&key);
+    mn_vec_release(&t.words);
     struct plan_scan_entry *e = NULL;
     if (!full) {
+        for (size_t i = 0; i < ids.len; i++)
+            ids.items[i] = global[ids.items[i]];
         e = mn_calloc(1, sizeof(*e));
         e->view.lines = lines.items;
         e->view.nlines = lines.len;
         e->view.ids = ids.items;
         e->bytes = sizeof(*e) + lines.len * sizeof(*lines.items) + ids.len * sizeof(*ids.items);
-        return e;
+    } else {
+        mn_vec_release(&lines);
+        mn_vec_release(&ids);
     }
-    mn_vec_release(&lines);
-    mn_vec_release(&ids);
-    return NULL;
+    free(global);
+    return e;
 }
 
 static void entry_free(struct plan_scan_entry *e)
@@ -200,6 +256,21 @@ static void evict(void)
     }
 }
 
+/* The entry of (key, h, len), moved to the front (the newest), or NULL; under the lock. */
+static struct plan_scan_entry *find(const char *key, uint64_t h, size_t len)
+{
+    struct plan_scan_entry *e = entries, **at = &entries;
+    for (; e; at = &e->next, e = e->next)
+        if (e->hash == h && e->len == len && !strcmp(e->key, key))
+            break;
+    if (e && at != &entries) {
+        *at = e->next;
+        e->next = entries;
+        entries = e;
+    }
+    return e;
+}
+
 const plan_scan_view *plan_scan_get(const char *root_real, const char *path, const char *text,
                                     size_t len, plan_scan_entry **pin)
 {
@@ -210,26 +281,32 @@ const plan_scan_view *plan_scan_get(const char *root_real, const char *path, con
     mn_buf key = MN_BUF_INIT;
     mn_buf_printf(&key, "%s\n%s", root_real, path);
     pthread_mutex_lock(&lock);
-    struct plan_scan_entry *e = entries, **at = &entries;
-    for (; e; at = &e->next, e = e->next)
-        if (e->hash == h && e->len == len && !strcmp(e->key, key.ptr))
-            break;
-    if (e) {
-        *at = e->next; /* to the front: the newest */
-        e->next = entries;
-        entries = e;
-    } else if ((e = build(text, len)) != NULL) {
-        e->key = mn_buf_detach(&key);
-        e->hash = h;
-        e->len = len;
-        e->next = entries;
-        entries = e;
-        cached_bytes += e->bytes + strlen(e->key);
-    }
+    struct plan_scan_entry *e = find(key.ptr, h, len);
     if (e)
         e->pins++;
-    evict();
     pthread_mutex_unlock(&lock);
+    if (!e) {
+        /* read without the lock (build takes it to intern the words); another plan may have
+         * published the same bytes meanwhile: then that entry is used and this one dropped */
+        struct plan_scan_entry *made = build(text, len);
+        pthread_mutex_lock(&lock);
+        if ((e = find(key.ptr, h, len)) == NULL && made) {
+            e = made;
+            made = NULL;
+            e->key = mn_buf_detach(&key);
+            e->hash = h;
+            e->len = len;
+            e->next = entries;
+            entries = e;
+            cached_bytes += e->bytes + strlen(e->key);
+        }
+        if (e)
+            e->pins++;
+        evict();
+        pthread_mutex_unlock(&lock);
+        if (made)
+            entry_free(made);
+    }
     mn_buf_release(&key);
     *pin = e;
     return e ? &e->view : NULL;
