@@ -21,6 +21,10 @@
  * line's terms come from its words, each distinct word tokenized once per
  * plan (the word memo) and its terms kept for later plans (the shared word
  * table): the same terms as tokenizing the line, at a fraction of the cost.
+ * The built-in scorer goes further: what it read of a file (its lines, its
+ * words as ids of a process-wide table) is kept for later plans, found by
+ * the bytes' hash (plan_scan.c), and a line's terms are an OR over ids
+ * (scan_view: the same lines looked at, the same answer).
  * Rungs 2 and 3 score coverage: semantic = sum over the task's terms the
  * file holds of weight x idf / the same sum over the terms any candidate
  * holds, idf = ln(1 + n / df) over the n candidates scored, so a word
