@@ -34,11 +34,9 @@ static int on_history(void *payload, const mn_file_hit *h)
         return 0;
     if (h->bm25 > a->max)
         a->max = h->bm25; /* best first: the first source row */
-    char key[32];
-    snprintf(key, sizeof(key), "%" PRId64, h->id);
-    size_t at = (size_t)(uintptr_t)mn_map_get(&a->c->file_index, key);
-    if (at && a->max > 0)
-        a->c->files.items[at - 1].history = h->bm25 / a->max;
+    mn_file_cand *f = mn_search_file_find(a->c, h->id);
+    if (f && a->max > 0)
+        f->history = h->bm25 / a->max;
     return 0;
 }
 

@@ -113,7 +113,13 @@ static int file_table(graph_run *g)
         const char *comp = mn_index_cache_comp(g->cache, k);
         size_t n = strlen(comp);
         void *a[2] = {p, &bits[k]};
-        if (plan_maybe_terms(p, comp, n))
+        if (!plan_maybe_terms(p, comp, n))
+            continue;
+        /* the component's terms kept for the process (plan_scan.c): the same bits */
+        const char *terms = plan_scan_text_terms(comp, n);
+        if (terms)
+            bits[k] = plan_terms_bits(p, terms);
+        else
             rc = mn_tokenize(comp, n, MN_LANG_EN, 0, plan_term_bits_token, a);
     }
     if (rc)

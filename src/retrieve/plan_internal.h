@@ -41,6 +41,39 @@ typedef struct {
     struct plan_word_memo *words; /* plan_semantic.c: the task's terms in each word seen */
 } plan_run;
 
+/*
+ * plan_scan.c: a file's text as the built-in scorer reads it, kept between
+ * plans (keyed by the bytes' hash): the lines that can hold a term (ASCII
+ * lines with a word of two bytes or more, each with its words' ids; every
+ * non-ASCII line, to be tokenized whole), in order.
+ */
+typedef struct {
+    uint32_t start, end;    /* [start, end) of the text, without the newline */
+    uint32_t word0, nwords; /* ids[word0 .. word0 + nwords) */
+    bool ascii;
+} plan_scan_line;
+
+typedef struct {
+    const plan_scan_line *lines;
+    size_t nlines;
+    const uint32_t *ids;
+} plan_scan_view;
+
+typedef struct plan_scan_entry plan_scan_entry;
+
+/* The view of text (the bytes just read of root_real/path), pinned in *pin until
+ * plan_scan_release; NULL (and *pin NULL) when it cannot be kept: scan the text itself. */
+const plan_scan_view *plan_scan_get(const char *root_real, const char *path, const char *text,
+                                    size_t len, plan_scan_entry **pin);
+void plan_scan_release(plan_scan_entry *e);
+/* A word's terms (each NUL-terminated, then an empty one), for an id of a pinned view. */
+const char *plan_scan_word_terms(uint32_t id);
+/* The terms of a short text tokenized whole (as plan_scan_word_terms gives them), kept for the
+ * process; NULL when it cannot be kept (over 255 bytes, a NUL in it, the table full). */
+const char *plan_scan_text_terms(const char *s, size_t n);
+/* plan_semantic.c: the bits of the task's terms among such a list of terms */
+uint64_t plan_terms_bits(plan_run *p, const char *terms);
+
 /* plan.c: a line of the trace (printf-like, kept in the arena) */
 void plan_trace(plan_run *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*

@@ -21,6 +21,10 @@
  * line's terms come from its words, each distinct word tokenized once per
  * plan (the word memo) and its terms kept for later plans (the shared word
  * table): the same terms as tokenizing the line, at a fraction of the cost.
+ * The built-in scorer goes further: what it read of a file (its lines, its
+ * words as ids of a process-wide table) is kept for later plans, found by
+ * the bytes' hash (plan_scan.c), and a line's terms are an OR over ids
+ * (scan_view: the same lines looked at, the same answer).
  * Rungs 2 and 3 score coverage: semantic = sum over the task's terms the
  * file holds of weight x idf / the same sum over the terms any candidate
  * holds, idf = ln(1 + n / df) over the n candidates scored, so a word
@@ -189,7 +193,7 @@ static void shared_clear(void)
     memset(&shared_words, 0, sizeof(shared_words));
 }
 
-static uint64_t terms_bits(plan_run *p, const char *terms)
+uint64_t plan_terms_bits(plan_run *p, const char *terms)
 {
     uint64_t bits = 0;
     for (const char *t = terms; *t; t += strlen(t) + 1) {
@@ -227,14 +231,14 @@ static uint64_t word_terms_new(plan_run *p, const char *w, size_t len)
     pthread_mutex_lock(&shared_lock);
     const char *terms = mn_map_get(&shared_words, key);
     if (terms)
-        bits = terms_bits(p, terms);
+        bits = plan_terms_bits(p, terms);
     pthread_mutex_unlock(&shared_lock);
     if (terms)
         return bits;
     mn_buf b = MN_BUF_INIT;
     mn_tokenize(w, len, MN_LANG_EN, 0, on_shared_token, &b);
     mn_buf_putc(&b, '\0');
-    bits = terms_bits(p, b.ptr);
+    bits = plan_terms_bits(p, b.ptr);
     pthread_mutex_lock(&shared_lock);
     if (shared_words.len >= SHARED_MAX)
         shared_clear();
@@ -374,14 +378,86 @@ static int read_below(const char *root_real, const char *path, size_t max, mn_bu
     return rc;
 }
 
+/* The task's terms in each word id of the scan cache (plan_scan.c), for one plan. */
+typedef struct {
+    uint64_t *bits;
+    uint8_t *known;
+    size_t cap;
+} id_memo;
+
+static uint64_t id_terms(plan_run *p, id_memo *m, uint32_t id)
+{
+    if (id >= m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 16384;
+        while (cap <= id)
+            cap *= 2;
+        m->bits = mn_realloc(m->bits, cap * sizeof(*m->bits));
+        m->known = mn_realloc(m->known, cap);
+        memset(m->known + m->cap, 0, cap - m->cap);
+        m->cap = cap;
+    }
+    if (!m->known[id]) {
+        m->bits[id] = plan_terms_bits(p, plan_scan_word_terms(id));
+        m->known[id] = 1;
+    }
+    return m->bits[id];
+}
+
+/*
+ * scan_text over a cached view of the same bytes: an ASCII line's terms
+ * are its words' (the OR over its ids); a line without any is skipped (it
+ * can neither add a term nor be the evidence), one with some is looked at
+ * only when the prefilter passes it, as scan_text does; a non-ASCII line
+ * as scan_text does.
+ */
+static void scan_view(plan_run *p, id_memo *m, const plan_scan_view *v, const char *text,
+                      size_t len, scan *out)
+{
+    for (size_t k = 0; k < v->nlines; k++) {
+        const plan_scan_line *l = &v->lines[k];
+        const char *s = text + l->start;
+        size_t n = l->end - l->start;
+        uint64_t bits = 0;
+        if (l->ascii) {
+            for (uint32_t j = 0; j < l->nwords; j++)
+                bits |= id_terms(p, m, v->ids[l->word0 + j]);
+            if (!bits)
+                continue;
+        }
+        if (!plan_maybe_terms(p, s, n))
+            continue;
+        scan_run lr = {p, s, n, out, 0, 0, 0};
+        if (l->ascii) {
+            lr.line_terms = bits;
+            out->terms |= bits;
+            lr.line_end = n;
+        } else {
+            mn_tokenize(s, n, MN_LANG_EN, 0, on_file_token, &lr);
+        }
+        keep_line(&lr);
+    }
+    (void)len;
+}
+
 static int builtin_rung(plan_run *p, size_t n, scan *scans, const char *root_real)
 {
     mn_buf text = MN_BUF_INIT;
+    id_memo m = {NULL, NULL, 0};
     for (size_t i = 0; i < n; i++) {
         mn_buf_clear(&text);
-        if (read_below(root_real, p->files.items[i].path, FILE_BYTES, &text) == 0 && text.len)
+        const char *path = p->files.items[i].path;
+        if (read_below(root_real, path, FILE_BYTES, &text) != 0 || !text.len)
+            continue;
+        plan_scan_entry *pin = NULL;
+        const plan_scan_view *v = plan_scan_get(root_real, path, text.ptr, text.len, &pin);
+        if (v)
+            scan_view(p, &m, v, text.ptr, text.len, &scans[i]);
+        else
             scan_text(p, text.ptr, text.len, &scans[i]);
+        plan_scan_release(pin);
     }
+    free(m.bits);
+    free(m.known);
     mn_buf_release(&text);
     return 0;
 }

@@ -179,11 +179,12 @@ typedef struct {
     MN_VEC(mn_memory_cand) memories;
     MN_VEC(mn_chunk_cand) chunks;
     MN_VEC(mn_file_cand) files;
-    mn_map file_index;         /* "<file id>" -> index + 1 into files */
-    const char *semantic_note; /* why there is no semantic signal, or NULL */
-    mn_semantic_query sq;      /* the query's vector (semantic_signal.c) */
-    mn_semantic_job *sem;      /* the scan of the stored vectors, under way or done */
-    bool when;                 /* the query names a time (when.c): memories have the signal */
+    struct mn_file_slot *file_slots; /* file id -> index + 1 into files (lexical.c) */
+    size_t file_cap, file_n;         /* slots (a power of two, at most half full), used */
+    const char *semantic_note;       /* why there is no semantic signal, or NULL */
+    mn_semantic_query sq;            /* the query's vector (semantic_signal.c) */
+    mn_semantic_job *sem;            /* the scan of the stored vectors, under way or done */
+    bool when;                       /* the query names a time (when.c): memories have the signal */
 } mn_search_ctx;
 
 /* lexical.c */
@@ -213,6 +214,8 @@ int mn_lexical_scoring_match(mn_search_ctx *c, mn_fts_table table, bool title, c
 int mn_lexical_ownership(mn_search_ctx *c);
 /* The file candidate of a file id (created on first use; path and role may be NULL then). */
 mn_file_cand *mn_search_file(mn_search_ctx *c, int64_t id, const char *path, const char *role);
+/* The candidate of file id, or NULL when no signal has met it. */
+mn_file_cand *mn_search_file_find(const mn_search_ctx *c, int64_t id);
 /* A memory hit added to the candidates (its strings copied to the arena, its scope measured,
  * its bm25 the hit's); the caller checks it is not there yet and sets its own signal. */
 mn_memory_cand *mn_search_memory(mn_search_ctx *c, const mn_memory_hit *h);

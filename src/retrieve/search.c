@@ -337,7 +337,7 @@ out:
     mn_vec_release(&c.memories);
     mn_vec_release(&c.chunks);
     mn_vec_release(&c.files);
-    mn_map_release(&c.file_index);
+    free(c.file_slots);
     if (rc)
         mn_search_result_release(out);
     return rc;

@@ -7,10 +7,13 @@
  * that holds it, and identifiers split (parseHTTPHeader_v2: parse, http,
  * header). The evidence is the first line with the most distinct terms of
  * the task; the answer is the same on a second plan (the words then come
- * from the shared table) and on a task in other case. Through mn_plan_run
+ * from the shared table) and on a task in other case, and a file rewritten
+ * in place (same length and time) is read anew. Through mn_plan_run
  * with the repository as the root, on a real index written by the test.
  */
 #include "common.h"
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include "api/api_internal.h"
 #include "mnemo/api.h"
@@ -62,7 +65,7 @@ static bool matched(const mn_plan_file *f, const char *surface)
     return false;
 }
 
-static void check_plan(const char *task)
+static void check_plan_evidence(const char *task, const char *evidence)
 {
     mn_buf root = MN_BUF_INIT;
     mn_buf_printf(&root, "%s/repo", test_tmp);
@@ -80,8 +83,8 @@ static void check_plan(const char *task)
     if (f) {
         CHECK(f->semantic_evidence);
         CHECK_STR(f->backend, "builtin");
-        CHECK(f->evidence && strstr(f->evidence, "of a café order") != NULL);
-        if (f->evidence && !strstr(f->evidence, "café"))
+        CHECK(f->evidence && strstr(f->evidence, evidence) != NULL);
+        if (f->evidence && !strstr(f->evidence, evidence))
             fprintf(stderr, "evidence: %s\n", f->evidence);
         CHECK(matched(f, "cafe") || matched(f, "café"));
         /* the identifier's pieces are its terms: the surface is the identifier */
@@ -91,12 +94,52 @@ static void check_plan(const char *task)
     mn_buf_release(&root);
 }
 
+static void check_plan(const char *task)
+{
+    check_plan_evidence(task, "of a café order");
+}
+
 static void test_scan_lines(void)
 {
     check_plan("parseHTTPHeader_v2 breaks on a cafe order header");
     /* again: the words now come from the shared table */
     check_plan("parseHTTPHeader_v2 breaks on a cafe order header");
     check_plan("PARSEHTTPHEADER_V2 BREAKS ON A CAFE ORDER HEADER");
+}
+
+/*
+ * The scorer keeps what it learnt of a file between plans (plan_scan.c),
+ * keyed by the bytes read: a file rewritten in place, same length, same
+ * modification time, is read anew, not served from what the last plan saw.
+ */
+static void test_scan_changed_file(void)
+{
+    check_plan("parseHTTPHeader_v2 breaks on a cafe order header");
+    mn_buf p = MN_BUF_INIT, text = MN_BUF_INIT;
+    mn_buf_printf(&p, "%s/repo/kitchen/orders.py", test_tmp);
+    struct stat before;
+    CHECK(stat(p.ptr, &before) == 0);
+    mn_buf_puts(&text, orders);
+    /* the comment, same length, now with six of the task's terms: the evidence */
+    char *at = strstr(text.ptr, "# parse the HTTP header of an order");
+    CHECK(at != NULL);
+    if (at)
+        memcpy(at, "#parse http header break cafe order", 35);
+    FILE *f = fopen(p.ptr, "r+");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(fwrite(text.ptr, 1, text.len, f) == text.len);
+        fclose(f);
+    }
+    struct timespec times[2] = {before.st_atim, before.st_mtim};
+    CHECK(utimensat(AT_FDCWD, p.ptr, times, 0) == 0);
+    struct stat after;
+    CHECK(stat(p.ptr, &after) == 0);
+    CHECK(after.st_size == before.st_size);
+    check_plan_evidence("parseHTTPHeader_v2 breaks on a cafe order header",
+                        "parse http header break cafe order");
+    mn_buf_release(&text);
+    mn_buf_release(&p);
 }
 
 static void run_all(void)
@@ -109,6 +152,7 @@ static void run_all(void)
     json_decref(test_call("index", J(p.ptr)));
     mn_buf_release(&p);
     test_scan_lines();
+    test_scan_changed_file();
     test_ctx_close();
 }
 
