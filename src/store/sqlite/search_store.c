@@ -137,6 +137,8 @@ typedef struct {
     const sqlite3 *db;
     uint64_t path_hash;
     int64_t top, ndocs;
+    /* count_sliced's slices: the lowest row id of the newest ndocs / 32 and / 8 (0: not yet) */
+    int64_t cut[2];
 } size_slot;
 
 static size_slot size_cache[3]; /* per mn_fts_table */
@@ -206,12 +208,38 @@ static int rank_cut(mn_store *s, mn_fts_table table, int64_t k, int64_t *out)
 }
 
 /*
+ * The lowest row id of slice i (the newest size rows) while the table's highest row id is top:
+ * kept with the table's size (an OFFSET of thousands of rows, for every word counted).
+ */
+static int slice_cut(mn_store *s, mn_fts_table table, int64_t top, size_t i, int64_t size,
+                     int64_t *cut)
+{
+    uint64_t ph = store_hash(s);
+    size_slot *z = &size_cache[table];
+    pthread_mutex_lock(&count_lock);
+    bool mine = z->db == sq(s)->db && z->path_hash == ph && z->top == top &&
+                z->ndocs / count_slices[i] == size;
+    *cut = mine ? z->cut[i] : 0;
+    pthread_mutex_unlock(&count_lock);
+    if (*cut)
+        return 0;
+    int rc = rank_cut(s, table, size - 1, cut);
+    if (rc == 0 && mine) {
+        pthread_mutex_lock(&count_lock);
+        if (z->db == sq(s)->db && z->path_hash == ph && z->top == top)
+            z->cut[i] = *cut;
+        pthread_mutex_unlock(&count_lock);
+    }
+    return rc;
+}
+
+/*
  * The matches of match among the table's `rows` rows: exact, or estimated from the newest
  * slices (see the cache's comment). A slice is the newest rows / 32 (then / 8) by rank, as
  * on PostgreSQL (pg_search.c mn_pg__fts_count).
  */
 static int count_sliced(mn_store *s, mn_fts_table table, const char *sql, const char *match,
-                        int64_t rows, int64_t *out)
+                        int64_t top, int64_t rows, int64_t *out)
 {
     int64_t end = INT64_MAX, matched = 0;
     for (size_t i = 0; i < MN_ARRAY_SIZE(count_slices); i++) {
@@ -220,7 +248,7 @@ static int count_sliced(mn_store *s, mn_fts_table table, const char *sql, const 
         /* a slice where a word in half the rows would not reach the sample is skipped */
         if (!last && size < 2 * COUNT_SAMPLE)
             continue;
-        int rc = last ? 0 : rank_cut(s, table, size - 1, &cut);
+        int rc = last ? 0 : slice_cut(s, table, top, i, size, &cut);
         if (rc == 0)
             rc = count_from(s, sql, match, cut, end, &part);
         if (rc)
@@ -269,6 +297,7 @@ static int table_size(mn_store *s, mn_fts_table table, uint64_t ph, int64_t *top
     z->path_hash = ph;
     z->top = *top;
     z->ndocs = *ndocs;
+    z->cut[0] = z->cut[1] = 0;
     pthread_mutex_unlock(&count_lock);
     return 0;
 }
@@ -304,7 +333,7 @@ int mn_sqlite__fts_count(mn_store *s, mn_fts_table table, const char *match, int
         if (hit)
             return 0;
     }
-    if ((rc = count_sliced(s, table, slice_sql[table], match, rows, count)) != 0)
+    if ((rc = count_sliced(s, table, slice_sql[table], match, top, rows, count)) != 0)
         return rc;
     if (cacheable) {
         pthread_mutex_lock(&count_lock);
