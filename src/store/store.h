@@ -95,6 +95,14 @@ int mn_store_commit(mn_store *s);
 void mn_store_rollback(mn_store *s);
 /** Run PRAGMA integrity_check and foreign_key_check; 0 or MN_ECORRUPT. */
 int mn_store_check(mn_store *s);
+/**
+ * Read the store's file through a memory map (on, the default) or not (off). Off drops
+ * the map at once: the pages it read leave the process's resident set, and reads go
+ * through the page cache until it is on again. For a phase that needs the memory more
+ * than fast reads (training the built-in model). MN_EUNSUPPORTED: the back end maps
+ * nothing (PostgreSQL).
+ */
+int mn_store_map_set(mn_store *s, bool on);
 
 /* ---- memories (canonical JSON shape) ---- */
 

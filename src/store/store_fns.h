@@ -34,6 +34,7 @@
     X(begin_read, (mn_store *s), (s)) \
     X(commit, (mn_store *s), (s)) \
     X(check, (mn_store *s), (s)) \
+    X(map_set, (mn_store *s, bool on), (s, on)) \
     X(memory_insert, (mn_store *s, const json_t *mem), (s, mem)) \
     X(memory_replace, (mn_store *s, const json_t *mem), (s, mem)) \
     X(memory_get, (mn_store *s, json_t **out, const char *id), (s, out, id)) \

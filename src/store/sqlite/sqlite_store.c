@@ -539,8 +539,8 @@ int mn_sqlite__open(mn_store **out, const char *path, const mn_store_options *op
     /* mmap and a 32 MB page cache: a search reads the full-text indexes all
      * over; through the default 2 MB cache a third of it was pread() */
     if ((rc = mn_sqlite__exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
-                                 "PRAGMA temp_store=MEMORY; PRAGMA mmap_size=1073741824; "
-                                 "PRAGMA cache_size=-32768")) != 0)
+                                 "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32768")) != 0 ||
+        (rc = mn_sqlite__map_set(s, true)) != 0)
         goto fail;
     /* the full-text tables (schema v3) are tokenized by "mnemo": every
      * connection needs it before a migration or a write touches them */
@@ -655,6 +655,15 @@ static int check_rows(mn_store *s, const char *sql, const char *ok_value)
         rc = sql_error(s, step, "cannot check the database");
     sqlite3_finalize(st);
     return rc;
+}
+
+/* SQLite unmaps the file when the limit drops below what is mapped and no page of the
+ * map is in use (os_unix.c, SQLITE_FCNTL_MMAP_SIZE): between statements, as here, the
+ * map goes at once and its pages with it. Every connection of the store has its own. */
+int mn_sqlite__map_set(mn_store *s, bool on)
+{
+    /* 1 GB when on: the whole store of a large project (sympy's is ~140 MB) */
+    return mn_sqlite__exec(s, on ? "PRAGMA mmap_size=1073741824" : "PRAGMA mmap_size=0");
 }
 
 int mn_sqlite__check(mn_store *s)
