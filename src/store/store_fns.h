@@ -32,6 +32,7 @@
     /* store.h */ \
     X(begin, (mn_store *s), (s)) \
     X(begin_read, (mn_store *s), (s)) \
+    X(begin_log, (mn_store *s), (s)) \
     X(commit, (mn_store *s), (s)) \
     X(check, (mn_store *s), (s)) \
     X(memory_insert, (mn_store *s, const json_t *mem), (s, mem)) \

@@ -329,23 +329,66 @@ int mn_pg__feedback_add(mn_store *s, int64_t served_id, const char *actor, const
                        &p, "cannot record feedback");
 }
 
+static int touch_one(mn_store *s, int64_t rowid, int64_t now_ms)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, rowid);
+    mn_pg__int(&p, now_ms);
+    /* rows of this project only: a row id from elsewhere changes nothing */
+    mn_pg__int(&p, s->project_id);
+    return mn_pg__exec(s,
+                       "UPDATE memories SET hit_count = hit_count + 1, accessed_at = $2 WHERE id "
+                       "= $1 AND project_id = $3",
+                       &p, "cannot count a hit");
+}
+
+/*
+ * In a write transaction the hits are counted at once. In a log transaction
+ * (a read's record, no project lock: pg_store.c) they wait for its COMMIT:
+ * counted there, a memory row locked by a writer would make the read wait
+ * while it holds the rows it counted before, and a writer that then wants
+ * one of those (a feedback naming several memories) would deadlock with it,
+ * PostgreSQL would end one of the two, and the read would lose its record.
+ * After the COMMIT each row is one statement on its own: a read then holds
+ * nothing while it waits.
+ */
 int mn_pg__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms)
 {
     MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    if (pg(s)->log_tx) {
+        if (pg(s)->touch_n + n > pg(s)->touch_cap) {
+            pg(s)->touch_cap = pg(s)->touch_n + n + 16;
+            pg(s)->touch_ids =
+                mn_realloc(pg(s)->touch_ids, pg(s)->touch_cap * sizeof(*pg(s)->touch_ids));
+        }
+        memcpy(pg(s)->touch_ids + pg(s)->touch_n, rowids, n * sizeof(*rowids));
+        pg(s)->touch_n += n;
+        pg(s)->touch_ms = now_ms;
+        return 0;
+    }
     for (size_t i = 0; i < n; i++) {
-        mn_pg_params p = {0};
-        mn_pg__int(&p, rowids[i]);
-        mn_pg__int(&p, now_ms);
-        /* rows of this project only: a row id from elsewhere changes nothing */
-        mn_pg__int(&p, s->project_id);
-        int rc = mn_pg__exec(s,
-                             "UPDATE memories SET hit_count = hit_count + 1, accessed_at = $2 "
-                             "WHERE id = $1 AND project_id = $3",
-                             &p, "cannot count a hit");
+        int rc = touch_one(s, rowids[i], now_ms);
         if (rc)
             return rc;
     }
     return 0;
+}
+
+void mn_pg__touch_after_commit(mn_store *s)
+{
+    for (size_t i = 0; i < pg(s)->touch_n; i++)
+        if (touch_one(s, pg(s)->touch_ids[i], pg(s)->touch_ms) != 0) {
+            /* a hit count is a ranking hint: the answer's record is committed and stands */
+            mn_log(MN_LOG_WARN, "%s", mn_error_last());
+            mn_error_clear();
+            break;
+        }
+    pg(s)->touch_n = 0;
+}
+
+void mn_pg__touch_forget(mn_store *s)
+{
+    pg(s)->touch_n = 0;
 }
 
 /* ---- memory rows as hits (store_search.h) ---- */
