@@ -21,6 +21,8 @@
 #include "util/libs.h"
 #include "util/map.h"
 
+typedef struct mn_pg_writes mn_pg_writes; /* pg_vector.c: rows written in batches */
+
 typedef struct mn_pg_store {
     mn_store base;
     const mn_pq_api *pq;
@@ -34,7 +36,8 @@ typedef struct mn_pg_store {
     int64_t *touch_ids;
     size_t touch_n, touch_cap;
     int64_t touch_ms;
-    mn_map stmts; /* SQL text -> its prepared statement's name (malloc'd) */
+    mn_pg_writes *writes; /* vectors or terms put and not yet written (pg_vector.c) */
+    mn_map stmts;         /* SQL text -> its prepared statement's name (malloc'd) */
     unsigned next_stmt;
     char *insert_sql, *replace_sql, *select_sql; /* built from the field table once */
     int field_params;                            /* field columns in select_sql */
@@ -139,6 +142,14 @@ void mn_pg__memory_hit_read(mn_store *s, const PGresult *r, int row, mn_memory_h
  * stands. Forget them (a rollback). */
 void mn_pg__touch_after_commit(mn_store *s);
 void mn_pg__touch_forget(mn_store *s);
+
+/* pg_vector.c: write the vectors or terms put and not yet written (mn_pg__run does before any
+ * other statement of the handle); whether there are; forget them (a rollback); free the buffer
+ * (closing). */
+int mn_pg__writes_flush(mn_store *s);
+bool mn_pg__writes_pending(mn_store *s);
+void mn_pg__writes_forget(mn_store *s);
+void mn_pg__writes_free(mn_store *s);
 
 /* pg_neardup.c: a memory's fingerprint and keys, written with it; the version check at open. */
 int mn_pg__fingerprint_put(mn_store *s, int64_t rowid, const json_t *mem);

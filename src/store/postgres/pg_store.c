@@ -240,6 +240,7 @@ static void pg_close(mn_store *s)
 {
     mn_pg__disconnect(s);
     free(pg(s)->touch_ids);
+    mn_pg__writes_free(s);
     free(pg(s)->conninfo);
     free(pg(s)->insert_sql);
     free(pg(s)->replace_sql);
@@ -329,6 +330,7 @@ static void pg_rollback(mn_store *s)
     pg(s)->in_tx = false;
     pg(s)->log_tx = false;
     mn_pg__touch_forget(s);
+    mn_pg__writes_forget(s);
 }
 
 /*
