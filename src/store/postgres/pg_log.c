@@ -350,7 +350,9 @@ static int touch_one(mn_store *s, int64_t rowid, int64_t now_ms)
  * one of those (a feedback naming several memories) would deadlock with it,
  * PostgreSQL would end one of the two, and the read would lose its record.
  * After the COMMIT each row is one statement on its own: a read then holds
- * nothing while it waits.
+ * nothing while it waits. (The one write outside a transaction: when the
+ * connection breaks just after the server ran one, mn_pg__run's retry on a
+ * new connection may count that hit twice - a ranking hint, never a record.)
  */
 int mn_pg__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms)
 {

@@ -422,8 +422,10 @@ bool mn_pg__writes_pending(mn_store *s)
 static int writes_for(mn_store *s, bool terms, const char *model, size_t dim)
 {
     mn_pg_writes *w = pg(s)->writes;
-    if (!w)
+    if (!w) {
         w = pg(s)->writes = mn_calloc(1, sizeof(*w));
+        mn_buf_init(&w->data);
+    }
     if (w->model && w->of_terms == terms && w->dim == dim && strcmp(w->model, model) == 0)
         return 0;
     int rc = mn_pg__writes_flush(s);
