@@ -66,7 +66,8 @@ void mn_api__audit_read(mn_ctx *ctx, const char *op, const char *target, const j
     int rc = 0;
     if (mn_store_audit_is_read(op))
         rc = mn_api__served_limits(ctx, &max_age, &max_rows);
-    if (rc == 0 && (rc = mn_store_begin(ctx->store)) == 0) {
+    /* a log transaction: on PostgreSQL a read's audit row waits for no writer of the project */
+    if (rc == 0 && (rc = mn_store_begin_log(ctx->store)) == 0) {
         rc = mn_store_audit(ctx->store, ctx->actor, op, target, detail);
         /* no served id to space the row cap out with: the clock does (one add in
          * max_rows / 256 on average, as served's) */

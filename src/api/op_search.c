@@ -11,7 +11,9 @@
  *
  * search records each answer in the served table (op, query, the items
  * with their scores and signals) and counts a hit on every memory it
- * returns, in one write transaction after the read; the answer's id comes
+ * returns, in one log transaction after the read (mn_store_begin_log: on
+ * PostgreSQL it takes no project lock, so a read never queues behind the
+ * project's writers, the model's trainer among them); the answer's id comes
  * back as `served`. Recording is best effort (mn_api__record_served, which
  * context and recall use too): a store that cannot be written (read-only,
  * a full disk) still answers, with a note saying nothing was recorded and
@@ -174,7 +176,7 @@ void mn_api__record_served(mn_ctx *ctx, const char *op, const char *query, const
     else
         rc = 0;
     if (rc == 0 && (rc = mn_api__served_limits(ctx, &max_age, &max_rows)) == 0 &&
-        (rc = mn_store_begin(ctx->store)) == 0) {
+        (rc = mn_store_begin_log(ctx->store)) == 0) {
         rc = mn_store_served_add(ctx->store, id, op, query ? clean.ptr : NULL, items);
         if (rc == 0 && nrows)
             rc = mn_store_memories_touch(ctx->store, rows, nrows, now);

@@ -91,6 +91,17 @@ int mn_store_schema_latest(void);
 int mn_store_begin(mn_store *s); /* a write transaction, taken at once */
 /** A read transaction: one consistent snapshot for several reads (end with commit). */
 int mn_store_begin_read(mn_store *s);
+/**
+ * A write transaction that only appends to the logs of use (served answers,
+ * the audit log), prunes them and counts hits (mn_store_memories_touch):
+ * what every read records. It need not wait for the project's writers. On
+ * SQLite it is mn_store_begin (one writer per file anyway); on PostgreSQL it
+ * takes no project lock, so a read never queues behind a long writer (the
+ * model's trainer), and the hits it counts are applied right after its
+ * commit, one row at a time (a read holds no row while it waits for another:
+ * no deadlock with a writer). Only those functions may run in it.
+ */
+int mn_store_begin_log(mn_store *s);
 int mn_store_commit(mn_store *s);
 void mn_store_rollback(mn_store *s);
 /** Run PRAGMA integrity_check and foreign_key_check; 0 or MN_ECORRUPT. */

@@ -32,6 +32,7 @@
     /* store.h */ \
     X(begin, (mn_store *s), (s)) \
     X(begin_read, (mn_store *s), (s)) \
+    X(begin_log, (mn_store *s), (s)) \
     X(commit, (mn_store *s), (s)) \
     X(check, (mn_store *s), (s)) \
     X(map_set, (mn_store *s, bool on), (s, on)) \

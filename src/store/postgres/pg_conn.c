@@ -241,6 +241,11 @@ PGresult *mn_pg__run(mn_store *s, const char *sql, mn_pg_params *p, const char *
     bool lost;
     if (!p)
         p = &none;
+    /* the vectors or terms put before run first (pg_vector.c): this statement may read them */
+    if (mn_pg__writes_pending(s) && mn_pg__writes_flush(s) != 0) {
+        mn_pg__params_release(p);
+        return NULL;
+    }
     PGresult *r = run_once(s, sql, p, what, &lost);
     /* Found broken outside a transaction (a restart since the last statement): once more on
      * a new connection. Safe to repeat: outside a transaction a statement is a read or BEGIN
@@ -265,6 +270,11 @@ PGresult *mn_pg__run_guarded(mn_store *s, const char *sql, mn_pg_params *p, cons
 {
     if (!pg(s)->in_tx)
         return mn_pg__run(s, sql, p, what);
+    /* what is pending is written outside the savepoint (mn_pg__run's comment) */
+    if (mn_pg__writes_pending(s) && mn_pg__writes_flush(s) != 0) {
+        mn_pg__params_release(p);
+        return NULL;
+    }
     if (simple(s, "SAVEPOINT mn_guard") != 0) {
         mn_pg__params_release(p);
         result_error(s, NULL, what);

@@ -21,6 +21,8 @@
 #include "util/libs.h"
 #include "util/map.h"
 
+typedef struct mn_pg_writes mn_pg_writes; /* pg_vector.c: rows written in batches */
+
 typedef struct mn_pg_store {
     mn_store base;
     const mn_pq_api *pq;
@@ -28,7 +30,14 @@ typedef struct mn_pg_store {
     char *conninfo; /* as given (with its password, if any): never shown */
     int lock_timeout_ms;
     bool in_tx;
-    mn_map stmts; /* SQL text -> its prepared statement's name (malloc'd) */
+    bool log_tx; /* in_tx began with mn_store_begin_log: no project lock (pg_store.c) */
+    /* the hits memories_touch was asked to count in a log transaction, applied after its
+     * COMMIT (pg_log.c, mn_pg__touch_after_commit) */
+    int64_t *touch_ids;
+    size_t touch_n, touch_cap;
+    int64_t touch_ms;
+    mn_pg_writes *writes; /* vectors or terms put and not yet written (pg_vector.c) */
+    mn_map stmts;         /* SQL text -> its prepared statement's name (malloc'd) */
     unsigned next_stmt;
     char *insert_sql, *replace_sql, *select_sql; /* built from the field table once */
     int field_params;                            /* field columns in select_sql */
@@ -127,6 +136,20 @@ void mn_pg__memory_hit_read(mn_store *s, const PGresult *r, int row, mn_memory_h
 /* The first key of every advisory lock of mnemo ("mnmo"); (key, 0) is the migrations' lock,
  * (key, project id) a project's writers'. */
 #define MN_PG_LOCK_KEY 0x6d6e6d6f
+
+/* pg_log.c: count the hits a log transaction asked for, after its COMMIT (pg_store.c's
+ * pg_commit), one autocommitted row at a time; a failure is only logged: the answer's record
+ * stands. Forget them (a rollback). */
+void mn_pg__touch_after_commit(mn_store *s);
+void mn_pg__touch_forget(mn_store *s);
+
+/* pg_vector.c: write the vectors or terms put and not yet written (mn_pg__run does before any
+ * other statement of the handle); whether there are; forget them (a rollback); free the buffer
+ * (closing). */
+int mn_pg__writes_flush(mn_store *s);
+bool mn_pg__writes_pending(mn_store *s);
+void mn_pg__writes_forget(mn_store *s);
+void mn_pg__writes_free(mn_store *s);
 
 /* pg_neardup.c: a memory's fingerprint and keys, written with it; the version check at open. */
 int mn_pg__fingerprint_put(mn_store *s, int64_t rowid, const json_t *mem);

@@ -329,14 +329,49 @@ int mn_pg__feedback_add(mn_store *s, int64_t served_id, const char *actor, const
                        &p, "cannot record feedback");
 }
 
+static int touch_one(mn_store *s, int64_t rowid, int64_t now_ms)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, rowid);
+    mn_pg__int(&p, now_ms);
+    /* rows of this project only: a row id from elsewhere changes nothing */
+    mn_pg__int(&p, s->project_id);
+    return mn_pg__exec(s,
+                       "UPDATE memories SET hit_count = hit_count + 1, accessed_at = $2 WHERE id "
+                       "= $1 AND project_id = $3",
+                       &p, "cannot count a hit");
+}
+
+/*
+ * In a write transaction the hits are counted at once, in one statement. In a log transaction
+ * (a read's record, no project lock: pg_store.c) they wait for its COMMIT:
+ * counted there, a memory row locked by a writer would make the read wait
+ * while it holds the rows it counted before, and a writer that then wants
+ * one of those (a feedback naming several memories) would deadlock with it,
+ * PostgreSQL would end one of the two, and the read would lose its record.
+ * After the COMMIT each row is one statement on its own: a read then holds
+ * nothing while it waits. (The one write outside a transaction: when the
+ * connection breaks just after the server ran one, mn_pg__run's retry on a
+ * new connection may count that hit twice - a ranking hint, never a record.)
+ */
 int mn_pg__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t now_ms)
 {
     MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
+    if (pg(s)->log_tx) {
+        if (pg(s)->touch_n + n > pg(s)->touch_cap) {
+            pg(s)->touch_cap = pg(s)->touch_n + n + 16;
+            pg(s)->touch_ids =
+                mn_realloc(pg(s)->touch_ids, pg(s)->touch_cap * sizeof(*pg(s)->touch_ids));
+        }
+        memcpy(pg(s)->touch_ids + pg(s)->touch_n, rowids, n * sizeof(*rowids));
+        pg(s)->touch_n += n;
+        pg(s)->touch_ms = now_ms;
+        return 0;
+    }
     if (n == 0)
         return 0;
-    /* one statement for the whole answer (a round trip a row was a tenth of a search's
-     * statements); a row named twice counts twice, as a row at a time did. Rows of this
-     * project only: a row id from elsewhere changes nothing */
+    /* in a write transaction the rows stay locked to its end whatever the statements: one
+     * statement for them all (a row named twice counts twice, as a row at a time did) */
     mn_pg_params p = {0};
     mn_pg__ids(&p, rowids, n);
     mn_pg__int(&p, now_ms);
@@ -346,6 +381,23 @@ int mn_pg__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t 
                        "FROM (SELECT id, count(*) AS n FROM unnest($1::bigint[]) AS id GROUP BY "
                        "id) h WHERE m.id = h.id AND m.project_id = $3",
                        &p, "cannot count a hit");
+}
+
+void mn_pg__touch_after_commit(mn_store *s)
+{
+    for (size_t i = 0; i < pg(s)->touch_n; i++)
+        if (touch_one(s, pg(s)->touch_ids[i], pg(s)->touch_ms) != 0) {
+            /* a hit count is a ranking hint: the answer's record is committed and stands */
+            mn_log(MN_LOG_WARN, "%s", mn_error_last());
+            mn_error_clear();
+            break;
+        }
+    pg(s)->touch_n = 0;
+}
+
+void mn_pg__touch_forget(mn_store *s)
+{
+    pg(s)->touch_n = 0;
 }
 
 /* ---- memory rows as hits (store_search.h) ---- */

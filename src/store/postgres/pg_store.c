@@ -20,8 +20,10 @@
  *   write, with no other writer in between: exact-duplicate checks, the
  *   served row limit), while other projects' writers run beside them; the
  *   wait is bounded by the store's busy timeout (lock_timeout) and ends in
- *   MN_EBUSY. A read transaction is REPEATABLE READ, READ ONLY: one
- *   snapshot for several statements (export).
+ *   MN_EBUSY. A log transaction (mn_store_begin_log: what a read records,
+ *   served and audit rows, hits) takes no lock: reads never queue behind
+ *   the project's writers. A read transaction is REPEATABLE READ, READ
+ *   ONLY: one snapshot for several statements (export).
  * - Rows of one project only: every statement names s->project_id.
  */
 #include "common.h"
@@ -237,6 +239,8 @@ fail:
 static void pg_close(mn_store *s)
 {
     mn_pg__disconnect(s);
+    free(pg(s)->touch_ids);
+    mn_pg__writes_free(s);
     free(pg(s)->conninfo);
     free(pg(s)->insert_sql);
     free(pg(s)->replace_sql);
@@ -267,6 +271,30 @@ static int pg_begin(mn_store *s)
     return rc;
 }
 
+/*
+ * A log transaction (store.h, mn_store_begin_log): what a read records - the
+ * served row, its audit row, their pruning, the hits. No project lock: those
+ * are appends and range deletes of old rows that no writer reads then
+ * writes, so they need no writer's order, and a read must not queue behind
+ * the project's writers (the model's trainer held the lock for seconds while
+ * it wrote the vectors: every search and context waited behind it,
+ * docs/internals/load.md). Two of them at once each keep at least max_rows
+ * rows when they prune. The hits are counted after the COMMIT (pg_log.c).
+ */
+static int pg_begin_log(mn_store *s)
+{
+    MN_ASSERT_OR(!pg(s)->in_tx, MN_EINTERNAL);
+    if (s->read_only)
+        return mn_error_set(MN_EIO, "store '%s' cannot be written: %s", s->path,
+                            s->read_only_why ? s->read_only_why : "it was opened read-only");
+    int rc = mn_pg__exec(s, "BEGIN", NULL, "cannot begin a transaction");
+    if (rc == 0) {
+        pg(s)->in_tx = true;
+        pg(s)->log_tx = true;
+    }
+    return rc;
+}
+
 static int pg_begin_read(mn_store *s)
 {
     MN_ASSERT_OR(!pg(s)->in_tx, MN_EINTERNAL);
@@ -286,6 +314,8 @@ static int pg_commit(mn_store *s)
         return rc;
     }
     pg(s)->in_tx = false;
+    pg(s)->log_tx = false;
+    mn_pg__touch_after_commit(s);
     return 0;
 }
 
@@ -298,6 +328,9 @@ static void pg_rollback(mn_store *s)
         pq->transactionStatus(pg(s)->conn) != PQTRANS_IDLE)
         pq->clear(pq->exec(pg(s)->conn, "ROLLBACK"));
     pg(s)->in_tx = false;
+    pg(s)->log_tx = false;
+    mn_pg__touch_forget(s);
+    mn_pg__writes_forget(s);
 }
 
 /*
@@ -1208,6 +1241,7 @@ const mn_store_backend mn_postgres_backend = {.name = "postgresql",
                                               .rollback = pg_rollback,
                                               .begin = pg_begin,
                                               .begin_read = pg_begin_read,
+                                              .begin_log = pg_begin_log,
                                               .commit = pg_commit,
                                               .check = pg_check,
                                               .memory_insert = pg_memory_insert,

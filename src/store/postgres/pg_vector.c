@@ -29,6 +29,7 @@
 #include "store/store_vector.h"
 #include "store/vector_cache.h"
 #include "util/util.h"
+#include "util/vec.h"
 
 static bool is_memory(const char *owner_kind)
 {
@@ -337,6 +338,228 @@ int mn_pg__embed_corpus_epoch(mn_store *s, int64_t *out)
     return 0;
 }
 
+/* ---- rows written in batches ---- */
+
+/*
+ * The vectors and the built-in model's terms are written many at a time:
+ * vector_put and embed_term_put keep their rows in the handle (one model and
+ * dimension, vectors or terms), and one statement writes them (unnest of
+ * arrays, the vectors' bytes one binary parameter cut by substring) when
+ * WRITES_ROWS or WRITES_BYTES are reached, before any other statement of
+ * the handle runs (mn_pg__run, so a read in the transaction sees them), and
+ * before the COMMIT, which is a statement too; a rollback forgets them. The
+ * model's trainer wrote a vector or a term a round trip each, up to 65,536
+ * terms and 4,096 vectors a transaction, under the project's write lock,
+ * and on a loaded machine every round trip waits for the scheduler: the
+ * saves of the project waited seconds behind it (docs/internals/load.md).
+ * The rows are the ones the statements of one row wrote: the same values
+ * (%.17g, as mn_pg__real), the same conflict rule (the last put of a key
+ * wins, as the row-at-a-time upserts made it), the same check that the
+ * vectors' model is recorded with that dimension. An error (a model not
+ * recorded) is reported by the call that wrote them, which may be a later
+ * put or the commit: either way the transaction fails as a whole, as its
+ * caller's rollback then makes it.
+ */
+#define WRITES_ROWS  2048      /* rows a statement writes, at most */
+#define WRITES_BYTES (4 << 20) /* of vector bytes */
+
+struct mn_pg_writes {
+    bool of_terms; /* embed_terms rows; else vectors */
+    char *model;
+    size_t dim;
+    MN_VEC(bool) mem;      /* vectors: owner kind memory (else chunk) */
+    MN_VEC(int64_t) ids;   /* vectors: owner id */
+    MN_VEC(char *) terms;  /* terms: the term */
+    MN_VEC(double) idfs;   /* terms: idf */
+    MN_VEC(double) scales; /* both */
+    mn_buf data;           /* both: dim bytes a row */
+};
+
+static void writes_clear(mn_pg_writes *w)
+{
+    for (size_t i = 0; i < w->terms.len; i++)
+        free(w->terms.items[i]);
+    w->mem.len = w->ids.len = w->terms.len = w->idfs.len = w->scales.len = 0;
+    mn_buf_truncate(&w->data, 0);
+}
+
+void mn_pg__writes_forget(mn_store *s)
+{
+    mn_pg_writes *w = pg(s)->writes;
+    if (w)
+        writes_clear(w);
+}
+
+void mn_pg__writes_free(mn_store *s)
+{
+    mn_pg_writes *w = pg(s)->writes;
+    if (!w)
+        return;
+    writes_clear(w);
+    mn_vec_release(&w->mem);
+    mn_vec_release(&w->ids);
+    mn_vec_release(&w->terms);
+    mn_vec_release(&w->idfs);
+    mn_vec_release(&w->scales);
+    mn_buf_release(&w->data);
+    free(w->model);
+    free(w);
+    pg(s)->writes = NULL;
+}
+
+static size_t writes_rows(const mn_pg_writes *w)
+{
+    return w ? (w->of_terms ? w->terms.len : w->ids.len) : 0;
+}
+
+bool mn_pg__writes_pending(mn_store *s)
+{
+    return writes_rows(pg(s)->writes) > 0;
+}
+
+/* Make the handle's buffer one of `terms` rows of model/dim: what it holds of others is written
+ * first. */
+static int writes_for(mn_store *s, bool terms, const char *model, size_t dim)
+{
+    mn_pg_writes *w = pg(s)->writes;
+    if (!w) {
+        w = pg(s)->writes = mn_calloc(1, sizeof(*w));
+        mn_buf_init(&w->data);
+    }
+    if (w->model && w->of_terms == terms && w->dim == dim && strcmp(w->model, model) == 0)
+        return 0;
+    int rc = mn_pg__writes_flush(s);
+    if (rc)
+        return rc;
+    free(w->model);
+    w->model = mn_strdup(model);
+    w->of_terms = terms;
+    w->dim = dim;
+    return 0;
+}
+
+/* Row order for finding keys put twice: by key, then by position. */
+static int by_key(const void *a, const void *b, void *arg)
+{
+    const mn_pg_writes *w = arg;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c;
+    if (w->of_terms)
+        c = strcmp(w->terms.items[i], w->terms.items[j]);
+    else
+        c = w->mem.items[i] != w->mem.items[j]
+                ? (w->mem.items[i] ? 1 : -1)
+                : (w->ids.items[i] > w->ids.items[j]) - (w->ids.items[i] < w->ids.items[j]);
+    return c ? c : (i > j) - (i < j);
+}
+
+static int by_position(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    return (i > j) - (i < j);
+}
+
+static bool same_key(const mn_pg_writes *w, size_t i, size_t j)
+{
+    return w->of_terms ? strcmp(w->terms.items[i], w->terms.items[j]) == 0
+                       : w->mem.items[i] == w->mem.items[j] && w->ids.items[i] == w->ids.items[j];
+}
+
+int mn_pg__writes_flush(mn_store *s)
+{
+    mn_pg_writes *w = pg(s)->writes;
+    size_t n = writes_rows(w);
+    if (n == 0)
+        return 0;
+    /* the rows to write: the last put of each key (one statement cannot upsert a row twice), in
+     * the order they were put */
+    size_t *keep = mn_malloc(n * sizeof(size_t)), kept = 0;
+    for (size_t i = 0; i < n; i++)
+        keep[i] = i;
+    qsort_r(keep, n, sizeof(size_t), by_key, w);
+    for (size_t i = 0; i < n; i++)
+        if (i + 1 == n || !same_key(w, keep[i], keep[i + 1]))
+            keep[kept++] = keep[i];
+    qsort(keep, kept, sizeof(size_t), by_position);
+    mn_buf a = MN_BUF_INIT, b = MN_BUF_INIT, c = MN_BUF_INIT, bytes = MN_BUF_INIT;
+    mn_buf_putc(&a, '{');
+    mn_buf_putc(&b, '{');
+    mn_buf_putc(&c, '{');
+    for (size_t k = 0; k < kept; k++) {
+        size_t i = keep[k];
+        const char *sep = k ? "," : "";
+        if (w->of_terms) {
+            mn_buf_puts(&a, sep);
+            mn_buf_putc(&a, '"');
+            for (const char *t = w->terms.items[i]; *t; t++) {
+                if (*t == '"' || *t == '\\')
+                    mn_buf_putc(&a, '\\');
+                mn_buf_putc(&a, *t);
+            }
+            mn_buf_putc(&a, '"');
+            mn_buf_printf(&b, "%s%.17g", sep, w->idfs.items[i]);
+        } else {
+            mn_buf_printf(&a, "%s%s", sep, w->mem.items[i] ? "memory" : "chunk");
+            mn_buf_printf(&b, "%s%lld", sep, (long long)w->ids.items[i]);
+        }
+        mn_buf_printf(&c, "%s%.17g", sep, w->scales.items[i]);
+        mn_buf_put(&bytes, w->data.ptr + i * w->dim, w->dim);
+    }
+    mn_buf_putc(&a, '}');
+    mn_buf_putc(&b, '}');
+    mn_buf_putc(&c, '}');
+    free(keep);
+    mn_pg_params p = {0};
+    mn_pg__text(&p, w->model);
+    mn_pg__int(&p, (int64_t)w->dim);
+    mn_pg__take(&p, mn_buf_detach(&a));
+    mn_pg__take(&p, mn_buf_detach(&b));
+    mn_pg__take(&p, mn_buf_detach(&c));
+    mn_pg__bytes(&p, bytes.ptr ? bytes.ptr : "", bytes.len);
+    mn_buf_release(&bytes);
+    bool terms = w->of_terms;
+    const char *model = mn_strdup(w->model);
+    size_t dim = w->dim;
+    /* the rows leave the buffer before the statement runs: mn_pg__run writes what is pending */
+    writes_clear(w);
+    int rc = 0;
+    if (terms) {
+        rc = mn_pg__exec(
+            s,
+            "INSERT INTO embed_terms(model, term, idf, scale, vec) SELECT $1::text, "
+            "u.t, u.idf, u.sc, substring($6::bytea FROM ((u.i - 1) * $2::int + "
+            "1)::int FOR $2::int) FROM unnest($3::text[], $4::float8[], $5::float8[]) WITH "
+            "ORDINALITY AS u(t, idf, sc, i) ON CONFLICT (model, term) DO UPDATE SET "
+            "idf = EXCLUDED.idf, scale = EXCLUDED.scale, vec = EXCLUDED.vec",
+            &p, "cannot store term vectors");
+    } else {
+        mn_pg__int(&p, s->project_id);
+        PGresult *r = mn_pg__run(
+            s,
+            "INSERT INTO vectors(project_id, owner_kind, owner_id, model, dim, encoding, scale, "
+            "data) SELECT $7::bigint, u.k, u.id, $1::text, $2::int, 'i8', u.sc, "
+            "substring($6::bytea "
+            "FROM ((u.i - 1) * $2::int + 1)::int FOR $2::int) FROM unnest($3::text[], "
+            "$4::bigint[], $5::float8[]) WITH ORDINALITY AS u(k, id, sc, i) WHERE EXISTS (SELECT 1 "
+            "FROM embed_models WHERE model = $1::text AND dim = $2::int) ON CONFLICT (owner_kind, "
+            "owner_id, model) DO UPDATE SET "
+            "project_id = EXCLUDED.project_id, dim = EXCLUDED.dim, encoding = 'i8', scale = "
+            "EXCLUDED.scale, data = EXCLUDED.data",
+            &p, "cannot store vectors");
+        if (!r) {
+            rc = mn_error_last_code();
+        } else {
+            int64_t changed = mn_pg__changed(s, r);
+            pg(s)->pq->clear(r);
+            if (changed != (int64_t)kept)
+                rc = mn_error_set(
+                    MN_EINVAL, "embedding model '%s' of dimension %zu is not recorded", model, dim);
+        }
+    }
+    free((char *)model);
+    return rc;
+}
+
 /* ---- vectors ---- */
 
 int mn_pg__vector_put(mn_store *s, const char *owner_kind, int64_t owner_id, const char *model,
@@ -348,30 +571,33 @@ int mn_pg__vector_put(mn_store *s, const char *owner_kind, int64_t owner_id, con
         return rc;
     if (!isfinite(scale) || scale < 0)
         return mn_error_set(MN_EINVAL, "vector scale must be a finite number >= 0");
-    mn_pg_params p = {0};
-    mn_pg__int(&p, s->project_id);
-    mn_pg__text(&p, owner_kind);
-    mn_pg__int(&p, owner_id);
-    mn_pg__text(&p, model);
-    mn_pg__int(&p, (int64_t)dim);
-    mn_pg__real(&p, scale);
-    mn_pg__bytes(&p, q, dim);
-    PGresult *r = mn_pg__run(s,
-                             "INSERT INTO vectors(project_id, owner_kind, owner_id, model, dim, "
-                             "encoding, scale, data) SELECT $1, $2, $3, $4, $5, 'i8', $6, $7 FROM "
-                             "embed_models WHERE model = $4 AND dim = $5 ON CONFLICT (owner_kind, "
-                             "owner_id, model) DO UPDATE SET project_id = EXCLUDED.project_id, dim "
-                             "= EXCLUDED.dim, encoding = 'i8', scale = EXCLUDED.scale, data = "
-                             "EXCLUDED.data",
-                             &p, "cannot store a vector");
-    if (!r)
-        return mn_error_last_code();
-    int64_t changed = mn_pg__changed(s, r);
-    pg(s)->pq->clear(r);
-    if (changed == 0)
+    if (!model || dim < 1 || dim > 8192)
         return mn_error_set(MN_EINVAL, "embedding model '%s' of dimension %zu is not recorded",
-                            model, dim);
-    return 0;
+                            model ? model : "", dim);
+    if ((rc = writes_for(s, false, model, dim)) != 0)
+        return rc;
+    mn_pg_writes *w = pg(s)->writes;
+    if (w->ids.len == 0) {
+        /* the first row of a batch: the model must be recorded with this dimension (as the row
+         * at a time insert said at once; the batch's statement checks it again) */
+        mn_pg_params p = {0};
+        mn_pg__text(&p, model);
+        mn_pg__int(&p, (int64_t)dim);
+        PGresult *r = mn_pg__run(s, "SELECT 1 FROM embed_models WHERE model = $1 AND dim = $2", &p,
+                                 "cannot read an embedding model");
+        if (!r)
+            return mn_error_last_code();
+        bool recorded = pg(s)->pq->ntuples(r) == 1;
+        pg(s)->pq->clear(r);
+        if (!recorded)
+            return mn_error_set(MN_EINVAL, "embedding model '%s' of dimension %zu is not recorded",
+                                model, dim);
+    }
+    mn_vec_push(&w->mem, is_memory(owner_kind));
+    mn_vec_push(&w->ids, owner_id);
+    mn_vec_push(&w->scales, scale);
+    mn_buf_put(&w->data, q, dim);
+    return w->ids.len >= WRITES_ROWS || w->data.len >= WRITES_BYTES ? mn_pg__writes_flush(s) : 0;
 }
 
 int mn_pg__vector_get(mn_store *s, const char *owner_kind, int64_t owner_id, const char *model,
@@ -671,17 +897,17 @@ int mn_pg__embed_term_put(mn_store *s, const char *model, const char *term, size
                           const int8_t *q, size_t dim, float scale)
 {
     MN_ASSERT_OR(pg(s)->in_tx, MN_EINTERNAL);
-    mn_pg_params p = {0};
-    mn_pg__text(&p, model);
-    mn_pg__take(&p, mn_strndup(term, len));
-    mn_pg__real(&p, idf);
-    mn_pg__real(&p, scale);
-    mn_pg__bytes(&p, q, dim);
-    return mn_pg__exec(s,
-                       "INSERT INTO embed_terms(model, term, idf, scale, vec) VALUES ($1, $2, $3, "
-                       "$4, $5) ON CONFLICT (model, term) DO UPDATE SET idf = EXCLUDED.idf, scale "
-                       "= EXCLUDED.scale, vec = EXCLUDED.vec",
-                       &p, "cannot store a term vector");
+    if (!model || dim < 1 || dim > 8192)
+        return mn_error_set(MN_EINVAL, "term vector of dimension %zu is not valid", dim);
+    int rc = writes_for(s, true, model, dim);
+    if (rc)
+        return rc;
+    mn_pg_writes *w = pg(s)->writes;
+    mn_vec_push(&w->terms, mn_strndup(term, len));
+    mn_vec_push(&w->idfs, idf);
+    mn_vec_push(&w->scales, scale);
+    mn_buf_put(&w->data, q, dim);
+    return w->terms.len >= WRITES_ROWS || w->data.len >= WRITES_BYTES ? mn_pg__writes_flush(s) : 0;
 }
 
 char *mn_pg__text_array(const char *const *terms, size_t n)

@@ -604,6 +604,12 @@ int mn_sqlite__begin(mn_store *s)
     return rc;
 }
 
+/* SQLite has one writer per file: a log transaction is a write transaction (store.h). */
+int mn_sqlite__begin_log(mn_store *s)
+{
+    return mn_sqlite__begin(s);
+}
+
 int mn_sqlite__begin_read(mn_store *s)
 {
     MN_ASSERT_OR(!sq(s)->in_tx, MN_EINTERNAL);
