@@ -71,6 +71,10 @@ const char *plan_scan_word_terms(uint32_t id);
 /* The terms of a short text tokenized whole (as plan_scan_word_terms gives them), kept for the
  * process; NULL when it cannot be kept (over 255 bytes, a NUL in it, the table full). */
 const char *plan_scan_text_terms(const char *s, size_t n);
+/* plan_scan.c: an mn_tokenize callback putting each term but an identifier's whole into the
+ * mn_buf payload, NUL-terminated (the lists plan_scan_word_terms gives) */
+int plan_term_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                    int colocated);
 /* plan_semantic.c: the bits of the task's terms among such a list of terms */
 uint64_t plan_terms_bits(plan_run *p, const char *terms);
 

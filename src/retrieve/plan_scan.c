@@ -80,8 +80,8 @@ const char *plan_scan_word_terms(uint32_t id)
     return word_blocks[id / WORD_BLOCK][id % WORD_BLOCK].terms;
 }
 
-static int on_word_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
-                         int colocated)
+int plan_term_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
+                    int colocated)
 {
     (void)start;
     (void)end;
@@ -107,7 +107,7 @@ static bool intern(const char *w, size_t len, mn_buf *key, uint32_t *id)
     if (!word_blocks[nwords / WORD_BLOCK])
         word_blocks[nwords / WORD_BLOCK] = mn_calloc(WORD_BLOCK, sizeof(word_entry));
     mn_buf b = MN_BUF_INIT;
-    mn_tokenize(w, len, MN_LANG_EN, 0, on_word_token, &b);
+    mn_tokenize(w, len, MN_LANG_EN, 0, plan_term_token, &b);
     mn_buf_putc(&b, '\0');
     word_blocks[nwords / WORD_BLOCK][nwords % WORD_BLOCK].terms = mn_buf_detach(&b);
     *id = nwords++;
@@ -335,7 +335,7 @@ const char *plan_scan_text_terms(const char *s, size_t n)
     const char *terms = mn_map_get(&text_terms, key);
     if (!terms && ntexts < MAX_TEXTS) {
         mn_buf b = MN_BUF_INIT;
-        mn_tokenize(s, n, MN_LANG_EN, 0, on_word_token, &b);
+        mn_tokenize(s, n, MN_LANG_EN, 0, plan_term_token, &b);
         mn_buf_putc(&b, '\0');
         char *keep = mn_buf_detach(&b);
         mn_map_set(&text_terms, key, keep);

@@ -204,18 +204,6 @@ uint64_t plan_terms_bits(plan_run *p, const char *terms)
     return bits;
 }
 
-static int on_shared_token(void *payload, const char *tok, size_t len, size_t start, size_t end,
-                           int colocated)
-{
-    (void)start;
-    (void)end;
-    if (colocated != MN_TOK_COLOC_WHOLE && len) {
-        mn_buf_put(payload, tok, len);
-        mn_buf_putc(payload, '\0');
-    }
-    return 0;
-}
-
 /* The task's terms in a word this plan has not met: from the shared table, or tokenized. */
 static uint64_t word_terms_new(plan_run *p, const char *w, size_t len)
 {
@@ -236,7 +224,7 @@ static uint64_t word_terms_new(plan_run *p, const char *w, size_t len)
     if (terms)
         return bits;
     mn_buf b = MN_BUF_INIT;
-    mn_tokenize(w, len, MN_LANG_EN, 0, on_shared_token, &b);
+    mn_tokenize(w, len, MN_LANG_EN, 0, plan_term_token, &b);
     mn_buf_putc(&b, '\0');
     bits = plan_terms_bits(p, b.ptr);
     pthread_mutex_lock(&shared_lock);

@@ -279,6 +279,32 @@ static bool in_set(const int64_t *v, size_t n, int64_t x)
 }
 
 /*
+ * The row id of this project's k-th newest row of a table (0: the newest), or with share > 0
+ * of its row at rank floor(share x rows) (k is then read from fts_stats in the same
+ * statement); 0 when there is none.
+ */
+static int nth_newest(mn_store *s, mn_fts_table table, double share, int64_t k, int64_t *out)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    mn_pg__int(&p, (int64_t)table);
+    mn_pg__real(&p, share);
+    mn_pg__int(&p, k);
+    PGresult *r =
+        mn_pg__run(s,
+                   "SELECT rowid FROM fts_docs WHERE project_id = $1 AND tbl = $2 ORDER BY "
+                   "rowid DESC OFFSET CASE WHEN $3::float8 > 0 THEN floor($3::float8 * "
+                   "coalesce((SELECT ndocs FROM fts_stats WHERE project_id = $1 AND tbl = "
+                   "$2), 0))::bigint ELSE $4::bigint END LIMIT 1",
+                   &p, "cannot read the full-text index");
+    if (!r)
+        return mn_error_last_code();
+    *out = pg(s)->pq->ntuples(r) == 1 ? mn_pg__col_int(s, r, 0, 0) : 0;
+    pg(s)->pq->clear(r);
+    return 0;
+}
+
+/*
  * The lowest row id of the newest `share` of this project's rows of a table: the row at rank
  * floor(share x rows) from the newest (search_store.c newest_cut). By rank, not from the
  * lowest and highest row id: the row ids of a database's projects come from one sequence and
@@ -288,24 +314,7 @@ static bool in_set(const int64_t *v, size_t n, int64_t x)
 static int newest_cut(mn_store *s, mn_fts_table table, double share, int64_t *cut)
 {
     *cut = 0;
-    if (!(share > 0 && share < 1))
-        return 0;
-    mn_pg_params p = {0};
-    mn_pg__int(&p, s->project_id);
-    mn_pg__int(&p, (int64_t)table);
-    mn_pg__real(&p, share);
-    PGresult *r =
-        mn_pg__run(s,
-                   "SELECT rowid FROM fts_docs WHERE project_id = $1 AND tbl = $2 ORDER BY "
-                   "rowid DESC OFFSET floor($3::float8 * coalesce((SELECT ndocs FROM "
-                   "fts_stats WHERE project_id = $1 AND tbl = $2), 0))::bigint LIMIT 1",
-                   &p, "cannot read the full-text index");
-    if (!r)
-        return mn_error_last_code();
-    if (pg(s)->pq->ntuples(r) == 1)
-        *cut = mn_pg__col_int(s, r, 0, 0);
-    pg(s)->pq->clear(r);
-    return 0;
+    return share > 0 && share < 1 ? nth_newest(s, table, share, 0, cut) : 0;
 }
 
 /* The matching rows of q->match (from `from` on), scored with both weight sets. */
@@ -664,25 +673,6 @@ static int count_range(mn_store *s, const mn_pg_fts *fq, mn_fts_table table, int
     return mn_pg__fts_count_rows(s, fq, table, from, to, out);
 }
 
-/* The row id of the k-th newest row (0: the newest) of this project's rows of a table. */
-static int rank_cut(mn_store *s, mn_fts_table table, int64_t k, int64_t *out)
-{
-    mn_pg_params p = {0};
-    mn_pg__int(&p, s->project_id);
-    mn_pg__int(&p, (int64_t)table);
-    mn_pg__int(&p, k);
-    PGresult *r =
-        mn_pg__run(s,
-                   "SELECT rowid FROM fts_docs WHERE project_id = $1 AND tbl = $2 ORDER BY "
-                   "rowid DESC OFFSET $3 LIMIT 1",
-                   &p, "cannot count full-text matches");
-    if (!r)
-        return mn_error_last_code();
-    *out = pg(s)->pq->ntuples(r) == 1 ? mn_pg__col_int(s, r, 0, 0) : 0;
-    pg(s)->pq->clear(r);
-    return 0;
-}
-
 int mn_pg__fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t *count,
                      int64_t *ndocs)
 {
@@ -710,7 +700,7 @@ int mn_pg__fts_count(mn_store *s, mn_fts_table table, const char *match, int64_t
         bool last = i + 1 == MN_ARRAY_SIZE(slices);
         if (!last && size < 2 * COUNT_SAMPLE)
             continue;
-        if (!last && (rc = rank_cut(s, table, size - 1, &cut)) != 0)
+        if (!last && (rc = nth_newest(s, table, 0, size - 1, &cut)) != 0)
             goto out;
         if ((rc = count_range(s, fq, table, cut, end, &part)) != 0)
             goto out;
