@@ -512,7 +512,7 @@ void mn_api__config_changed(mn_ctx *ctx)
  * The effective value of a key: stored, else the default. Caller frees.
  * An operation reads a dozen to thirty settings (a search: the embedder's ten,
  * the nine memory.ttl.*, served.*, scan.pii...). Each was a statement of its
- * own, a round trip on PostgreSQL (a third of a search's statements there):
+ * own, a round trip on PostgreSQL (20 of the 129 statements of a search there):
  * the project's rows are read in one and kept until the operation ends
  * (mn_api_call) or a setting is written (mn_api__config_changed).
  */
