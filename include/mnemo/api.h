@@ -30,16 +30,20 @@ typedef struct mn_ctx mn_ctx;
 /**
  * The front end a context serves, which decides what it may change. Only
  * the mnemo command run by the user (src/cli/main.c, cli_open) says
- * MN_FRONT_LOCAL_CLI; every other caller (MCP on stdio or HTTP, hooks, a
- * program linking the library) gets MN_FRONT_RELAYED, the default, and may
+ * MN_FRONT_LOCAL_CLI; `mnemo serve` says MN_FRONT_NETWORK; every other
+ * caller (MCP on stdio, hooks, a program linking the library) gets
+ * MN_FRONT_RELAYED, the default. All but the command line may
  * not change the settings that send data elsewhere or open the store to
  * others (config: embed.url, embed.provider http, embed.key, serve.*,
  * mcp.tools). A request's JSON can never choose it; `actor` is only a name
  * for provenance and audit, and is never used to decide anything.
  */
 typedef enum {
-    MN_FRONT_RELAYED = 0,  /* requests relayed from an agent or a network: the default */
-    MN_FRONT_LOCAL_CLI = 1 /* the user at the mnemo command line */
+    MN_FRONT_RELAYED = 0,   /* requests relayed from an agent or a program: the default */
+    MN_FRONT_LOCAL_CLI = 1, /* the user at the mnemo command line */
+    MN_FRONT_NETWORK = 2    /* a request `mnemo serve` took off the network: as RELAYED, and
+                               never asks the team's remotes (a server asking servers could
+                               loop, and would reach hosts for anyone with a token) */
 } mn_front_end;
 
 /**

@@ -463,6 +463,7 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
         opts->role >= MN_ROLE_READER && opts->role <= MN_ROLE_ADMIN ? opts->role : MN_ROLE_READER;
     ctx->progress = opts->progress;
     ctx->local_cli = opts->front_end == MN_FRONT_LOCAL_CLI;
+    ctx->network = opts->front_end == MN_FRONT_NETWORK;
     *out = ctx;
     return 0;
 fail:

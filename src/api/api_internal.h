@@ -24,6 +24,7 @@ struct mn_ctx {
     bool progress;
     bool warmed;    /* mn_ctx_warm has run */
     bool local_cli; /* opened by the mnemo command (MN_FRONT_LOCAL_CLI): config may change all */
+    bool network;   /* a request of `mnemo serve` (MN_FRONT_NETWORK): the remotes are not asked */
     /* the server's own reads (metrics' store sizes) are nobody's: no audit row (op_audit.c) */
     bool own_reads;
     /* secrets and personal data (mn_api__scanner): the project's rules, loaded once */

@@ -124,6 +124,30 @@ static void merge_remote_text(json_t *out, const mn_remote_answer *r, size_t ask
     mn_buf_release(&b);
 }
 
+/*
+ * recall's share of the remotes: their memories as the part "team" ({remote, id, kind, title,
+ * text, score}), their section's tokens added to the answer's (the local part had the rest).
+ */
+static void merge_remote_recall(json_t *out, const mn_remote_answer *r)
+{
+    json_t *team = json_array();
+    size_t i;
+    const json_t *it;
+    json_array_foreach(r->items, i, it)
+    {
+        json_t *row = json_pack("{s:O,s:O,s:O,s:O?}", "remote", json_object_get(it, "remote"), "id",
+                                json_object_get(it, "id"), "title", json_object_get(it, "title"),
+                                "kind", json_object_get(it, "kind"));
+        const json_t *text = json_object_get(it, "snippet");
+        json_object_set(row, "text", (json_t *)(text ? text : json_object_get(it, "title")));
+        json_object_set(row, "score", json_object_get(it, "score"));
+        json_array_append_new(team, row);
+    }
+    json_object_set_new(out, "team", team);
+    json_int_t used = json_integer_value(json_object_get(out, "tokens"));
+    json_object_set_new(out, "tokens", json_integer(used + (json_int_t)r->tokens));
+}
+
 static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
 {
     mn_context_request req;
@@ -203,13 +227,14 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
     req.embedder = e;
     req.semantic_note = semantic_note;
     mn_remote_answer remote = {NULL, NULL, 0};
-    if (rc == 0 && !recall) {
-        double wait_ms = 0;
-        rc = mn_api__config_number(ctx, &wait_ms, "remote.timeout_ms");
-        if (rc == 0)
-            rc = mn_remote_gather(&remote, ctx->store, req.query,
-                                  (size_t)((double)req.max_tokens * REMOTE_SHARE), &counter,
-                                  wait_ms > 0 ? (int64_t)wait_ms : 2000, notes);
+    if (rc == 0) {
+        mn_remote_query rq = {req.query,
+                              NULL,
+                              json_object_get(args, "as_of"),
+                              0,
+                              (size_t)((double)req.max_tokens * REMOTE_SHARE),
+                              &counter};
+        rc = mn_remote_gather(&remote, ctx, &rq, notes);
         if (rc == 0)
             req.max_tokens -= remote.tokens;
     }
@@ -244,13 +269,27 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
             }
             items = all;
         }
-        if (remote.markdown && *remote.markdown)
+        if (recall)
+            merge_remote_recall(*out, &remote);
+        else if (remote.markdown && *remote.markdown)
             merge_remote_text(*out, &remote, asked, &counter);
         rc = record_served(ctx, recall ? "recall" : "context", req.query, *out, items, notes);
         json_decref(all);
         /* after recording: feedback on a remote's memory belongs to its server */
-        if (json_array_size(remote.items))
-            json_array_extend(json_object_get(*out, "items"), remote.items);
+        size_t i;
+        json_t *it;
+        json_array_foreach(recall ? NULL : remote.items, i, it)
+        {
+            json_t *ref = json_pack("s++", json_string_value(json_object_get(it, "remote")), ":",
+                                    json_string_value(json_object_get(it, "id")));
+            json_object_set_new(it, "section", json_string("team"));
+            json_object_set_new(
+                it, "why",
+                json_pack("s+", "from remote ", json_string_value(json_object_get(it, "remote"))));
+            json_object_set_new(it, "ref", ref);
+            json_object_set_new(it, "whole", json_false());
+            json_array_append(json_object_get(*out, "items"), it);
+        }
         if (rc == 0 && !recall)
             after_served(ctx, *out, session, &counter);
         json_array_extend(json_object_get(*out, "notes"), notes);

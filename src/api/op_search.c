@@ -31,6 +31,7 @@
 #include <inttypes.h>
 
 #include "api/api_internal.h"
+#include "remote/remote.h"
 #include "retrieve/branch.h"
 #include "retrieve/embed.h"
 #include "retrieve/retrieve.h"
@@ -215,6 +216,43 @@ static json_t *served_items(const mn_search_result *res, int64_t *rows, size_t *
     return items;
 }
 
+/*
+ * The team's remotes (remote/remote.h), when memories are asked: up to k memories of each,
+ * after the local items and in their server's order (scores of two stores do not compare),
+ * with the same filters. Each is marked with its remote's name and is not in the served
+ * record: feedback on it belongs to its server. A remote that fails is a note.
+ */
+static void add_remotes(mn_ctx *ctx, const json_t *args, size_t k, json_t *out)
+{
+    json_t *notes = json_array();
+    mn_remote_answer remote;
+    mn_remote_query q = {json_string_value(json_object_get(args, "query")),
+                         json_object_get(args, "filters"),
+                         json_object_get(args, "as_of"),
+                         k,
+                         0,
+                         NULL};
+    if (mn_remote_gather(&remote, ctx, &q, notes) != 0) {
+        json_array_append_new(
+            notes, json_pack("s+", "the team's remotes were not asked: ", mn_error_last()));
+        mn_error_clear();
+    }
+    size_t i;
+    json_t *it;
+    json_array_foreach(remote.items, i, it)
+    {
+        json_object_set_new(it, "signals", json_object());
+        json_array_append(json_object_get(out, "items"), it);
+    }
+    if (json_array_size(notes)) {
+        if (!json_object_get(out, "notes"))
+            json_object_set_new(out, "notes", json_array());
+        json_array_extend(json_object_get(out, "notes"), notes);
+    }
+    json_decref(notes);
+    mn_remote_answer_release(&remote);
+}
+
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
 {
     return mn_api__search(ctx, "search", args, out);
@@ -285,5 +323,7 @@ int mn_api__search(mn_ctx *ctx, const char *op, const json_t *args, json_t **out
         json_decref(notes);
     mn_search_result_release(&res);
     free(semantic_note);
+    if (strcmp(op, "search") == 0 && (!r.kinds || (r.kinds & MN_SEARCH_MEMORY)))
+        add_remotes(ctx, args, r.k, *out);
     return 0;
 }

@@ -179,7 +179,9 @@ static const mn_op ops[] = {
      "query names; recency, usefulness from feedback, scope: the `files` you work on, level), "
      "a snippet, and for memories their status (pending and stale are marked). "
      "Archived, superseded and forgotten memories are left out unless filters.status asks for "
-     "them. The answer's `served` id lets you rate it with feedback. Example: "
+     "them. The answer's `served` id lets you rate it with feedback. With the team's servers "
+     "added (mnemo remote), their memories come after the local items, marked with `remote`. "
+     "Example: "
      "{\"query\":\"session expires after idle\",\"kinds\":[\"memory\",\"code\"],\"k\":5}.",
      mn_schema_search, mn_schema_out_search, MN_OP_READONLY | MN_OP_MCP_DEFAULT, "query",
      mn_op_search},
@@ -231,7 +233,8 @@ static const mn_op ops[] = {
      "The findings of context without the Markdown: facts (at most 300 characters each), "
      "few_shots (situation, what failed, solution), decisions with their reason and chain, "
      "links to code, and a confidence in [0, 1] (0: nothing relevant). Bounded by "
-     "limit_tokens (default 1500). Example: {\"query\":\"how are sessions refreshed\","
+     "limit_tokens (default 1500); the team's servers (mnemo remote) add `team`. Example: "
+     "{\"query\":\"how are sessions refreshed\","
      "\"symbols\":[\"Session.refresh\"]}.",
      mn_schema_recall, mn_schema_out_recall, MN_OP_MCP_DEFAULT, "query", mn_op_recall},
     {"scan", "Look for secrets and personal data stored before a rule caught them; --fix redacts.",

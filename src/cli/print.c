@@ -320,6 +320,14 @@ void cli_print_recall(const json_t *r)
     print_recall_part(r, "few_shots", "examples", "text");
     print_recall_part(r, "links", "code", "path");
     print_recall_part(r, "stale", "may be out of date (mnemo stale)", "title");
+    size_t i;
+    const json_t *x;
+    json_array_foreach(json_object_get(r, "team"), i, x)
+    {
+        if (!i)
+            cli_printf("from the team:\n");
+        cli_printf("  %s:%s  %s\n", str(x, "remote"), str(x, "id"), str(x, "text"));
+    }
     cli_printf("confidence %.2f\n", json_number_value(json_object_get(r, "confidence")));
 }
 
@@ -364,7 +372,7 @@ static int id_shown(const json_t *items, const char *id)
     json_array_foreach(items, i, o)
     {
         const char *x = str(o, "id");
-        if (strcmp(str(o, "type"), "memory") != 0 || !strcmp(x, id))
+        if (strcmp(str(o, "type"), "memory") != 0 || !strcmp(x, id) || json_object_get(o, "remote"))
             continue;
         int same = 0;
         while (id[same] && id[same] == x[same])
@@ -383,8 +391,11 @@ void cli_print_search(const json_t *r)
     {
         const char *type = str(it, "type");
         cli_printf("%6.3f  %-6s  ", json_number_value(json_object_get(it, "score")), type);
-        /* the id feedback takes: a memory's first characters, code as path:lines */
-        if (!strcmp(type, "memory"))
+        /* the id feedback takes: a memory's first characters, code as path:lines; a
+         * remote's memory as NAME:ID (its feedback belongs to that server) */
+        if (json_object_get(it, "remote"))
+            cli_printf("%s:%s  %s", str(it, "remote"), str(it, "id"), str(it, "title"));
+        else if (!strcmp(type, "memory"))
             cli_printf("%.*s  %s", id_shown(items, str(it, "id")), str(it, "id"), str(it, "title"));
         else if (json_object_get(it, "start_line"))
             cli_printf("%s:%lld-%lld  %s", str(it, "path"), num(it, "start_line"),

@@ -162,6 +162,7 @@ mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p)
     o.actor = p ? p->actor : "mcp";
     o.role = p ? p->role : MN_ROLE_ADMIN;
     o.project = project;
+    o.front_end = MN_FRONT_NETWORK; /* never asks the project's remotes: see mn_front_end */
     /* a token's project is made on its first use; the store itself must exist */
     o.create = false;
     if (mn_ctx_open(&ctx, &o) != 0)

@@ -110,6 +110,7 @@ static mn_ctx *project_ctx(mn_http_sync *s, sync_project *p)
         o.db_path = s->srv->db_path;
         o.project = p->name;
         o.actor = "sync";
+        o.front_end = MN_FRONT_NETWORK;
         o.role = MN_ROLE_ADMIN;
         o.create = false;
         if (mn_ctx_open(&p->ctx, &o) != 0)

@@ -1,10 +1,12 @@
 /*
  * remote.c - the team servers of a local store: kept in the project's
- * config (remote.h says how), and asked for memories when `context`
- * answers (mn_remote_gather, called by op_context.c).
+ * config (remote.h says how), and asked for memories when `context`,
+ * `recall` or `search` answers (mn_remote_gather, called by op_context.c
+ * and op_search.c), never when `mnemo serve` does (the loop guard).
  *
  * Asking: for each remote in name order, POST URL/v1/search with
- * {"query": Q, "kinds": ["memory"], "k": REMOTE_K} and "Authorization:
+ * {"query": Q, "kinds": ["memory"], "k": REMOTE_K or the search's k, its
+ * filters and as_of} and "Authorization:
  * Bearer $VAR", one libcurl request bounded by the timeout (config
  * remote.timeout_ms, default 2000) for connecting and answering together,
  * the answer capped at MAX_ANSWER bytes. A remote whose variable is unset,
@@ -213,19 +215,17 @@ static const char *server_message(const json_t *j)
  * POST the search to one remote: its items (new reference) or NULL with
  * *why set (malloc'd, one line).
  */
-static json_t *ask(const char *url, const char *token, const char *query, int64_t timeout_ms,
+static json_t *ask(const char *url, const char *token, const json_t *req, int64_t timeout_ms,
                    char **why)
 {
     char errbuf[CURL_ERROR_SIZE] = "";
     mn_buf endpoint = MN_BUF_INIT, auth = MN_BUF_INIT, w = MN_BUF_INIT;
     answer a = {MN_BUF_INIT, false};
     struct curl_slist *headers = NULL;
-    json_t *req = json_pack("{s:s,s:[s],s:i}", "query", query, "kinds", "memory", "k", REMOTE_K);
     char *body = json_dumps(req, JSON_COMPACT);
     json_t *j = NULL, *items = NULL;
     long status = 0;
     CURL *c = body ? curl->easy_init() : NULL;
-    json_decref(req);
     if (!c) {
         mn_buf_puts(&w, body ? "cannot start a request (libcurl)" : "the question is not UTF-8");
         goto out;
@@ -332,20 +332,72 @@ static const char *jstr(const json_t *o, const char *k)
     return s ? s : "";
 }
 
-int mn_remote_gather(mn_remote_answer *out, mn_store *s, const char *query, size_t max_tokens,
-                     const mn_token_counter *counter, int64_t timeout_ms, json_t *notes)
+/* The remote's item as this answer carries it: its fields on one line each, marked with the
+ * remote's name (what a server sent may hold anything, a terminal's escapes included). */
+static json_t *remote_item(const json_t *it, const char *name)
 {
-    json_t *list = NULL;
+    static const char *const texts[] = {"id", "title", "kind", "status", "snippet"};
+    static const size_t caps[] = {40, 200, 40, 40, SNIPPET_CHARS};
+    json_t *o = json_pack("{s:s,s:s}", "type", "memory", "remote", name);
+    mn_buf b = MN_BUF_INIT;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(texts); i++) {
+        if (!json_is_string(json_object_get(it, texts[i])))
+            continue;
+        mn_buf_clear(&b);
+        put_line(&b, jstr(it, texts[i]), caps[i]);
+        json_object_set_new(o, texts[i], json_stringn(b.ptr ? b.ptr : "", b.len));
+    }
+    mn_buf_release(&b);
+    if (!json_object_get(o, "title"))
+        json_object_set_new(o, "title", json_string(""));
+    if (!json_object_get(o, "snippet"))
+        json_object_set_new(o, "snippet", json_string(""));
+    const json_t *level = json_object_get(it, "level");
+    if (json_is_integer(level) && json_integer_value(level) >= 0 && json_integer_value(level) <= 3)
+        json_object_set(o, "level", (json_t *)level);
+    const json_t *score = json_object_get(it, "score");
+    json_object_set_new(o, "score",
+                        json_real(json_is_number(score) ? json_number_value(score) : 0));
+    return o;
+}
+
+/* The request each remote gets: the question, memories only, and the caller's filters. */
+static json_t *request_of(const mn_remote_query *q)
+{
+    size_t k = q->k ? q->k : REMOTE_K;
+    json_t *req = json_pack("{s:s,s:[s],s:I}", "query", q->query, "kinds", "memory", "k",
+                            (json_int_t)(k > 50 ? 50 : k));
+    if (req && json_is_object(q->filters) && json_object_size(q->filters))
+        json_object_set(req, "filters", (json_t *)q->filters);
+    if (req && q->as_of)
+        json_object_set(req, "as_of", (json_t *)q->as_of);
+    return req;
+}
+
+int mn_remote_gather(mn_remote_answer *out, mn_ctx *ctx, const mn_remote_query *q, json_t *notes)
+{
+    json_t *list = NULL, *req = NULL;
     mn_buf md = MN_BUF_INIT, line = MN_BUF_INIT;
+    double wait_ms = 0;
     memset(out, 0, sizeof(*out));
     out->items = json_array();
-    int rc = remotes_read(&list, s);
-    if (rc || !json_array_size(list) || !query || !*query)
+    int rc = 0;
+    if (ctx->network || !q->query || !*q->query)
+        goto out; /* the loop guard: see mn_front_end */
+    if ((rc = remotes_read(&list, ctx->store)) != 0 || !json_array_size(list))
         goto out;
+    if ((rc = mn_api__config_number(ctx, &wait_ms, "remote.timeout_ms")) != 0)
+        goto out;
+    int64_t timeout_ms = wait_ms > 0 ? (int64_t)wait_ms : 2000;
     pthread_once(&curl_once, init_curl);
     if (!curl) {
         json_array_append_new(notes, json_string("the team's remotes were not asked: libcurl "
                                                  "cannot be loaded"));
+        goto out;
+    }
+    if (!(req = request_of(q))) {
+        json_array_append_new(notes, json_string("the team's remotes were not asked: the "
+                                                 "question is not UTF-8"));
         goto out;
     }
     size_t i;
@@ -370,7 +422,7 @@ int mn_remote_gather(mn_remote_answer *out, mn_store *s, const char *query, size
                           "remote '%s' not asked: $%s holds a space, line break or control "
                           "character; it must hold the token alone",
                           name, var);
-        } else if ((items = ask(url, token, query, timeout_ms, &why)) == NULL) {
+        } else if ((items = ask(url, token, req, timeout_ms, &why)) == NULL) {
             mn_buf_printf(&line, "remote '%s' (%s) left out: %s", name, url, why);
         }
         free(why);
@@ -379,41 +431,40 @@ int mn_remote_gather(mn_remote_answer *out, mn_store *s, const char *query, size
             mn_buf_clear(&line);
             continue;
         }
-        /* the remote's entries, best first, while the section fits */
+        /* the remote's entries, best first: k of them, or while the section fits */
         size_t j, taken = 0;
         json_t *it;
         json_array_foreach(items, j, it)
         {
             if (strcmp(jstr(it, "type"), "memory") != 0 || !*jstr(it, "id"))
                 continue;
-            size_t mark = md.len;
-            if (!taken)
-                mn_buf_printf(&md, "\n## From the team (remote %s)\n\n", name);
-            mn_buf_puts(&md, "- ");
-            if (*jstr(it, "kind"))
-                mn_buf_printf(&md, "[%s] ", jstr(it, "kind"));
-            put_line(&md, jstr(it, "title"), 200);
-            if (*jstr(it, "snippet") && strcmp(jstr(it, "snippet"), jstr(it, "title")) != 0) {
-                mn_buf_puts(&md, ": ");
-                put_line(&md, jstr(it, "snippet"), SNIPPET_CHARS);
-            }
-            mn_buf_printf(&md, " (%s:", name);
-            put_line(&md, jstr(it, "id"), 40);
-            mn_buf_puts(&md, ")\n");
-            size_t tokens = mn_tokens_count(counter, md.ptr, md.len);
-            if (tokens > max_tokens) {
-                md.len = mark;
-                if (md.ptr)
-                    md.ptr[mark] = '\0';
+            if (!q->max_tokens && q->k && taken >= q->k)
                 break;
+            json_t *item = remote_item(it, name);
+            if (q->max_tokens) {
+                size_t mark = md.len;
+                if (!taken)
+                    mn_buf_printf(&md, "\n## From the team (remote %s)\n\n", name);
+                mn_buf_puts(&md, "- ");
+                if (*jstr(item, "kind"))
+                    mn_buf_printf(&md, "[%s] ", jstr(item, "kind"));
+                mn_buf_puts(&md, jstr(item, "title"));
+                if (*jstr(item, "snippet") && strcmp(jstr(item, "snippet"), jstr(item, "title")))
+                    mn_buf_printf(&md, ": %s", jstr(item, "snippet"));
+                mn_buf_printf(&md, " (%s:%s)\n", name, jstr(item, "id"));
+                size_t tokens = mn_tokens_count(q->counter, md.ptr, md.len);
+                if (tokens > q->max_tokens) {
+                    md.len = mark;
+                    if (md.ptr)
+                        md.ptr[mark] = '\0';
+                    json_decref(item);
+                    break;
+                }
+                json_object_set_new(item, "tokens",
+                                    json_integer((json_int_t)(tokens - out->tokens)));
+                out->tokens = tokens;
             }
-            out->tokens = tokens;
             taken++;
-            json_t *item = json_pack("{s:s,s:s,s:s,s:s,s:O?}", "type", "memory", "id",
-                                     jstr(it, "id"), "remote", name, "title", jstr(it, "title"),
-                                     "score", json_object_get(it, "score"));
-            if (*jstr(it, "kind"))
-                json_object_set_new(item, "kind", json_string(jstr(it, "kind")));
             json_array_append_new(out->items, item);
         }
         json_decref(items);
@@ -423,5 +474,6 @@ out:
     mn_buf_release(&md);
     mn_buf_release(&line);
     json_decref(list);
+    json_decref(req);
     return rc;
 }

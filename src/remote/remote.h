@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "retrieve/tokens.h"
+#include "mnemo/api.h"
 #include "store/store.h"
 
 #define MN_REMOTE_KEY_PREFIX "remote:"
@@ -35,22 +36,35 @@ int mn_remote_name_check(const char *name);
 
 /* What the remotes added to one answer. */
 typedef struct {
-    json_t *items;  /* [{type: "memory", id, remote, title, kind?, score}] */
-    char *markdown; /* the section, "" when no remote gave anything (malloc'd) */
+    json_t *items;  /* [{type: "memory", id, remote, title, kind?, level?, status?, snippet?,
+                       score}], each remote's in its server's order, strings on one line */
+    char *markdown; /* the section, "" when no remote gave anything or none was asked (malloc'd) */
     size_t tokens;  /* its tokens in the answer's encoding */
 } mn_remote_answer;
+
+/* What to ask the remotes. */
+typedef struct {
+    const char *query;
+    const json_t *filters; /* the caller's search filters, passed on as they are (NULL: none) */
+    const json_t *as_of;   /* the caller's as_of, passed on (NULL: now) */
+    size_t k;              /* memories asked of each remote (at most 50) */
+    size_t max_tokens;     /* the Markdown section's budget; 0: no section, up to k items each */
+    const mn_token_counter *counter; /* counts the section (needed when max_tokens > 0) */
+} mn_remote_query;
 
 void mn_remote_answer_release(mn_remote_answer *a);
 
 /**
- * Ask every remote of the project (s's config) for the memories matching
- * query (POST URL/v1/search, kinds memory, with "Authorization: Bearer
- * $VAR"), each within timeout_ms, and write the best of them as one
- * Markdown section of at most max_tokens (counted with counter). A remote
- * that fails, times out, refuses the token or answers nonsense costs one
- * line in notes, never an error. 0, or a failure to read the config.
+ * Ask every remote of ctx's project for the memories matching q->query
+ * (POST URL/v1/search, kinds memory, q's filters and as_of, with
+ * "Authorization: Bearer $VAR"), each within config remote.timeout_ms, and
+ * gather them: as items, and when q->max_tokens > 0 as one Markdown section
+ * of at most that many tokens. A remote that fails, times out, refuses the
+ * token or answers nonsense costs one line in notes, never an error. A
+ * context of `mnemo serve` (MN_FRONT_NETWORK) asks no remote: the loop
+ * guard (a server asking a server that asks it back) and no host reached
+ * on behalf of a network caller. 0, or a failure to read the config.
  */
-int mn_remote_gather(mn_remote_answer *out, mn_store *s, const char *query, size_t max_tokens,
-                     const mn_token_counter *counter, int64_t timeout_ms, json_t *notes);
+int mn_remote_gather(mn_remote_answer *out, mn_ctx *ctx, const mn_remote_query *q, json_t *notes);
 
 #endif

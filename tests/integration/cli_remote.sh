@@ -11,6 +11,9 @@
 #   merge        context (CLI, and MCP stdio through `mnemo call`-free
 #                `mnemo mcp`) returns the local code and the remote's memory,
 #                marked with its remote's name, within the token budget;
+#                search puts the remote's memories after the local items, with
+#                the filters passed on; recall has them as its part "team";
+#   loop guard   a server whose project has a remote never asks it;
 #   failures     a wrong token, an unset variable, a server that is gone, a
 #                server that does not answer in remote.timeout_ms: one note
 #                each, the local answer intact.
@@ -45,7 +48,8 @@ S="$tmp/server.db"
     >/dev/null
 "$MNEMO" --db "$S" config set serve.auth token >/dev/null
 token=$("$MNEMO" --db "$S" token create --project default --role reader --name laptop 2>/dev/null | tail -n 1)
-"$MNEMO" --db "$S" serve --port 0 2>"$tmp/server.err" &
+# started outside any repository: the server's own directory is not the project's code
+(cd "$tmp" && exec "$MNEMO" --db "$S" serve --port 0 2>"$tmp/server.err") &
 server_pid=$!
 url=
 for _ in $(seq 1 600); do
@@ -120,6 +124,39 @@ printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol
     "$MNEMO" mcp >"$tmp/mcp.out" 2>/dev/null || true
 grep -q "From the team (remote team)" "$tmp/mcp.out" || fail "MCP stdio context merges the remote: $(head -c 400 "$tmp/mcp.out")"
 
+# search: the local items, then the remote's memories marked with its name, filters passed on
+out=$("$MNEMO" --json search "checkout round cart totals cents") || fail "search with a remote: $out"
+jq_py '
+items = d["items"]
+remote = [i for i in items if i.get("remote") == "team"]
+assert remote and remote[0]["title"].startswith("Checkout must round"), ("remote memory", items)
+assert remote[0]["type"] == "memory" and remote[0]["signals"] == {}, remote[0]
+assert "snippet" in remote[0] and "score" in remote[0], remote[0]
+first = next(n for n, i in enumerate(items) if i.get("remote"))
+assert all(i.get("remote") for i in items[first:]), ("local items first", items)
+assert any("shop.py" in json.dumps(i) for i in items[:first]), ("local code", items)
+assert d["total"] == first, ("total counts the local items", d["total"], first)
+' <<<"$out" || fail "search merges the local items and the team's memories: ${out:0:600}"
+out=$("$MNEMO" search "checkout round cart totals cents")
+[[ $out == *"team:"*"Checkout must round cart totals"* ]] || fail "search prints the remote's memory as team:ID: $out"
+out=$("$MNEMO" --json search "checkout round cart totals cents" --kind fact)
+jq_py 'assert not [i for i in d["items"] if i.get("remote")], d["items"]' <<<"$out" ||
+    fail "the kind filter goes to the remote (its memory is a gotcha): ${out:0:400}"
+out=$("$MNEMO" --json search "checkout round cart totals cents" --kinds code)
+jq_py 'assert not [i for i in d["items"] if i.get("remote")], d["items"]' <<<"$out" ||
+    fail "code alone asks no remote: ${out:0:400}"
+# recall: the remote's memories as the part "team", within limit_tokens
+out=$("$MNEMO" --json recall "why must checkout round the cart total" --limit-tokens 400) ||
+    fail "recall with a remote: $out"
+jq_py '
+team = d["team"]
+assert team and team[0]["remote"] == "team" and team[0]["title"].startswith("Checkout must round"), team
+assert "rounded to cents" in team[0]["text"], team[0]
+assert 0 < d["tokens"] <= 400, d["tokens"]
+' <<<"$out" || fail "recall merges the team's memories: ${out:0:600}"
+out=$("$MNEMO" recall "why must checkout round the cart total")
+[[ $out == *"from the team:"*"team:"* ]] || fail "recall prints the team's part: $out"
+
 # ---- failures: one note each, the local answer intact -----------------------------------
 check_note() { # DESC WANT: context's notes hold WANT, the local code is there
     local out
@@ -152,6 +189,23 @@ while True:
 ' >"$tmp/hang.port" &
 hang_pid=$!
 for _ in $(seq 1 100); do [ -s "$tmp/hang.port" ] && break; sleep 0.05; done
+# the loop guard: a server never asks remotes, even when its project has one (here one that
+# would hang): a team server asking servers could loop, and would reach hosts for any token
+"$MNEMO" --db "$S" remote add back "http://127.0.0.1:$(cat "$tmp/hang.port")" >/dev/null
+for op in search context recall; do
+    out=$(BASE=$base TOKEN=$token OP=$op python3 -c '
+import json, os, urllib.request
+req = urllib.request.Request(os.environ["BASE"] + "/v1/" + os.environ["OP"],
+    data=json.dumps({"query": "why must checkout round the cart total"}).encode(),
+    headers={"Authorization": "Bearer " + os.environ["TOKEN"], "Content-Type": "application/json"})
+d = json.load(urllib.request.urlopen(req, timeout=30))
+assert not [n for n in d.get("notes", []) if "remote" in n], d["notes"]
+assert "Checkout must round" in json.dumps(d), d
+print("ok")
+' 2>&1) || true
+    [ "$out" = ok ] || fail "the server asks no remote on $op: $out"
+done
+"$MNEMO" --db "$S" remote remove back >/dev/null
 "$MNEMO" remote add team "http://127.0.0.1:$(cat "$tmp/hang.port")" --token-env MNEMO_TEAM_TOKEN >/dev/null
 "$MNEMO" config set remote.timeout_ms 300 >/dev/null
 t0=$(date +%s%N)
