@@ -443,7 +443,9 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
         free(dir);
     }
     so.create = opts->create;
-    so.root_path = loc.root;
+    /* a server's projects are not the directory it runs in (server.c: project_root) */
+    so.root_path =
+        opts->front_end == MN_FRONT_NETWORK && strcmp(loc.how, "repository") != 0 ? NULL : loc.root;
     so.project = opts->project                                         ? opts->project
                  : getenv("MNEMO_PROJECT") && *getenv("MNEMO_PROJECT") ? getenv("MNEMO_PROJECT")
                                                                        : "default";

@@ -243,6 +243,7 @@ struct mn_http_server {
     bool auth_local;           /* config serve.auth local: see mn_http__authenticate */
     bool tls;                  /* HTTPS (--tls-cert/--tls-key, tls.c) */
     char *project;             /* the project of the store `mnemo serve` was started on */
+    char *own_root; /* the repository whose .mnemo/ holds that store, else NULL (project_root) */
     char url[128];
     pthread_key_t ctx_key; /* the worker's mn_ctx */
     pthread_mutex_t ctxs_lock;

@@ -126,6 +126,27 @@ static void drop_ctx(mn_http_server *srv, mn_ctx *ctx)
     mn_ctx_free(ctx);
 }
 
+/*
+ * The code a request's project works on, never merely the directory the server was started
+ * in: that repository is not every project's (a token of project B would have B's first
+ * context index it into B, and read it). The server's own project, when its store lives in
+ * that repository (.mnemo/), keeps it; any other project has the root it recorded
+ * (index.root: its first index, or the server's clone, serve.repo), or none: then context and
+ * recall answer from memories alone, and index refuses a path (op_index.c).
+ */
+static void project_root(const mn_http_server *srv, mn_ctx *ctx, const char *project)
+{
+    char *root = NULL;
+    if (srv->own_root && strcmp(project, srv->project) == 0) {
+        root = mn_strdup(srv->own_root);
+    } else if (mn_store_config_get(ctx->store, &root, "index.root") != 0) {
+        mn_error_clear();
+        root = NULL;
+    }
+    free(ctx->root);
+    ctx->root = root;
+}
+
 mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p)
 {
     thread_ctxs *t = pthread_getspecific(srv->ctx_key);
@@ -167,6 +188,7 @@ mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p)
     o.create = false;
     if (mn_ctx_open(&ctx, &o) != 0)
         return NULL;
+    project_root(srv, ctx, project);
     pthread_mutex_lock(&srv->ctxs_lock);
     if (srv->nctxs == srv->ctxs_cap) {
         size_t cap = srv->ctxs_cap ? 2 * srv->ctxs_cap : 16;
@@ -679,6 +701,8 @@ int mn_http_server_new(mn_http_server **out, mn_ctx *ctx, const mn_http_options 
         free(auth);
     }
     srv->project = mn_strdup(mn_ctx_project(ctx));
+    if (ctx->root && strcmp(ctx->how, "repository") == 0)
+        srv->own_root = mn_strdup(ctx->root);
     if (opts && opts->host)
         host = mn_strdup(opts->host);
     else if ((rc = mn_http__config_text(ctx, &host, "serve.host")) != 0)
@@ -783,6 +807,7 @@ void mn_http_server_free(mn_http_server *srv)
     mn_http__rest_free(srv);
     free(srv->db_path);
     free(srv->project);
+    free(srv->own_root);
     free(srv->allowed_origins);
     free(srv);
     git->libgit2_shutdown(); /* after the workers ended: see mn_http_server_new */

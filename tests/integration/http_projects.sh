@@ -12,6 +12,8 @@
 #               is closed), and every project is still answered
 #   author      a save over a token is the token's: provenance.author is
 #               its name, whatever the request claims
+#   roots       the server runs in a repository: its own project's context
+#               reads it, a token of another project's never does
 # A failed check is reported and the script goes on; it exits 1 if any failed.
 # shellcheck disable=SC2015 # A && B || fail is meant
 set -euo pipefail
@@ -45,6 +47,11 @@ secret() {
 
 mkdir -p "$tmp/server"
 cd "$tmp/server"
+# the server runs in a repository of its own: its code is the server's project's, no token's
+git init -q
+printf 'def ledger_rollover_window(day):\n    return day.close + 3600\n' >ledger.py
+git add ledger.py
+git -c user.name=t -c user.email=t@t commit -qm "ledger: the rollover window"
 "$MNEMO" init >/dev/null
 "$MNEMO" config set serve.auth token >/dev/null
 "$MNEMO" config set serve.threads 1 >/dev/null
@@ -113,6 +120,15 @@ open=$(find "/proc/$server_pid/fd" -lname '*/mnemo.db' 2>/dev/null | wc -l)
 # the worker's 8, the server's own, and one the sync may hold for a moment
 [ "$open" -le 10 ] || fail "$open connections to the store are open after 17 projects (at most 10)"
 [ "$open" -ge 2 ] || fail "only $open connections: the count is not measuring"
+
+# ---- roots: a token's project never works on the directory the server runs in ----
+rest "${many[2]}" context '{"query":"where is ledger_rollover_window computed"}'
+[ "$code" = 200 ] || fail "p2's context answered $code"
+grep -q 'ledger' "$tmp/body" && fail "a token of p2 reads the server's own repository: $(head -c 400 "$tmp/body")"
+rest "$wB" recall '{"query":"where is ledger_rollover_window computed"}'
+grep -q 'ledger.py' "$tmp/body" && fail "a token of beta reads the server's own repository: $(head -c 400 "$tmp/body")"
+rest "$admin" context '{"query":"where is ledger_rollover_window computed"}'
+grep -q 'ledger.py' "$tmp/body" || fail "the server's own project works on its repository: $(head -c 400 "$tmp/body")"
 
 kill -TERM "$server_pid"
 rc=0
