@@ -54,7 +54,7 @@ static const size_t ks[] = {1, 3, 5};
 typedef struct {
     double acc[NSYS][3];
     size_t n, sem_hits, plan_sel, legacy_sel;
-    size_t noise[2][3]; /* plan, legacy x infra, marker, lock */
+    size_t noise[3][3]; /* plan, legacy, bm25 x infra, marker, lock (top K) */
     ev_samples plan_ms, legacy_ms, search_ms;
     bool verbose;
     const double *weights; /* --weights: plan run with these (mn_plan_request.weights) */
@@ -133,24 +133,25 @@ static size_t paths_of(const json_t *arr, const char *member, char **out, size_t
     return n;
 }
 
-static void count_noise(const json_t *selected, const json_t *files_by_path, size_t *noise)
+/* the noise among a system's top files; --verbose names each: "IID SYSTEM noise: PATH (role,
+ * N lines)" on stderr */
+static void count_noise(char **paths, size_t n, const json_t *files_by_path, size_t *noise,
+                        const char *verbose_label)
 {
-    size_t i;
-    const json_t *x;
-    json_array_foreach(selected, i, x)
-    {
-        const json_t *f =
-            json_object_get(files_by_path, json_string_value(json_object_get(x, "path")));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *f = json_object_get(files_by_path, paths[i]);
         const char *role = json_string_value(json_object_get(f, "role"));
         json_int_t lines = json_integer_value(json_object_get(f, "lines"));
         if (!role)
             continue;
-        if (!strcmp(role, "config") || !strcmp(role, "build"))
-            noise[0]++;
-        if (!strcmp(role, "marker") || lines <= 5)
-            noise[1]++;
-        if (!strcmp(role, "lock"))
-            noise[2]++;
+        bool infra = !strcmp(role, "config") || !strcmp(role, "build");
+        bool marker = !strcmp(role, "marker") || lines <= 5, lock = !strcmp(role, "lock");
+        noise[0] += infra;
+        noise[1] += marker;
+        noise[2] += lock;
+        if (verbose_label && (infra || marker || lock))
+            fprintf(stderr, "%s noise: %s (%s, %lld lines)\n", verbose_label, paths[i], role,
+                    (long long)lines);
     }
 }
 
@@ -290,8 +291,14 @@ static void one(totals *T, const char *stores, const json_t *inst)
         T->sem_hits++;
     T->plan_sel += json_array_size(json_object_get(rp, "selected"));
     T->legacy_sel += json_array_size(json_object_get(rl, "selected"));
-    count_noise(json_object_get(rp, "selected"), byp, T->noise[0]);
-    count_noise(json_object_get(rl, "selected"), byp, T->noise[1]);
+    static const int noisy[3] = {S_PLAN, S_LEGACY, S_BM25};
+    static const char *const noisy_names[3] = {"plan", "legacy", "bm25"};
+    for (int s = 0; s < 3; s++) {
+        mn_buf label = MN_BUF_INIT;
+        mn_buf_printf(&label, "%s %s", iid, noisy_names[s]);
+        count_noise(ranks[noisy[s]], n[noisy[s]], byp, T->noise[s], T->verbose ? label.ptr : NULL);
+        mn_buf_release(&label);
+    }
     T->n++;
     if (T->verbose) {
         fprintf(stderr, "%s gold", iid);
@@ -484,15 +491,21 @@ int main(int argc, char **argv)
         }
         printf("semantic_hit_count > 0: %.1f%% of tasks\n",
                100.0 * (double)T.sem_hits / (double)T.n);
-        printf("final sets: plan %zu files, legacy %zu files\n", T.plan_sel, T.legacy_sel);
-        printf("  infra (config, build): plan %zu, legacy %zu\n", T.noise[0][0], T.noise[1][0]);
-        printf("  marker (role marker or <= 5 lines): plan %zu, legacy %zu\n", T.noise[0][1],
-               T.noise[1][1]);
-        printf("  lock: plan %zu, legacy %zu\n", T.noise[0][2], T.noise[1][2]);
-        size_t pn = T.noise[0][0] + T.noise[0][1] + T.noise[0][2],
-               ln = T.noise[1][0] + T.noise[1][1] + T.noise[1][2];
-        printf("  infra+marker+lock: plan %zu, legacy %zu (%.0f%% fewer)\n", pn, ln,
-               ln ? 100.0 * (1 - (double)pn / (double)ln) : 0.0);
+        printf("final sets: plan %zu files, legacy %zu files (bm25: its top %d)\n", T.plan_sel,
+               T.legacy_sel, K);
+        static const char *const what[3] = {"infra (config, build)",
+                                            "marker (role marker or <= 5 lines)", "lock"};
+        size_t all[3] = {0, 0, 0};
+        for (int w = 0; w < 3; w++) {
+            printf("  %s: plan %zu, legacy %zu, bm25 %zu\n", what[w], T.noise[0][w], T.noise[1][w],
+                   T.noise[2][w]);
+            for (int s = 0; s < 3; s++)
+                all[s] += T.noise[s][w];
+        }
+        printf("  infra+marker+lock: plan %zu, legacy %zu (%.0f%% fewer), bm25 %zu (%.0f%% "
+               "fewer)\n",
+               all[0], all[1], all[1] ? 100.0 * (1 - (double)all[0] / (double)all[1]) : 0.0,
+               all[2], all[2] ? 100.0 * (1 - (double)all[0] / (double)all[2]) : 0.0);
         printf("latency ms: plan p50 %.1f p95 %.1f | legacy p50 %.1f p95 %.1f | search p50 %.1f "
                "p95 %.1f\n",
                ev_percentile(&T.plan_ms, 0.5), ev_percentile(&T.plan_ms, 0.95),
