@@ -21,10 +21,13 @@
  *            path a/b/c): min(1, strength / 2), a traceback frame 1,
  *            divided by the number of files the mention matches (a bare
  *            __init__.py names none of them)
- *   graph_A = 1 - (1 - lexical)(1 - 0.3 symbols)(1 - 0.3 path)(1 - 0.95 mention)
+ *   graph_A = 1 - (1 - lexical)(1 - 0.3 symbols)(1 - 0.3 path)(1 - 0.5 mention)
  * (the search's own score already holds names and path words, so symbols
  * and path count little more; 0.8/0.7/0.6 cost 4 tasks at Acc@1 on the
- * SWE-bench dev set: docs/internals/plan.md, "Ablations")
+ * SWE-bench dev set; a file the task names is often not the one to change
+ * (a traceback's frame, an example config): mention at 0.95 put 6 such
+ * files above the search's best, 2 tasks fewer at Acc@3 and @5 than any
+ * weight from 0 to 0.7, which all agree: docs/internals/plan.md, "Ablations")
  * A file is in tier A when lexical, symbols or mention is above 0 or path
  * is at least 0.34 (one strong term in its file name).
  *
@@ -79,7 +82,7 @@
 #define NAMED          0.5  /* a mention this strong names the file itself: a marker may stay */
 
 /* tier A's noisy-OR: lexical, symbols, path, mention */
-static const double w_default[4] = {1.0, 0.3, 0.3, 0.95};
+static const double w_default[4] = {1.0, 0.3, 0.3, 0.5};
 
 typedef struct {
     int64_t id;
