@@ -504,8 +504,8 @@ int main(int argc, char **argv)
         }
         printf("  infra+marker+lock: plan %zu, legacy %zu (%.0f%% fewer), bm25 %zu (%.0f%% "
                "fewer)\n",
-               all[0], all[1], all[1] ? 100.0 * (1 - (double)all[0] / (double)all[1]) : 0.0,
-               all[2], all[2] ? 100.0 * (1 - (double)all[0] / (double)all[2]) : 0.0);
+               all[0], all[1], all[1] ? 100.0 * (1 - (double)all[0] / (double)all[1]) : 0.0, all[2],
+               all[2] ? 100.0 * (1 - (double)all[0] / (double)all[2]) : 0.0);
         printf("latency ms: plan p50 %.1f p95 %.1f | legacy p50 %.1f p95 %.1f | search p50 %.1f "
                "p95 %.1f\n",
                ev_percentile(&T.plan_ms, 0.5), ev_percentile(&T.plan_ms, 0.95),
