@@ -5,6 +5,7 @@
 #include "common.h"
 
 #include "api/api_internal.h"
+#include "remote/remote.h"
 
 typedef int (*memory_fn)(json_t **out, mn_store *s, const mn_memory_settings *cfg,
                          const json_t *in);
@@ -58,6 +59,10 @@ int mn_op_get(mn_ctx *ctx, const json_t *args, json_t **out)
     json_t *mem = NULL, *back = NULL;
     const char *want = json_string_value(json_object_get(args, "id"));
     int rc = 0;
+    if (strchr(want, ':')) /* NAME:ID, a memory of the team's server NAME (mnemo remote) */
+        return mn_remote_get(ctx, want, out);
+    if (strlen(want) > MN_ID_LEN) /* the schema's bound is NAME:ID's */
+        return mn_error_set(MN_EINVAL, "field 'id': longer than %d characters", MN_ID_LEN);
     /* A full id needs no prefix lookup (a quarter of a get's time):
      * mn_store_memory_get says "not found" itself. */
     if (strlen(want) == MN_ID_LEN && mn_id_is_prefix(want))

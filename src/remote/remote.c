@@ -41,6 +41,12 @@
 
 /* ---- the config rows ---- */
 
+static const char *jstr(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
 static char *row_key(const char *name)
 {
     mn_buf b = MN_BUF_INIT;
@@ -212,25 +218,26 @@ static const char *server_message(const json_t *j)
 }
 
 /*
- * POST the search to one remote: its items (new reference) or NULL with
- * *why set (malloc'd, one line).
+ * POST req to URL/v1/OP of one remote: its answer, a JSON object, on HTTP 200 (new reference),
+ * or NULL with *why set (malloc'd, one line) and *status the HTTP status (0: none came).
  */
-static json_t *ask(const char *url, const char *token, const json_t *req, int64_t timeout_ms,
-                   char **why)
+static json_t *post(const char *url, const char *op, const char *token, const json_t *req,
+                    int64_t timeout_ms, long *status_out, char **why)
 {
     char errbuf[CURL_ERROR_SIZE] = "";
     mn_buf endpoint = MN_BUF_INIT, auth = MN_BUF_INIT, w = MN_BUF_INIT;
     answer a = {MN_BUF_INIT, false};
     struct curl_slist *headers = NULL;
     char *body = json_dumps(req, JSON_COMPACT);
-    json_t *j = NULL, *items = NULL;
+    json_t *j = NULL, *items = NULL; /* items: the answer returned */
     long status = 0;
     CURL *c = body ? curl->easy_init() : NULL;
+    *status_out = 0;
     if (!c) {
         mn_buf_puts(&w, body ? "cannot start a request (libcurl)" : "the question is not UTF-8");
         goto out;
     }
-    mn_buf_printf(&endpoint, "%s/v1/search", url);
+    mn_buf_printf(&endpoint, "%s/v1/%s", url, op);
     headers = curl->slist_append(headers, "Content-Type: application/json");
     headers = curl->slist_append(headers, "Accept: application/json");
     headers = curl->slist_append(headers, "Expect:");
@@ -264,6 +271,7 @@ static json_t *ask(const char *url, const char *token, const json_t *req, int64_
         goto out;
     }
     curl->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    *status_out = status;
     j = json_loadb(a.body.ptr ? a.body.ptr : "", a.body.len, 0, NULL);
     if (status != 200) {
         const char *msg = server_message(j);
@@ -273,13 +281,11 @@ static json_t *ask(const char *url, const char *token, const json_t *req, int64_
             mn_buf_puts(&w, ": check the token in its variable");
         goto out;
     }
-    items = json_object_get(j, "items");
-    if (!json_is_array(items)) {
-        items = NULL;
-        mn_buf_puts(&w, "its answer is not a search result (is it a mnemo server?)");
+    if (!json_is_object(j)) {
+        mn_buf_puts(&w, "its answer is not JSON (is it a mnemo server?)");
         goto out;
     }
-    json_incref(items);
+    items = json_incref(j);
 out:
     if (!items) {
         /* one line: what a server sent may hold anything */
@@ -299,6 +305,44 @@ out:
     mn_buf_release(&w);
     json_decref(j);
     free(body);
+    return items;
+}
+
+/*
+ * The token of a remote (its row of remotes_read): *token is getenv's (NULL for a loopback
+ * remote without a variable), or false with the reason in line ("remote 'NAME' not asked: ...").
+ */
+static bool remote_token(const json_t *r, const char **token, mn_buf *line)
+{
+    const char *name = jstr(r, "name");
+    const char *var = json_string_value(json_object_get(r, "token_env"));
+    *token = var ? getenv(var) : NULL;
+    bool clean = true;
+    for (const char *p = *token; p && *p && clean; p++)
+        clean = (unsigned char)*p > ' ' && *p != 0x7f;
+    if (var && (!*token || !**token))
+        mn_buf_printf(line, "remote '%s' not asked: $%s is not set", name, var);
+    else if (!clean) /* a line break would end the header and start another */
+        mn_buf_printf(line,
+                      "remote '%s' not asked: $%s holds a space, line break or control "
+                      "character; it must hold the token alone",
+                      name, var);
+    return line->len == 0;
+}
+
+/* POST the search to one remote: its items (new reference), or NULL with *why set. */
+static json_t *ask_search(const char *url, const char *token, const json_t *req, int64_t timeout_ms,
+                          char **why)
+{
+    long status = 0;
+    json_t *reply = post(url, "search", token, req, timeout_ms, &status, why);
+    json_t *items = json_object_get(reply, "items");
+    if (reply && !json_is_array(items)) {
+        *why = mn_strdup("its answer is not a search result (is it a mnemo server?)");
+        items = NULL;
+    }
+    json_incref(items);
+    json_decref(reply);
     return items;
 }
 
@@ -324,12 +368,6 @@ static void put_line(mn_buf *b, const char *s, size_t max)
         b->ptr[b->len] = '\0';
         mn_buf_puts(b, "...");
     }
-}
-
-static const char *jstr(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
 }
 
 /* The remote's item as this answer carries it: its fields on one line each, marked with the
@@ -406,23 +444,12 @@ int mn_remote_gather(mn_remote_answer *out, mn_ctx *ctx, const mn_remote_query *
     {
         if (i >= MAX_REMOTES)
             break;
-        const char *name = jstr(r, "name"), *url = jstr(r, "url");
-        const char *var = json_string_value(json_object_get(r, "token_env"));
-        const char *token = var ? getenv(var) : NULL;
+        const char *name = jstr(r, "name"), *url = jstr(r, "url"), *token = NULL;
         char *why = NULL;
         json_t *items = NULL;
-        bool clean = true;
-        for (const char *p = token; p && *p && clean; p++)
-            clean = (unsigned char)*p > ' ' && *p != 0x7f;
-        if (var && (!token || !*token)) {
-            mn_buf_printf(&line, "remote '%s' not asked: $%s is not set", name, var);
-        } else if (!clean) {
-            /* a line break would end the header and start another */
-            mn_buf_printf(&line,
-                          "remote '%s' not asked: $%s holds a space, line break or control "
-                          "character; it must hold the token alone",
-                          name, var);
-        } else if ((items = ask(url, token, req, timeout_ms, &why)) == NULL) {
+        if (!remote_token(r, &token, &line)) {
+            /* line says why */
+        } else if ((items = ask_search(url, token, req, timeout_ms, &why)) == NULL) {
             mn_buf_printf(&line, "remote '%s' (%s) left out: %s", name, url, why);
         }
         free(why);
@@ -475,5 +502,107 @@ out:
     mn_buf_release(&line);
     json_decref(list);
     json_decref(req);
+    return rc;
+}
+
+/* Every string of v without control characters but line breaks and tabs (a terminal's escapes
+ * among them): what a server sends is printed by `mnemo get`. */
+static void clean_strings(json_t *v)
+{
+    size_t i;
+    const char *k;
+    json_t *x;
+    if (json_is_string(v)) {
+        char *c = mn_strdup(json_string_value(v));
+        for (char *p = c; *p; p++)
+            if (((unsigned char)*p < ' ' && *p != '\n' && *p != '\t') || *p == 0x7f)
+                *p = ' ';
+        json_string_set(v, c);
+        free(c);
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, x) clean_strings(x);
+    } else if (json_is_object(v)) {
+        json_object_foreach(v, k, x) clean_strings(x);
+    }
+}
+
+int mn_remote_get(mn_ctx *ctx, const char *ref, json_t **out)
+{
+    const char *colon = strchr(ref, ':');
+    size_t nlen = colon ? (size_t)(colon - ref) : strlen(ref);
+    char *name = mn_malloc(nlen + 1);
+    memcpy(name, ref, nlen);
+    name[nlen] = '\0';
+    const char *id = colon ? colon + 1 : "";
+    json_t *list = NULL, *row = NULL, *req = NULL, *reply = NULL;
+    mn_buf line = MN_BUF_INIT;
+    char *why = NULL;
+    double wait_ms = 0;
+    long status = 0;
+    size_t i;
+    json_t *r;
+    *out = NULL;
+    int rc = mn_remote_name_check(name);
+    if (rc)
+        goto out;
+    if (ctx->network) {
+        rc = mn_error_set(MN_EINVAL,
+                          "'%s' names a memory of remote '%s': a server does not ask remotes", ref,
+                          name);
+        goto out;
+    }
+    if (!*id || strlen(id) > 26 || strchr(id, ':')) {
+        rc = mn_error_set(MN_EINVAL,
+                          "'%.80s': NAME:ID wants the remote memory's id after the colon", ref);
+        goto out;
+    }
+    if ((rc = remotes_read(&list, ctx->store)) != 0)
+        goto out;
+    json_array_foreach(list, i, r) if (!row && !strcmp(jstr(r, "name"), name)) row = r;
+    if (!row) {
+        rc = mn_error_set(MN_ENOTFOUND, "no remote named '%s' ('mnemo remote list' shows them)",
+                          name);
+        goto out;
+    }
+    const char *token = NULL;
+    if (!remote_token(row, &token, &line)) {
+        rc = mn_error_set(MN_EAUTH, "%s", line.ptr);
+        goto out;
+    }
+    if ((rc = mn_api__config_number(ctx, &wait_ms, "remote.timeout_ms")) != 0)
+        goto out;
+    pthread_once(&curl_once, init_curl);
+    if (!curl) {
+        rc = mn_error_set(MN_EUNSUPPORTED, "remote '%s' not asked: libcurl cannot be loaded", name);
+        goto out;
+    }
+    req = json_pack("{s:s}", "id", id);
+    reply = post(jstr(row, "url"), "get", token, req, wait_ms > 0 ? (int64_t)wait_ms : 2000,
+                 &status, &why);
+    if (!reply) {
+        int code = status == 404                    ? MN_ENOTFOUND
+                   : status == 401 || status == 403 ? MN_EAUTH
+                   : status == 400                  ? MN_EINVAL
+                                                    : MN_EUNAVAILABLE;
+        rc = mn_error_set(code, "remote '%s' (%s): %s", name, jstr(row, "url"), why);
+        goto out;
+    }
+    json_t *mem = json_object_get(reply, "memory");
+    json_t *back = json_object_get(reply, "linked_from");
+    if (!json_is_object(mem)) {
+        rc = mn_error_set(MN_EUNAVAILABLE, "remote '%s' (%s): its answer is not a memory", name,
+                          jstr(row, "url"));
+        goto out;
+    }
+    *out = json_pack("{s:O,s:o,s:s}", "memory", mem, "linked_from",
+                     json_is_array(back) ? json_incref(back) : json_array(), "remote", name);
+    clean_strings(*out);
+out:
+    free(name);
+    free(why);
+    mn_buf_release(&line);
+    json_decref(list);
+    json_decref(req);
+    json_decref(reply);
     return rc;
 }

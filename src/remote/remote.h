@@ -67,4 +67,14 @@ void mn_remote_answer_release(mn_remote_answer *a);
  */
 int mn_remote_gather(mn_remote_answer *out, mn_ctx *ctx, const mn_remote_query *q, json_t *notes);
 
+/**
+ * `get` of NAME:ID, the reference context and search give a remote's memory: POST
+ * URL/v1/get {"id": ID} to the remote NAME, its answer as get's ({memory, linked_from}) with
+ * "remote": NAME, every string without control characters but line breaks and tabs. One
+ * error naming the remote: no such remote (MN_ENOTFOUND), its token unset (MN_EAUTH), the
+ * server's 404 (MN_ENOTFOUND), 401/403 (MN_EAUTH), anything else MN_EUNAVAILABLE. A context
+ * of `mnemo serve` refuses (MN_EINVAL): a server never asks remotes.
+ */
+int mn_remote_get(mn_ctx *ctx, const char *ref, json_t **out);
+
 #endif

@@ -13,7 +13,9 @@
 #                marked with its remote's name, within the token budget;
 #                search puts the remote's memories after the local items, with
 #                the filters passed on; recall has them as its part "team";
-#   loop guard   a server whose project has a remote never asks it;
+#                get NAME:ID reads the remote's memory whole;
+#   loop guard   a server whose project has a remote never asks it (get
+#                NAME:ID over the server is refused);
 #   failures     a wrong token, an unset variable, a server that is gone, a
 #                server that does not answer in remote.timeout_ms: one note
 #                each, the local answer intact.
@@ -139,6 +141,22 @@ assert d["total"] == first, ("total counts the local items", d["total"], first)
 ' <<<"$out" || fail "search merges the local items and the team's memories: ${out:0:600}"
 out=$("$MNEMO" search "checkout round cart totals cents")
 [[ $out == *"team:"*"Checkout must round cart totals"* ]] || fail "search prints the remote's memory as team:ID: $out"
+# get NAME:ID: the remote's memory whole, as the server keeps it
+rid=$("$MNEMO" --json search "checkout round cart totals cents" | jq_py 'print(next(i["id"] for i in d["items"] if i.get("remote") == "team"))')
+out=$("$MNEMO" --json show "team:$rid") || fail "get team:ID: $out"
+jq_py '
+m = d["memory"]
+assert d["remote"] == "team" and m["title"].startswith("Checkout must round"), d
+assert "rounded to cents before charging" in m["body"], m
+' <<<"$out" || fail "get team:ID gives the remote's memory: ${out:0:400}"
+out=$("$MNEMO" show "team:$rid") || fail "show team:ID (text): $out"
+[[ $out == *"rounded to cents before charging"* ]] || fail "get team:ID prints the body: $out"
+out=$("$MNEMO" show "nosuch:$rid" 2>&1) && fail "get of an unknown remote succeeded"
+[[ $out == *"no remote named 'nosuch'"* ]] || fail "get nosuch:ID names it: $out"
+out=$("$MNEMO" show "team:01ZZZZZZZZZZZZZZZZZZZZZZZZ" 2>&1) && fail "get of a memory the server lacks succeeded"
+[[ $out == *"remote 'team' ($base): HTTP 404"* ]] || fail "get team:missing says the server's 404: $out"
+out=$(MNEMO_TEAM_TOKEN= "$MNEMO" show "team:$rid" 2>&1) && fail "get without the token succeeded"
+[[ $out == *"\$MNEMO_TEAM_TOKEN is not set"* ]] || fail "get without the token says why: $out"
 out=$("$MNEMO" --json search "checkout round cart totals cents" --kind fact)
 jq_py 'assert not [i for i in d["items"] if i.get("remote")], d["items"]' <<<"$out" ||
     fail "the kind filter goes to the remote (its memory is a gotcha): ${out:0:400}"
@@ -205,6 +223,17 @@ print("ok")
 ' 2>&1) || true
     [ "$out" = ok ] || fail "the server asks no remote on $op: $out"
 done
+out=$(BASE=$base TOKEN=$token python3 -c '
+import json, os, urllib.error, urllib.request
+req = urllib.request.Request(os.environ["BASE"] + "/v1/get", data=json.dumps({"id": "back:01ZZZZZZZZZZZZZZZZZZZZZZZZ"}).encode(),
+    headers={"Authorization": "Bearer " + os.environ["TOKEN"], "Content-Type": "application/json"})
+try:
+    urllib.request.urlopen(req, timeout=30)
+    print("answered")
+except urllib.error.HTTPError as e:
+    print(e.code, json.dumps(json.load(e)))
+' 2>&1) || true
+[[ $out == "400 "*"a server does not ask remotes"* ]] || fail "the server refuses get of a remote memory: $out"
 "$MNEMO" --db "$S" remote remove back >/dev/null
 "$MNEMO" remote add team "http://127.0.0.1:$(cat "$tmp/hang.port")" --token-env MNEMO_TEAM_TOKEN >/dev/null
 "$MNEMO" config set remote.timeout_ms 300 >/dev/null
