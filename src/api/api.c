@@ -444,8 +444,7 @@ int mn_ctx_open(mn_ctx **out, const mn_ctx_options *opts)
     }
     so.create = opts->create;
     /* a server's projects are not the directory it runs in (server.c: project_root) */
-    so.root_path =
-        opts->front_end == MN_FRONT_NETWORK && strcmp(loc.how, "repository") != 0 ? NULL : loc.root;
+    so.root_path = opts->front_end == MN_FRONT_NETWORK ? NULL : loc.root;
     so.project = opts->project                                         ? opts->project
                  : getenv("MNEMO_PROJECT") && *getenv("MNEMO_PROJECT") ? getenv("MNEMO_PROJECT")
                                                                        : "default";

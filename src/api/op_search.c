@@ -255,7 +255,17 @@ static void add_remotes(mn_ctx *ctx, const json_t *args, size_t k, json_t *out)
 
 int mn_op_search(mn_ctx *ctx, const json_t *args, json_t **out)
 {
-    return mn_api__search(ctx, "search", args, out);
+    int rc = mn_api__search(ctx, "search", args, out);
+    const json_t *kinds = json_object_get(args, "kinds");
+    size_t i;
+    const json_t *k;
+    bool memories = !json_array_size(kinds);
+    json_array_foreach(kinds, i, k) memories = memories || !strcmp(json_string_value(k), "memory");
+    if (rc == 0 && memories) {
+        const json_t *given = json_object_get(args, "k");
+        add_remotes(ctx, args, given ? (size_t)json_integer_value(given) : 10, *out);
+    }
+    return rc;
 }
 
 int mn_api__search(mn_ctx *ctx, const char *op, const json_t *args, json_t **out)
@@ -323,7 +333,5 @@ int mn_api__search(mn_ctx *ctx, const char *op, const json_t *args, json_t **out
         json_decref(notes);
     mn_search_result_release(&res);
     free(semantic_note);
-    if (strcmp(op, "search") == 0 && (!r.kinds || (r.kinds & MN_SEARCH_MEMORY)))
-        add_remotes(ctx, args, r.k, *out);
     return 0;
 }
