@@ -7,20 +7,33 @@
  * once per project. Before any project is written, the target is opened
  * without a project and each project moved is looked up there: one that
  * holds memories is refused (unless merge), so a refusal leaves the target
- * as it was. Then per project, in one write transaction on the target:
+ * as it was. Then per project, from one read snapshot of the source held
+ * until its verification ends, in one write transaction on the target:
  * config (the source's keys; a key stored in embed.key, not a reference
- * to one, is skipped and named), the memories through the import path
- * (mn_memory_import_within: the same checks and scrub as `mnemo import`,
- * existing ids skipped), their links, the audit log oldest first at its
- * own times, and one "migrate" row saying what came from where.
+ * to one, is skipped and named), the memories through the import path a
+ * page at a time (mn_memory_import_rows: the same checks and scrub as
+ * `mnemo import`, existing ids skipped), their links in a second pass over
+ * the same pages (a link may point to a memory of a later page), the audit
+ * log oldest first at its own times, and one "migrate" row saying what
+ * came from where.
  *
- * Verification, after each commit: both sides' memories are written as
- * `mnemo export` writes them (JSON Lines, forgotten ones included) and
- * the bytes compared; without merge the audit rows (without their ids,
- * which each store numbers itself) and the config keys must be the same
- * too. Any difference fails loudly naming the project and the first
- * difference. With merge, every memory of the source must be in the
- * target, byte for byte unless the target had that id already.
+ * Bounded memory: no side is ever held whole. Memories are read in pages
+ * of PAGE_ROWS by id (keyset: the ids after the last one read, as cheap at
+ * any depth), audit rows by (ts, id); a SQLite side is read without its
+ * memory map and with a small page cache (mn_store_stream), a PostgreSQL
+ * side's results are a page each. What grows with the store is only what
+ * --merge must remember: the ids the target had, and a 128-bit hash of each
+ * audit row it held.
+ *
+ * Verification, after each commit, page by page in the same order on
+ * both sides: each memory as the line `mnemo export` writes for it (JSON
+ * Lines, forgotten ones included), stopping at the first line that
+ * differs; without merge the audit rows (without their ids, which each
+ * store numbers itself) and the config keys must be the same too. Any
+ * difference fails loudly naming the project and the first difference.
+ * With merge, every memory of the source must be in the target, byte for
+ * byte unless the target had that id already (both lists read by id and
+ * merged).
  *
  * Not moved: the code index (rebuilt by `mnemo index`), served answers and
  * feedback rows (short-lived; their effect is in each memory's counters,
