@@ -1159,44 +1159,32 @@ static int check_ids(const json_t *mems)
     return rc;
 }
 
-/*
- * The import itself, inside the caller's transaction: checks, inserts,
- * links; the counts into *out ({imported, replaced, skipped, links,
- * redacted}). On failure the caller rolls back.
- */
-int mn_memory_import_within(json_t **out, mn_store *s, const mn_memory_settings *cfg,
-                            const json_t *in)
+int mn_memory_import_rows(mn_memory_import_counts *c, mn_store *s, const mn_memory_settings *cfg,
+                          const json_t *mems, const char *on_conflict, size_t first,
+                          unsigned char *written)
 {
-    const json_t *mems = json_object_get(in, "memories");
-    const char *mode = str(in, "on_conflict") ? str(in, "on_conflict") : "skip";
-    size_t n = json_array_size(mems), i;
+    const char *mode = on_conflict ? on_conflict : "skip";
+    size_t i;
     json_t *m;
-    int64_t imported = 0, skipped = 0, replaced = 0, links = 0;
-    size_t redactions = 0;
-    char *written = NULL;
-    int rc = 0;
-
-    *out = NULL;
+    int rc;
     if ((rc = check_ids(mems)) != 0)
         return rc;
-
-    written = mn_calloc(n ? n : 1, 1);
     json_array_foreach(mems, i, m)
     {
         /* what is imported passes the same scrub as a save */
         json_t *one = NULL;
         mn_scrub_report scrubbed = MN_SCRUB_REPORT_INIT;
+        written[i] = 0;
         rc = scrub_input(&one, m, cfg, &scrubbed);
         if (rc == 0 && holds_pii(one, cfg))
             json_object_set_new(one, "status", json_string("quarantined"));
         if (rc == 0 && scrubbed.rules)
             rc = audit_redaction(s, cfg, str(m, "id"), &scrubbed);
-        redactions += scrubbed.secrets + scrubbed.pii;
+        c->redacted += scrubbed.secrets + scrubbed.pii;
         mn_scrub_report_release(&scrubbed);
         if (rc) {
             json_decref(one);
-            mn_error_prefix("memories[%zu]", i);
-            goto out;
+            return mn_error_prefix("memories[%zu]", first + i);
         }
         /* body is optional in the memory shape; stored, it is "" (NOT NULL) */
         if (!json_object_get(one, "body"))
@@ -1204,23 +1192,30 @@ int mn_memory_import_within(json_t **out, mn_store *s, const mn_memory_settings 
         rc = mn_store_memory_insert(s, one);
         if (rc == MN_EEXISTS && strcmp(mode, "skip") == 0) {
             json_decref(one);
-            skipped++;
-            rc = 0;
+            c->skipped++;
+            mn_error_clear();
             continue;
         }
         if (rc == MN_EEXISTS && strcmp(mode, "replace") == 0) {
             rc = mn_store_memory_replace(s, one);
-            replaced++;
+            c->replaced++;
         } else {
-            imported++;
+            c->imported++;
         }
         json_decref(one);
-        if (rc) {
-            mn_error_prefix("memories[%zu]", i);
-            goto out;
-        }
+        if (rc)
+            return mn_error_prefix("memories[%zu]", first + i);
         written[i] = 1;
     }
+    return 0;
+}
+
+int mn_memory_import_links(mn_memory_import_counts *c, mn_store *s, const json_t *mems,
+                           size_t first, const unsigned char *written)
+{
+    size_t i;
+    const json_t *m;
+    int rc = 0;
     json_array_foreach(mems, i, m)
     {
         size_t j;
@@ -1231,35 +1226,58 @@ int mn_memory_import_within(json_t **out, mn_store *s, const mn_memory_settings 
         {
             int64_t ms = mn_time_now_ms();
             if (str(l, "created_at") && (rc = mn_time_parse(&ms, str(l, "created_at"))) != 0)
-                goto link_fail;
+                goto fail;
             const char *to = str(l, "to");
             if (strchr(to, ':') ? (rc = check_ref(to)) != 0 : !is_full_id(to)) {
                 if (!rc)
                     rc = mn_error_set(MN_EINVAL, "'%.60s' is not a memory id or a reference", to);
-                goto link_fail;
+                goto fail;
             }
             if (strcmp(to, str(m, "id")) == 0) {
                 rc = mn_error_set(MN_EINVAL, "a memory cannot link to itself");
-                goto link_fail;
+                goto fail;
             }
             rc = mn_store_link_add(s, str(m, "id"), str(l, "kind"), to, str(l, "note"), ms);
             if (rc == MN_EEXISTS) {
+                mn_error_clear();
                 rc = 0;
                 continue;
             }
             if (rc)
-                goto link_fail;
-            links++;
+                goto fail;
+            c->links++;
             continue;
-        link_fail:
-            mn_error_prefix("memories[%zu].links[%zu]", i, j);
-            goto out;
+        fail:
+            return mn_error_prefix("memories[%zu].links[%zu]", first + i, j);
         }
     }
-    *out = json_pack("{s:I,s:I,s:I,s:I,s:I}", "imported", (json_int_t)imported, "replaced",
-                     (json_int_t)replaced, "skipped", (json_int_t)skipped, "links",
-                     (json_int_t)links, "redacted", (json_int_t)redactions);
-out:
+    return 0;
+}
+
+json_t *mn_memory_import_counts_json(const mn_memory_import_counts *c)
+{
+    return json_pack("{s:I,s:I,s:I,s:I,s:I}", "imported", (json_int_t)c->imported, "replaced",
+                     (json_int_t)c->replaced, "skipped", (json_int_t)c->skipped, "links",
+                     (json_int_t)c->links, "redacted", (json_int_t)c->redacted);
+}
+
+/*
+ * The import itself, inside the caller's transaction: checks, inserts,
+ * then links (a link may point to a memory later in the input); the counts
+ * into *out ({imported, replaced, skipped, links, redacted}). On failure
+ * the caller rolls back.
+ */
+int mn_memory_import_within(json_t **out, mn_store *s, const mn_memory_settings *cfg,
+                            const json_t *in)
+{
+    const json_t *mems = json_object_get(in, "memories");
+    size_t n = json_array_size(mems);
+    mn_memory_import_counts c = {0};
+    unsigned char *written = mn_calloc(n ? n : 1, 1);
+    int rc = mn_memory_import_rows(&c, s, cfg, mems, str(in, "on_conflict"), 0, written);
+    if (rc == 0)
+        rc = mn_memory_import_links(&c, s, mems, 0, written);
+    *out = rc ? NULL : mn_memory_import_counts_json(&c);
     free(written);
     return rc;
 }

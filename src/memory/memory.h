@@ -47,6 +47,34 @@ int mn_memory_import(json_t **out, mn_store *s, const mn_memory_settings *cfg, c
 int mn_memory_import_within(json_t **out, mn_store *s, const mn_memory_settings *cfg,
                             const json_t *in);
 
+/* What an import did, added to page by page. */
+typedef struct {
+    int64_t imported, replaced, skipped, links;
+    size_t redacted; /* secrets and personal data redacted on the way in */
+} mn_memory_import_counts;
+
+/**
+ * One page of an import, links excluded, inside the caller's write
+ * transaction: the same checks (full ids, each once in the page) and scrub
+ * as mn_memory_import; on_conflict "skip" (NULL), "replace" or "fail".
+ * first: the index of mems[0] in the whole input, for messages; written
+ * (one byte per memory): 1 for each memory written, 0 for one skipped. The
+ * counts are added to *c. mnemo migrate imports a store a page at a time
+ * so, then every page's links (mn_memory_import_links).
+ */
+int mn_memory_import_rows(mn_memory_import_counts *c, mn_store *s, const mn_memory_settings *cfg,
+                          const json_t *mems, const char *on_conflict, size_t first,
+                          unsigned char *written);
+/**
+ * The links of a page's memories written (written[i], as
+ * mn_memory_import_rows set it), after every page's rows: a link may point
+ * to a memory of a later page. A link there already is not counted.
+ */
+int mn_memory_import_links(mn_memory_import_counts *c, mn_store *s, const json_t *mems,
+                           size_t first, const unsigned char *written);
+/** {imported, replaced, skipped, links, redacted} of c (new reference). */
+json_t *mn_memory_import_counts_json(const mn_memory_import_counts *c);
+
 /** Store filter from the list/export input (since, deleted, ...); caller keeps `in` alive. */
 int mn_memory_filter_from_json(mn_memory_filter *f, const json_t *in, const char *deleted_default);
 

@@ -148,14 +148,14 @@ typedef struct {
     int64_t offset;
     bool newest_first; /* by updated_at, newest first (then id); else by id, oldest first */
     mn_expiry expiry;  /* at 0: expired or not */
+    /* id order only: the ids after this one (byte order), the next page of a keyset read
+     * that costs the same at any depth (OFFSET steps over every row before it); NULL: all */
+    const char *after;
 } mn_memory_filter;
 
-#define MN_MEMORY_FILTER_INIT                                           \
-    {                                                                   \
-        NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false, \
-        {                                                               \
-            0                                                           \
-        }                                                               \
+#define MN_MEMORY_FILTER_INIT                                                     \
+    {                                                                             \
+        NULL, -1, NULL, NULL, NULL, NULL, 0, false, false, 0, 0, false, {0}, NULL \
     }
 
 /** Insert a memory (links excluded; see mn_store_link_add). MN_EEXISTS when the id is taken. */
@@ -236,11 +236,18 @@ typedef struct {
     const char *actor;  /* this actor only; NULL: all */
     int64_t limit;      /* a page of at most this many; <= 0: all */
     int64_t offset;     /* skip this many of the newest first */
+    bool oldest_first;  /* by ts then id, oldest first; else newest first */
+    /* keyset: only the rows past the row (after_ts, after_id) in the order read, the next
+     * page at the cost of the first (an offset steps over every row before it); after_id 0:
+     * from the first row */
+    int64_t after_ts, after_id;
 } mn_audit_filter;
 
 /**
- * The rows the filter matches, newest first, as a JSON array of {id, time
- * (RFC 3339), actor, op, target?, detail?}; *total counts every match.
+ * The rows the filter matches, newest first (f->oldest_first: oldest
+ * first), as a JSON array of {id, time (RFC 3339), actor, op, target?,
+ * detail?}; *total counts every match (total NULL: not counted, a page
+ * costs only its rows).
  */
 int mn_store_audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total);
 /**

@@ -58,6 +58,7 @@
     /* store_migrate.h */ \
     X(projects_each, (mn_store *s, int (*cb)(void *payload, const mn_project_row *p), void *payload), (s, cb, payload)) \
     X(audit_put, (mn_store *s, int64_t ts, const char *actor, const char *action, const char *target, const json_t *detail), (s, ts, actor, action, target, detail)) \
+    X(stream, (mn_store *s), (s)) \
     /* store_index.h */ \
     X(file_lookup, (mn_store *s, int64_t *id, char hash[MN_HASH_HEX], const char *path), (s, id, hash, path)) \
     X(file_replace, (mn_store *s, mn_file_rec *f, const mn_file_content *c), (s, f, c)) \

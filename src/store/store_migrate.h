@@ -36,4 +36,13 @@ int mn_store_projects_each(mn_store *s, int (*cb)(void *payload, const mn_projec
 int mn_store_audit_put(mn_store *s, int64_t ts, const char *actor, const char *action,
                        const char *target, const json_t *detail);
 
+/**
+ * Read and write the store once through (a page of rows after another, as
+ * mnemo migrate does): no memory map and a small page cache (SQLite: 4 MB,
+ * not 32), so that neither grows the process's resident set with the store.
+ * Between transactions. MN_EUNSUPPORTED: the back end caches nothing of the
+ * store in the process (PostgreSQL).
+ */
+int mn_store_stream(mn_store *s);
+
 #endif

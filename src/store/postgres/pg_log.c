@@ -38,28 +38,44 @@ static void filter_params(mn_store *s, mn_pg_params *p, const mn_audit_filter *f
     mn_pg__text(p, f->actor);
 }
 
+/* The page's statement: $5 limit, $6 offset, $7 $8 the keyset row (sqlite/audit_store.c's). */
+static const char *page_sql(const mn_audit_filter *f)
+{
+#define PAGE(keyset, order)                                                                   \
+    "SELECT id, ts, actor, action, target, detail FROM audit" WHERE keyset " ORDER BY " order \
+    " LIMIT $5::bigint OFFSET $6::bigint"
+    if (!f->after_id)
+        return f->oldest_first ? PAGE("", "ts, id") : PAGE("", "ts DESC, id DESC");
+    return f->oldest_first ? PAGE(" AND (ts, id) > ($7::bigint, $8::bigint)", "ts, id")
+                           : PAGE(" AND (ts, id) < ($7::bigint, $8::bigint)", "ts DESC, id DESC");
+#undef PAGE
+}
+
 int mn_pg__audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total)
 {
     mn_pg_params p = {0};
+    PGresult *r;
     *rows = NULL;
-    *total = 0;
-    filter_params(s, &p, f);
-    PGresult *r =
-        mn_pg__run(s, "SELECT count(*) FROM audit" WHERE, &p, "cannot read the audit log");
-    if (!r)
-        return mn_error_last_code();
-    *total = mn_pg__col_int(s, r, 0, 0);
-    pg(s)->pq->clear(r);
+    if (total) {
+        *total = 0;
+        filter_params(s, &p, f);
+        r = mn_pg__run(s, "SELECT count(*) FROM audit" WHERE, &p, "cannot read the audit log");
+        if (!r)
+            return mn_error_last_code();
+        *total = mn_pg__col_int(s, r, 0, 0);
+        pg(s)->pq->clear(r);
+    }
     filter_params(s, &p, f);
     if (f->limit > 0)
         mn_pg__int(&p, f->limit);
     else
         mn_pg__text(&p, NULL); /* LIMIT NULL: no limit */
     mn_pg__int(&p, f->offset > 0 ? f->offset : 0);
-    r = mn_pg__run(s,
-                   "SELECT id, ts, actor, action, target, detail FROM audit" WHERE
-                   " ORDER BY ts DESC, id DESC LIMIT $5::bigint OFFSET $6::bigint",
-                   &p, "cannot read the audit log");
+    if (f->after_id) {
+        mn_pg__int(&p, f->after_ts);
+        mn_pg__int(&p, f->after_id);
+    }
+    r = mn_pg__run(s, page_sql(f), &p, "cannot read the audit log");
     if (!r)
         return mn_error_last_code();
     json_t *arr = json_array();

@@ -685,84 +685,128 @@ static json_t *column_json(mn_store *s, const PGresult *r, int row, int *col, co
     return NULL;
 }
 
-static int load_citations(mn_store *s, json_t *mem, int64_t rowid)
+/*
+ * The citations and links of a page of memories: two statements for the
+ * page, not two per memory (a round trip each), ordered by memory so that
+ * each memory's rows are one run found by binary search.
+ */
+typedef struct {
+    PGresult *cit;   /* memory_id, path, symbol, start_line, end_line, hash, text, stale, checked */
+    PGresult *links; /* src_id, kind, to, note, created_at */
+} extras;
+
+static void extras_release(mn_store *s, extras *e)
+{
+    if (e->cit)
+        pg(s)->pq->clear(e->cit);
+    if (e->links)
+        pg(s)->pq->clear(e->links);
+    memset(e, 0, sizeof(*e));
+}
+
+static int extras_load(mn_store *s, extras *e, const int64_t *ids, size_t n)
 {
     mn_pg_params p = {0};
-    mn_pg__int(&p, rowid);
-    PGresult *r = mn_pg__run(s,
-                             "SELECT path, symbol, start_line, end_line, content_hash, text, "
-                             "stale, checked_at FROM citations WHERE memory_id = $1 ORDER BY seq",
-                             &p, "cannot read citations");
-    if (!r)
+    memset(e, 0, sizeof(*e));
+    mn_pg__ids(&p, ids, n);
+    e->cit = mn_pg__run(s,
+                        "SELECT memory_id, path, symbol, start_line, end_line, content_hash, text, "
+                        "stale, checked_at FROM citations WHERE memory_id = ANY($1) ORDER BY "
+                        "memory_id, seq",
+                        &p, "cannot read citations");
+    if (!e->cit)
         return mn_error_last_code();
-    int n = pg(s)->pq->ntuples(r);
-    json_t *arr = n ? json_array() : NULL;
-    for (int row = 0; row < n; row++) {
+    mn_pg__ids(&p, ids, n);
+    e->links = mn_pg__run(s,
+                          "SELECT l.src_id, l.kind, coalesce(m.uid, l.dst_ref), l.note, "
+                          "l.created_at FROM links l LEFT JOIN memories m ON m.id = "
+                          "l.dst_memory_id WHERE l.src_id = ANY($1) ORDER BY l.src_id, l.id",
+                          &p, "cannot read links");
+    if (!e->links) {
+        extras_release(s, e);
+        return mn_error_last_code();
+    }
+    return 0;
+}
+
+/* The first row of r whose column 0 is rowid (rows ascending by it), or the row count. */
+static int first_row_of(mn_store *s, const PGresult *r, int64_t rowid)
+{
+    int lo = 0, hi = pg(s)->pq->ntuples(r);
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (mn_pg__col_int(s, r, mid, 0) < rowid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void attach_citations(mn_store *s, const PGresult *r, json_t *mem, int64_t rowid)
+{
+    int n = pg(s)->pq->ntuples(r), row = first_row_of(s, r, rowid);
+    json_t *arr = NULL;
+    for (; row < n && mn_pg__col_int(s, r, row, 0) == rowid; row++) {
         json_t *c = json_object();
         const char *v;
-        json_object_set_new(c, "path", json_string(mn_pg__col(s, r, row, 0)));
-        if ((v = mn_pg__col(s, r, row, 1)))
+        json_object_set_new(c, "path", json_string(mn_pg__col(s, r, row, 1)));
+        if ((v = mn_pg__col(s, r, row, 2)))
             json_object_set_new(c, "symbol", json_string(v));
-        if (!mn_pg__col_null(s, r, row, 2))
-            json_object_set_new(c, "start_line", json_integer(mn_pg__col_int(s, r, row, 2)));
         if (!mn_pg__col_null(s, r, row, 3))
-            json_object_set_new(c, "end_line", json_integer(mn_pg__col_int(s, r, row, 3)));
-        if ((v = mn_pg__col(s, r, row, 4)))
-            json_object_set_new(c, "hash", json_string(v));
+            json_object_set_new(c, "start_line", json_integer(mn_pg__col_int(s, r, row, 3)));
+        if (!mn_pg__col_null(s, r, row, 4))
+            json_object_set_new(c, "end_line", json_integer(mn_pg__col_int(s, r, row, 4)));
         if ((v = mn_pg__col(s, r, row, 5)))
+            json_object_set_new(c, "hash", json_string(v));
+        if ((v = mn_pg__col(s, r, row, 6)))
             json_object_set_new(c, "text", json_string(v));
-        int64_t stale = mn_pg__col_int(s, r, row, 6);
+        int64_t stale = mn_pg__col_int(s, r, row, 7);
         if (stale)
             json_object_set_new(c, "stale", json_string(stale == 2 ? "gone" : "changed"));
-        if (!mn_pg__col_null(s, r, row, 7)) {
+        if (!mn_pg__col_null(s, r, row, 8)) {
             char t[32];
-            mn_time_format(t, mn_pg__col_int(s, r, row, 7));
+            mn_time_format(t, mn_pg__col_int(s, r, row, 8));
             json_object_set_new(c, "checked_at", json_string(t));
         }
+        if (!arr)
+            arr = json_array();
         json_array_append_new(arr, c);
     }
-    pg(s)->pq->clear(r);
     if (arr)
         json_object_set_new(mem, "citations", arr);
-    return 0;
 }
 
-static int load_links(mn_store *s, json_t *mem, int64_t rowid)
+static void attach_links(mn_store *s, const PGresult *r, json_t *mem, int64_t rowid)
 {
-    mn_pg_params p = {0};
-    mn_pg__int(&p, rowid);
-    PGresult *r = mn_pg__run(s,
-                             "SELECT l.kind, coalesce(m.uid, l.dst_ref), l.note, l.created_at "
-                             "FROM links l LEFT JOIN memories m ON m.id = l.dst_memory_id WHERE "
-                             "l.src_id = $1 ORDER BY l.id",
-                             &p, "cannot read links");
-    if (!r)
-        return mn_error_last_code();
-    int n = pg(s)->pq->ntuples(r);
-    json_t *arr = n ? json_array() : NULL;
-    for (int row = 0; row < n; row++) {
+    int n = pg(s)->pq->ntuples(r), row = first_row_of(s, r, rowid);
+    json_t *arr = NULL;
+    for (; row < n && mn_pg__col_int(s, r, row, 0) == rowid; row++) {
         json_t *l = json_object();
         char t[32];
-        const char *note = mn_pg__col(s, r, row, 2);
-        json_object_set_new(l, "kind", json_string(mn_pg__col(s, r, row, 0)));
-        json_object_set_new(l, "to", json_string(mn_pg__col(s, r, row, 1)));
+        const char *note = mn_pg__col(s, r, row, 3);
+        json_object_set_new(l, "kind", json_string(mn_pg__col(s, r, row, 1)));
+        json_object_set_new(l, "to", json_string(mn_pg__col(s, r, row, 2)));
         if (note)
             json_object_set_new(l, "note", json_string(note));
-        mn_time_format(t, mn_pg__col_int(s, r, row, 3));
+        mn_time_format(t, mn_pg__col_int(s, r, row, 4));
         json_object_set_new(l, "created_at", json_string(t));
+        if (!arr)
+            arr = json_array();
         json_array_append_new(arr, l);
     }
-    pg(s)->pq->clear(r);
     if (arr)
         json_object_set_new(mem, "links", arr);
-    return 0;
 }
 
-/* One row of select_sql to canonical JSON, with its citations and links. */
-static int row_to_json(mn_store *s, const PGresult *r, int row, json_t **out)
+/*
+ * One row of select_sql to canonical JSON without its citations and links
+ * (attach_citations, attach_links); *rowid: its memories.id.
+ */
+static int row_to_json(mn_store *s, const PGresult *r, int row, json_t **out, int64_t *rowid)
 {
     json_t *mem = json_object();
-    int col = 0, rc = 0;
+    int col = 0;
     json_object_set_new(mem, "id", json_null()); /* keep "id" first */
     mn_error_clear();
     for (size_t i = 0; i < mn_memory_field_count; i++) {
@@ -770,8 +814,8 @@ static int row_to_json(mn_store *s, const PGresult *r, int row, json_t **out)
         json_t *v = column_json(s, r, row, &col, f);
         if (!v) {
             if (mn_error_last_code() == MN_ECORRUPT) {
-                rc = MN_ECORRUPT;
-                goto out;
+                json_decref(mem);
+                return MN_ECORRUPT;
             }
             continue;
         }
@@ -781,15 +825,48 @@ static int row_to_json(mn_store *s, const PGresult *r, int row, json_t **out)
         }
         mn_field_set(mem, f, v);
     }
-    int64_t rowid = mn_pg__col_int(s, r, row, col);
+    *rowid = mn_pg__col_int(s, r, row, col);
     json_object_set_new(mem, "id", json_string(mn_pg__col(s, r, row, col + 1)));
-    if ((rc = load_citations(s, mem, rowid)) == 0 && (rc = load_links(s, mem, rowid)) == 0) {
-        *out = mem;
-        return 0;
+    *out = mem;
+    return 0;
+}
+
+/*
+ * Every row of a result of select_sql as canonical JSON, with citations and
+ * links, each passed to cb in the result's order; *last: the id of the last
+ * row (MN_ID_LEN + 1 bytes), for the next page.
+ */
+static int rows_each(mn_store *s, const PGresult *r, int (*cb)(void *payload, json_t *mem),
+                     void *payload, char *last)
+{
+    int n = pg(s)->pq->ntuples(r), rc = 0, row;
+    json_t **mems = mn_calloc((size_t)n + 1, sizeof(*mems));
+    int64_t *ids = mn_calloc((size_t)n + 1, sizeof(*ids));
+    extras e = {0};
+    for (row = 0; row < n && rc == 0; row++)
+        rc = row_to_json(s, r, row, &mems[row], &ids[row]);
+    if (rc == 0 && n)
+        rc = extras_load(s, &e, ids, (size_t)n);
+    for (row = 0; row < n && rc == 0; row++) {
+        attach_citations(s, e.cit, mems[row], ids[row]);
+        attach_links(s, e.links, mems[row], ids[row]);
+        if (last)
+            snprintf(last, MN_ID_LEN + 1, "%s",
+                     json_string_value(json_object_get(mems[row], "id")));
+        rc = cb(payload, mems[row]);
     }
-out:
-    json_decref(mem);
+    for (row = 0; row < n; row++)
+        json_decref(mems[row]);
+    extras_release(s, &e);
+    free(mems);
+    free(ids);
     return rc;
+}
+
+static int take_one(void *payload, json_t *mem)
+{
+    *(json_t **)payload = json_incref(mem);
+    return 0;
 }
 
 static int pg_memory_get(mn_store *s, json_t **out, const char *id)
@@ -809,7 +886,7 @@ static int pg_memory_get(mn_store *s, json_t **out, const char *id)
     if (pg(s)->pq->ntuples(r) == 0)
         rc = mn_error_set(MN_ENOTFOUND, "memory '%s' not found", id);
     else
-        rc = row_to_json(s, r, 0, out);
+        rc = rows_each(s, r, take_one, out, NULL);
     pg(s)->pq->clear(r);
     return rc;
 }
@@ -937,43 +1014,59 @@ static void filter_sql(mn_store *s, mn_buf *sql, mn_pg_params *p, const mn_memor
             }
         mn_buf_puts(sql, "))");
     }
+    if (f->after && !f->newest_first) {
+        mn_pg__text(p, f->after);
+        mn_buf_printf(sql, " AND uid COLLATE \"C\" > $%d", p->n);
+    }
 }
+
+/*
+ * Rows a result of pg_memory_list holds at most: a longer read in id order
+ * goes on in pages after the last id (keyset), so that no PGresult holds a
+ * whole table (libpq keeps every row of a result in memory). A read newest
+ * first is rarely long (pages of the list op) and is left whole.
+ */
+#define PG_LIST_PAGE 500
 
 static int pg_memory_list(mn_store *s, const mn_memory_filter *f,
                           int (*cb)(void *payload, json_t *mem), void *payload)
 {
-    mn_buf sql = MN_BUF_INIT;
-    mn_pg_params p = {0};
+    mn_memory_filter page = *f;
+    char last[MN_ID_LEN + 1] = "";
+    int64_t left = f->limit > 0 ? f->limit : INT64_MAX;
     int rc = 0;
     build_sql(s);
-    mn_buf_puts(&sql, pg(s)->select_sql);
-    filter_sql(s, &sql, &p, f);
-    /* uid in byte order breaks ties, as in SQLite, so that pages never overlap */
-    mn_buf_puts(&sql, f->newest_first ? " ORDER BY updated_at DESC, uid COLLATE \"C\" DESC"
-                                      : " ORDER BY uid COLLATE \"C\"");
-    /* parameters, not text: the statement is prepared once per filter shape, never once per
-     * page (the cache of prepared statements lives as long as the connection) */
-    if (f->limit > 0)
-        mn_pg__int(&p, f->limit);
-    else
-        mn_pg__text(&p, NULL); /* LIMIT NULL: all */
-    mn_buf_printf(&sql, " LIMIT $%d::bigint", p.n);
-    mn_pg__int(&p, f->offset > 0 ? f->offset : 0);
-    mn_buf_printf(&sql, " OFFSET $%d::bigint", p.n);
-    PGresult *r = mn_pg__run(s, sql.ptr, &p, "cannot list memories");
-    mn_buf_release(&sql);
-    if (!r)
-        return mn_error_last_code();
-    int n = pg(s)->pq->ntuples(r);
-    for (int row = 0; row < n && rc == 0; row++) {
-        json_t *mem;
-        if ((rc = row_to_json(s, r, row, &mem)) != 0)
-            break;
-        rc = cb(payload, mem);
-        json_decref(mem);
+    for (;;) {
+        mn_buf sql = MN_BUF_INIT;
+        mn_pg_params p = {0};
+        int64_t want = f->newest_first || left < PG_LIST_PAGE ? left : PG_LIST_PAGE;
+        mn_buf_puts(&sql, pg(s)->select_sql);
+        filter_sql(s, &sql, &p, &page);
+        /* uid in byte order breaks ties, as in SQLite, so that pages never overlap */
+        mn_buf_puts(&sql, f->newest_first ? " ORDER BY updated_at DESC, uid COLLATE \"C\" DESC"
+                                          : " ORDER BY uid COLLATE \"C\"");
+        /* parameters, not text: the statement is prepared once per filter shape, never once
+         * per page (the cache of prepared statements lives as long as the connection) */
+        if (want < INT64_MAX)
+            mn_pg__int(&p, want);
+        else
+            mn_pg__text(&p, NULL); /* LIMIT NULL: all */
+        mn_buf_printf(&sql, " LIMIT $%d::bigint", p.n);
+        mn_pg__int(&p, page.offset > 0 ? page.offset : 0);
+        mn_buf_printf(&sql, " OFFSET $%d::bigint", p.n);
+        PGresult *r = mn_pg__run(s, sql.ptr, &p, "cannot list memories");
+        mn_buf_release(&sql);
+        if (!r)
+            return mn_error_last_code();
+        int n = pg(s)->pq->ntuples(r);
+        rc = rows_each(s, r, cb, payload, last);
+        pg(s)->pq->clear(r);
+        if (rc || n < want || want == left)
+            return rc;
+        left -= n;
+        page.offset = 0;
+        page.after = last;
     }
-    pg(s)->pq->clear(r);
-    return rc;
 }
 
 static int pg_memory_count(mn_store *s, const mn_memory_filter *f, int64_t *out)

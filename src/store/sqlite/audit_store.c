@@ -82,28 +82,46 @@ static json_t *row_json(sqlite3_stmt *st)
     return o;
 }
 
+/* The page's statement: ?5 limit, ?6 offset, ?7 ?8 the keyset row (ts, id). */
+static const char *page_sql(const mn_audit_filter *f)
+{
+#define PAGE(keyset, order)                                                                   \
+    "SELECT id, ts, actor, action, target, detail FROM audit" WHERE keyset " ORDER BY " order \
+    " LIMIT ?5 OFFSET ?6"
+    /* ts alone bounds the range on audit_ts, id breaks the ties of one millisecond */
+    if (!f->after_id)
+        return f->oldest_first ? PAGE("", "ts, id") : PAGE("", "ts DESC, id DESC");
+    return f->oldest_first ? PAGE(" AND ts >= ?7 AND (ts > ?7 OR id > ?8)", "ts, id")
+                           : PAGE(" AND ts <= ?7 AND (ts < ?7 OR id < ?8)", "ts DESC, id DESC");
+#undef PAGE
+}
+
 int mn_sqlite__audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, int64_t *total)
 {
     int step;
+    sqlite3_stmt *st;
     *rows = NULL;
-    *total = 0;
-    sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT count(*) FROM audit" WHERE);
-    if (!st)
-        return mn_error_last_code();
-    bind_filter(st, s, f);
-    step = sqlite3_step(st);
-    if (step == SQLITE_ROW)
-        *total = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    if (step != SQLITE_ROW)
-        return fail(s, "cannot read the audit log");
-    st = mn_sqlite__stmt(s, "SELECT id, ts, actor, action, target, detail FROM audit" WHERE
-                            " ORDER BY ts DESC, id DESC LIMIT ?5 OFFSET ?6");
-    if (!st)
+    if (total) {
+        *total = 0;
+        if (!(st = mn_sqlite__stmt(s, "SELECT count(*) FROM audit" WHERE)))
+            return mn_error_last_code();
+        bind_filter(st, s, f);
+        step = sqlite3_step(st);
+        if (step == SQLITE_ROW)
+            *total = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+        if (step != SQLITE_ROW)
+            return fail(s, "cannot read the audit log");
+    }
+    if (!(st = mn_sqlite__stmt(s, page_sql(f))))
         return mn_error_last_code();
     bind_filter(st, s, f);
     sqlite3_bind_int64(st, 5, f->limit > 0 ? f->limit : -1);
     sqlite3_bind_int64(st, 6, f->offset > 0 ? f->offset : 0);
+    if (f->after_id) {
+        sqlite3_bind_int64(st, 7, f->after_ts);
+        sqlite3_bind_int64(st, 8, f->after_id);
+    }
     json_t *arr = json_array();
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         json_t *o = row_json(st);

@@ -66,3 +66,9 @@ int mn_sqlite__audit_put(mn_store *s, int64_t ts, const char *actor, const char 
     sqlite3_clear_bindings(st);
     return step == SQLITE_DONE ? 0 : fail(s, "cannot write the audit log");
 }
+
+int mn_sqlite__stream(mn_store *s)
+{
+    int rc = mn_sqlite__map_set(s, false);
+    return rc ? rc : mn_sqlite__exec(s, "PRAGMA cache_size=-4096");
+}

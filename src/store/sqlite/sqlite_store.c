@@ -1264,6 +1264,9 @@ static void filter_sql(mn_buf *sql, const mn_memory_filter *f)
         mn_buf_puts(sql, f->expiry.only ? " AND " : " AND NOT ");
         mn_sqlite__expired_sql(sql, "", &f->expiry, &next);
     }
+    /* named: numbered after the expiry's parameters, however many they are */
+    if (f->after && !f->newest_first)
+        mn_buf_puts(sql, " AND uid > :after");
 }
 
 static void filter_bind(mn_store *s, sqlite3_stmt *st, const mn_memory_filter *f)
@@ -1280,6 +1283,8 @@ static void filter_bind(mn_store *s, sqlite3_stmt *st, const mn_memory_filter *f
         int next = 9;
         mn_sqlite__expired_bind(st, &f->expiry, &next);
     }
+    if (f->after && !f->newest_first)
+        bind_text_or_null(st, sqlite3_bind_parameter_index(st, ":after"), f->after);
 }
 
 int mn_sqlite__memory_list(mn_store *s, const mn_memory_filter *f,

@@ -137,6 +137,40 @@ static void test_list(void)
     REQUIRE_OK(list(s, &f, &rows, &total));
     CHECK(json_array_size(rows) == 0);
     json_decref(rows);
+
+    /* keyset pages, oldest first and newest first, without counting (mnemo migrate reads the
+     * log so): every row once, in order, the two rows of minute 9 in the order written */
+    for (int oldest = 0; oldest < 2; oldest++) {
+        mn_audit_filter k = {0};
+        k.oldest_first = oldest;
+        k.limit = 3;
+        json_t *all = json_array();
+        for (;;) {
+            REQUIRE_OK(list(s, &k, &rows, NULL));
+            size_t n = json_array_size(rows);
+            json_array_extend(all, rows);
+            if (n) {
+                const json_t *last = json_array_get(rows, n - 1);
+                int64_t ts = 0;
+                REQUIRE_OK(mn_time_parse(&ts, json_string_value(json_object_get(last, "time"))));
+                k.after_ts = ts;
+                k.after_id = json_integer_value(json_object_get(last, "id"));
+            }
+            json_decref(rows);
+            if (n < 3)
+                break;
+        }
+        CHECK(json_array_size(all) == 11);
+        CHECK_STR(row_str(all, oldest ? 0 : 10, "op"), "save");
+        CHECK_STR(row_str(all, oldest ? 9 : 1, "op"), "search");
+        CHECK_STR(row_str(all, oldest ? 10 : 0, "op"), "config");
+        for (size_t i = 1; i < json_array_size(all); i++) {
+            json_int_t a = json_integer_value(json_object_get(json_array_get(all, i - 1), "id"));
+            json_int_t b = json_integer_value(json_object_get(json_array_get(all, i), "id"));
+            CHECK(oldest ? a < b : a > b);
+        }
+        json_decref(all);
+    }
     mn_store_free(other);
     mn_store_free(s);
     rm_rf(tmp);
