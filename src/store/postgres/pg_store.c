@@ -31,6 +31,7 @@
 #include <zlib.h>
 
 #include "store/fields.h"
+#include "store/postgres/pg_blocks.h"
 #include "store/postgres/pg_index.h"
 #include "store/postgres/pg_internal.h"
 #include "store/postgres/pg_search.h"
@@ -216,7 +217,7 @@ static int pg_open(mn_store **out, const char *location, const mn_store_options 
     }
     s->read_only = s->read_only_why != NULL;
     if ((rc = migrate(s, opts)) != 0 || (rc = mn_pg__fingerprints_check(s)) != 0 ||
-        (rc = mn_pg__postings_check(s)) != 0)
+        (rc = mn_pg__postings_check(s)) != 0 || (rc = mn_pg__blocks_check(s)) != 0)
         goto fail;
     {
         char *copy = mn_strdup(opts->root_path ? opts->root_path : "default");
