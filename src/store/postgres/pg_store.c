@@ -601,10 +601,11 @@ static int pg_memory_replace(mn_store *s, const json_t *mem)
     return write_side_tables(s, rowid, mem);
 }
 
-static int hex_digit(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+/* hex digit -> its value + 1 (0: not one), as bytea's text form writes them (lower case) */
+static const unsigned char HEX[256] = {
+    ['0'] = 1, ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
 
 unsigned char *mn_pg__unhex(const char *t, size_t *n)
 {
@@ -615,13 +616,14 @@ unsigned char *mn_pg__unhex(const char *t, size_t *n)
     if (len % 2)
         return NULL;
     unsigned char *out = mn_malloc(len / 2 + 1);
+    const unsigned char *u = (const unsigned char *)t;
     for (size_t i = 0; i < len / 2; i++) {
-        int hi = hex_digit(t[2 * i]), lo = hex_digit(t[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
+        int hi = HEX[u[2 * i]], lo = HEX[u[2 * i + 1]];
+        if (!hi || !lo) {
             free(out);
             return NULL;
         }
-        out[i] = (unsigned char)(hi << 4 | lo);
+        out[i] = (unsigned char)((hi - 1) << 4 | (lo - 1));
     }
     *n = len / 2;
     return out;
