@@ -625,21 +625,11 @@ static bool eval(const mn_pg_fts *q, int n, const bool *matched)
 
 static int read_stats(mn_store *s, mn_fts_table table, double *ndocs, double *ntok)
 {
-    mn_pg_params p = {0};
-    mn_pg__int(&p, s->project_id);
-    mn_pg__int(&p, (int64_t)table);
-    PGresult *r =
-        mn_pg__run(s, "SELECT ndocs, ntok FROM fts_stats WHERE project_id = $1 AND tbl = $2", &p,
-                   "cannot read the full-text index");
-    if (!r)
-        return mn_error_last_code();
-    *ndocs = *ntok = 0;
-    if (pg(s)->pq->ntuples(r) == 1) {
-        *ndocs = (double)mn_pg__col_int(s, r, 0, 0);
-        *ntok = (double)mn_pg__col_int(s, r, 0, 1);
-    }
-    pg(s)->pq->clear(r);
-    return 0;
+    int64_t n, t, top;
+    int rc = mn_pg__fts_stats(s, table, &n, &t, &top);
+    *ndocs = (double)n;
+    *ntok = (double)t;
+    return rc;
 }
 
 /* What search_store.c's bm25_expr writes: each weight as "%.4g" (0: the default). */

@@ -50,6 +50,14 @@ typedef struct mn_pg_store {
      * search's newest share's, kept while the table's highest row id and size stay (as
      * search_store.c's size_cache keeps the slices') */
     mn_pg_slice_cuts slice_cuts[4];
+    /* the read transaction's number (pg_begin_read; 0: none), and a table's full-text stats
+     * read in it (pg_search.c mn_pg__fts_stats: its snapshot holds them fixed) */
+    unsigned read_tx, read_tx_seq;
+    struct {
+        unsigned tx;
+        int table;
+        int64_t ndocs, ntok, top;
+    } stats;
 } mn_pg_store;
 
 static inline mn_pg_store *pg(mn_store *s)

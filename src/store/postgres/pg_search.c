@@ -304,29 +304,50 @@ static int nth_newest(mn_store *s, mn_fts_table table, double share, int64_t k, 
     return 0;
 }
 
-/*
- * This project's rows of a table and their highest row id; the cuts kept for the table
- * (mn_pg_store.slice_cuts), forgotten when either moved: the rows' ranks moved then.
- */
-static int table_size(mn_store *s, mn_fts_table table, int64_t *rows, mn_pg_slice_cuts **kept)
+int mn_pg__fts_stats(mn_store *s, mn_fts_table table, int64_t *ndocs, int64_t *ntok, int64_t *top)
 {
-    MN_ASSERT_OR((size_t)table < MN_ARRAY_SIZE(pg(s)->slice_cuts), MN_EINTERNAL);
+    if (pg(s)->read_tx && pg(s)->stats.tx == pg(s)->read_tx && pg(s)->stats.table == (int)table) {
+        *ndocs = pg(s)->stats.ndocs;
+        *ntok = pg(s)->stats.ntok;
+        *top = pg(s)->stats.top;
+        return 0;
+    }
     mn_pg_params p = {0};
     mn_pg__int(&p, s->project_id);
     mn_pg__int(&p, (int64_t)table);
     PGresult *r = mn_pg__run(s,
-                             "SELECT ndocs, (SELECT max(rowid) FROM fts_docs WHERE project_id = $1 "
-                             "AND tbl = $2) FROM fts_stats WHERE project_id = $1 AND tbl = $2",
+                             "SELECT ndocs, ntok, (SELECT max(rowid) FROM fts_docs WHERE "
+                             "project_id = $1 AND tbl = $2) FROM fts_stats WHERE project_id = $1 "
+                             "AND tbl = $2",
                              &p, "cannot read the full-text index");
     if (!r)
         return mn_error_last_code();
-    int64_t top = 0;
-    *rows = 0;
+    *ndocs = *ntok = *top = 0;
     if (pg(s)->pq->ntuples(r) == 1) {
-        *rows = mn_pg__col_int(s, r, 0, 0);
-        top = mn_pg__col_int(s, r, 0, 1);
+        *ndocs = mn_pg__col_int(s, r, 0, 0);
+        *ntok = mn_pg__col_int(s, r, 0, 1);
+        *top = mn_pg__col_int(s, r, 0, 2);
     }
     pg(s)->pq->clear(r);
+    pg(s)->stats.tx = pg(s)->read_tx;
+    pg(s)->stats.table = (int)table;
+    pg(s)->stats.ndocs = *ndocs;
+    pg(s)->stats.ntok = *ntok;
+    pg(s)->stats.top = *top;
+    return 0;
+}
+
+/*
+ * This project's rows of a table; the cuts kept for the table (mn_pg_store.slice_cuts),
+ * forgotten when its size or highest row id moved: the rows' ranks moved then.
+ */
+static int table_size(mn_store *s, mn_fts_table table, int64_t *rows, mn_pg_slice_cuts **kept)
+{
+    MN_ASSERT_OR((size_t)table < MN_ARRAY_SIZE(pg(s)->slice_cuts), MN_EINTERNAL);
+    int64_t ntok, top;
+    int rc = mn_pg__fts_stats(s, table, rows, &ntok, &top);
+    if (rc)
+        return rc;
     mn_pg_slice_cuts *k = &pg(s)->slice_cuts[table];
     if (k->top != top || k->ndocs != *rows) {
         memset(k, 0, sizeof(*k));

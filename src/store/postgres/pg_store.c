@@ -301,8 +301,12 @@ static int pg_begin_read(mn_store *s)
     MN_ASSERT_OR(!pg(s)->in_tx, MN_EINTERNAL);
     int rc = mn_pg__exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL,
                          "cannot begin a read transaction");
-    if (rc == 0)
+    if (rc == 0) {
         pg(s)->in_tx = true;
+        if (++pg(s)->read_tx_seq == 0)
+            pg(s)->read_tx_seq = 1;
+        pg(s)->read_tx = pg(s)->read_tx_seq;
+    }
     return rc;
 }
 
@@ -316,6 +320,7 @@ static int pg_commit(mn_store *s)
     }
     pg(s)->in_tx = false;
     pg(s)->log_tx = false;
+    pg(s)->read_tx = 0;
     mn_pg__touch_after_commit(s);
     return 0;
 }
@@ -330,6 +335,7 @@ static void pg_rollback(mn_store *s)
         pq->clear(pq->exec(pg(s)->conn, "ROLLBACK"));
     pg(s)->in_tx = false;
     pg(s)->log_tx = false;
+    pg(s)->read_tx = 0;
     mn_pg__touch_forget(s);
     mn_pg__writes_forget(s);
 }
