@@ -17,6 +17,11 @@
  * adds or removes the row, in the caller's transaction, by UPDATE ... + n
  * (a second writer waits for the row lock and adds to what the first
  * committed, whatever server it runs on).
+ *
+ * Postings are written to fts_postings, the tail of the compact blocks
+ * (pg_blocks.c, schema_v4.sql); fts_stats.tail counts them, and the writer
+ * that takes it past MN_PG_FOLD_AT folds the tail into the blocks. A row
+ * deleted leaves the blocks and the tail.
  */
 #include "common.h"
 #include <jansson.h>
