@@ -617,12 +617,13 @@ int mn_pg__blocks_del(mn_store *s, mn_fts_table table, char *const *terms, const
     mn_pg__int(&p, (int64_t)table);
     arr_take(&p, &ts, npairs);
     arr_take(&p, &rs, npairs);
-    PGresult *r = mn_pg__run(s,
-                             "SELECT DISTINCT x.t, b.last, b.data FROM unnest($3::text[], "
-                             "$4::bigint[]) AS x(t, r) CROSS JOIN LATERAL (SELECT last, first, "
-                             "data FROM fts_blocks WHERE project_id = $1 AND tbl = $2 AND term = "
-                             "x.t AND last >= x.r ORDER BY last LIMIT 1) b WHERE b.first <= x.r",
-                             &p, "cannot update the full-text index");
+    PGresult *r =
+        mn_pg__run(s,
+                   "SELECT DISTINCT ON (x.t, b.last) x.t, b.last, b.data FROM unnest($3::text[], "
+                   "$4::bigint[]) AS x(t, r) CROSS JOIN LATERAL (SELECT last, first, "
+                   "data FROM fts_blocks WHERE project_id = $1 AND tbl = $2 AND term = "
+                   "x.t AND last >= x.r ORDER BY last LIMIT 1) b WHERE b.first <= x.r",
+                   &p, "cannot update the full-text index");
     if (!r)
         return mn_error_last_code();
     const mn_pq_api *pq = pg(s)->pq;
