@@ -24,7 +24,7 @@
 typedef struct mn_pg_writes mn_pg_writes; /* pg_vector.c: rows written in batches */
 
 typedef struct {
-    int64_t top, ndocs, cut[2];
+    int64_t project, top, ndocs, gen, cut[2];
     int64_t rank, rank_cut; /* the last rank asked for by a search's newest share, its row id */
 } mn_pg_slice_cuts;
 
@@ -56,7 +56,7 @@ typedef struct mn_pg_store {
     struct {
         unsigned tx;
         int table;
-        int64_t ndocs, ntok, top;
+        int64_t project, ndocs, ntok, top, gen;
     } stats;
 } mn_pg_store;
 

@@ -182,13 +182,14 @@ int mn_pg__postings_del_rows(mn_store *s, mn_fts_table table, const int64_t *row
     take_array(&q, &ids, (size_t)rows);
     mn_pg__int(&q, ndocs);
     mn_pg__int(&q, ntok);
-    rc = mn_pg__exec(s,
-                     "WITH p AS (DELETE FROM fts_postings f USING unnest($3::text[], "
-                     "$4::bigint[]) AS x(t, r) WHERE f.project_id = $1 AND f.tbl = $2 AND "
-                     "f.term = x.t AND f.rowid = x.r RETURNING 1) "
-                     "UPDATE fts_stats SET ndocs = ndocs - $5, ntok = ntok - $6, tail = tail - "
-                     "(SELECT count(*) FROM p) WHERE project_id = $1 AND tbl = $2",
-                     &q, "cannot update the full-text index");
+    rc = mn_pg__exec(
+        s,
+        "WITH p AS (DELETE FROM fts_postings f USING unnest($3::text[], "
+        "$4::bigint[]) AS x(t, r) WHERE f.project_id = $1 AND f.tbl = $2 AND "
+        "f.term = x.t AND f.rowid = x.r RETURNING 1) "
+        "UPDATE fts_stats SET ndocs = ndocs - $5, ntok = ntok - $6, gen = gen + 1, tail = tail - "
+        "(SELECT count(*) FROM p) WHERE project_id = $1 AND tbl = $2",
+        &q, "cannot update the full-text index");
     return rc;
 }
 
@@ -354,7 +355,8 @@ int mn_pg__postings_put_rows(mn_store *s, mn_fts_table table, size_t nrows, cons
         "u(r, t, f, c, p, n, g)) "
         "INSERT INTO fts_stats(project_id, tbl, ndocs, ntok, tail) VALUES ($1, $2, $3, $4, $17) "
         "ON CONFLICT (project_id, tbl) DO UPDATE SET ndocs = fts_stats.ndocs + EXCLUDED.ndocs, "
-        "ntok = fts_stats.ntok + EXCLUDED.ntok, tail = fts_stats.tail + EXCLUDED.tail "
+        "ntok = fts_stats.ntok + EXCLUDED.ntok, tail = fts_stats.tail + EXCLUDED.tail, gen = "
+        "fts_stats.gen + 1 "
         "RETURNING tail",
         &p, "cannot update the full-text index");
     if (!r) {

@@ -306,7 +306,8 @@ static int nth_newest(mn_store *s, mn_fts_table table, double share, int64_t k, 
 
 int mn_pg__fts_stats(mn_store *s, mn_fts_table table, int64_t *ndocs, int64_t *ntok, int64_t *top)
 {
-    if (pg(s)->read_tx && pg(s)->stats.tx == pg(s)->read_tx && pg(s)->stats.table == (int)table) {
+    if (pg(s)->read_tx && pg(s)->stats.tx == pg(s)->read_tx && pg(s)->stats.table == (int)table &&
+        pg(s)->stats.project == s->project_id) {
         *ndocs = pg(s)->stats.ndocs;
         *ntok = pg(s)->stats.ntok;
         *top = pg(s)->stats.top;
@@ -317,16 +318,18 @@ int mn_pg__fts_stats(mn_store *s, mn_fts_table table, int64_t *ndocs, int64_t *n
     mn_pg__int(&p, (int64_t)table);
     PGresult *r = mn_pg__run(s,
                              "SELECT ndocs, ntok, (SELECT max(rowid) FROM fts_docs WHERE "
-                             "project_id = $1 AND tbl = $2) FROM fts_stats WHERE project_id = $1 "
-                             "AND tbl = $2",
+                             "project_id = $1 AND tbl = $2), gen FROM fts_stats WHERE "
+                             "project_id = $1 AND tbl = $2",
                              &p, "cannot read the full-text index");
     if (!r)
         return mn_error_last_code();
     *ndocs = *ntok = *top = 0;
+    int64_t gen = -1; /* no stats row: no write since the table was cleared */
     if (pg(s)->pq->ntuples(r) == 1) {
         *ndocs = mn_pg__col_int(s, r, 0, 0);
         *ntok = mn_pg__col_int(s, r, 0, 1);
         *top = mn_pg__col_int(s, r, 0, 2);
+        gen = mn_pg__col_int(s, r, 0, 3);
     }
     pg(s)->pq->clear(r);
     pg(s)->stats.tx = pg(s)->read_tx;
@@ -334,12 +337,18 @@ int mn_pg__fts_stats(mn_store *s, mn_fts_table table, int64_t *ndocs, int64_t *n
     pg(s)->stats.ndocs = *ndocs;
     pg(s)->stats.ntok = *ntok;
     pg(s)->stats.top = *top;
+    pg(s)->stats.gen = gen;
+    pg(s)->stats.project = s->project_id;
     return 0;
 }
 
 /*
  * This project's rows of a table; the cuts kept for the table (mn_pg_store.slice_cuts),
- * forgotten when its size or highest row id moved: the rows' ranks moved then.
+ * forgotten when the table's write count (fts_stats.gen), size or highest row id moved: the
+ * rows' ranks may have moved then. Under the project's write lock row ids are drawn in commit
+ * order, so the size and top alone would do; the count also holds if they ever are not (a
+ * sequence cached per session, a writer outside the lock), at no cost: every write already
+ * updates the stats row.
  */
 static int table_size(mn_store *s, mn_fts_table table, int64_t *rows, mn_pg_slice_cuts **kept)
 {
@@ -349,10 +358,14 @@ static int table_size(mn_store *s, mn_fts_table table, int64_t *rows, mn_pg_slic
     if (rc)
         return rc;
     mn_pg_slice_cuts *k = &pg(s)->slice_cuts[table];
-    if (k->top != top || k->ndocs != *rows) {
+    int64_t gen = pg(s)->stats.gen; /* mn_pg__fts_stats just read or kept it */
+    if (k->project != s->project_id || k->top != top || k->ndocs != *rows || k->gen != gen ||
+        gen < 0) {
         memset(k, 0, sizeof(*k));
+        k->project = s->project_id;
         k->top = top;
         k->ndocs = *rows;
+        k->gen = gen;
     }
     *kept = k;
     return 0;

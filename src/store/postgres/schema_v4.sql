@@ -43,5 +43,8 @@ CREATE TABLE fts_blocks (
 ALTER TABLE fts_blocks ALTER COLUMN data SET STORAGE EXTERNAL;
 
 ALTER TABLE fts_stats ADD COLUMN tail BIGINT NOT NULL DEFAULT 0;
+-- every write of a table's rows adds one: a search's cached cuts (pg_search.c
+-- table_size) are kept while it stays, as the rows' ranks stay then.
+ALTER TABLE fts_stats ADD COLUMN gen BIGINT NOT NULL DEFAULT 0;
 UPDATE fts_stats s SET tail = (SELECT count(*) FROM fts_postings p
                                WHERE p.project_id = s.project_id AND p.tbl = s.tbl);
