@@ -23,6 +23,11 @@
 
 typedef struct mn_pg_writes mn_pg_writes; /* pg_vector.c: rows written in batches */
 
+typedef struct {
+    int64_t project, top, ndocs, gen, cut[2];
+    int64_t rank, rank_cut; /* the last rank asked for by a search's newest share, its row id */
+} mn_pg_slice_cuts;
+
 typedef struct mn_pg_store {
     mn_store base;
     const mn_pq_api *pq;
@@ -41,6 +46,18 @@ typedef struct mn_pg_store {
     unsigned next_stmt;
     char *insert_sql, *replace_sql, *select_sql; /* built from the field table once */
     int field_params;                            /* field columns in select_sql */
+    /* pg_search.c: per full-text table, the newest slices' lowest row ids (fts_count) and a
+     * search's newest share's, kept while the table's highest row id and size stay (as
+     * search_store.c's size_cache keeps the slices') */
+    mn_pg_slice_cuts slice_cuts[4];
+    /* the read transaction's number (pg_begin_read; 0: none), and a table's full-text stats
+     * read in it (pg_search.c mn_pg__fts_stats: its snapshot holds them fixed) */
+    unsigned read_tx, read_tx_seq;
+    struct {
+        unsigned tx;
+        int table;
+        int64_t project, ndocs, ntok, top, gen;
+    } stats;
 } mn_pg_store;
 
 static inline mn_pg_store *pg(mn_store *s)

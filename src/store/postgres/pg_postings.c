@@ -17,10 +17,16 @@
  * adds or removes the row, in the caller's transaction, by UPDATE ... + n
  * (a second writer waits for the row lock and adds to what the first
  * committed, whatever server it runs on).
+ *
+ * Postings are written to fts_postings, the tail of the compact blocks
+ * (pg_blocks.c, schema_v4.sql); fts_stats.tail counts them, and the writer
+ * that takes it past MN_PG_FOLD_AT folds the tail into the blocks. A row
+ * deleted leaves the blocks and the tail.
  */
 #include "common.h"
 #include <jansson.h>
 
+#include "store/postgres/pg_blocks.h"
 #include "store/postgres/pg_internal.h"
 #include "store/postgres/pg_search.h"
 #include "text/tokenize.h"
@@ -141,19 +147,34 @@ int mn_pg__postings_del_rows(mn_store *s, mn_fts_table table, const int64_t *row
     /* one (term, rowid) pair a posting key; the documents' count and length for the stats */
     mn_buf terms = MN_BUF_INIT, ids = MN_BUF_INIT;
     int64_t ndocs = 0, ntok = 0, last = INT64_MIN;
+    char **pair_terms = mn_malloc((size_t)rows * sizeof(char *));
+    int64_t *pair_rows = mn_malloc((size_t)rows * sizeof(int64_t));
+    int64_t *gone = mn_malloc((size_t)rows * sizeof(int64_t));
     for (int i = 0; i < rows; i++) {
         int64_t rowid = mn_pg__col_int(s, r, i, 0);
         const char *t = mn_pg__col(s, r, i, 2);
         if (rowid != last) {
-            ndocs++;
+            gone[ndocs++] = rowid;
             ntok += mn_pg__col_int(s, r, i, 1);
             last = rowid;
         }
         mn_buf_putc(&terms, i ? ',' : '{');
         put_elem(&terms, t, strlen(t));
         mn_buf_printf(&ids, "%s%lld", i ? "," : "{", (long long)rowid);
+        pair_terms[i] = (char *)t;
+        pair_rows[i] = rowid;
     }
+    /* the rows' postings in blocks (pg_blocks.c), then those in the tail */
+    rc = mn_pg__blocks_del(s, table, pair_terms, pair_rows, (size_t)rows, gone, (size_t)ndocs);
+    free(pair_terms);
+    free(pair_rows);
+    free(gone);
     pg(s)->pq->clear(r);
+    if (rc) {
+        mn_buf_release(&terms);
+        mn_buf_release(&ids);
+        return rc;
+    }
     mn_pg_params q = {0};
     mn_pg__int(&q, s->project_id);
     mn_pg__int(&q, (int64_t)table);
@@ -161,13 +182,14 @@ int mn_pg__postings_del_rows(mn_store *s, mn_fts_table table, const int64_t *row
     take_array(&q, &ids, (size_t)rows);
     mn_pg__int(&q, ndocs);
     mn_pg__int(&q, ntok);
-    rc = mn_pg__exec(s,
-                     "WITH p AS (DELETE FROM fts_postings f USING unnest($3::text[], "
-                     "$4::bigint[]) AS x(t, r) WHERE f.project_id = $1 AND f.tbl = $2 AND "
-                     "f.term = x.t AND f.rowid = x.r) "
-                     "UPDATE fts_stats SET ndocs = ndocs - $5, ntok = ntok - $6 "
-                     "WHERE project_id = $1 AND tbl = $2",
-                     &q, "cannot update the full-text index");
+    rc = mn_pg__exec(
+        s,
+        "WITH p AS (DELETE FROM fts_postings f USING unnest($3::text[], "
+        "$4::bigint[]) AS x(t, r) WHERE f.project_id = $1 AND f.tbl = $2 AND "
+        "f.term = x.t AND f.rowid = x.r RETURNING 1) "
+        "UPDATE fts_stats SET ndocs = ndocs - $5, ntok = ntok - $6, gen = gen + 1, tail = tail - "
+        "(SELECT count(*) FROM p) WHERE project_id = $1 AND tbl = $2",
+        &q, "cannot update the full-text index");
     return rc;
 }
 
@@ -184,7 +206,8 @@ int mn_pg__postings_clear(mn_store *s, mn_fts_table table)
     mn_pg__int(&p, (int64_t)table);
     return mn_pg__exec(s,
                        "WITH d AS (DELETE FROM fts_docs WHERE project_id = $1 AND tbl = $2), "
-                       "p AS (DELETE FROM fts_postings WHERE project_id = $1 AND tbl = $2) "
+                       "p AS (DELETE FROM fts_postings WHERE project_id = $1 AND tbl = $2), "
+                       "b AS (DELETE FROM fts_blocks WHERE project_id = $1 AND tbl = $2) "
                        "DELETE FROM fts_stats WHERE project_id = $1 AND tbl = $2",
                        &p, "cannot clear the full-text index");
 }
@@ -320,7 +343,8 @@ int mn_pg__postings_put_rows(mn_store *s, mn_fts_table table, size_t nrows, cons
     take_array(&p, &a.pos, a.npost);
     take_array(&p, &a.ntok, a.npost);
     take_array(&p, &a.flags, a.npost);
-    rc = mn_pg__exec(
+    mn_pg__int(&p, (int64_t)a.npost);
+    PGresult *r = mn_pg__run(
         s,
         "WITH d AS (INSERT INTO fts_docs(project_id, tbl, rowid, ntok, lens, flags, terms) SELECT "
         "$1, $2, u.r, u.n, u.l::int[], u.f, u.t::text[] FROM unnest($5::bigint[], $6::int[], "
@@ -329,10 +353,21 @@ int mn_pg__postings_put_rows(mn_store *s, mn_fts_table table, size_t nrows, cons
         "SELECT $1, $2, u.t, u.r, u.f, u.c, u.n, u.g, u.p::int[] FROM unnest($10::bigint[], "
         "$11::text[], $12::smallint[], $13::int[], $14::text[], $15::int[], $16::smallint[]) AS "
         "u(r, t, f, c, p, n, g)) "
-        "INSERT INTO fts_stats(project_id, tbl, ndocs, ntok) VALUES ($1, $2, $3, $4) "
+        "INSERT INTO fts_stats(project_id, tbl, ndocs, ntok, tail) VALUES ($1, $2, $3, $4, $17) "
         "ON CONFLICT (project_id, tbl) DO UPDATE SET ndocs = fts_stats.ndocs + EXCLUDED.ndocs, "
-        "ntok = fts_stats.ntok + EXCLUDED.ntok",
+        "ntok = fts_stats.ntok + EXCLUDED.ntok, tail = fts_stats.tail + EXCLUDED.tail, gen = "
+        "fts_stats.gen + 1 "
+        "RETURNING tail",
         &p, "cannot update the full-text index");
+    if (!r) {
+        rc = mn_error_last_code();
+        goto out;
+    }
+    /* the tail grew past its bound: into the blocks (pg_blocks.c) */
+    bool fold = pg(s)->pq->ntuples(r) == 1 && mn_pg__col_int(s, r, 0, 0) > MN_PG_FOLD_AT;
+    pg(s)->pq->clear(r);
+    if (fold)
+        rc = mn_pg__blocks_fold(s, table);
 out:
     mn_vec_release(&c.toks);
     for (size_t i = 0; i < MN_ARRAY_SIZE(all); i++)

@@ -54,9 +54,9 @@ static const struct {
 /* The tables a purge writes anew: the cells', the memories and their citations, and the
  * full-text postings when this store has them. */
 static const char *const purged[] = {
-    "memories",     "citations", "chunks",   "symbols",      "history_commits",
-    "history_docs", "served",    "feedback", "audit",        "links",
-    "tasks",        "docs",      "dialogs",  "fts_postings", "fts_docs",
+    "memories", "citations",    "chunks",   "symbols",    "history_commits", "history_docs",
+    "served",   "feedback",     "audit",    "links",      "tasks",           "docs",
+    "dialogs",  "fts_postings", "fts_docs", "fts_blocks",
 };
 
 typedef struct {

@@ -109,7 +109,14 @@ typedef MN_VEC(mn_pg_fts_row) mn_pg_fts_rows;
 /** The rows of o->table matching q, in row id order, with their scores. */
 int mn_pg__fts_run(mn_store *s, const mn_pg_fts *q, const mn_pg_fts_opts *o, mn_pg_fts_rows *out);
 
-/** How many rows of table in [from, to) match q (an OR of terms: counted in SQL). */
+/**
+ * This project's rows of a table, their tokens and highest row id (fts_stats, fts_docs): one
+ * statement, read once in a read transaction (its snapshot holds them; a search asked for them
+ * five times).
+ */
+int mn_pg__fts_stats(mn_store *s, mn_fts_table table, int64_t *ndocs, int64_t *ntok, int64_t *top);
+
+/** How many rows of table in [from, to) match q. */
 int mn_pg__fts_count_rows(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t from,
                           int64_t to, int64_t *out);
 

@@ -290,8 +290,10 @@ int mn_pg__chunk_term_df(mn_store *s, const char *term, size_t len, int64_t *out
     mn_pg__int(&p, (int64_t)MN_FTS_CHUNKS);
     mn_pg__take(&p, mn_strndup(term, len));
     PGresult *r = mn_pg__run(s,
-                             "SELECT count(DISTINCT rowid) FROM fts_postings WHERE project_id = $1 "
-                             "AND tbl = $2 AND term = $3",
+                             "SELECT (SELECT count(DISTINCT rowid) FROM fts_postings WHERE "
+                             "project_id = $1 AND tbl = $2 AND term = $3) + (SELECT "
+                             "coalesce(sum(ndocs), 0) FROM fts_blocks WHERE project_id = $1 AND "
+                             "tbl = $2 AND term = $3)",
                              &p, "cannot read term frequencies");
     if (!r)
         return mn_error_last_code();

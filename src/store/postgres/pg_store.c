@@ -31,6 +31,7 @@
 #include <zlib.h>
 
 #include "store/fields.h"
+#include "store/postgres/pg_blocks.h"
 #include "store/postgres/pg_index.h"
 #include "store/postgres/pg_internal.h"
 #include "store/postgres/pg_search.h"
@@ -216,7 +217,7 @@ static int pg_open(mn_store **out, const char *location, const mn_store_options 
     }
     s->read_only = s->read_only_why != NULL;
     if ((rc = migrate(s, opts)) != 0 || (rc = mn_pg__fingerprints_check(s)) != 0 ||
-        (rc = mn_pg__postings_check(s)) != 0)
+        (rc = mn_pg__postings_check(s)) != 0 || (rc = mn_pg__blocks_check(s)) != 0)
         goto fail;
     {
         char *copy = mn_strdup(opts->root_path ? opts->root_path : "default");
@@ -300,8 +301,12 @@ static int pg_begin_read(mn_store *s)
     MN_ASSERT_OR(!pg(s)->in_tx, MN_EINTERNAL);
     int rc = mn_pg__exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL,
                          "cannot begin a read transaction");
-    if (rc == 0)
+    if (rc == 0) {
         pg(s)->in_tx = true;
+        if (++pg(s)->read_tx_seq == 0)
+            pg(s)->read_tx_seq = 1;
+        pg(s)->read_tx = pg(s)->read_tx_seq;
+    }
     return rc;
 }
 
@@ -315,6 +320,7 @@ static int pg_commit(mn_store *s)
     }
     pg(s)->in_tx = false;
     pg(s)->log_tx = false;
+    pg(s)->read_tx = 0;
     mn_pg__touch_after_commit(s);
     return 0;
 }
@@ -329,6 +335,7 @@ static void pg_rollback(mn_store *s)
         pq->clear(pq->exec(pg(s)->conn, "ROLLBACK"));
     pg(s)->in_tx = false;
     pg(s)->log_tx = false;
+    pg(s)->read_tx = 0;
     mn_pg__touch_forget(s);
     mn_pg__writes_forget(s);
 }
@@ -600,10 +607,11 @@ static int pg_memory_replace(mn_store *s, const json_t *mem)
     return write_side_tables(s, rowid, mem);
 }
 
-static int hex_digit(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+/* hex digit -> its value + 1 (0: not one), as bytea's text form writes them (lower case) */
+static const unsigned char HEX[256] = {
+    ['0'] = 1, ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
 
 unsigned char *mn_pg__unhex(const char *t, size_t *n)
 {
@@ -614,13 +622,14 @@ unsigned char *mn_pg__unhex(const char *t, size_t *n)
     if (len % 2)
         return NULL;
     unsigned char *out = mn_malloc(len / 2 + 1);
+    const unsigned char *u = (const unsigned char *)t;
     for (size_t i = 0; i < len / 2; i++) {
-        int hi = hex_digit(t[2 * i]), lo = hex_digit(t[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
+        int hi = HEX[u[2 * i]], lo = HEX[u[2 * i + 1]];
+        if (!hi || !lo) {
             free(out);
             return NULL;
         }
-        out[i] = (unsigned char)(hi << 4 | lo);
+        out[i] = (unsigned char)((hi - 1) << 4 | (lo - 1));
     }
     *n = len / 2;
     return out;
