@@ -426,6 +426,40 @@ static bool take_block(fetched *f, posting_vec *v, int t, bool want_pos, const c
     return !it.bad;
 }
 
+/* Whether term a's next posting comes before term b's: by row id, then term. */
+static bool heap_less(const posting_vec *per, const size_t *at, size_t a, size_t b)
+{
+    int64_t x = per[a].items[at[a]].rowid, y = per[b].items[at[b]].rowid;
+    return x != y ? x < y : a < b;
+}
+
+static void heap_push(const posting_vec *per, const size_t *at, size_t *h, size_t *n, size_t t)
+{
+    size_t i = (*n)++;
+    for (; i > 0 && heap_less(per, at, t, h[(i - 1) / 2]); i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = t;
+}
+
+static size_t heap_pop(const posting_vec *per, const size_t *at, size_t *h, size_t *n)
+{
+    size_t top = h[0], last = h[--*n], i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && heap_less(per, at, h[c + 1], h[c]))
+            c++;
+        if (!heap_less(per, at, h[c], last))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n)
+        h[i] = last;
+    return top;
+}
+
 /*
  * The postings of q's terms with a row id in [from, to), into f->post in (row id, term, field)
  * order: the blocks' (pg_blocks.h) and the tail's, in one statement. Each term's postings are
@@ -500,20 +534,22 @@ static int fetch(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t fr
             }
     }
     mn_vec_reserve(&f->post, f->post.len + total);
-    for (;;) { /* the lowest row id at the heads, then each term's postings of that row */
-        int64_t low = INT64_MAX;
-        bool any = false;
-        for (size_t t = 0; t < nt; t++)
-            if (at[t] < per[t].len && (!any || per[t].items[at[t]].rowid < low)) {
-                low = per[t].items[at[t]].rowid;
-                any = true;
-            }
-        if (!any)
-            break;
-        for (size_t t = 0; t < nt; t++)
-            while (at[t] < per[t].len && per[t].items[at[t]].rowid == low)
-                mn_vec_push(&f->post, per[t].items[at[t]++]);
+    /* a heap of the terms by (their next row id, term): the lowest at the top, then that
+     * term's postings of that row (a scan of every term for each row was quadratic in a long
+     * question's words) */
+    size_t *heap = mn_malloc((nt ? nt : 1) * sizeof(size_t)), nh = 0;
+    for (size_t t = 0; t < nt; t++)
+        if (per[t].len)
+            heap_push(per, at, heap, &nh, t);
+    while (nh) {
+        size_t t = heap_pop(per, at, heap, &nh);
+        int64_t row = per[t].items[at[t]].rowid;
+        while (at[t] < per[t].len && per[t].items[at[t]].rowid == row)
+            mn_vec_push(&f->post, per[t].items[at[t]++]);
+        if (at[t] < per[t].len)
+            heap_push(per, at, heap, &nh, t);
     }
+    free(heap);
     for (size_t t = 0; t < nt; t++)
         mn_vec_release(&per[t]);
     free(per);

@@ -399,16 +399,48 @@ int mn_pg__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int64_t 
                        &p, "cannot count a hit");
 }
 
+/*
+ * The hits of a read, counted after its COMMIT: first the rows nobody holds, in one statement
+ * that never waits (SKIP LOCKED: it holds only rows it took at once, so it cannot be one side
+ * of a deadlock), then a row at a time those a writer held (a round trip a row was 10 of a
+ * search's ~40 statements). A row named twice counts twice in both.
+ */
 void mn_pg__touch_after_commit(mn_store *s)
 {
-    for (size_t i = 0; i < pg(s)->touch_n; i++)
-        if (touch_one(s, pg(s)->touch_ids[i], pg(s)->touch_ms) != 0) {
-            /* a hit count is a ranking hint: the answer's record is committed and stands */
+    size_t n = pg(s)->touch_n;
+    int64_t *ids = pg(s)->touch_ids;
+    pg(s)->touch_n = 0;
+    if (n == 0)
+        return;
+    mn_pg_params p = {0};
+    mn_pg__ids(&p, ids, n);
+    mn_pg__int(&p, pg(s)->touch_ms);
+    mn_pg__int(&p, s->project_id);
+    PGresult *r = mn_pg__run(s,
+                             "WITH h AS (SELECT id, count(*) AS n FROM unnest($1::bigint[]) AS id "
+                             "GROUP BY id), f AS (SELECT m.id FROM memories m JOIN h ON h.id = "
+                             "m.id WHERE m.project_id = $3 FOR UPDATE OF m SKIP LOCKED) UPDATE "
+                             "memories m SET hit_count = m.hit_count + h.n, accessed_at = $2 "
+                             "FROM h, f WHERE m.id = h.id AND m.id = f.id RETURNING m.id",
+                             &p, "cannot count a hit");
+    if (!r) {
+        /* a hit count is a ranking hint: the answer's record is committed and stands */
+        mn_log(MN_LOG_WARN, "%s", mn_error_last());
+        mn_error_clear();
+        return;
+    }
+    int done = pg(s)->pq->ntuples(r);
+    for (size_t i = 0; i < n; i++) {
+        bool counted = false;
+        for (int k = 0; k < done && !counted; k++)
+            counted = mn_pg__col_int(s, r, k, 0) == ids[i];
+        if (!counted && touch_one(s, ids[i], pg(s)->touch_ms) != 0) {
             mn_log(MN_LOG_WARN, "%s", mn_error_last());
             mn_error_clear();
             break;
         }
-    pg(s)->touch_n = 0;
+    }
+    pg(s)->pq->clear(r);
 }
 
 void mn_pg__touch_forget(mn_store *s)

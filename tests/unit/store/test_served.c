@@ -219,6 +219,17 @@ static void test_touch(void)
     CHECK(hits("default", B) == 0);
     CHECK(hits("other", A) == 0);
     CHECK(hits("other", B) == 0);
+    /* a read's record (a log transaction): PostgreSQL counts after its COMMIT, the same */
+    REQUIRE_OK(mn_store_begin_log(s));
+    CHECK_OK(mn_store_memories_touch(s, rows, 3, T0));
+    REQUIRE_OK(mn_store_commit(s));
+    CHECK(hits("default", A) == 4);
+    CHECK(hits("other", B) == 0);
+    /* forgotten with a rollback */
+    REQUIRE_OK(mn_store_begin_log(s));
+    CHECK_OK(mn_store_memories_touch(s, rows, 3, T0));
+    mn_store_rollback(s);
+    CHECK(hits("default", A) == 4);
     mn_store_free(s);
     mn_store_free(other);
     rm_rf(tmp);
