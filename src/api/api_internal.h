@@ -25,6 +25,9 @@ struct mn_ctx {
     bool warmed;    /* mn_ctx_warm has run */
     bool local_cli; /* opened by the mnemo command (MN_FRONT_LOCAL_CLI): config may change all */
     bool network;   /* a request of `mnemo serve` (MN_FRONT_NETWORK): the remotes are not asked */
+    /* context, recall, plan and ingest answer from the index as it is, never index first: a
+     * team server's request worker (server.c project_root; its sync keeps the index fresh) */
+    bool no_refresh;
     /* the server's own reads (metrics' store sizes) are nobody's: no audit row (op_audit.c) */
     bool own_reads;
     /* secrets and personal data (mn_api__scanner): the project's rules, loaded once */

@@ -533,6 +533,19 @@ int mn_api__ensure_fresh(mn_ctx *ctx, const json_t *args, json_t *notes)
             json_array_append_new(notes, json_string(MN_API_NOTE_STALE));
         goto out;
     }
+    if (ctx->no_refresh) {
+        /* an index run of a whole clone is minutes on a large repository: not on a request
+         * worker of a team server, whose sync keeps the clone and its index fresh */
+        if (notes)
+            json_array_append_new(
+                notes, json_string(when ? MN_API_NOTE_STALE
+                                       "; the server's sync refreshes it (serve.repo, its "
+                                       "push webhook or serve.poll)"
+                                        : "the code of this project is not indexed yet; the "
+                                          "server's sync indexes it (serve.repo, its push "
+                                          "webhook or serve.poll)"));
+        goto out;
+    }
     const char *ro = mn_store_read_only_reason(ctx->store);
     if (ro) {
         /* answered from the index as it is: nothing can be written */

@@ -139,9 +139,13 @@ static void project_root(const mn_http_server *srv, mn_ctx *ctx, const char *pro
     char *root = NULL;
     if (srv->own_root && strcmp(project, srv->project) == 0) {
         root = mn_strdup(srv->own_root);
-    } else if (mn_store_config_get(ctx->store, &root, "index.root") != 0) {
-        mn_error_clear();
-        root = NULL;
+    } else {
+        /* never indexed on a request worker: the sync does it (op_index.c ensure_fresh) */
+        ctx->no_refresh = true;
+        if (mn_store_config_get(ctx->store, &root, "index.root") != 0) {
+            mn_error_clear();
+            root = NULL;
+        }
     }
     free(ctx->root);
     ctx->root = root;

@@ -13,7 +13,8 @@
 #   author      a save over a token is the token's: provenance.author is
 #               its name, whatever the request claims
 #   roots       the server runs in a repository: its own project's context
-#               reads it, a token of another project's never does
+#               reads it, a token of another project's never does; a token's
+#               project is never indexed on a request (its sync does it)
 # A failed check is reported and the script goes on; it exits 1 if any failed.
 # shellcheck disable=SC2015 # A && B || fail is meant
 set -euo pipefail
@@ -129,6 +130,26 @@ rest "$wB" recall '{"query":"where is ledger_rollover_window computed"}'
 grep -q 'ledger.py' "$tmp/body" && fail "a token of beta reads the server's own repository: $(head -c 400 "$tmp/body")"
 rest "$admin" context '{"query":"where is ledger_rollover_window computed"}'
 grep -q 'ledger.py' "$tmp/body" || fail "the server's own project works on its repository: $(head -c 400 "$tmp/body")"
+
+# ---- a request never indexes a token's project (minutes on a large clone, on a worker): the
+# sync does. gamma's code was indexed from a clone on the server's machine, then it changed
+# and the index grew older than index.refresh_age; gamma's context answers from the index as
+# it is, and says why ----
+mkdir -p "$tmp/gamma"
+(cd "$tmp/gamma" && git init -q && printf 'def vault_rotation_period():\n    return 90\n' >vault.py &&
+    git add vault.py && git -c user.name=t -c user.email=t@t commit -qm vault)
+store=$tmp/server/.mnemo/mnemo.db
+(cd "$tmp/gamma" && MNEMO_PROJECT=gamma "$MNEMO" --db "$store" index >/dev/null &&
+    MNEMO_PROJECT=gamma "$MNEMO" --db "$store" config set index.refresh_age 1s >/dev/null) ||
+    fail "gamma's index from its clone"
+rG=$(secret reader-g gamma reader)
+printf 'def harbor_tide_table():\n    return []\n' >"$tmp/gamma/harbor.py"
+sleep 1.2
+rest "$rG" context '{"query":"where is harbor_tide_table or vault_rotation_period"}'
+[ "$code" = 200 ] || fail "gamma's context answered $code: $(head -c 300 "$tmp/body")"
+grep -q "the server's sync refreshes it" "$tmp/body" || fail "gamma's context does not say the index is stale: $(head -c 600 "$tmp/body")"
+grep -q 'harbor.py' "$tmp/body" && fail "gamma's context indexed on the request: $(head -c 400 "$tmp/body")"
+grep -q 'vault.py' "$tmp/body" || fail "gamma's context does not answer from its index: $(head -c 400 "$tmp/body")"
 
 kill -TERM "$server_pid"
 rc=0
