@@ -165,6 +165,10 @@ mn_ctx *mn_http__thread_ctx(mn_http_server *srv, const mn_principal *p)
     if (ctx) {
         if (mn_ctx_set_principal(ctx, p ? p->actor : "mcp", p ? p->role : MN_ROLE_ADMIN) != 0)
             return NULL;
+        /* a project without code yet may have it now: the sync's first clone records its
+         * root after this connection was opened (one read a request, for those alone) */
+        if (!ctx->root)
+            project_root(srv, ctx, project);
         return ctx;
     }
     if (!t) {
