@@ -18,6 +18,7 @@
 #include "test.h"
 #include "test_json.h"
 #include "test_store.h"
+#include "pg_same.h"
 
 extern const char *const mn_pg_schemas[];
 extern const size_t mn_pg_schemas_count;
@@ -122,39 +123,14 @@ static int change_some(mn_store *s)
     return rc;
 }
 
-typedef struct {
-    char uid[16][32];
-    double score[16];
-    size_t n;
-} hits;
-
-static int collect(void *payload, const mn_memory_hit *h)
-{
-    hits *o = payload;
-    if (o->n < 16) {
-        snprintf(o->uid[o->n], sizeof(o->uid[0]), "%s", h->uid);
-        o->score[o->n++] = h->bm25;
-    }
-    return 0;
-}
-
 /* The hits compared on both stores. */
 static size_t compare(mn_store *lite, mn_store *pg, const char *what, const mn_memory_query *q,
                       bool counts)
 {
-    hits a = {0}, b = {0};
-    CHECK_OK(mn_store_search_memories(lite, q, collect, &a));
-    CHECK_OK(mn_store_search_memories(pg, q, collect, &b));
-    bool same = a.n == b.n;
-    for (size_t i = 0; same && i < a.n; i++)
-        same = strcmp(a.uid[i], b.uid[i]) == 0 && fabs(a.score[i] - b.score[i]) <= 1e-9;
-    if (!same) {
-        fprintf(stderr, "%s: sqlite and postgresql differ\n", what);
-        for (size_t i = 0; i < a.n || i < b.n; i++)
-            fprintf(stderr, "  %-28s %.12f | %-28s %.12f\n", i < a.n ? a.uid[i] : "-",
-                    i < a.n ? a.score[i] : 0, i < b.n ? b.uid[i] : "-", i < b.n ? b.score[i] : 0);
-    }
-    CHECK(same);
+    pg_hits a = {0}, b = {0};
+    CHECK_OK(mn_store_search_memories(lite, q, pg_hits_collect, &a));
+    CHECK_OK(mn_store_search_memories(pg, q, pg_hits_collect, &b));
+    CHECK(pg_hits_same(what, &a, &b));
     if (!counts) /* search_store.c caches its counts a while (a little stale is allowed) */
         return a.n;
     int64_t ca = -1, cb = -2;

@@ -21,6 +21,7 @@
 #include "test.h"
 #include "test_json.h"
 #include "test_store.h"
+#include "pg_same.h"
 
 typedef struct {
     const char *kind, *title, *body, *situation, *tags, *paths, *keywords, *session;
@@ -163,37 +164,6 @@ static int write_all(mn_store *s, mn_store *other)
 }
 
 typedef struct {
-    char uid[32][32];
-    double score[32];
-    size_t n;
-} hits;
-
-static int collect(void *payload, const mn_memory_hit *h)
-{
-    hits *o = payload;
-    if (o->n < 32) {
-        snprintf(o->uid[o->n], sizeof(o->uid[0]), "%s", h->uid);
-        o->score[o->n++] = h->bm25;
-    }
-    return 0;
-}
-
-static void same_hits(const char *what, const hits *a, const hits *b)
-{
-    bool same = a->n == b->n;
-    for (size_t i = 0; same && i < a->n; i++)
-        same = strcmp(a->uid[i], b->uid[i]) == 0 && fabs(a->score[i] - b->score[i]) <= 1e-9;
-    if (!same) {
-        fprintf(stderr, "%s: sqlite and postgresql differ\n", what);
-        for (size_t i = 0; i < a->n || i < b->n; i++)
-            fprintf(stderr, "  %-28s %.12f | %-28s %.12f\n", i < a->n ? a->uid[i] : "-",
-                    i < a->n ? a->score[i] : 0, i < b->n ? b->uid[i] : "-",
-                    i < b->n ? b->score[i] : 0);
-    }
-    CHECK(same);
-}
-
-typedef struct {
     mn_store *lite, *pg;
     size_t compared; /* hits compared in all: the queries must find something */
     size_t second;   /* queries whose answer went past pass 1's candidates */
@@ -201,10 +171,10 @@ typedef struct {
 
 static void compare(pair *p, const char *what, const mn_memory_query *q)
 {
-    hits a = {0}, b = {0};
-    CHECK_OK(mn_store_search_memories(p->lite, q, collect, &a));
-    CHECK_OK(mn_store_search_memories(p->pg, q, collect, &b));
-    same_hits(what, &a, &b);
+    pg_hits a = {0}, b = {0};
+    CHECK_OK(mn_store_search_memories(p->lite, q, pg_hits_collect, &a));
+    CHECK_OK(mn_store_search_memories(p->pg, q, pg_hits_collect, &b));
+    CHECK(pg_hits_same(what, &a, &b));
     p->compared += a.n;
     int64_t ca = -1, cb = -2, na = -1, nb = -2;
     CHECK_OK(mn_store_fts_count(p->lite, MN_FTS_MEMORIES, q->match, &ca, &na));
@@ -646,11 +616,11 @@ static void test_backfill_at_open(void)
     mn_buf m = MN_BUF_INIT;
     text_query(&m, "http header parsing");
     mn_memory_query q = {.match = m.ptr, .limit = 10};
-    hits before = {0}, after = {0};
+    pg_hits before = {0}, after = {0};
     /* a read-only handle changes nothing (and finds nothing) */
     o.read_only = true;
     REQUIRE_OK(mn_store_open(&s, loc, &o));
-    CHECK_OK(mn_store_search_memories(s, &q, collect, &before));
+    CHECK_OK(mn_store_search_memories(s, &q, pg_hits_collect, &before));
     mn_store_free(s);
     CHECK(before.n == 0);
     o.read_only = false;
@@ -665,7 +635,7 @@ static void test_backfill_at_open(void)
     CHECK(test_store_sql_int(loc, "SELECT sum(ndocs) FROM fts_stats") == live);
     o.project = "other";
     REQUIRE_OK(mn_store_open(&s, loc, &o));
-    CHECK_OK(mn_store_search_memories(s, &q, collect, &after));
+    CHECK_OK(mn_store_search_memories(s, &q, pg_hits_collect, &after));
     mn_store_free(s);
     CHECK(after.n > 0);
     mn_buf_release(&m);
