@@ -42,13 +42,13 @@
  * Locations are shown as mn_store_redact makes them: no password.
  */
 #include "common.h"
+#include <xxhash.h>
 
 #include "api/api_internal.h"
 #include "mnemo/format.h"
 #include "mnemo/migrate.h"
 #include "store/store_migrate.h"
 #include "util/map.h"
-#include <xxhash.h>
 #include "util/vec.h"
 
 typedef struct {

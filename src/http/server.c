@@ -132,7 +132,8 @@ static void drop_ctx(mn_http_server *srv, mn_ctx *ctx)
  * context index it into B, and read it). The server's own project, when its store lives in
  * that repository (.mnemo/), keeps it; any other project has the root it recorded
  * (index.root: its first index, or the server's clone, serve.repo), or none: then context and
- * recall answer from memories alone, and index refuses a path (op_index.c).
+ * recall answer from memories alone, and index refuses a path (op_index.c). Such a project is
+ * never indexed by a request (ctx->no_refresh): the sync keeps its index fresh.
  */
 static void project_root(const mn_http_server *srv, mn_ctx *ctx, const char *project)
 {
