@@ -71,7 +71,7 @@ m --json search "$q" --kinds memory | js "search marks the memory stale" \
     'd.items.some(i=>i.id==="'"$gotcha"'" && i.status==="stale")'
 m --json context "$q" | js "context lists it apart, not as current knowledge" \
     'd.items.some(i=>i.id==="'"$gotcha"'" && i.section==="stale") && !d.items.some(i=>i.id==="'"$gotcha"'" && i.section!=="stale") && d.markdown.includes("## May be out of date") && !d.markdown.includes("treats delay=None as 0")'
-m context "$q" | grep -q "May be out of date" || fail "context's text names the stale memory apart"
+m context "$q" | grep "May be out of date" >/dev/null || fail "context's text names the stale memory apart"
 m --json recall "$q" | js "recall puts it in stale, not in facts" \
     'd.stale.some(s=>s.id==="'"$gotcha"'") && !d.facts.some(f=>f.id==="'"$gotcha"'")'
 out=$(m stale)
@@ -82,7 +82,7 @@ m --json stale | js "stale --json: the citation, where it is now, the diff" \
     'd.total===1 && d.memories[0].id==="'"$gotcha"'" && d.memories[0].citations[0].stale==="changed" && d.memories[0].citations[0].now.path==="shop/cart.py" && d.memories[0].citations[0].diff.includes("+        delay = 30")'
 [ "$(audit stale "$gotcha")" = 1 ] || fail "an audit row says it went stale"
 
-m revalidate "$gotcha" | grep -q "^revalidated $gotcha" || fail "revalidate says what it did"
+m revalidate "$gotcha" | grep "^revalidated $gotcha" >/dev/null || fail "revalidate says what it did"
 m --json stale | js "revalidated, nothing is stale" 'd.total===0'
 m --json context "$q" | js "revalidated, context serves it as knowledge again" \
     'd.items.some(i=>i.id==="'"$gotcha"'" && i.section==="knowledge")'
@@ -136,7 +136,7 @@ m --json search "$qs" --kinds memory | js "an episode unused for 180 days is not
 m --json gc | js "gc is a dry run by default, counting what it would archive" \
     'd.dry_run===true && d.expired.count===2 && d.superseded.count===1 && d.expired.ids.includes("'"$note"'")'
 m --json show "$note" | js "the dry run changed nothing" 'd.memory.status==="active"'
-m gc --apply | grep -q "archived" || fail "gc --apply says what it archived"
+m gc --apply | grep "archived" >/dev/null || fail "gc --apply says what it archived"
 m --json show "$note" | js "gc --apply archived the expired memory" 'd.memory.status==="archived"'
 m --json show "$old" | js "and the decision superseded long ago" 'd.memory.status==="archived"'
 [ "$(audit expire "$note")" = 1 ] || fail "an audit row says it expired"

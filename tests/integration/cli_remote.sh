@@ -98,7 +98,7 @@ out=$("$MNEMO" remote list)
 [[ $out == "team"*"$base  token in \$MNEMO_TEAM_TOKEN (not set)" ]] || fail "list: $out"
 ! grep -rqa "$token" .mnemo/ || fail "the token is in the store"
 out=$("$MNEMO" config set remote:evil https://evil.example.com 2>&1) && fail "config set made a remote"
-"$MNEMO" audit | grep -q "remote_add" || fail "the audit log has the add"
+"$MNEMO" audit | grep "remote_add" >/dev/null || fail "the audit log has the add"
 
 # ---- merge ----------------------------------------------------------------------------
 export MNEMO_TEAM_TOKEN=$token

@@ -54,7 +54,7 @@ echo "$out" | grep -q '^unchanged' || fail "second run says unchanged: $out"
 
 # another variable: our header updated, a header of the user's stays
 node -e "const f='.mcp.json',fs=require('fs'),d=JSON.parse(fs.readFileSync(f,'utf8')); d.mcpServers.mnemo.headers['X-Team']='a'; fs.writeFileSync(f, JSON.stringify(d,null,2))"
-"$MNEMO" setup claude-code --remote "$url" --token-env OTHER_TOKEN | grep -q '^updated' || fail "new variable updates"
+"$MNEMO" setup claude-code --remote "$url" --token-env OTHER_TOKEN | grep '^updated' >/dev/null || fail "new variable updates"
 json_is .mcp.json '{"mcpServers":{"other":{"command":"npx","args":["-y","other@1.2.3"],"env":{"N":1.5}},"mnemo":{"type":"http","url":"'"$url"'","headers":{"Authorization":"Bearer ${OTHER_TOKEN}","X-Team":"a"}}}}' "user's header kept, ours updated"
 "$MNEMO" setup claude-code --remove >/dev/null
 cp "$tmp/mcp.orig" .mcp.json
@@ -79,7 +79,7 @@ rm -rf .claude
 # a new file setup created is deleted by --remove
 rm .mcp.json
 "$MNEMO" setup claude-code --remote "$url" --token-env TEAM_TOKEN >/dev/null
-"$MNEMO" setup claude-code --remove --remote "$url" --token-env TEAM_TOKEN | grep -q '^deleted' ||
+"$MNEMO" setup claude-code --remove --remote "$url" --token-env TEAM_TOKEN | grep '^deleted' >/dev/null ||
     fail "remove deletes the file setup created"
 [ -e .mcp.json ] && fail ".mcp.json still there"
 

@@ -98,7 +98,9 @@ rc=0
 "$MNEMO" token create --role reader 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || fail "create without --project: exit $rc"
 # not an operation: no agent reaches it
-"$MNEMO" call 2>&1 | grep -q "^token" && fail "token is an operation"
+# its own status apart: under pipefail a failing `call` made the check always pass
+call_out=$("$MNEMO" call 2>&1 || true)
+grep "^token" <<<"$call_out" >/dev/null && fail "token is an operation"
 
 # ==== the server =============================================================
 start() {

@@ -140,7 +140,7 @@ for bad in "serve.port 65536" "serve.threads 65" "serve.host has_space,x" "serve
     "$MNEMO" config set $bad 2>/dev/null || rc=$?
     [ "$rc" = 2 ] || fail "config set $bad: exit $rc, not 2"
 done
-"$MNEMO" serve --help | grep -q -- "--port P" || fail "serve --help does not show --port"
+"$MNEMO" serve --help | grep -- "--port P" >/dev/null || fail "serve --help does not show --port"
 
 # ==== sessions, replies ======================================================
 start
@@ -182,7 +182,7 @@ rpc "$sid" '{"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"s
 expect_code 200 "tools/call save"
 js "save result" "d.id === 's1' && !d.result.isError && /^[0-9A-Z]{26}$/.test(d.result.structuredContent.id)" <"$tmp/body"
 mid=$(node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).result.structuredContent.id)" <"$tmp/body" 2>/dev/null || true)
-"$MNEMO" show "$mid" 2>/dev/null | grep -q "Checkout over HTTP" || fail "the memory saved over HTTP is not in the store"
+"$MNEMO" show "$mid" 2>/dev/null | grep "Checkout over HTTP" >/dev/null || fail "the memory saved over HTTP is not in the store"
 
 rpc "$sid" '{"jsonrpc":"2.0","id":3,"method":"no/such/method"}'
 expect_code 200 "an unknown method"
