@@ -661,10 +661,10 @@ static bool eval(const mn_pg_fts *q, int n, const bool *matched)
 
 static int read_stats(mn_store *s, mn_fts_table table, double *ndocs, double *ntok)
 {
-    int64_t n, t, top;
-    int rc = mn_pg__fts_stats(s, table, &n, &t, &top);
-    *ndocs = (double)n;
-    *ntok = (double)t;
+    mn_pg_fts_stats st;
+    int rc = mn_pg__fts_stats(s, table, &st);
+    *ndocs = (double)st.ndocs;
+    *ntok = (double)st.ntok;
     return rc;
 }
 

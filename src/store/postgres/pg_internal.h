@@ -17,6 +17,7 @@
 
 #include "store/postgres/pg_migrate.h"
 #include "store/postgres/pg_more.h"
+#include "store/postgres/pg_search.h"
 #include "store/store_backend.h"
 #include "util/libs.h"
 #include "util/map.h"
@@ -24,7 +25,9 @@
 typedef struct mn_pg_writes mn_pg_writes; /* pg_vector.c: rows written in batches */
 
 typedef struct {
-    int64_t project, top, ndocs, gen, cut[2];
+    int64_t project;
+    mn_pg_fts_stats at; /* what the cuts were read under (its ntok not compared) */
+    int64_t cut[2];
     int64_t rank, rank_cut; /* the last rank asked for by a search's newest share, its row id */
 } mn_pg_slice_cuts;
 
@@ -47,8 +50,8 @@ typedef struct mn_pg_store {
     char *insert_sql, *replace_sql, *select_sql; /* built from the field table once */
     int field_params;                            /* field columns in select_sql */
     /* pg_search.c: per full-text table, the newest slices' lowest row ids (fts_count) and a
-     * search's newest share's, kept while the table's highest row id and size stay (as
-     * search_store.c's size_cache keeps the slices') */
+     * search's newest share's, kept while the table's writes, size and highest row id stay
+     * (as search_store.c's size_cache keeps the slices') */
     mn_pg_slice_cuts slice_cuts[4];
     /* the read transaction's number (pg_begin_read; 0: none), and a table's full-text stats
      * read in it (pg_search.c mn_pg__fts_stats: its snapshot holds them fixed) */
@@ -56,7 +59,8 @@ typedef struct mn_pg_store {
     struct {
         unsigned tx;
         int table;
-        int64_t project, ndocs, ntok, top, gen;
+        int64_t project;
+        mn_pg_fts_stats v;
     } stats;
 } mn_pg_store;
 

@@ -304,13 +304,11 @@ static int nth_newest(mn_store *s, mn_fts_table table, double share, int64_t k, 
     return 0;
 }
 
-int mn_pg__fts_stats(mn_store *s, mn_fts_table table, int64_t *ndocs, int64_t *ntok, int64_t *top)
+int mn_pg__fts_stats(mn_store *s, mn_fts_table table, mn_pg_fts_stats *out)
 {
     if (pg(s)->read_tx && pg(s)->stats.tx == pg(s)->read_tx && pg(s)->stats.table == (int)table &&
         pg(s)->stats.project == s->project_id) {
-        *ndocs = pg(s)->stats.ndocs;
-        *ntok = pg(s)->stats.ntok;
-        *top = pg(s)->stats.top;
+        *out = pg(s)->stats.v;
         return 0;
     }
     mn_pg_params p = {0};
@@ -323,22 +321,19 @@ int mn_pg__fts_stats(mn_store *s, mn_fts_table table, int64_t *ndocs, int64_t *n
                              &p, "cannot read the full-text index");
     if (!r)
         return mn_error_last_code();
-    *ndocs = *ntok = *top = 0;
-    int64_t gen = -1; /* no stats row: no write since the table was cleared */
+    /* no stats row: nothing written since the table was cleared */
+    *out = (mn_pg_fts_stats){0, 0, 0, -1};
     if (pg(s)->pq->ntuples(r) == 1) {
-        *ndocs = mn_pg__col_int(s, r, 0, 0);
-        *ntok = mn_pg__col_int(s, r, 0, 1);
-        *top = mn_pg__col_int(s, r, 0, 2);
-        gen = mn_pg__col_int(s, r, 0, 3);
+        out->ndocs = mn_pg__col_int(s, r, 0, 0);
+        out->ntok = mn_pg__col_int(s, r, 0, 1);
+        out->top = mn_pg__col_int(s, r, 0, 2);
+        out->gen = mn_pg__col_int(s, r, 0, 3);
     }
     pg(s)->pq->clear(r);
     pg(s)->stats.tx = pg(s)->read_tx;
     pg(s)->stats.table = (int)table;
-    pg(s)->stats.ndocs = *ndocs;
-    pg(s)->stats.ntok = *ntok;
-    pg(s)->stats.top = *top;
-    pg(s)->stats.gen = gen;
     pg(s)->stats.project = s->project_id;
+    pg(s)->stats.v = *out;
     return 0;
 }
 
@@ -353,19 +348,17 @@ int mn_pg__fts_stats(mn_store *s, mn_fts_table table, int64_t *ndocs, int64_t *n
 static int table_size(mn_store *s, mn_fts_table table, int64_t *rows, mn_pg_slice_cuts **kept)
 {
     MN_ASSERT_OR((size_t)table < MN_ARRAY_SIZE(pg(s)->slice_cuts), MN_EINTERNAL);
-    int64_t ntok, top;
-    int rc = mn_pg__fts_stats(s, table, rows, &ntok, &top);
+    mn_pg_fts_stats st;
+    int rc = mn_pg__fts_stats(s, table, &st);
     if (rc)
         return rc;
+    *rows = st.ndocs;
     mn_pg_slice_cuts *k = &pg(s)->slice_cuts[table];
-    int64_t gen = pg(s)->stats.gen; /* mn_pg__fts_stats just read or kept it */
-    if (k->project != s->project_id || k->top != top || k->ndocs != *rows || k->gen != gen ||
-        gen < 0) {
+    if (k->project != s->project_id || k->at.top != st.top || k->at.ndocs != st.ndocs ||
+        k->at.gen != st.gen || st.gen < 0) {
         memset(k, 0, sizeof(*k));
         k->project = s->project_id;
-        k->top = top;
-        k->ndocs = *rows;
-        k->gen = gen;
+        k->at = st;
     }
     *kept = k;
     return 0;

@@ -109,12 +109,19 @@ typedef MN_VEC(mn_pg_fts_row) mn_pg_fts_rows;
 /** The rows of o->table matching q, in row id order, with their scores. */
 int mn_pg__fts_run(mn_store *s, const mn_pg_fts *q, const mn_pg_fts_opts *o, mn_pg_fts_rows *out);
 
+/* A project's full-text table as fts_stats and fts_docs say (pg_search.c mn_pg__fts_stats). */
+typedef struct {
+    int64_t ndocs, ntok;
+    int64_t top; /* the highest row id */
+    int64_t gen; /* fts_stats.gen, the table's writes; -1: no stats row */
+} mn_pg_fts_stats;
+
 /**
- * This project's rows of a table, their tokens and highest row id (fts_stats, fts_docs): one
- * statement, read once in a read transaction (its snapshot holds them; a search asked for them
+ * This project's rows of a table, their tokens, highest row id and writes (fts_stats, fts_docs):
+ * one statement, read once in a read transaction (its snapshot holds them; a search asked for them
  * five times).
  */
-int mn_pg__fts_stats(mn_store *s, mn_fts_table table, int64_t *ndocs, int64_t *ntok, int64_t *top);
+int mn_pg__fts_stats(mn_store *s, mn_fts_table table, mn_pg_fts_stats *out);
 
 /** How many rows of table in [from, to) match q. */
 int mn_pg__fts_count_rows(mn_store *s, const mn_pg_fts *q, mn_fts_table table, int64_t from,
