@@ -43,6 +43,8 @@
  *   modules import a file says nothing of whether a question is about it
  *   (with PageRank as a prior the hubs passed the specialised module the
  *   words chose: docs/internals/retrieval.md).
+ *   Then a C or C++ header and its source (x.h and x.cpp, x-inl.h) each
+ *   get at least 0.95 of the other's file score (companion.c).
  *
  * Code chunks:
  *   chunk  = (0.6 bm25/max bm25 + 0.25 sat(named) + 0.3 semN + 0.15 file/max file)

@@ -282,5 +282,8 @@ void mn_fusion_files_pre(mn_search_ctx *c);
 void mn_fusion_memories(mn_search_ctx *c);
 void mn_fusion_chunks(mn_search_ctx *c);
 void mn_fusion_files(mn_search_ctx *c);
+/** A C or C++ header and its source rank together: each at least 0.95 of the other (companion.c).
+ */
+void mn_companions(mn_search_ctx *c);
 
 #endif

@@ -251,6 +251,7 @@ static int run(mn_search_ctx *c, unsigned kinds, size_t k)
         if ((rc = mn_graph_spread(c)) != 0)
             return rc;
         mn_fusion_files(c);
+        mn_companions(c);
         mn_fusion_chunks(c);
     }
     /* memories: those attached to the code found or in scope, fusion */

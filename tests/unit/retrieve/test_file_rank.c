@@ -8,10 +8,10 @@
  * the issue still comes in through its imports; centrality itself adds
  * nothing; and a package's name (g.simplify after "import geo as g") is
  * the definition its __init__.py imports. Paths are searched with the
- * words that can score them, and a name's chunk count follows the index.
- * Through mn_api_call on a
- * real index of a small Python package written by the test, without an
- * embedder (embed.provider off).
+ * words that can score them, and a name's chunk count follows the index;
+ * a C header ranks right after its source. Through mn_api_call on a
+ * real index of a small Python package (and a few C files) written by the
+ * test, without an embedder (embed.provider off).
  */
 #include "common.h"
 #include <math.h>
@@ -378,6 +378,91 @@ static void test_common_words_tail(void)
     json_decref(out);
 }
 
+/*
+ * A C header and its source rank together (companion.c): the issue's
+ * words are in clib/ring.c (its code and comments) and barely in
+ * clib/ring.h (declarations); clib/queue.c holds some of them. The header
+ * comes right after its source, at 0.95 of its score; so does a header of another directory when it
+ * is the only other candidate with the stem (include/vec.h, src/vec.c). Of three
+ * port/<arch>/clock.h, none is lifted by another directory's.
+ */
+static void test_header_and_source(void)
+{
+    write_file("clib/ring.c",
+               "#include \"ring.h\"\n\n"
+               "/* A full ring buffer overwrites its oldest value when a push wraps around:\n"
+               " * the reader then loses the oldest value silently. */\n"
+               "int ring_push(struct ring *r, int v)\n{\n"
+               "    if (r->len == r->cap) /* full: the push wraps around the oldest value */\n"
+               "        r->head = (r->head + 1) % r->cap;\n"
+               "    r->buf[(r->head + r->len) % r->cap] = v;\n"
+               "    return r->len < r->cap ? ++r->len : r->len;\n}\n");
+    write_file("clib/ring.h", "struct ring { int *buf, head, len, cap; };\n"
+                              "int ring_push(struct ring *r, int v);\n");
+    write_file("clib/queue.c", "/* A queue keeps every value: a push on a full queue grows it,\n"
+                               " * and the oldest value stays first. */\n"
+                               "int queue_grow(int *cap) { *cap *= 2; return *cap; }\n");
+    write_file("src/vec.c", "/* A vector doubles its capacity when an append overflows it;\n"
+                            " * an overflow of the doubled size aborts. */\n"
+                            "int vec_append(int *cap) { return *cap *= 2; }\n");
+    write_file("include/vec.h", "int vec_append(int *cap);\n");
+    for (int a = 0; a < 3; a++) {
+        static const char *const arch[] = {"x86", "arm", "mips"};
+        mn_buf p = MN_BUF_INIT, t = MN_BUF_INIT;
+        mn_buf_printf(&p, "port/%s/clock.h", arch[a]);
+        mn_buf_printf(&t, "/* the %s clock */\nint clock_ticks_%s(void);\n", arch[a], arch[a]);
+        write_file(p.ptr, t.ptr);
+        mn_buf_release(&p);
+        mn_buf_release(&t);
+    }
+    write_file("port/x86/clock.c", "/* x86 ticks: the counter wraps, an overflow of ticks is\n"
+                                   " * counted, a doubled overflow aborts the clock. */\n"
+                                   "int clock_ticks_x86(void) { return 0; }\n");
+    mn_buf p = MN_BUF_INIT;
+    mn_buf_printf(&p, "{'path':'%s/repo'}", test_tmp);
+    json_decref(test_call("index", J(p.ptr)));
+    mn_buf_release(&p);
+
+    json_t *out = test_call("search", J("{'query':'A push on a full ring buffer wraps around\\n"
+                                        "The oldest value is lost silently when the ring is "
+                                        "full and a push wraps around.','kinds':['file'],"
+                                        "'k':10}"));
+    REQUIRE(out);
+    CHECK(rank_of(out, "clib/ring.c") == 0);
+    CHECK(rank_of(out, "clib/ring.h") == 1);
+    CHECK(rank_of(out, "clib/queue.c") > 1);
+    const json_t *src = find_item(out, "clib/ring.c"), *hdr = find_item(out, "clib/ring.h");
+    REQUIRE(src && hdr);
+    double ss = json_number_value(json_object_get(src, "score")),
+           sh = json_number_value(json_object_get(hdr, "score"));
+    CHECK(fabs(sh - 0.95 * ss) < 1e-9);
+    json_decref(out);
+
+    out = test_call("search", J("{'query':'An append overflows the doubled capacity\\nA vector "
+                                "aborts when an append overflows its doubled capacity.',"
+                                "'kinds':['file'],'k':10}"));
+    REQUIRE(out);
+    CHECK(rank_of(out, "src/vec.c") == 0);
+    CHECK(rank_of(out, "include/vec.h") == 1);
+    json_decref(out);
+
+    /* three clock.h: x86's pairs with clock.c of its directory, arm's and mips's with no one */
+    out = test_call("search", J("{'query':'The clock ticks overflow when the counter wraps\\n"
+                                "An overflow of ticks after a wrap of the counter aborts the "
+                                "clock.','kinds':['file'],'k':20}"));
+    REQUIRE(out);
+    const json_t *c86 = find_item(out, "port/x86/clock.c"),
+                 *h86 = find_item(out, "port/x86/clock.h"),
+                 *harm = find_item(out, "port/arm/clock.h");
+    REQUIRE(c86 && h86 && harm);
+    double s86 = json_number_value(json_object_get(c86, "score")),
+           sh86 = json_number_value(json_object_get(h86, "score")),
+           sarm = json_number_value(json_object_get(harm, "score"));
+    CHECK(sh86 >= 0.95 * s86 - 1e-9);
+    CHECK(sarm < 0.95 * s86);
+    json_decref(out);
+}
+
 static void run_all(void)
 {
     setup();
@@ -388,6 +473,7 @@ static void run_all(void)
     test_path_scoring_words();
     test_name_count_follows_index(); /* it adds a file */
     test_template_and_test_frames(); /* it adds files */
+    test_header_and_source();        /* it adds files */
     test_common_words_tail();        /* it adds 1,100 chunks */
     teardown();
 }
