@@ -257,6 +257,8 @@ static const lang_entry lang_exts[] = {
     {"scala", "scala sc"},
     {"groovy", "groovy gradle"},
     {"clojure", "clj cljs cljc edn"},
+    {"elisp", "el"},
+    {"vim", "vim"},
     {"go", "go"},
     {"rust", "rs"},
     {"swift", "swift"},
@@ -1065,6 +1067,11 @@ static mn_file_role role_of(const pathinfo *pi, const char *lang, const char *he
     if (dir_in(pi, doc_dirs, true) || (*pi->ext && in_list_i(pi->ext, strlen(pi->ext), doc_exts)))
         return MN_ROLE_DOC;
     if (is_config(pi, lang))
+        return MN_ROLE_CONFIG;
+    /* text in no language the index knows (Doxyfile, pylintrc, x.pc.in, a locale's
+     * .config): a tool's settings or data, not code. As source it outranked the code an
+     * issue was about on the words it shares with everything (simdjson's Doxyfile). */
+    if (!lang && !binary)
         return MN_ROLE_CONFIG;
     return MN_ROLE_SOURCE;
 }

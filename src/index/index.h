@@ -78,8 +78,10 @@ typedef struct {
  * 7: calls through a receiver whose type the file tells are written
  * "recv:Type.m" (receivers.c) and resolved in that class and its bases;
  * a .h file whose head is C++ is parsed as C++ (classify.c: h_is_cpp).
+ * 8: a text file in no language the index knows is config, not source
+ * (Doxyfile, pylintrc); Emacs Lisp and Vim script are languages.
  */
-#define MN_INDEX_RULES 7
+#define MN_INDEX_RULES 8
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 

@@ -83,7 +83,13 @@ static const ccase table[] = {
     {"templates/page", "<!DOCTYPE html>\n<html></html>\n", "html", S, false},
     {"conf/thing", "# -*- mode: python; coding: utf-8 -*-\nx = 1\n", "python", S, false},
     {"conf/other", "# vim: set ft=ruby :\nputs 1\n", "ruby", S, false},
-    {"data/unknown.xyz", "hello world\n", NULL, S, false},
+    /* text in no language the index knows: a tool's settings or data, not code */
+    {"data/unknown.xyz", "hello world\n", NULL, C, false},
+    {"Doxyfile", "PROJECT_NAME = simdjson\nINPUT = include\n", NULL, C, false},
+    {"pylintrc", "[MAIN]\njobs=1\n", NULL, C, false},
+    {"cmake/x.pc.in", "prefix=@CMAKE_INSTALL_PREFIX@\n", NULL, C, false},
+    {"elisp/pylint.el", "(defun pylint ()\n  (interactive))\n", "elisp", S, false},
+    {"plugin/x.vim", "function! X()\nendfunction\n", "vim", S, false},
     /* binary */
     {"assets/logo.png", "\x89PNG\r\n\x1a\n", NULL, S, true},
     {"assets/blob", "abc\0def", NULL, S, true},
