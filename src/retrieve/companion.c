@@ -16,9 +16,10 @@
  * its own evidence puts it higher); nothing else moves. COMPANION below 1
  * keeps the order of the pair its own.
  *
- * Companions are candidates with a C-family extension whose stems are the
- * same once an "-inl" / "_inl" / ".inl" ending is dropped, and whose names
- * differ: two of one directory (x.h and x.cpp, x.h and x-inl.h), or, when
+ * Companions are source files among the candidates (not tests, not generated
+ * amalgamations) with a C-family extension whose stems are the same once an
+ * "-inl" / "_inl" / ".inl" ending is dropped, and whose names differ: two of
+ * one directory (x.h and x.cpp, x.h and x-inl.h), or, when
  * only two candidates have that stem, in two directories (include/a/x.h and
  * src/x.cpp; simdjson's dom/element.h and inline/element.h). Three x.h of
  * three directories (one per platform) pair with no one across directories.
@@ -100,7 +101,10 @@ void mn_companions(mn_search_ctx *c)
     size_t nm = 0;
     for (size_t i = 0; i < n; i++) {
         const mn_file_cand *f = &c->files.items[i];
-        if (f->path && f->score > 0 && c_family(f->path, &m[nm])) {
+        /* source files only: a test named like its subject (test/x.c beside src/x.c) keeps
+         * its own score */
+        if (f->path && f->score > 0 && (!f->role || strcmp(f->role, "source") == 0) &&
+            c_family(f->path, &m[nm])) {
             m[nm].cand = i;
             nm++;
         }

@@ -382,9 +382,11 @@ static void test_common_words_tail(void)
  * A C header and its source rank together (companion.c): the issue's
  * words are in clib/ring.c (its code and comments) and barely in
  * clib/ring.h (declarations); clib/queue.c holds some of them. The header
- * comes right after its source, at 0.95 of its score; so does a header of another directory when it
- * is the only other candidate with the stem (include/vec.h, src/vec.c). Of three
- * port/<arch>/clock.h, none is lifted by another directory's.
+ * comes right after its source, at 0.95 of its score; so does a header of
+ * another directory when it is the only other source file among the
+ * candidates with the stem (include/vec.h, src/vec.c; tests/vec.c is a
+ * test, no companion). Of three port/<arch>/clock.h, none is lifted by
+ * another directory's.
  */
 static void test_header_and_source(void)
 {
@@ -406,6 +408,8 @@ static void test_header_and_source(void)
                             " * an overflow of the doubled size aborts. */\n"
                             "int vec_append(int *cap) { return *cap *= 2; }\n");
     write_file("include/vec.h", "int vec_append(int *cap);\n");
+    write_file("tests/vec.c", "/* an append that overflows the doubled capacity aborts */\n"
+                              "int test_vec_append(void) { return 0; }\n");
     for (int a = 0; a < 3; a++) {
         static const char *const arch[] = {"x86", "arm", "mips"};
         mn_buf p = MN_BUF_INIT, t = MN_BUF_INIT;
@@ -444,6 +448,11 @@ static void test_header_and_source(void)
     REQUIRE(out);
     CHECK(rank_of(out, "src/vec.c") == 0);
     CHECK(rank_of(out, "include/vec.h") == 1);
+    /* the test named like them is no companion: it keeps its test role's score */
+    const json_t *vc = find_item(out, "src/vec.c"), *vt = find_item(out, "tests/vec.c");
+    REQUIRE(vc && vt);
+    CHECK(json_number_value(json_object_get(vt, "score")) <
+          0.5 * json_number_value(json_object_get(vc, "score")));
     json_decref(out);
 
     /* three clock.h: x86's pairs with clock.c of its directory, arm's and mips's with no one */
