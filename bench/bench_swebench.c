@@ -413,6 +413,9 @@ typedef struct {
     MN_VEC(repo_entry) repos;
     size_t instances, cut_queries, no_gold_fn, new_gold_files;
     size_t missing_blobs, missing_instances;
+    /* instances whose every gold file is in the base tree and that have at most 1, 3, 5 of
+     * them: the only ones file Acc@1, @3, @5 can count (a file the tree lacks is no answer) */
+    size_t reachable[3];
     ev_samples index_s, checkout_s, bm25_build_s, bm25_docs, files_indexed, code_ms;
 } run;
 
@@ -874,6 +877,8 @@ static int run_instance(run *R, const json_t *inst, size_t index)
         }
     }
     R->new_gold_files += new_gold;
+    for (size_t i = 0; i < 3 && !new_gold; i++)
+        R->reachable[i] += gold.len <= (size_t)(2 * i + 1);
     R->instances++;
     rc = 0;
 out:
@@ -999,6 +1004,14 @@ int main(int argc, char **argv)
             ev_report_line(&R.r, "mnemo code search (functions) latency ms: p50 %.3f p95 %.3f",
                            ev_percentile(&R.code_ms, 0.5), ev_percentile(&R.code_ms, 0.95));
         ev_report_line(&R.r, "wall time %.1f s", wall);
+        double n_in = R.instances ? (double)R.instances : 1;
+        ev_report_line(&R.r,
+                       "reachable (every gold file in the base tree, at most k of them): k=1 %zu, "
+                       "k=3 %zu, k=5 %zu of %zu instances; file_acc@1/3/5 at most %.3f / %.3f / "
+                       "%.3f",
+                       R.reachable[0], R.reachable[1], R.reachable[2], R.instances,
+                       (double)R.reachable[0] / n_in, (double)R.reachable[1] / n_in,
+                       (double)R.reachable[2] / n_in);
         ev_report_note(&R.r,
                        "%zu instances not scored (listed at the end); %zu without a gold function "
                        "(left out of func_acc); %zu gold files not in the base tree; %zu "
