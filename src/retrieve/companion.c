@@ -18,11 +18,11 @@
  *
  * Companions are source files among the candidates (not tests, not generated
  * amalgamations) with a C-family extension whose stems are the same once an
- * "-inl" / "_inl" / ".inl" ending is dropped, and whose names differ: two of
- * one directory (x.h and x.cpp, x.h and x-inl.h), or, when
- * only two candidates have that stem, in two directories (include/a/x.h and
- * src/x.cpp; simdjson's dom/element.h and inline/element.h). Three x.h of
- * three directories (one per platform) pair with no one across directories.
+ * "-inl" / "_inl" / ".inl" ending is dropped: two of one directory (x.h and
+ * x.cpp, x.h and x-inl.h), or, when only two such candidates have that stem,
+ * two of any directories (include/a/x.h and src/x.cpp; simdjson's
+ * dom/element.h and inline/element.h). Three x.h of three directories (one
+ * per platform) pair with no one across directories.
  * Nothing is read from the store: the candidates' paths are all it needs.
  */
 #include "common.h"
@@ -123,7 +123,7 @@ void mn_companions(mn_search_ctx *c)
         while (e < nm && same_stem(&m[g], &m[e]))
             e++;
         if (e - g == 2) {
-            /* the only two with this stem: companions wherever they are */
+            /* the only two source candidates with this stem: companions wherever they are */
             lift(files, before, m[g].cand, m[g + 1].cand);
         } else {
             /* more: only those of one directory, two by two */
