@@ -585,11 +585,19 @@ void mn_sqlite__close(mn_store *s)
     free(sq(s)->replace_sql);
     free(sq(s)->select_sql);
     free(sq(s)->get_sql);
+    free(sq(s)->epoch_moved);
     mn_memory_sizes_free(s);
     if (sq(s)->db)
         sqlite3_close(sq(s)->db);
     free(s->path);
     free(s);
+}
+
+/* What a transaction remembers ends with it; a new one starts with nothing. */
+static void tx_ended(mn_store *s)
+{
+    free(sq(s)->epoch_moved);
+    sq(s)->epoch_moved = NULL;
 }
 
 int mn_sqlite__begin(mn_store *s)
@@ -601,6 +609,7 @@ int mn_sqlite__begin(mn_store *s)
     int rc = mn_sqlite__exec(s, "BEGIN IMMEDIATE");
     if (rc == 0)
         sq(s)->in_tx = true;
+    tx_ended(s);
     return rc;
 }
 
@@ -628,6 +637,7 @@ int mn_sqlite__commit(mn_store *s)
         return rc;
     }
     sq(s)->in_tx = false;
+    tx_ended(s);
     lock_released();
     return 0;
 }
@@ -639,6 +649,7 @@ void mn_sqlite__rollback(mn_store *s)
     if (!sqlite3_get_autocommit(sq(s)->db))
         sqlite3_exec(sq(s)->db, "ROLLBACK", NULL, NULL, NULL);
     sq(s)->in_tx = false;
+    tx_ended(s);
     lock_released();
 }
 

@@ -14,8 +14,10 @@
  * (reference counted, immutable) and keyed by database path, project,
  * model, owner kind and the model row's nonce (a model dropped and
  * trained again under the same name gets a new nonce). A set is served
- * again while the model's epoch - moved by a trigger on every vector
- * written or removed, by any process - is the one it was loaded at. The
+ * again while the model's epoch - moved by every transaction that writes
+ * or removes one of its vectors, in any process (epoch_move below for
+ * writes, schema v5's triggers for updates and deletes) - is the one it was
+ * loaded at. The
  * epoch is read before the rows, so a set is never older than its epoch:
  * a write racing the load only makes the next load read again. Between
  * processes, a set loaded from the rows is also written to a file beside
@@ -226,6 +228,28 @@ int mn_sqlite__embed_corpus_epoch(mn_store *s, int64_t *out)
 
 /* ---- vectors ---- */
 
+/*
+ * A vector of model was written: move the model's epoch, once per
+ * transaction (schema v17; the first vector of a bulk write pays for the
+ * rest). Updates and deletes move it by trigger.
+ */
+static int epoch_move(mn_store *s, const char *model)
+{
+    if (sq(s)->epoch_moved && strcmp(sq(s)->epoch_moved, model) == 0)
+        return 0;
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "UPDATE embed_models SET epoch = epoch + 1 WHERE model = ?1");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_text(st, 1, model, -1, SQLITE_STATIC);
+    int rc = step_done(s, st, "cannot move a model's epoch");
+    if (rc == 0) {
+        free(sq(s)->epoch_moved);
+        sq(s)->epoch_moved = mn_strdup(model);
+    }
+    return rc;
+}
+
 int mn_sqlite__vector_put(mn_store *s, const char *owner_kind, int64_t owner_id, const char *model,
                           const int8_t *q, size_t dim, float scale)
 {
@@ -252,7 +276,7 @@ int mn_sqlite__vector_put(mn_store *s, const char *owner_kind, int64_t owner_id,
     if (sqlite3_changes(sq(s)->db) == 0)
         return mn_error_set(MN_EINVAL, "embedding model '%s' of dimension %zu is not recorded",
                             model, dim);
-    return 0;
+    return epoch_move(s, model);
 }
 
 int mn_sqlite__vector_get(mn_store *s, const char *owner_kind, int64_t owner_id, const char *model,

@@ -208,6 +208,32 @@ static void test_models_and_vectors(void)
     CHECK(a->data[32 + 1] == q[1] && a->data[20] == 0);
     mn_vector_set_release(b);
 
+    /* a vector written gives a new set, in every transaction that writes one (the epoch moves
+     * once per transaction, schema v17): here m2's vector, twice, then both in one */
+    for (int round = 0; round < 3; round++) {
+        int8_t q2[20];
+        for (int i = 0; i < 20; i++)
+            q2[i] = (int8_t)(round * 10 + i);
+        CHECK_OK(mn_store_begin(s));
+        if (round == 2) /* first, so that the rows stay in the order m1, m2 */
+            CHECK_OK(mn_store_vector_put(s, "memory", m1, "http:x", q2, 20, 0.01f));
+        CHECK_OK(mn_store_vector_put(s, "memory", m2, "http:x", q2, 20, 0.02f));
+        CHECK_OK(mn_store_commit(s));
+        CHECK_OK(mn_store_vectors_load(s, "http:x", "memory", &b));
+        REQUIRE(b);
+        CHECK(b != a && b->n == 2 && b->ids[0] == m1 && b->ids[1] == m2);
+        CHECK(b->data[32 + 1] == q2[1] && b->data[1] == (round == 2 ? q2[1] : q[1]));
+        mn_vector_set_release(a);
+        a = b;
+    }
+    /* a write rolled back moves nothing: the same set */
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_vector_put(s, "memory", m2, "http:x", q, 20, 0.02f));
+    mn_store_rollback(s);
+    CHECK_OK(mn_store_vectors_load(s, "http:x", "memory", &b));
+    CHECK(b == a);
+    mn_vector_set_release(b);
+
     /* a change of the vectors (here a memory's text) gives a new set; the old one stays
      * readable by whoever holds it */
     json_t *mem = NULL;
