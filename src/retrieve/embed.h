@@ -145,6 +145,13 @@ typedef struct {
  * documents gets no model (MN_ENOTFOUND, "too small").
  */
 int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats);
+
+/**
+ * The windows the built-in model's SVD runs on at most, the rest being
+ * folded in (0: the default, 8,000). For tests, so that a small corpus takes
+ * the fold-in path too.
+ */
+void mn_embed_set_sample(size_t nwindows);
 #define MN_EMBED_MIN_DOCS 32
 
 /* ---- vectors ---- */

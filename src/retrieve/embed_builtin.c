@@ -19,27 +19,13 @@
  * class the turn before it was about. Rare terms matter (their vector is
  * their context): every term of the corpus gets a vector.
  *
- * k = N / 8 rounded to a multiple of 16, within [32, 256]: the rank has to
- * stay well below the number of windows or LSA degenerates into plain
- * tf-idf cosine (on LoCoMo, 256 dimensions for ~600 turns loses the gain;
- * N/6 .. N/10 are within a point of each other).
- *
- * The SVD is randomized (Halko, Martinsson, Tropp 2011), run on the window
- * side so that nothing of size terms x terms or terms x l is
- * orthonormalised: Y = X^T Omega (Omega a +-1 matrix from a hash, never
- * stored), then POWER_ITERS times Q = orth(Y), Y = X^T (X Q); Q = orth(Y),
- * C = Q^T X^T X Q (l x l, l = k + OVERSAMPLE), C = W L W^T (Jacobi), the
- * window-side singular vectors P = Q W_k, sigma = sqrt(L), and the term
- * vectors U = X P / sigma. Cost O(nnz * l) per product plus O(windows *
- * l^2) per orthonormalisation. Above MAX_WINDOWS documents the SVD runs on
- * an evenly spaced sample of windows; every other window is then folded in
- * (p = U^T x / sigma) to give vectors to the terms the sample did not see.
+ * How it is computed (the randomized SVD, the sample of windows above
+ * 8,000 documents and the fold-in of the rest) is embed_lsa.c's.
  *
  * Training runs on mn_embed_threads() threads (embed_par.h): the corpus is
- * tokenized in parallel batches and merged in document order, and the SVD's
- * products split into parts that write disjoint rows and sum in the
- * one-thread order, so the model is the same bit for bit on any number of
- * threads (tests/unit/retrieve/test_embed_par.c).
+ * tokenized in parallel batches and merged in document order, and the SVD
+ * (embed_lsa.c) is the same bit for bit on any number of threads, so the
+ * model is (tests/unit/retrieve/test_embed_par.c).
  *
  * Stored: one row per model in embed_models ("builtin:lsa<k>@<16 hex>", the
  * fingerprint an xxh3 of the corpus texts, the project and the parameters)
@@ -53,10 +39,10 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <stdatomic.h>
 #include <xxhash.h>
 
 #include "retrieve/embed.h"
+#include "retrieve/embed_lsa.h"
 #include "retrieve/embed_par.h"
 #include "store/store_vector.h"
 #include "text/tokenize.h"
@@ -65,13 +51,6 @@
 #include "util/vec.h"
 
 #define ALGO_VERSION   1
-#define WINDOW         2 /* neighbours on each side */
-#define MIN_DIM        32
-#define MAX_DIM        256
-#define DOCS_PER_DIM   8 /* k = N / DOCS_PER_DIM */
-#define OVERSAMPLE     8 /* l = k + OVERSAMPLE */
-#define POWER_ITERS    2
-#define MAX_WINDOWS    8000  /* windows the SVD runs on; the rest are folded in */
 #define MAX_DOC_BYTES  65536 /* of a document's text, tokenized */
 #define RETRAIN_FACTOR 1.5   /* retrain when the corpus grew or shrank by this factor */
 #define MAX_TERMS      65536 /* the vocabulary, most frequent first: see cap_vocab */
@@ -86,12 +65,8 @@ typedef struct {
     MN_VEC(int64_t) df;
 } vocab;
 
-typedef struct {
-    uint32_t t;
-    float x;
-} entry;
-
-typedef MN_VEC(entry) entry_vec;
+typedef mn_lsa_entry entry;
+typedef mn_lsa_entry_vec entry_vec;
 
 static uint32_t vocab_id(vocab *v, const char *tok, size_t len, bool add)
 {
@@ -141,29 +116,6 @@ static int on_token(void *payload, const char *tok, size_t len, size_t start, si
     return 0;
 }
 
-static int by_term(const void *a, const void *b)
-{
-    const entry *x = a, *y = b;
-    return x->t < y->t ? -1 : x->t > y->t;
-}
-
-/* Sort by term and sum the counts of equal terms, from index `from` on. */
-static void collapse(entry_vec *e, size_t from)
-{
-    size_t n = e->len - from, w = 0;
-    entry *p = e->items + from;
-    if (n == 0)
-        return;
-    qsort(p, n, sizeof(*p), by_term);
-    for (size_t i = 1; i < n; i++) {
-        if (p[i].t == p[w].t)
-            p[w].x += p[i].x;
-        else
-            p[++w] = p[i];
-    }
-    e->len = from + w + 1;
-}
-
 static void tokenize_into(vocab *v, bool add, entry_vec *out, const char *text, size_t len,
                           unsigned flags)
 {
@@ -172,173 +124,7 @@ static void tokenize_into(vocab *v, bool add, entry_vec *out, const char *text, 
     if (len > MAX_DOC_BYTES)
         len = mn_utf8_floor(text, len, MAX_DOC_BYTES);
     mn_tokenize(text, len, MN_LANG_UNKNOWN, flags, on_token, &c);
-    collapse(out, from);
-}
-
-/* ---- small dense linear algebra (double) ----
- *
- * The loops run in blocks of 4 lanes with a scalar tail: GCC at -O2 does
- * not vectorise a reduction whose trip count is unknown, but it does turn a
- * fixed 4-lane block into SIMD (SLP), which halves the training time. */
-
-static double dot(const double *restrict a, const double *restrict b, size_t n)
-{
-    double acc[4] = {0, 0, 0, 0};
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (size_t j = 0; j < 4; j++)
-            acc[j] += a[i + j] * b[i + j];
-    for (; i < n; i++)
-        acc[0] += a[i] * b[i];
-    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-}
-
-/* y += a * x */
-static void axpy(double *restrict y, double a, const double *restrict x, size_t n)
-{
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (size_t j = 0; j < 4; j++)
-            y[i + j] += a * x[i + j];
-    for (; i < n; i++)
-        y[i] += a * x[i];
-}
-
-/*
- * Orthonormalise the l columns of the n x l row-major matrix a (modified
- * Gram-Schmidt on a transposed copy, so each column is contiguous). A column
- * that vanishes becomes zero. One pass is enough here: the power iteration
- * keeps the columns' condition number near (sigma_1 / sigma_l)^2, far from
- * where Gram-Schmidt loses orthogonality in double.
- *
- * On several threads the columns are a wavefront: column j takes the
- * projections of columns 0..j-1 one after the other as on one thread,
- * waiting for each to be final, so every column's arithmetic (and the
- * result) is the one-thread one; with columns claimed in ascending order a
- * thread waits at most for the column another is finishing.
- */
-typedef struct {
-    double *t; /* l columns of n */
-    double *a;
-    size_t n, l;
-    atomic_uchar *done;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-} gs_run;
-
-static void gs_wait(gs_run *g, size_t p)
-{
-    if (atomic_load_explicit(&g->done[p], memory_order_acquire))
-        return;
-    pthread_mutex_lock(&g->mu);
-    while (!atomic_load_explicit(&g->done[p], memory_order_acquire))
-        pthread_cond_wait(&g->cv, &g->mu);
-    pthread_mutex_unlock(&g->mu);
-}
-
-static void gs_column(void *arg, size_t j, int thread)
-{
-    gs_run *g = arg;
-    size_t n = g->n;
-    double *cj = g->t + j * n;
-    MN_UNUSED(thread);
-    for (size_t p = 0; p < j; p++) {
-        const double *cp = g->t + p * n;
-        gs_wait(g, p);
-        axpy(cj, -dot(cj, cp, n), cp, n);
-    }
-    double norm = sqrt(dot(cj, cj, n));
-    for (size_t i = 0; i < n; i++)
-        cj[i] = norm > 1e-12 ? cj[i] / norm : 0;
-    pthread_mutex_lock(&g->mu);
-    atomic_store_explicit(&g->done[j], 1, memory_order_release);
-    pthread_cond_broadcast(&g->cv);
-    pthread_mutex_unlock(&g->mu);
-}
-
-#define ROWS_PER_PART 256 /* rows of a dense loop per part of a parallel run */
-
-static void gs_transpose_in(void *arg, size_t part, int thread)
-{
-    gs_run *g = arg;
-    MN_UNUSED(thread);
-    for (size_t i = part * ROWS_PER_PART; i < g->n && i < (part + 1) * ROWS_PER_PART; i++)
-        for (size_t j = 0; j < g->l; j++)
-            g->t[j * g->n + i] = g->a[i * g->l + j];
-}
-
-static void gs_transpose_out(void *arg, size_t part, int thread)
-{
-    gs_run *g = arg;
-    MN_UNUSED(thread);
-    for (size_t i = part * ROWS_PER_PART; i < g->n && i < (part + 1) * ROWS_PER_PART; i++)
-        for (size_t j = 0; j < g->l; j++)
-            g->a[i * g->l + j] = g->t[j * g->n + i];
-}
-
-static void orthonormalize(double *a, size_t n, size_t l, int threads)
-{
-    gs_run g = {mn_malloc(n * l * sizeof(double)),
-                a,
-                n,
-                l,
-                mn_calloc(l, sizeof(atomic_uchar)),
-                PTHREAD_MUTEX_INITIALIZER,
-                PTHREAD_COND_INITIALIZER};
-    size_t parts = (n + ROWS_PER_PART - 1) / ROWS_PER_PART;
-    mn_par_run(threads, parts, gs_transpose_in, &g);
-    mn_par_run(threads, l, gs_column, &g);
-    mn_par_run(threads, parts, gs_transpose_out, &g);
-    pthread_cond_destroy(&g.cv);
-    pthread_mutex_destroy(&g.mu);
-    free(g.done);
-    free(g.t);
-}
-
-/* Eigen-decomposition of the symmetric n x n matrix a (destroyed) by cyclic Jacobi:
- * eigenvalues in w, eigenvectors in the columns of v (row-major). */
-static void jacobi(double *a, size_t n, double *w, double *v)
-{
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            v[i * n + j] = i == j;
-    double scale = 0;
-    for (size_t i = 0; i < n * n; i++)
-        scale += a[i] * a[i];
-    for (int sweep = 0; sweep < 60; sweep++) {
-        double off = 0;
-        for (size_t p = 0; p < n; p++)
-            for (size_t q = p + 1; q < n; q++)
-                off += a[p * n + q] * a[p * n + q];
-        if (off <= 1e-24 * scale)
-            break;
-        for (size_t p = 0; p < n; p++)
-            for (size_t q = p + 1; q < n; q++) {
-                double apq = a[p * n + q];
-                if (fabs(apq) < 1e-300)
-                    continue;
-                double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
-                double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
-                double c = 1 / sqrt(t * t + 1), s = t * c;
-                for (size_t k = 0; k < n; k++) {
-                    double akp = a[k * n + p], akq = a[k * n + q];
-                    a[k * n + p] = c * akp - s * akq;
-                    a[k * n + q] = s * akp + c * akq;
-                }
-                for (size_t k = 0; k < n; k++) {
-                    double apk = a[p * n + k], aqk = a[q * n + k];
-                    a[p * n + k] = c * apk - s * aqk;
-                    a[q * n + k] = s * apk + c * aqk;
-                }
-                for (size_t k = 0; k < n; k++) {
-                    double vkp = v[k * n + p], vkq = v[k * n + q];
-                    v[k * n + p] = c * vkp - s * vkq;
-                    v[k * n + q] = s * vkp + c * vkq;
-                }
-            }
-    }
-    for (size_t i = 0; i < n; i++)
-        w[i] = a[i * n + i];
+    mn_lsa_collapse(out, from);
 }
 
 /* ---- the corpus ---- */
@@ -432,7 +218,7 @@ static void tokenize_part(void *arg, size_t part, int thread)
 static void sort_entries(entry *p, size_t n)
 {
     if (n > 24) {
-        qsort(p, n, sizeof(*p), by_term);
+        qsort(p, n, sizeof(*p), mn_lsa_by_term);
         return;
     }
     for (size_t i = 1; i < n; i++) { /* insertion: most documents have a few terms */
@@ -596,419 +382,6 @@ static void cap_vocab(corpus *c)
     c->v = nv;
 }
 
-/* The sparse matrix X: windows as columns of (term, weight). */
-typedef struct {
-    entry_vec e;
-    MN_VEC(size_t) start; /* window j: e[start[j], start[j + 1]) */
-} windows;
-
-/* The documents [*lo, *hi] of the window around document d: its neighbours in its stream. */
-static void window_range(const corpus *c, size_t d, size_t *lo_out, size_t *hi_out)
-{
-    size_t n = c->start.len - 1, lo = d, hi = d;
-    while (lo > 0 && d - lo < WINDOW && !c->new_stream.items[lo])
-        lo--;
-    while (hi + 1 < n && hi - d < WINDOW && !c->new_stream.items[hi + 1])
-        hi++;
-    *lo_out = lo;
-    *hi_out = hi;
-}
-
-/* Whether the window around document d holds a term not marked in seen. */
-static bool window_has_unseen(const corpus *c, size_t d, const bool *seen)
-{
-    size_t lo, hi;
-    window_range(c, d, &lo, &hi);
-    for (size_t j = c->start.items[lo]; j < c->start.items[hi + 1]; j++)
-        if (!seen[c->entries.items[j].t])
-            return true;
-    return false;
-}
-
-/* The window around document d: its neighbours in the same stream, counts summed. */
-static void add_window(windows *w, const corpus *c, size_t d, const double *idf)
-{
-    size_t lo, hi;
-    window_range(c, d, &lo, &hi);
-    size_t from = w->e.len;
-    mn_vec_push(&w->start, from);
-    for (size_t i = lo; i <= hi; i++)
-        for (size_t j = c->start.items[i]; j < c->start.items[i + 1]; j++)
-            mn_vec_push(&w->e, c->entries.items[j]);
-    collapse(&w->e, from);
-    double norm = 0;
-    for (size_t j = from; j < w->e.len; j++) {
-        entry *x = &w->e.items[j];
-        x->x = (float)((1 + log(x->x)) * idf[x->t]);
-        norm += (double)x->x * x->x;
-    }
-    norm = sqrt(norm);
-    for (size_t j = from; j < w->e.len && norm > 0; j++)
-        w->e.items[j].x = (float)(w->e.items[j].x / norm);
-}
-
-/*
- * The products with X on the training's threads. X^T z splits by windows
- * (each writes its own row of y); X q and X P split by ranges of terms
- * (each writes its own rows of z or U), every part scanning the windows in
- * order and taking its terms from each (a window's entries are sorted by
- * term: a binary search finds where its range starts), so a term's row sums
- * its windows in the order one thread does. The ranges hold about equal
- * shares of X's entries.
- */
-typedef struct {
-    const windows *w;
-    size_t l;
-    size_t from, nw; /* X^T z: windows [from, from + nw) */
-    double *y;
-    const double *q; /* X q: nw x l */
-    float *z;
-    const float *zin;
-    const uint32_t *cut; /* term ranges: part p is [cut[p], cut[p + 1]) */
-    size_t parts;
-    const uint32_t *orig; /* X P: the term of a sampled row (U's row) */
-    const double *pk;     /* X P: nw x l */
-    float *u;
-} xprod;
-
-/* y (nw x l) = X^T z for the windows [from, from + nw), z (V x l) */
-static void xt_rows(const xprod *x, size_t lo, size_t hi)
-{
-    const windows *w = x->w;
-    size_t l = x->l;
-    for (size_t j = lo; j < hi; j++) {
-        double *restrict yj = x->y + (j - x->from) * l;
-        memset(yj, 0, l * sizeof(double));
-        for (size_t i = w->start.items[j]; i < w->start.items[j + 1]; i++) {
-            const float *restrict zt = x->zin + (size_t)w->e.items[i].t * l;
-            double v = w->e.items[i].x;
-            size_t c = 0;
-            for (; c + 4 <= l; c += 4)
-                for (size_t b = 0; b < 4; b++)
-                    yj[c + b] += v * zt[c + b];
-            for (; c < l; c++)
-                yj[c] += v * zt[c];
-        }
-    }
-}
-
-static void xt_part(void *arg, size_t part, int thread)
-{
-    const xprod *x = arg;
-    size_t lo = x->from + part * ROWS_PER_PART, hi = lo + ROWS_PER_PART;
-    MN_UNUSED(thread);
-    xt_rows(x, lo, hi < x->from + x->nw ? hi : x->from + x->nw);
-}
-
-static void xt_times(double *y, const windows *w, size_t from, size_t nw, const float *z, size_t l,
-                     int threads)
-{
-    xprod x = {.w = w, .l = l, .from = from, .nw = nw, .y = y, .zin = z};
-    if (nw <= ROWS_PER_PART) {
-        xt_rows(&x, from, from + nw);
-        return;
-    }
-    mn_par_run(threads, (nw + ROWS_PER_PART - 1) / ROWS_PER_PART, xt_part, &x);
-}
-
-/* The first entry of window j whose term is >= t. */
-static size_t window_seek(const windows *w, size_t j, uint32_t t)
-{
-    size_t lo = w->start.items[j], hi = w->start.items[j + 1];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->e.items[mid].t < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* z (V x l) = X q for the terms of part `part`, q (nw x l) */
-static void x_part(void *arg, size_t part, int thread)
-{
-    const xprod *x = arg;
-    const windows *w = x->w;
-    size_t l = x->l;
-    uint32_t tlo = x->cut[part], thi = x->cut[part + 1];
-    MN_UNUSED(thread);
-    memset(x->z + (size_t)tlo * l, 0, (size_t)(thi - tlo) * l * sizeof(float));
-    for (size_t j = 0; j < x->nw; j++) {
-        const double *restrict qj = x->q + j * l;
-        for (size_t i = window_seek(w, j, tlo); i < w->start.items[j + 1] && w->e.items[i].t < thi;
-             i++) {
-            float *restrict zt = x->z + (size_t)w->e.items[i].t * l;
-            float v = w->e.items[i].x;
-            size_t c = 0;
-            for (; c + 4 <= l; c += 4)
-                for (size_t b = 0; b < 4; b++)
-                    zt[c + b] += v * (float)qj[c + b];
-            for (; c < l; c++)
-                zt[c] += v * (float)qj[c];
-        }
-    }
-}
-
-/* U's rows (k floats each, at orig[t]) += X P for the sampled terms of part `part` */
-static void xp_part(void *arg, size_t part, int thread)
-{
-    const xprod *x = arg;
-    const windows *w = x->w;
-    size_t k = x->l;
-    uint32_t tlo = x->cut[part], thi = x->cut[part + 1];
-    MN_UNUSED(thread);
-    for (size_t j = 0; j < x->nw; j++)
-        for (size_t i = window_seek(w, j, tlo); i < w->start.items[j + 1] && w->e.items[i].t < thi;
-             i++) {
-            const entry *e = &w->e.items[i];
-            float *ut = x->u + (size_t)x->orig[e->t] * k;
-            for (size_t c0 = 0; c0 < k; c0++)
-                ut[c0] += e->x * (float)x->pk[j * k + c0];
-        }
-}
-
-/* Term ranges of about equal numbers of X's entries, `parts` of them, over ns terms. */
-static uint32_t *term_cuts(const windows *w, size_t ns, size_t parts)
-{
-    size_t *per = mn_calloc(ns + 1, sizeof(size_t));
-    uint32_t *cut = mn_malloc((parts + 1) * sizeof(uint32_t));
-    for (size_t i = 0; i < w->e.len; i++)
-        per[w->e.items[i].t]++;
-    size_t total = w->e.len, acc = 0, p = 1;
-    cut[0] = 0;
-    for (size_t t = 0; t < ns && p < parts; t++) {
-        acc += per[t];
-        while (p < parts && acc * parts >= total * p)
-            cut[p++] = (uint32_t)(t + 1);
-    }
-    while (p <= parts)
-        cut[p++] = (uint32_t)ns;
-    free(per);
-    return cut;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
-static int by_eigen_desc(const void *a, const void *b, void *w)
-{
-    const double *ev = w;
-    double x = ev[*(const size_t *)a], y = ev[*(const size_t *)b];
-    return x > y ? -1 : x < y;
-}
-
-/* C += Y_b^T S_b over a block of rows of S = X^T X Q: part p adds to C's rows [8p, 8p + 8) */
-typedef struct {
-    double *cm;
-    const double *y, *sb;
-    size_t j0, j1, l;
-} cblock;
-
-static void c_part(void *arg, size_t part, int thread)
-{
-    const cblock *b = arg;
-    size_t l = b->l;
-    MN_UNUSED(thread);
-    for (size_t j = b->j0; j < b->j1; j++)
-        for (size_t a = part * 8; a < l && a < part * 8 + 8; a++)
-            axpy(b->cm + a * l, b->y[j * l + a], b->sb + (j - b->j0) * l, l);
-}
-
-/* P = Q W_k, rows [ROWS_PER_PART * part, ...) */
-typedef struct {
-    double *p;
-    const double *y, *wk;
-    size_t nw, k, l;
-} pprod;
-
-static void p_part(void *arg, size_t part, int thread)
-{
-    const pprod *x = arg;
-    MN_UNUSED(thread);
-    for (size_t j = part * ROWS_PER_PART; j < x->nw && j < (part + 1) * ROWS_PER_PART; j++)
-        for (size_t c0 = 0; c0 < x->k; c0++)
-            x->p[j * x->k + c0] = dot(x->y + j * x->l, x->wk + c0 * x->l, x->l);
-}
-
-#define C_BLOCK 512 /* rows of S held at once: 1 MB at l = 264 */
-
-/*
- * The term vectors (nterms x k floats, malloc'd) of the windowed LSA of
- * corpus c; *k_out is k. See the file comment for the algorithm.
- */
-static float *train_lsa(const corpus *c, const double *idf, size_t *k_out)
-{
-    size_t n = c->start.len - 1, nterms = c->v.terms.len;
-    size_t k = (n / DOCS_PER_DIM + 8) / 16 * 16;
-    k = k < MIN_DIM ? MIN_DIM : k > MAX_DIM ? MAX_DIM : k;
-
-    /* the windows the SVD runs on: all, or an evenly spaced sample */
-    windows w = {MN_VEC_INIT, MN_VEC_INIT};
-    size_t nw = n < MAX_WINDOWS ? n : MAX_WINDOWS;
-    bool *sampled = mn_calloc(n, sizeof(bool));
-    for (size_t j = 0; j < nw; j++) {
-        size_t d = (size_t)((double)j * (double)n / (double)nw);
-        sampled[d] = true;
-        add_window(&w, c, d, idf);
-    }
-    mn_vec_push(&w.start, w.e.len);
-
-    /* the SVD sees only the terms the sampled windows hold (sympy: 57,000 of 65,536): X's
-     * rows for the others are zero, so their rows of the sketch z stay zero and are not kept.
-     * cid renumbers the sampled windows' entries; orig maps back (Omega and U use it, so the
-     * model is the same as with every row kept) */
-    bool *seen = mn_calloc(nterms, sizeof(bool));
-    uint32_t *cid = mn_malloc(nterms * sizeof(uint32_t));
-    MN_VEC(uint32_t) orig = MN_VEC_INIT;
-    for (size_t i = 0; i < w.e.len; i++)
-        seen[w.e.items[i].t] = true;
-    for (size_t t = 0; t < nterms; t++) {
-        cid[t] = seen[t] ? (uint32_t)orig.len : UINT32_MAX;
-        if (seen[t])
-            mn_vec_push(&orig, (uint32_t)t);
-    }
-    for (size_t i = 0; i < w.e.len; i++)
-        w.e.items[i].t = cid[w.e.items[i].t];
-    free(cid);
-    size_t ns = orig.len;
-    int threads = c->threads;
-    size_t nparts = (size_t)threads * 4;
-    uint32_t *cut = term_cuts(&w, ns, nparts);
-
-    size_t l = k + OVERSAMPLE < nw ? k + OVERSAMPLE : nw;
-    if (k > l)
-        k = l;
-    double *y = mn_malloc(nw * l * sizeof(double));
-    float *z = mn_calloc(ns * l, sizeof(float));
-    /* Y = X^T Omega, Omega[t][c] = +-1 from a hash of (t, c) */
-    for (size_t r = 0; r < ns; r++) {
-        uint64_t t = orig.items[r];
-        for (size_t c0 = 0; c0 < l; c0 += 64) {
-            uint64_t bits = mix64((t << 16) ^ (c0 + 0x9e3779b97f4a7c15ULL));
-            for (size_t c1 = c0; c1 < l && c1 < c0 + 64; c1++)
-                z[r * l + c1] = (bits >> (c1 - c0)) & 1 ? 1.0f : -1.0f;
-        }
-    }
-    xprod xz = {.w = &w, .l = l, .nw = nw, .q = y, .z = z, .cut = cut, .parts = nparts};
-    xt_times(y, &w, 0, nw, z, l, threads);
-    for (int it = 0; it < POWER_ITERS; it++) {
-        orthonormalize(y, nw, l, threads);
-        mn_par_run(threads, nparts, x_part, &xz); /* z = X y */
-        xt_times(y, &w, 0, nw, z, l, threads);
-    }
-    orthonormalize(y, nw, l, threads); /* Q */
-    mn_par_run(threads, nparts, x_part, &xz);
-    /* C = Q^T S with S = X^T X Q, C_BLOCK rows of S at a time (S whole is nw x l doubles,
-     * 17 MB on sympy: the peak of training): every element of C sums its rows j in
-     * ascending order, as one row at a time did */
-    double *sb = mn_malloc(C_BLOCK * l * sizeof(double));
-    double *cm = mn_calloc(l * l, sizeof(double)), *wv = mn_malloc(l * l * sizeof(double)),
-           *ev = mn_malloc(l * sizeof(double));
-    for (size_t j0 = 0; j0 < nw; j0 += C_BLOCK) {
-        size_t j1 = j0 + C_BLOCK < nw ? j0 + C_BLOCK : nw;
-        xt_times(sb, &w, j0, j1 - j0, z, l, threads);
-        cblock cb = {cm, y, sb, j0, j1, l};
-        mn_par_run(threads, (l + 7) / 8, c_part, &cb);
-    }
-    free(sb);
-    for (size_t a = 0; a < l; a++) /* symmetrize rounding */
-        for (size_t b = a + 1; b < l; b++)
-            cm[a * l + b] = cm[b * l + a] = (cm[a * l + b] + cm[b * l + a]) / 2;
-    jacobi(cm, l, ev, wv);
-    size_t *order = mn_malloc(l * sizeof(size_t));
-    for (size_t i = 0; i < l; i++)
-        order[i] = i;
-    qsort_r(order, l, sizeof(size_t), by_eigen_desc, ev);
-
-    /* P = Q W_k (window side), sigma; then U = X P / sigma */
-    double *p = mn_calloc(nw * k, sizeof(double)), *sigma = mn_malloc(k * sizeof(double));
-    for (size_t c0 = 0; c0 < k; c0++)
-        sigma[c0] = ev[order[c0]] > 0 ? sqrt(ev[order[c0]]) : 0;
-    double *wk = mn_malloc(k * l * sizeof(double)); /* W_k, one row per component */
-    for (size_t c0 = 0; c0 < k; c0++)
-        for (size_t a = 0; a < l; a++)
-            wk[c0 * l + a] = wv[a * l + order[c0]];
-    pprod pp = {p, y, wk, nw, k, l};
-    mn_par_run(threads, (nw + ROWS_PER_PART - 1) / ROWS_PER_PART, p_part, &pp);
-    free(wk);
-    /* the sketches are done with: free them before the term vectors exist (on sympy's 45,000
-     * chunks z and u are ~60 MB each) */
-    free(y);
-    free(z);
-    float *u = mn_calloc(nterms * k, sizeof(float));
-    xprod xu = {.w = &w,
-                .l = k,
-                .nw = nw,
-                .cut = cut,
-                .parts = nparts,
-                .orig = orig.items,
-                .pk = p,
-                .u = u};
-    mn_par_run(threads, nparts, xp_part, &xu);
-    free(cut);
-    mn_vec_release(&orig);
-    for (size_t t = 0; t < nterms; t++)
-        for (size_t c0 = 0; c0 < k; c0++)
-            u[t * k + c0] = sigma[c0] > 1e-9 ? (float)(u[t * k + c0] / sigma[c0]) : 0;
-
-    /* terms only the windows left out of the sample have: fold those windows in */
-    if (nw < n) {
-        /* an unseen term's row of u is zero until this fills it, and the projections read
-         * only seen terms' rows: accumulate in place */
-        double *pw = mn_malloc(k * sizeof(double));
-        for (size_t d = 0; d < n; d++) {
-            /* most windows hold only terms the sample saw: nothing to fold in, so do not
-             * build them (the same model, a quarter of the training time on sympy) */
-            if (sampled[d] || !window_has_unseen(c, d, seen))
-                continue;
-            windows one = {MN_VEC_INIT, MN_VEC_INIT};
-            add_window(&one, c, d, idf);
-            bool useful = false;
-            for (size_t i = 0; i < one.e.len && !useful; i++)
-                useful = !seen[one.e.items[i].t];
-            if (useful) {
-                memset(pw, 0, k * sizeof(double));
-                for (size_t i = 0; i < one.e.len; i++)
-                    if (seen[one.e.items[i].t])
-                        for (size_t c0 = 0; c0 < k; c0++)
-                            pw[c0] += one.e.items[i].x * u[(size_t)one.e.items[i].t * k + c0];
-                for (size_t c0 = 0; c0 < k; c0++)
-                    pw[c0] = sigma[c0] > 1e-9 ? pw[c0] / sigma[c0] : 0;
-                for (size_t i = 0; i < one.e.len; i++)
-                    if (!seen[one.e.items[i].t])
-                        for (size_t c0 = 0; c0 < k; c0++)
-                            u[(size_t)one.e.items[i].t * k + c0] +=
-                                (float)(one.e.items[i].x * pw[c0] /
-                                        (sigma[c0] > 1e-9 ? sigma[c0] : 1));
-            }
-            mn_vec_release(&one.e);
-            mn_vec_release(&one.start);
-        }
-        free(pw);
-    }
-
-    free(seen);
-    free(sampled);
-    free(p);
-    free(sigma);
-    free(order);
-    free(cm);
-    free(wv);
-    free(ev);
-    mn_vec_release(&w.e);
-    mn_vec_release(&w.start);
-    *k_out = k;
-    return u;
-}
-
 /* ---- training and storing ---- */
 
 typedef struct {
@@ -1066,7 +439,7 @@ static int store_model(mn_store *s, const char *model, const corpus *c, const do
     size_t nterms = c->v.terms.len, n = c->start.len - 1;
     json_t *params =
         json_pack("{s:s,s:i,s:i,s:I,s:I,s:I,s:I}", "algo", "windowed-lsa", "version", ALGO_VERSION,
-                  "window", WINDOW, "dim", (json_int_t)k, "docs", (json_int_t)n, "terms",
+                  "window", MN_LSA_WINDOW, "dim", (json_int_t)k, "docs", (json_int_t)n, "terms",
                   (json_int_t)nterms, "windows", (json_int_t)nwindows);
     char *ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
     mn_embed_model_rec rec = {model, true, k, (int64_t)n, ptext, 0, -1};
@@ -1150,44 +523,98 @@ static void doc_vecs_part(void *arg, size_t part, int thread)
     }
 }
 
-static int embed_corpus(mn_store *s, const char *model, const corpus *c, const double *idf,
-                        const int8_t *q, const float *scale, size_t k, int64_t *written)
+/* The first AHEAD_DOCS documents' vectors are computed on a thread of their own while the
+ * calling thread writes the term rows (sympy: all 45,000, ~0.1 s of wall time hidden); the
+ * rest, if any, batch by batch before each batch is written. AHEAD_DOCS x k bytes is at most
+ * a quarter of the term vectors u just freed. */
+#define AHEAD_DOCS (16 * WRITE_BATCH)
+
+static void doc_vecs_init(doc_vecs *v, const corpus *c, const double *idf, const int8_t *q,
+                          const float *scale, size_t k)
 {
-    size_t n = c->start.len - 1;
-    doc_vecs v = {c,
-                  idf,
-                  q,
-                  scale,
-                  k,
-                  0,
-                  0,
-                  mn_malloc(WRITE_BATCH * k),
-                  mn_malloc(WRITE_BATCH * sizeof(float)),
-                  mn_malloc((size_t)c->threads * k * sizeof(float))};
+    size_t n = c->start.len - 1, ahead = n < AHEAD_DOCS ? n : AHEAD_DOCS;
+    *v = (doc_vecs){.c = c,
+                    .idf = idf,
+                    .q = q,
+                    .scale = scale,
+                    .k = k,
+                    .d1 = ahead,
+                    .out = mn_malloc(ahead * k),
+                    .out_sc = mn_malloc(ahead * sizeof(float)),
+                    .row = mn_malloc((size_t)c->threads * k * sizeof(float))};
+}
+
+static void doc_vecs_release(doc_vecs *v)
+{
+    free(v->out);
+    free(v->out_sc);
+    free(v->row);
+}
+
+static void doc_vecs_run(doc_vecs *v, int threads)
+{
+    mn_par_run(threads, (v->d1 - v->d0 + DOCS_PER_PART - 1) / DOCS_PER_PART, doc_vecs_part, v);
+}
+
+static void *ahead_main(void *arg)
+{
+    doc_vecs *v = arg;
+    /* one thread fewer than training's: the calling thread is writing meanwhile */
+    doc_vecs_run(v, v->c->threads > 1 ? v->c->threads - 1 : 1);
+    return NULL;
+}
+
+/* Write every document's vector: [0, v->d1) are computed already (doc_vecs_init's range). */
+static int embed_corpus(mn_store *s, const char *model, doc_vecs *v, int64_t *written)
+{
+    const corpus *c = v->c;
+    size_t n = c->start.len - 1, ahead = v->d1, k = v->k;
     int rc = 0;
     for (size_t d0 = 0; d0 < n && rc == 0; d0 += WRITE_BATCH) {
-        v.d0 = d0;
-        v.d1 = d0 + WRITE_BATCH < n ? d0 + WRITE_BATCH : n;
-        /* the vectors on the threads, then written in order in one transaction */
-        mn_par_run(c->threads, (v.d1 - d0 + DOCS_PER_PART - 1) / DOCS_PER_PART, doc_vecs_part, &v);
+        size_t d1 = d0 + WRITE_BATCH < n ? d0 + WRITE_BATCH : n;
+        const int8_t *out = v->out + d0 * k;
+        const float *out_sc = v->out_sc + d0;
+        if (d0 >= ahead) { /* the vectors on the threads, into the buffer's first rows */
+            v->d0 = d0;
+            v->d1 = d1;
+            doc_vecs_run(v, c->threads);
+            out = v->out;
+            out_sc = v->out_sc;
+        }
+        /* written in order in one transaction */
         if ((rc = mn_store_begin(s)) != 0)
             break;
-        for (size_t d = d0; d < v.d1 && rc == 0; d++)
+        for (size_t d = d0; d < d1 && rc == 0; d++)
             rc = mn_store_vector_put(s, c->is_memory.items[d] ? "memory" : "chunk",
-                                     c->owner.items[d], model, v.out + (d - d0) * k, k,
-                                     v.out_sc[d - d0]);
+                                     c->owner.items[d], model, out + (d - d0) * k, k,
+                                     out_sc[d - d0]);
         if (rc) {
             mn_store_rollback(s);
             break;
         }
         if ((rc = mn_store_commit(s)) != 0)
             break;
-        *written += (int64_t)(v.d1 - d0);
+        *written += (int64_t)(d1 - d0);
     }
-    free(v.out);
-    free(v.out_sc);
-    free(v.row);
     return rc;
+}
+
+/* The term vectors as they are stored: int8 and a scale, TERMS_PER_PART rows per part. */
+typedef struct {
+    const float *u;
+    int8_t *q;
+    float *scales;
+    size_t k, n;
+} quantize_run;
+
+#define TERMS_PER_PART 1024
+
+static void quantize_part(void *arg, size_t part, int thread)
+{
+    const quantize_run *r = arg;
+    MN_UNUSED(thread);
+    for (size_t t = part * TERMS_PER_PART; t < r->n && t < (part + 1) * TERMS_PER_PART; t++)
+        r->scales[t] = mn_embed_quantize(r->q + t * r->k, r->u + t * r->k, r->k);
 }
 
 int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
@@ -1258,10 +685,15 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
     for (size_t t = 0; t < nterms; t++)
         idf[t] = log(((double)n + 1) / ((double)c.v.df.items[t] + 0.5));
     size_t k = 0;
-    u = train_lsa(&c, idf, &k);
+    mn_lsa_corpus lc = {c.entries.items, c.start.items, c.new_stream.items, n, nterms, c.threads};
+    if ((u = mn_lsa_train(&lc, idf, &k)) == NULL) {
+        rc = mn_error_set(MN_EINTERNAL, "the built-in model's eigensolver did not converge");
+        goto out;
+    }
 
     char params[64];
-    snprintf(params, sizeof(params), "|v%d|w%d|k%zu|t%d|", ALGO_VERSION, WINDOW, k, MAX_TERMS);
+    snprintf(params, sizeof(params), "|v%d|w%d|k%zu|t%d|", ALGO_VERSION, MN_LSA_WINDOW, k,
+             MAX_TERMS);
     XXH3_64bits_update(c.hash, params, strlen(params));
     char model[64];
     snprintf(model, sizeof(model), "builtin:lsa%zu@%016llx", k,
@@ -1270,13 +702,23 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
      * corpus's own vectors; u goes before the vectors are written */
     q = mn_malloc(nterms * k);
     scales = mn_malloc(nterms * sizeof(float));
-    for (size_t t = 0; t < nterms; t++)
-        scales[t] = mn_embed_quantize(q + t * k, u + t * k, k);
+    quantize_run qr = {u, q, scales, k, nterms};
+    mn_par_run(c.threads, (nterms + TERMS_PER_PART - 1) / TERMS_PER_PART, quantize_part, &qr);
     free(u);
     u = NULL;
-    if ((rc = store_model(s, model, &c, idf, q, scales, k, n < MAX_WINDOWS ? n : MAX_WINDOWS)) != 0)
-        goto out;
-    if ((rc = embed_corpus(s, model, &c, idf, q, scales, k, &stats->embedded)) != 0)
+    doc_vecs dv;
+    doc_vecs_init(&dv, &c, idf, q, scales, k);
+    pthread_t ahead;
+    bool aside = pthread_create(&ahead, NULL, ahead_main, &dv) == 0;
+    if (!aside)
+        ahead_main(&dv); /* no thread to spare: first, then */
+    rc = store_model(s, model, &c, idf, q, scales, k, mn_lsa_sample_size(n));
+    if (aside)
+        pthread_join(ahead, NULL);
+    if (rc == 0)
+        rc = embed_corpus(s, model, &dv, &stats->embedded);
+    doc_vecs_release(&dv);
+    if (rc)
         goto out;
     stats->trained = true;
     stats->docs = (int64_t)n;

@@ -5,7 +5,8 @@
  * mn_par_run must run every part once, on thread indices below the count
  * asked for. Training is then run on one corpus with 1 and 3 threads:
  * the stored model (name, every term's idf, scale and int8 vector) and
- * every document's vector must be byte-identical. The corpus is ~560
+ * every document's vector must be byte-identical, with every window in
+ * the SVD and with a sample (the rest folded in). The corpus is ~560
  * generated memories (topics of their own words, drawn by a fixed LCG), so
  * that the reading takes two batches of documents, the SVD's loops several
  * parts each, and terms first occur in documents different workers read.
@@ -139,33 +140,57 @@ static void dump(const char *path, char **out)
     *out = mn_buf_detach(&b);
 }
 
+/* The rows of embed_terms: the terms that got a vector. */
+static long long stored_terms(const char *path)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    long long n = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM embed_terms", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/* With every window in the SVD, and with a sample of 80 windows of the 560 (a window spans
+ * five documents: about a third of them are then in no sampled window, and their terms get
+ * their vectors from the fold-in) */
 static void test_same_model_any_threads(void)
 {
     mn_buf path = MN_BUF_INIT;
     mn_store *s = NULL;
     mn_embed_train_stats ts;
-    char *one = NULL;
     mn_buf_printf(&path, "%s/db.sqlite", tmp);
     REQUIRE_OK(mn_store_open(&s, path.ptr, NULL));
     REQUIRE_OK(insert_corpus(s));
-    for (int threads = 1; threads <= 3; threads += 2) {
-        mn_embed_set_threads(threads);
-        REQUIRE_OK(mn_embed_builtin_train(s, true, &ts));
-        CHECK(ts.trained && ts.docs == DOCS && ts.embedded == DOCS);
-        CHECK(ts.dim == 64 && ts.terms > 1000);
-        char *d = NULL;
-        dump(path.ptr, &d);
-        REQUIRE(d != NULL);
-        CHECK(strlen(d) > 100000);
-        if (!one)
-            one = d;
-        else {
-            CHECK_STR(d, one);
-            free(d);
+    for (size_t sample = 0; sample <= 80; sample += 80) {
+        char *one = NULL;
+        mn_embed_set_sample(sample);
+        for (int threads = 1; threads <= 3; threads += 2) {
+            mn_embed_set_threads(threads);
+            REQUIRE_OK(mn_embed_builtin_train(s, true, &ts));
+            CHECK(ts.trained && ts.docs == DOCS && ts.embedded == DOCS);
+            CHECK(ts.dim == 64 && ts.terms > 1000);
+            /* every term has a vector, the ones only unsampled windows hold included */
+            CHECK(stored_terms(path.ptr) == ts.terms);
+            char *d = NULL;
+            dump(path.ptr, &d);
+            REQUIRE(d != NULL);
+            CHECK(strlen(d) > 100000);
+            if (!one)
+                one = d;
+            else {
+                CHECK_STR(d, one);
+                free(d);
+            }
         }
+        free(one);
     }
+    mn_embed_set_sample(0);
     mn_embed_set_threads(0);
-    free(one);
     mn_store_free(s);
     mn_buf_release(&path);
 }
