@@ -617,6 +617,24 @@ static void quantize_part(void *arg, size_t part, int thread)
         r->scales[t] = mn_embed_quantize(r->q + t * r->k, r->u + t * r->k, r->k);
 }
 
+/* Every document has its vector now: unless the corpus moved since training read it (at
+ * epoch), record it as synced, so that the sync right after has nothing to look for (sympy:
+ * ~40 ms of scanning for missing vectors), as a complete sync records it (embed_sync.c). */
+static int mark_synced(mn_store *s, const char *model, int64_t epoch)
+{
+    int64_t now = 0;
+    int rc = mn_store_begin(s);
+    if (rc)
+        return rc;
+    if ((rc = mn_store_embed_corpus_epoch(s, &now)) == 0 && now == epoch)
+        rc = mn_store_embed_model_synced(s, model, epoch);
+    if (rc) {
+        mn_store_rollback(s);
+        return rc;
+    }
+    return mn_store_commit(s);
+}
+
 int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
 {
     mn_embed_train_stats local;
@@ -666,6 +684,9 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
         goto out;
     rc = 0;
     uint64_t t0 = mn_time_mono_ns();
+    int64_t epoch = 0; /* the corpus as training reads it */
+    if ((rc = mn_store_embed_corpus_epoch(s, &epoch)) != 0)
+        goto out;
     c.hash = XXH3_createState();
     XXH3_64bits_reset(c.hash);
     if ((rc = corpus_read(s, &c)) != 0)
@@ -718,7 +739,7 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
     if (rc == 0)
         rc = embed_corpus(s, model, &dv, &stats->embedded);
     doc_vecs_release(&dv);
-    if (rc)
+    if (rc || (rc = mark_synced(s, model, epoch)) != 0)
         goto out;
     stats->trained = true;
     stats->docs = (int64_t)n;
