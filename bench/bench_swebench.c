@@ -413,6 +413,7 @@ typedef struct {
     MN_VEC(repo_entry) repos;
     size_t instances, cut_queries, no_gold_fn, new_gold_files;
     size_t missing_blobs, missing_instances;
+    size_t not_python; /* scored instances in another language: issue 22's targets differ */
     /* instances whose every gold file is in the base tree and that have at most 1, 3, 5 of
      * them: the only ones file Acc@1, @3, @5 can count (a file the tree lacks is no answer) */
     size_t reachable[3];
@@ -862,6 +863,7 @@ static int run_instance(run *R, const json_t *inst, size_t index)
 
     /* scored: both systems' values go in together */
     ev_report_question(&R->r, lang);
+    R->not_python += strcasecmp(lang, "python") != 0;
     ev_report_question(&R->by_repo, group);
     mn_vec_push(&R->r.latency[EV_BM25], bm_ms);
     size_t bytes = 0;
@@ -1025,8 +1027,11 @@ int main(int argc, char **argv)
         ev_report_print(&R.r, R.out);
         fprintf(R.out, "\nby repository:\n");
         ev_report_print_table(&R.by_repo, R.out);
-        bool ok = ev_report_target(&R.r, R.out, "all", "file_acc@1", 0.55);
-        ok &= ev_report_target(&R.r, R.out, "all", "file_acc@5", 0.80);
+        /* issue 22: SWE-bench (Python) Acc@1 >= .60 and @5 >= .85; in the other languages
+         * (multi_dev.jsonl) .45 and .70 */
+        bool py = R.not_python == 0;
+        bool ok = ev_report_target(&R.r, R.out, "all", "file_acc@1", py ? 0.60 : 0.45);
+        ok &= ev_report_target(&R.r, R.out, "all", "file_acc@5", py ? 0.85 : 0.70);
         json_object_set_new(R.r.extra, "instances", json_integer((json_int_t)R.instances));
         json_object_set_new(R.r.extra, "wall_s", json_real(wall));
         json_object_set_new(
