@@ -140,6 +140,12 @@ static void tokenize_into(vocab *v, bool add, entry_vec *out, const char *text, 
  * document uses it. That is the order a single pass over the tokens gives
  * ids in, so the ids (which seed Omega and break the vocabulary cap's ties)
  * and the counts are those of one thread, whatever the thread count.
+ *
+ * Two batches take turns: while the other threads tokenize one, the calling
+ * thread reads the rows of the next, then joins the tokenizing, merges, and
+ * starts the next (sympy: the ~0.2 s of reading rows no longer leaves the
+ * other cores idle). A merge never overlaps a tokenizing: both touch the
+ * workers' vocabularies.
  */
 #define TOK_BATCH_DOCS  512
 #define TOK_BATCH_BYTES (4u << 20)
@@ -160,6 +166,13 @@ typedef struct {
 } pending_doc;
 
 typedef struct {
+    struct corpus *c;
+    MN_VEC(pending_doc) docs; /* [0, n) are this batch's */
+    size_t n, bytes;
+    size_t base; /* the corpus index of its first document */
+} tok_batch;
+
+typedef struct corpus {
     vocab v;
     entry_vec entries;       /* every document's (term, count), concatenated */
     MN_VEC(size_t) start;    /* document i: entries [start[i], start[i + 1]) */
@@ -170,8 +183,10 @@ typedef struct {
     XXH3_state_t *hash;
     int threads;
     tok_worker *workers; /* threads of them */
-    MN_VEC(pending_doc) pending;
-    size_t npending, pending_bytes;
+    tok_batch batch[2];
+    int filling;    /* the batch the rows go into; the other may be in flight */
+    bool in_flight; /* the other batch is being tokenized (run) */
+    mn_par_async run;
 } corpus;
 
 typedef struct {
@@ -205,9 +220,9 @@ static int on_local_token(void *payload, const char *tok, size_t len, size_t sta
 
 static void tokenize_part(void *arg, size_t part, int thread)
 {
-    corpus *c = arg;
-    pending_doc *d = &c->pending.items[part];
-    tok_worker *w = &c->workers[thread];
+    tok_batch *b = arg;
+    pending_doc *d = &b->docs.items[part];
+    tok_worker *w = &b->c->workers[thread];
     local_ctx lc = {w, &d->e};
     d->worker = thread;
     d->e.len = 0;
@@ -230,19 +245,14 @@ static void sort_entries(entry *p, size_t n)
     }
 }
 
-/* Tokenize the batch on the threads, then append it to the corpus in document order. */
-static void flush_pending(corpus *c)
+/* Append the tokenized batch b to the corpus in document order. */
+static void merge_batch(corpus *c, tok_batch *b)
 {
-    size_t n = c->npending;
-    if (n == 0)
-        return;
-    mn_par_run(c->threads, n, tokenize_part, c);
-    size_t base = c->start.len - n; /* the batch's first document */
-    for (size_t i = 0; i < n; i++) {
-        pending_doc *d = &c->pending.items[i];
+    for (size_t i = 0; i < b->n; i++) {
+        pending_doc *d = &b->docs.items[i];
         tok_worker *w = &c->workers[d->worker];
         size_t from = c->entries.len;
-        c->start.items[base + i] = from;
+        c->start.items[b->base + i] = from;
         for (size_t j = 0; j < d->e.len; j++) {
             uint32_t lid = d->e.items[j].t;
             if (w->gid.items[lid] == 0) {
@@ -255,7 +265,29 @@ static void flush_pending(corpus *c)
         free(d->text);
         d->text = NULL;
     }
-    c->npending = c->pending_bytes = 0;
+    b->n = b->bytes = 0;
+}
+
+/* The batch in flight, if any: tokenized (the caller helping) and merged. */
+static void land_batch(corpus *c)
+{
+    if (!c->in_flight)
+        return;
+    mn_par_finish(&c->run);
+    merge_batch(c, &c->batch[!c->filling]);
+    c->in_flight = false;
+}
+
+/* The filling batch goes to the threads; the rows that follow fill the other. */
+static void send_batch(corpus *c)
+{
+    tok_batch *b = &c->batch[c->filling];
+    land_batch(c); /* the other one, before anything touches the vocabularies again */
+    if (b->n == 0)
+        return;
+    mn_par_start(&c->run, c->threads, b->n, tokenize_part, b);
+    c->in_flight = true;
+    c->filling = !c->filling;
 }
 
 static int on_doc(void *payload, const mn_embed_doc *d)
@@ -271,14 +303,17 @@ static int on_doc(void *payload, const mn_embed_doc *d)
     XXH3_64bits_update(c->hash, "\x1e", 1);
     /* the cut tokenize_into makes */
     size_t len = d->len > MAX_DOC_BYTES ? mn_utf8_floor(d->text, d->len, MAX_DOC_BYTES) : d->len;
-    if (c->npending == c->pending.len)
-        mn_vec_push(&c->pending, ((pending_doc){NULL, 0, 0, MN_VEC_INIT}));
-    pending_doc *p = &c->pending.items[c->npending++];
+    tok_batch *b = &c->batch[c->filling];
+    if (b->n == 0)
+        b->base = c->start.len - 1;
+    if (b->n == b->docs.len)
+        mn_vec_push(&b->docs, ((pending_doc){NULL, 0, 0, MN_VEC_INIT}));
+    pending_doc *p = &b->docs.items[b->n++];
     p->text = mn_strndup(d->text, len);
     p->len = len;
-    c->pending_bytes += len;
-    if (c->npending >= TOK_BATCH_DOCS || c->pending_bytes >= TOK_BATCH_BYTES)
-        flush_pending(c);
+    b->bytes += len;
+    if (b->n >= TOK_BATCH_DOCS || b->bytes >= TOK_BATCH_BYTES)
+        send_batch(c);
     return 0;
 }
 
@@ -293,11 +328,14 @@ static void workers_release(corpus *c)
         mn_vec_release(&w->gid);
     }
     free(c->workers);
-    for (size_t i = 0; i < c->pending.len; i++) {
-        free(c->pending.items[i].text);
-        mn_vec_release(&c->pending.items[i].e);
+    for (int k = 0; k < 2; k++) {
+        tok_batch *b = &c->batch[k];
+        for (size_t i = 0; i < b->docs.len; i++) {
+            free(b->docs.items[i].text);
+            mn_vec_release(&b->docs.items[i].e);
+        }
+        mn_vec_release(&b->docs);
     }
-    mn_vec_release(&c->pending);
     c->workers = NULL;
 }
 
@@ -308,9 +346,12 @@ static int corpus_read(mn_store *s, corpus *c)
     c->workers = mn_calloc((size_t)c->threads, sizeof(*c->workers));
     for (int i = 0; i < c->threads; i++)
         c->workers[i].v = (vocab){MN_MAP_INIT, MN_VEC_INIT, MN_VEC_INIT};
+    for (int k = 0; k < 2; k++)
+        c->batch[k].c = c;
     int rc = mn_store_embed_corpus_each(s, on_doc, c);
     if (rc == 0)
-        flush_pending(c);
+        send_batch(c); /* the last rows */
+    land_batch(c);     /* and the batch in flight, even after an error: its threads end */
     workers_release(c);
     return rc;
 }

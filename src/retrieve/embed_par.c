@@ -2,10 +2,11 @@
  * embed_par.c - the parallel-for of the built-in model's training (see
  * embed_par.h for the contract).
  *
- * Threads are started per run and joined before it returns: a run is a
- * loop of the SVD or a batch of documents (tens of milliseconds at least),
- * so starting two threads (~50 us) is noise, and nothing outlives the
- * call. Parts are claimed from an atomic counter in ascending order, so a
+ * Threads are started per run and joined before it returns (or, for a
+ * run started with mn_par_start, before mn_par_finish returns): a run is a
+ * loop of the SVD or a batch of documents (milliseconds at least), so
+ * starting two threads (~50 us) is noise, and nothing outlives the run.
+ * Parts are claimed from an atomic counter in ascending order, so a
  * part that waits for an earlier one (the column sweep of the
  * orthonormalisation) waits for a part some running thread holds: no
  * deadlock whatever the number of threads that could be started.
@@ -17,58 +18,60 @@
 
 #include "retrieve/embed_par.h"
 
-#define MAX_THREADS 8
+#define MAX_THREADS MN_PAR_MAX_THREADS
 
 static atomic_int forced_threads;
 
-typedef struct {
-    mn_par_fn fn;
-    void *arg;
-    size_t parts;
-    atomic_size_t next;
-} par_run;
-
-typedef struct {
-    par_run *run;
-    int thread;
-} par_worker;
-
-static void work(par_run *r, int thread)
+static void work(mn_par_async *a, int thread)
 {
     for (;;) {
-        size_t p = atomic_fetch_add(&r->next, 1);
-        if (p >= r->parts)
+        size_t p = atomic_fetch_add(&a->next, 1);
+        if (p >= a->parts)
             return;
-        r->fn(r->arg, p, thread);
+        a->fn(a->arg, p, thread);
     }
 }
 
 static void *worker_main(void *arg)
 {
-    par_worker *w = arg;
-    work(w->run, w->thread);
+    mn_par_worker *w = arg;
+    work(w->a, w->thread);
     return NULL;
 }
 
-void mn_par_run(int threads, size_t parts, mn_par_fn fn, void *arg)
+void mn_par_start(mn_par_async *a, int threads, size_t parts, mn_par_fn fn, void *arg)
 {
-    par_run r = {fn, arg, parts, 0};
-    pthread_t tids[MAX_THREADS];
-    par_worker ws[MAX_THREADS];
-    int started = 0;
+    a->fn = fn;
+    a->arg = arg;
+    a->parts = parts;
+    atomic_init(&a->next, 0);
+    a->started = 0;
     if (threads > MAX_THREADS)
         threads = MAX_THREADS;
     if ((size_t)threads > parts)
         threads = (int)parts;
     for (int i = 1; i < threads; i++) {
-        ws[started] = (par_worker){&r, i};
-        if (pthread_create(&tids[started], NULL, worker_main, &ws[started]) != 0)
+        a->workers[a->started].a = a;
+        a->workers[a->started].thread = i;
+        if (pthread_create(&a->tids[a->started], NULL, worker_main, &a->workers[a->started]) != 0)
             break; /* the others (and the caller) do its share */
-        started++;
+        a->started++;
     }
-    work(&r, 0);
-    for (int i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
+}
+
+void mn_par_finish(mn_par_async *a)
+{
+    work(a, 0);
+    for (int i = 0; i < a->started; i++)
+        pthread_join(a->tids[i], NULL);
+    a->started = 0;
+}
+
+void mn_par_run(int threads, size_t parts, mn_par_fn fn, void *arg)
+{
+    mn_par_async a;
+    mn_par_start(&a, threads, parts, fn, arg);
+    mn_par_finish(&a);
 }
 
 int mn_embed_threads(void)

@@ -12,6 +12,8 @@
 #ifndef MN_RETRIEVE_EMBED_PAR_H
 #define MN_RETRIEVE_EMBED_PAR_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 /** Part `part` of a parallel run; `thread` in [0, threads) says whose scratch to use. */
@@ -23,6 +25,35 @@ typedef void (*mn_par_fn)(void *arg, size_t part, int thread);
  * returns when every part is done.
  */
 void mn_par_run(int threads, size_t parts, mn_par_fn fn, void *arg);
+
+#define MN_PAR_MAX_THREADS 8
+
+/* A run whose other threads start now and whose caller joins later (mn_par_start, then
+ * mn_par_finish), so that the caller can do something else meanwhile. Fields are private;
+ * it must stay where it is until finished. */
+typedef struct mn_par_worker {
+    struct mn_par_async *a;
+    int thread;
+} mn_par_worker;
+
+typedef struct mn_par_async {
+    mn_par_fn fn;
+    void *arg;
+    size_t parts;
+    atomic_size_t next; /* the next part to claim */
+    mn_par_worker workers[MN_PAR_MAX_THREADS];
+    pthread_t tids[MN_PAR_MAX_THREADS];
+    int started;
+} mn_par_async;
+
+/**
+ * Start mn_par_run(threads, parts, fn, arg) on threads 1 .. threads - 1 and
+ * return at once; the calling thread takes part as thread 0 in
+ * mn_par_finish, which returns when every part is done. With one thread,
+ * every part runs in mn_par_finish.
+ */
+void mn_par_start(mn_par_async *a, int threads, size_t parts, mn_par_fn fn, void *arg);
+void mn_par_finish(mn_par_async *a);
 
 /** The threads the built-in model trains on: mn_embed_set_threads's, else one per online core, at
  * most 8. */

@@ -2,13 +2,15 @@
  * test_embed_par.c - the built-in model trains on several threads and is
  * the same bit for bit whatever their number (embed_par.h).
  *
- * mn_par_run must run every part once, on thread indices below the count
- * asked for. Training is then run on one corpus with 1 and 3 threads:
- * the stored model (name, every term's idf, scale and int8 vector) and
+ * mn_par_run, and a run started and then finished by its caller
+ * (mn_par_start, mn_par_finish), must run every part once, on thread
+ * indices below the count asked for. Training is then run on one corpus
+ * with 1 and 3 threads: the stored model (name, every term's idf, scale and int8 vector) and
  * every document's vector must be byte-identical, with every window in
  * the SVD and with a sample (the rest folded in). The corpus is ~560
  * generated memories (topics of their own words, drawn by a fixed LCG), so
- * that the reading takes two batches of documents, the SVD's loops several
+ * that the reading takes two batches of documents (one tokenized while the
+ * next is read), the SVD's loops several
  * parts each, and terms first occur in documents different workers read.
  * Training also drops the store's memory map, and reads map it again.
  */
@@ -54,6 +56,13 @@ static void test_par_run(void)
             mn_par_run(threads, parts[i], count_part, c);
             for (size_t p = 0; p < 200; p++)
                 CHECK(atomic_load(&c->hits[p]) == (p < parts[i] ? 1 : 0));
+            CHECK(atomic_load(&c->bad_thread) == 0);
+            /* started, then finished by the caller: the same, once more each */
+            mn_par_async a;
+            mn_par_start(&a, threads, parts[i], count_part, c);
+            mn_par_finish(&a);
+            for (size_t p = 0; p < 200; p++)
+                CHECK(atomic_load(&c->hits[p]) == (p < parts[i] ? 2 : 0));
             CHECK(atomic_load(&c->bad_thread) == 0);
             free(c);
         }
