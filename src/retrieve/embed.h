@@ -210,6 +210,15 @@ typedef struct {
  */
 int mn_embed_sync(mn_store *s, mn_embedder *e, size_t limit, mn_embed_sync_stats *stats);
 
+/**
+ * Every row of the corpus has a vector of model m now: record the corpus
+ * epoch (read before the rows were) as synced on m, recording m first if it
+ * is new, unless the corpus has moved since; the next sync is then one read.
+ * What mn_embed_sync does at the end of a complete sync, and training after
+ * it embedded the whole corpus. Opens its own transaction.
+ */
+int mn_embed_mark_synced(mn_store *s, const mn_embed_model_rec *m, int64_t epoch);
+
 /* Flags of mn_embedder_open. */
 /** Train or refresh the built-in model when needed (writes; not on read-only stores). */
 #define MN_EMBED_MAY_TRAIN 0x1u

@@ -534,6 +534,7 @@ typedef struct {
     const int8_t *q;
     const float *scale;
     size_t k, d0, d1;
+    size_t ahead;  /* [0, ahead) are computed before embed_corpus (doc_vecs_init's range) */
     int8_t *out;   /* (d1 - d0) x k */
     float *out_sc; /* d1 - d0 */
     float *row;    /* per thread: k floats */
@@ -580,6 +581,7 @@ static void doc_vecs_init(doc_vecs *v, const corpus *c, const double *idf, const
                     .scale = scale,
                     .k = k,
                     .d1 = ahead,
+                    .ahead = ahead,
                     .out = mn_malloc(ahead * k),
                     .out_sc = mn_malloc(ahead * sizeof(float)),
                     .row = mn_malloc((size_t)c->threads * k * sizeof(float))};
@@ -605,11 +607,11 @@ static void *ahead_main(void *arg)
     return NULL;
 }
 
-/* Write every document's vector: [0, v->d1) are computed already (doc_vecs_init's range). */
+/* Write every document's vector: [0, v->ahead) are computed already. */
 static int embed_corpus(mn_store *s, const char *model, doc_vecs *v, int64_t *written)
 {
     const corpus *c = v->c;
-    size_t n = c->start.len - 1, ahead = v->d1, k = v->k;
+    size_t n = c->start.len - 1, ahead = v->ahead, k = v->k;
     int rc = 0;
     for (size_t d0 = 0; d0 < n && rc == 0; d0 += WRITE_BATCH) {
         size_t d1 = d0 + WRITE_BATCH < n ? d0 + WRITE_BATCH : n;
@@ -656,24 +658,6 @@ static void quantize_part(void *arg, size_t part, int thread)
     MN_UNUSED(thread);
     for (size_t t = part * TERMS_PER_PART; t < r->n && t < (part + 1) * TERMS_PER_PART; t++)
         r->scales[t] = mn_embed_quantize(r->q + t * r->k, r->u + t * r->k, r->k);
-}
-
-/* Every document has its vector now: unless the corpus moved since training read it (at
- * epoch), record it as synced, so that the sync right after has nothing to look for (sympy:
- * ~40 ms of scanning for missing vectors), as a complete sync records it (embed_sync.c). */
-static int mark_synced(mn_store *s, const char *model, int64_t epoch)
-{
-    int64_t now = 0;
-    int rc = mn_store_begin(s);
-    if (rc)
-        return rc;
-    if ((rc = mn_store_embed_corpus_epoch(s, &now)) == 0 && now == epoch)
-        rc = mn_store_embed_model_synced(s, model, epoch);
-    if (rc) {
-        mn_store_rollback(s);
-        return rc;
-    }
-    return mn_store_commit(s);
 }
 
 int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
@@ -780,7 +764,12 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
     if (rc == 0)
         rc = embed_corpus(s, model, &dv, &stats->embedded);
     doc_vecs_release(&dv);
-    if (rc || (rc = mark_synced(s, model, epoch)) != 0)
+    if (rc)
+        goto out;
+    /* every document has its vector: the sync right after need not look for missing ones
+     * (sympy: ~40 ms of scanning) */
+    mn_embed_model_rec synced = {model, true, k, (int64_t)n, NULL, 0, -1};
+    if ((rc = mn_embed_mark_synced(s, &synced, epoch)) != 0)
         goto out;
     stats->trained = true;
     stats->docs = (int64_t)n;

@@ -168,25 +168,28 @@ int mn_embed_sync(mn_store *s, mn_embedder *e, size_t limit, mn_embed_sync_stats
         if (rc)
             return rc;
     }
-    if (complete && e->dim) {
-        /* nothing left: remember the epoch, unless the corpus moved meanwhile */
-        int64_t now = 0;
-        if ((rc = mn_store_begin(s)) != 0)
-            return rc;
-        rc = mn_store_embed_corpus_epoch(s, &now);
-        if (rc == 0 && now == epoch) {
-            mn_embed_model_rec r = {
-                e->model, strcmp(e->ops->kind, "builtin") == 0, e->dim, 0, NULL, 0, -1};
-            if ((rc = mn_store_embed_model_put(s, &r)) == 0)
-                rc = mn_store_embed_model_synced(s, e->model, epoch);
-        }
-        if (rc) {
-            mn_store_rollback(s);
-            return rc;
-        }
-        rc = mn_store_commit(s);
+    if (complete && e->dim) { /* nothing left */
+        mn_embed_model_rec r = {e->model, strcmp(e->ops->kind, "builtin") == 0, e->dim, 0, NULL, 0,
+                                -1};
+        rc = mn_embed_mark_synced(s, &r, epoch);
     }
     return rc;
+}
+
+int mn_embed_mark_synced(mn_store *s, const mn_embed_model_rec *m, int64_t epoch)
+{
+    int64_t now = 0;
+    int rc = mn_store_begin(s);
+    if (rc)
+        return rc;
+    rc = mn_store_embed_corpus_epoch(s, &now);
+    if (rc == 0 && now == epoch && (rc = mn_store_embed_model_put(s, m)) == 0)
+        rc = mn_store_embed_model_synced(s, m->model, epoch);
+    if (rc) {
+        mn_store_rollback(s);
+        return rc;
+    }
+    return mn_store_commit(s);
 }
 
 int mn_embedder_open(mn_embedder **out, mn_store *s, const mn_embed_options *o, unsigned flags,
