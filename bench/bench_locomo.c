@@ -23,7 +23,13 @@
  *  - turn_recall@k (k = 5, 10, 25): |gold turns in the top k| / |gold|;
  *  - session_recall@k: |gold sessions holding a turn of the top k| /
  *    |gold sessions| (the sessions of the evidence turns);
- *  - ndcg@10: binary relevance over turns, discount 1/log2(i + 1).
+ *  - ndcg@10: binary relevance over turns, discount 1/log2(i + 1);
+ *  - sess_all@k, sess_any@k (k = 5, 10): sessions ranked as documents of
+ *    their own, every (any) gold session among the first k distinct
+ *    sessions. mnemo's session ranking is its turn ranking mapped to the
+ *    turns' sessions, first occurrences kept (LongMemEval's protocol); the
+ *    baseline's is the same BM25 over session documents (a session's date
+ *    and its turns joined), as bench_longmemeval's session level.
  * Latency is that of the search call (mnemo) or of tokenizing the question
  * and running the FTS5 query (bm25). Tokens = bytes/4 of the first 10 items
  * returned (mnemo: title + snippet; bm25: the turn's text).
@@ -61,7 +67,8 @@ static const char usage[] =
 
 static const char *const metrics[] = {
     "turn_recall@5",     "turn_recall@10",    "turn_recall@25", "session_recall@5",
-    "session_recall@10", "session_recall@25", "ndcg@10",
+    "session_recall@10", "session_recall@25", "ndcg@10",        "sess_any@5",
+    "sess_all@5",        "sess_any@10",       "sess_all@10",
 };
 static const size_t ks[] = {5, 10, 25};
 
@@ -79,6 +86,7 @@ typedef struct {
     ev_report r;
     FILE *out; /* the table's stream */
     size_t skipped_adversarial, skipped_no_gold, dropped_ids, saves, conversations;
+    size_t short_sessions[EV_NSYS]; /* session rankings with fewer than 10 distinct sessions */
     ev_samples save_ms;
     double bm25_build_ms;
 } run;
@@ -210,8 +218,13 @@ static size_t parse_evidence(const json_t *ev, const mn_map *by_dia, int64_t *go
     return n;
 }
 
+/*
+ * srank[0..ns): the sessions ranked as documents (distinct session numbers,
+ * best first), scored on the gold turns' sessions.
+ */
 static void score(run *R, const char *group, int sys, const int64_t *rank, size_t n,
-                  const int64_t *gold, size_t ngold, const turn_vec *turns)
+                  const int64_t *srank, size_t ns, const int64_t *gold, size_t ngold,
+                  const turn_vec *turns)
 {
     int64_t gs[64], rs[MAX_K];
     size_t ngs = 0;
@@ -237,6 +250,16 @@ static void score(run *R, const char *group, int sys, const int64_t *rank, size_
         ev_report_add(&R->r, group, name, sys, (double)ev_hits(rs, m, m, gs, ngs) / (double)ngs);
     }
     ev_report_add(&R->r, group, "ndcg@10", sys, ev_ndcg(rank, n, 10, gold, ngold, EV_DCG_STANDARD));
+    static const size_t sk[] = {5, 10};
+    R->short_sessions[sys] += ns < sk[MN_ARRAY_SIZE(sk) - 1];
+    for (size_t ki = 0; ki < MN_ARRAY_SIZE(sk); ki++) {
+        char name[64];
+        size_t hits = ev_hits(srank, ns, sk[ki], gs, ngs);
+        snprintf(name, sizeof(name), "sess_any@%zu", sk[ki]);
+        ev_report_add(&R->r, group, name, sys, hits > 0);
+        snprintf(name, sizeof(name), "sess_all@%zu", sk[ki]);
+        ev_report_add(&R->r, group, name, sys, hits == ngs);
+    }
 }
 
 static void print_miss(const char *sys, const int64_t *rank, size_t n, const turn_vec *turns)
@@ -254,7 +277,8 @@ static int run_conversation(run *R, const json_t *sample, size_t index)
     const char *sample_id = ev_str(sample, "sample_id");
     turn_vec turns = MN_VEC_INIT;
     mn_map by_dia = MN_MAP_INIT, by_mem = MN_MAP_INIT;
-    ev_bm25 *bm = NULL;
+    ev_bm25 *bm = NULL, *bs = NULL;          /* the baseline over turns, over session documents */
+    MN_VEC(int64_t) turn_sess = MN_VEC_INIT; /* turn -> its session's number */
     ev_store st = {0};
     bool have_store = false;
     size_t K = R->o.k ? R->o.k : DEFAULT_K;
@@ -282,7 +306,24 @@ static int run_conversation(run *R, const json_t *sample, size_t index)
         if (e)
             goto out;
     }
+    /* session documents: the session's date, then its turns (turns are in session order) */
+    if (ev_bm25_open(&bs, 1) != 0)
+        goto out;
+    for (size_t i = 0; i < turns.len;) {
+        mn_buf doc = MN_BUF_INIT;
+        int64_t s = turns.items[i].session;
+        mn_buf_puts(&doc, turns.items[i].date);
+        for (; i < turns.len && turns.items[i].session == s; i++)
+            mn_buf_printf(&doc, "\n%s", turns.items[i].body);
+        const char *cols[] = {doc.ptr};
+        int e = ev_bm25_add(bs, s, cols);
+        mn_buf_release(&doc);
+        if (e)
+            goto out;
+    }
     R->bm25_build_ms += ev_ms_since(t0);
+    for (size_t i = 0; i < turns.len; i++)
+        mn_vec_push(&turn_sess, turns.items[i].session);
 
     /* mnemo's store */
     if (R->r.available[EV_MNEMO]) {
@@ -325,8 +366,8 @@ static int run_conversation(run *R, const json_t *sample, size_t index)
         json_int_t cat = json_integer_value(json_object_get(q, "category"));
         const char *group = category_label(cat);
         const char *question = ev_str(q, "question");
-        int64_t gold[64], rank[EV_NSYS][MAX_K];
-        size_t nrank[EV_NSYS] = {0, 0};
+        int64_t gold[64], rank[EV_NSYS][MAX_K], srank[MAX_K];
+        size_t nrank[EV_NSYS] = {0, 0}, ns = 0;
         if (cat == 5) {
             R->skipped_adversarial++;
             continue;
@@ -351,7 +392,9 @@ static int run_conversation(run *R, const json_t *sample, size_t index)
         for (size_t i = 0; i < nrank[EV_BM25] && i < TOKENS_K; i++)
             bytes += strlen(turns.items[rank[EV_BM25][i]].body);
         mn_vec_push(&R->r.tokens[EV_BM25], (double)ev_tokens(bytes));
-        score(R, group, EV_BM25, rank[EV_BM25], nrank[EV_BM25], gold, ngold, &turns);
+        if (ev_bm25_search(bs, question, 0, 10, srank, &ns) != 0)
+            goto out;
+        score(R, group, EV_BM25, rank[EV_BM25], nrank[EV_BM25], srank, ns, gold, ngold, &turns);
 
         if (R->r.available[EV_MNEMO]) {
             json_t *args = json_pack("{s:s,s:[s],s:I}", "query", question, "kinds", "memory", "k",
@@ -369,7 +412,10 @@ static int run_conversation(run *R, const json_t *sample, size_t index)
             }
             json_decref(args);
             json_decref(res);
-            score(R, group, EV_MNEMO, rank[EV_MNEMO], nrank[EV_MNEMO], gold, ngold, &turns);
+            ns =
+                ev_rank_map(srank, rank[EV_MNEMO], nrank[EV_MNEMO], turn_sess.items, turn_sess.len);
+            score(R, group, EV_MNEMO, rank[EV_MNEMO], nrank[EV_MNEMO], srank, ns, gold, ngold,
+                  &turns);
         }
 
         if (R->o.verbose) {
@@ -403,6 +449,8 @@ out:
     if (have_store)
         ev_store_close(&st, !R->o.keep);
     ev_bm25_close(bm);
+    ev_bm25_close(bs);
+    mn_vec_release(&turn_sess);
     for (size_t i = 0; i < turns.len; i++)
         free(turns.items[i].body);
     mn_vec_release(&turns);
@@ -458,6 +506,11 @@ int main(int argc, char **argv)
                        "skipped: %zu adversarial (category 5), %zu without usable evidence; "
                        "%zu evidence ids dropped (malformed or naming no turn)",
                        R.skipped_adversarial, R.skipped_no_gold, R.dropped_ids);
+        ev_report_note(&R.r,
+                       "session rankings with fewer than 10 distinct sessions (a miss past "
+                       "them): mnemo %zu (its first K turns), bm25 %zu (conversations of "
+                       "fewer sessions, or sessions sharing no word with the question)",
+                       R.short_sessions[EV_MNEMO], R.short_sessions[EV_BM25]);
         if (R.r.errors)
             ev_report_note(&R.r, "%zu mnemo searches failed (scored as empty)", R.r.errors);
         ev_report_print(&R.r, R.out);

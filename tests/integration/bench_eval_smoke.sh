@@ -60,12 +60,24 @@ for k in 5 10 25; do
 done
 expect ndcg@10 3 0.723 # (1 + 0.6131 + 0 + 1 + 1) / 5
 expect ndcg@10 5 0.613
+# sessions as documents: BM25 ranks only the sessions sharing a word with the
+# question (beagle -> session 1; Tamalpais -> session 2 of gold {1, 2}; zebra ->
+# none; strict -> session 2; violin -> conversation 2's session 1)
+for k in 5 10; do
+    expect sess_any@$k 3 0.800 # (1 + 1 + 0 + 1 + 1) / 5
+    expect sess_all@$k 3 0.600 # (1 + 0 + 0 + 1 + 1) / 5
+    expect sess_any@$k 5 1.000 # 1 multi-hop: one of its two sessions
+    expect sess_all@$k 5 0.000
+done
+grep -q "fewer than 10 distinct sessions .*bm25 5 " "$tmp/out" || fail "short session rankings note"
 
 if grep -q "search: not available" "$tmp/out"; then
     expect turn_recall@5 2 -
 else
     got=$(second_block turn_recall@5 2) # 4 single-hop, mnemo
     [ "$got" = "1.000" ] || fail "mnemo misses an exact unique keyword match: single-hop recall@5 '$got'"
+    got=$(second_block sess_all@5 2) # its turn ranking mapped to the turns' sessions
+    [ "$got" = "1.000" ] || fail "mnemo's session ranking misses the gold turn's session: '$got'"
 fi
 
 "$bench" "$data" --only-baseline --json >"$tmp/json" 2>"$tmp/out" || fail "--json: exit $?"
