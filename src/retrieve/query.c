@@ -81,6 +81,10 @@ typedef struct {
     })
     blocks;
     int block_from; /* the first frame of the block being read; 0: none */
+    /* an error line without a message ("x.YException:" then the message on
+     * the lines below, as Mockito and Rust since 1.73 print them): the next
+     * line that is no frame is its message */
+    bool message_below;
 } scan;
 
 /* Identifiers that say nothing about where code is: keywords and the most common builtins. */
@@ -577,6 +581,18 @@ static void turn_frames(scan *sc)
     }
 }
 
+/* The name l..p ends in Error, Exception or Warning (and is longer). */
+static bool ends_in_kind(const char *l, const char *p)
+{
+    static const char *const kinds[] = {"Error", "Exception", "Warning"};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(kinds); i++) {
+        size_t kl = strlen(kinds[i]);
+        if ((size_t)(p - l) > kl && memcmp(p - kl, kinds[i], kl) == 0)
+            return true;
+    }
+    return false;
+}
+
 /*
  * A line of an environment dump ("numpy: 1.18.1", "OS: Linux",
  * "requests==2.0", JSON such as  "version": "2.27.0",): the versions an
@@ -593,8 +609,8 @@ static bool env_line(const char *l, const char *end)
     const char *key = p;
     while (p < end && (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.'))
         p++;
-    if (p == key || p >= end)
-        return false;
+    if (p == key || p >= end || ends_in_kind(key, p))
+        return false; /* an exception's name: "x.YException: " (the message below), "KeyError: x" */
     if (quoted && *p++ != '"')
         return false;
     if (!quoted && p + 1 < end && p[0] == '=' && p[1] == '=')
@@ -637,7 +653,15 @@ static bool env_line(const char *l, const char *end)
  * msg", Go's "panic: msg", rustc's "error[E0308]: msg", "a.cpp:1:2: error:
  * msg"). True when the line is an error line: it ends a block of frames.
  */
-static void message_run(scan *sc, const char *msg, const char *end);
+static bool message_run(scan *sc, const char *msg, const char *end);
+
+/* Only spaces and a '\r' from p to end. */
+static bool blank_from(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+    return p == end;
+}
 
 static bool exception_line(scan *sc, const char *l, const char *end)
 {
@@ -648,7 +672,7 @@ static bool exception_line(scan *sc, const char *l, const char *end)
     const char *msg_end;
     const char *after = mn_trace_error(l, end, &own, &msg_end);
     if (own) {
-        message_run(sc, after, msg_end);
+        sc->message_below = !message_run(sc, after, msg_end) && blank_from(after, msg_end);
         return true;
     }
     bool prefixed = after != l;
@@ -656,30 +680,30 @@ static bool exception_line(scan *sc, const char *l, const char *end)
     const char *p = l;
     while (p < end && (word_char((unsigned char)*p) || *p == '.' || *p == '$'))
         p++;
-    if (p + 1 == end && *p == ':' && prefixed)
-        return true; /* "Caused by: x.Y:" alone, the message on the next line */
+    if (p < end && *p == ':' && blank_from(p + 1, end) && (prefixed || p > l)) {
+        /* "Caused by: x.Y:" or "x.YException:" alone, the message on the next line */
+        sc->message_below = prefixed || ends_in_kind(l, p);
+        return sc->message_below || prefixed;
+    }
     if (p == end && prefixed)
         return true; /* "Caused by: java.lang.NullPointerException" */
     if (p + 2 > end || p[0] != ':' || p[1] != ' ')
         return false;
-    static const char *const kinds[] = {"Error", "Exception", "Warning"};
-    bool ok = false;
-    for (size_t i = 0; i < MN_ARRAY_SIZE(kinds) && !ok; i++) {
-        size_t kl = strlen(kinds[i]);
-        ok = (size_t)(p - l) > kl && memcmp(p - kl, kinds[i], kl) == 0;
-    }
-    if (!ok)
+    if (!ends_in_kind(l, p))
         return prefixed;
     message_run(sc, p + 2, end);
     return true;
 }
 
-/* The message of an error line from msg on: its longest run of plain words (see above). */
-static void message_run(scan *sc, const char *msg, const char *end)
+/*
+ * The message of an error line from msg on: its longest run of plain words
+ * (see above). False when msg holds no run of MN_QUERY_MESSAGE_MIN words.
+ */
+static bool message_run(scan *sc, const char *msg, const char *end)
 {
     mn_query_info *q = sc->q;
     if (q->nmessages >= MN_QUERY_MAX_MESSAGES)
-        return;
+        return true; /* enough messages: none is looked for below either */
     /* words: a letter or '_' first, word characters, then a space, the end
      * or punctuation (which ends the run after the word) */
     const char *best = NULL, *best_end = NULL, *run = NULL;
@@ -709,8 +733,10 @@ static void message_run(scan *sc, const char *msg, const char *end)
         while (m < end && *m == ' ')
             m++;
     }
-    if (best_n >= MN_QUERY_MESSAGE_MIN)
-        q->messages[q->nmessages++] = mn_arena_strndup(sc->arena, best, (size_t)(best_end - best));
+    if (best_n < MN_QUERY_MESSAGE_MIN)
+        return false;
+    q->messages[q->nmessages++] = mn_arena_strndup(sc->arena, best, (size_t)(best_end - best));
+    return true;
 }
 
 /*
@@ -919,7 +945,8 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
     memset(q, 0, sizeof(*q));
     q->text = text;
     q->len = len;
-    scan sc = {q, arena, MN_MAP_INIT, 0, NULL, 0, 0, MN_MAP_INIT, MN_VEC_INIT, MN_VEC_INIT, 0};
+    scan sc = {q, arena,       MN_MAP_INIT, 0,           NULL, 0,
+               0, MN_MAP_INIT, MN_VEC_INIT, MN_VEC_INIT, 0,    false};
     bool fence = false, traceback = false;
     int frame_pos = 0, test_words = 0;
     /* the text read: comments blanked (offsets unchanged), cut into lines */
@@ -959,10 +986,17 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
                     starts_with(l, eol, "$ ") || starts_with(l, eol, "In [");
         /* a frame of another language: its mentions are the frame's alone
          * (its dotted names are a class's and a package's, not module paths) */
-        bool other_frame = !python_frame(&sc, l, eol, &frame_pos) &&
-                           trace_frame(&sc, l, eol, li ? lines.items[li - 1].l : NULL,
-                                       li ? lines.items[li - 1].eol : NULL, &frame_pos);
+        bool py_frame = python_frame(&sc, l, eol, &frame_pos);
+        bool other_frame =
+            !py_frame && trace_frame(&sc, l, eol, li ? lines.items[li - 1].l : NULL,
+                                     li ? lines.items[li - 1].eol : NULL, &frame_pos);
         cli_options(&sc, l, eol, code);
+        if (sc.message_below && !lines.items[li].blank) {
+            /* the message of the error line above; a frame there means it has none */
+            sc.message_below = false;
+            if (!other_frame && !py_frame)
+                message_run(&sc, l, eol);
+        }
         if (exception_line(&sc, l, eol))
             close_block(&sc, frame_pos);
         import_alias(&sc, starts_with(l, eol, ">>> ") ? l + 4 : l, eol);

@@ -476,6 +476,10 @@ const char *mn_trace_error(const char *l, const char *end, bool *message, const 
             }
         return pk + 15;
     }
+    if (prefix(l, end, "thread '") && memmem(l, (size_t)(end - l), "' panicked at ", 14)) {
+        *message = true; /* Rust since 1.73: at src/x.rs:10:5: and the message below */
+        return end;
+    }
     /* a.cpp:12:5: error: msg */
     for (const char *p = l; p < end && *p != ' '; p++) {
         if (*p != ':' || p + 1 >= end || !isdigit((unsigned char)p[1]))

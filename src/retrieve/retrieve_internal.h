@@ -101,7 +101,9 @@ int mn_trace_frame(const char *l, const char *end, const char *prev, const char 
  * proper starts after a prefix ("Caused by: ", "Uncaught ", "Exception in
  * thread "main" "), or, with *message set, where a message starts that
  * needs no exception name (Go's "panic: ", "error[E0308]: ", "Error: ",
- * "a.cpp:1:2: error: ") and *msg_end where it ends; l when neither.
+ * "a.cpp:1:2: error: ") and *msg_end where it ends; l when neither. An
+ * empty message (Rust's panic since 1.73: "thread 'main' panicked at
+ * src/x.rs:10:5:") says the message is on the next line.
  */
 const char *mn_trace_error(const char *l, const char *end, bool *message, const char **msg_end);
 

@@ -524,6 +524,50 @@ static void test_native_trace(void)
 }
 
 /*
+ * An error line without a message takes the next line's, as Mockito's
+ * exceptions, a "Caused by: x.Y:" alone and Rust's panics since 1.73 print
+ * them; a frame or a blank line in between is no message.
+ */
+static void test_message_below(void)
+{
+    mn_arena a = MN_ARENA_INIT;
+    mn_query_info q;
+    const char *text = "Deep stubs fail\n"
+                       "```\n"
+                       "org.mockito.exceptions.base.MockitoException: \n"
+                       "Mockito cannot mock this class: class com.x.PieceType\n"
+                       "\n"
+                       "If you're not sure why, open an issue.\n"
+                       "```\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(q.nmessages == 1 && has_message(&q, "Mockito cannot mock this class"));
+
+    text = "Caused by: java.lang.IllegalStateException:\n"
+           "the connection pool was closed before the lease\n"
+           "\tat com.x.Pool.lease(Pool.java:10)\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(has_message(&q, "the connection pool was closed before the lease"));
+
+    text = "thread 'main' panicked at src/drain.rs:10:5:\n"
+           "range end index out of range for slice of length\n"
+           "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(q.nmessages == 1 && has_message(&q, "range end index out of range for slice"));
+
+    /* a frame next: the exception has no message, and the frame's words are none */
+    text = "java.lang.NullPointerException:\n"
+           "\tat com.x.pool.Pool.lease(Pool.java:10)\n"
+           "and then the whole service went down for good\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(q.nmessages == 0);
+    /* a line of prose ending in a colon is no error line */
+    text = "Steps to reproduce the crash:\nopen the file and save it twice over\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(q.nmessages == 0);
+    mn_arena_release(&a);
+}
+
+/*
  * Trace lines cut anywhere and mixed at random (the sanitizer build reads
  * past no end): every prefix of each form, then random lines of their
  * characters.
@@ -611,6 +655,6 @@ MN_TEST_MAIN(MN_TEST(test_code_shape), MN_TEST(test_names), MN_TEST(test_dotted_
              MN_TEST(test_ipython_message_checklist), MN_TEST(test_env_dump_skipped),
              MN_TEST(test_title_terms), MN_TEST(test_about_tests), MN_TEST(test_nothing_to_search),
              MN_TEST(test_fts_query_quoting), MN_TEST(test_template_left_out),
-             MN_TEST(test_and_plan), MN_TEST(test_java_trace), MN_TEST(test_js_trace),
-             MN_TEST(test_go_trace), MN_TEST(test_rust_trace), MN_TEST(test_native_trace),
-             MN_TEST(test_trace_fragments))
+             MN_TEST(test_and_plan), MN_TEST(test_java_trace), MN_TEST(test_message_below),
+             MN_TEST(test_js_trace), MN_TEST(test_go_trace), MN_TEST(test_rust_trace),
+             MN_TEST(test_native_trace), MN_TEST(test_trace_fragments))
