@@ -991,14 +991,16 @@ int mn_query_analyse(mn_query_info *q, const char *text, size_t len, mn_arena *a
             !py_frame && trace_frame(&sc, l, eol, li ? lines.items[li - 1].l : NULL,
                                      li ? lines.items[li - 1].eol : NULL, &frame_pos);
         cli_options(&sc, l, eol, code);
-        if (sc.message_below && !lines.items[li].blank) {
-            /* the message of the error line above; a frame there means it has none */
+        /* the message of the error line above; a frame or another error line there
+         * means it has none */
+        bool below = sc.message_below && !lines.items[li].blank;
+        if (below)
             sc.message_below = false;
-            if (!other_frame && !py_frame)
-                message_run(&sc, l, eol);
-        }
-        if (exception_line(&sc, l, eol))
+        bool error_line = exception_line(&sc, l, eol);
+        if (error_line)
             close_block(&sc, frame_pos);
+        else if (below && !other_frame && !py_frame)
+            message_run(&sc, l, eol);
         import_alias(&sc, starts_with(l, eol, ">>> ") ? l + 4 : l, eol);
         bool tick = false;
         for (const char *p = l; p < eol;) {

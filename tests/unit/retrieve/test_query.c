@@ -560,6 +560,11 @@ static void test_message_below(void)
            "and then the whole service went down for good\n";
     REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
     CHECK(q.nmessages == 0);
+    /* an error line next is no message of the one above: its own is kept once */
+    text = "java.lang.IllegalStateException:\n"
+           "Caused by: java.io.IOException: the stream was closed before the end\n";
+    REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
+    CHECK(q.nmessages == 1 && has_message(&q, "the stream was closed before the end"));
     /* a line of prose ending in a colon is no error line */
     text = "Steps to reproduce the crash:\nopen the file and save it twice over\n";
     REQUIRE_OK(mn_query_analyse(&q, text, strlen(text), &a));
