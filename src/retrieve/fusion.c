@@ -27,7 +27,7 @@
  *   msg    = min(1, sum over quoted error messages held as a phrase by the
  *            file of 1 / the files holding it; 3 files at most)  (graph.c)
  *   pre    = 0.45 lexN + 0.3 titleN + 0.2 plexN + 0.3 ownN + 0.35 nameN
- *            + 0.35 pathN + 0.15 semN + 0.2 fault + 0.3 msg
+ *            + 0.35 pathN + 0.15 semN + 0.3 fault + 0.3 msg
  *   graphN = graph / max graph    graph = one-hop spread of pre (graph.c)
  *   gap    = 1 - pre / max pre    (the graph is for the files the words missed)
  *   scope  = 1 when in the request's files (or under a directory of them)
@@ -94,7 +94,7 @@
 #define W_PLEX  0.2
 #define W_OWN   0.3
 #define W_SEM   0.15
-#define W_FAULT 0.2
+#define W_FAULT 0.3
 #define W_MSG   0.3
 #define W_GRAPH 0.3
 #define W_SCOPE 0.3
