@@ -526,7 +526,8 @@ static void test_native_trace(void)
 /*
  * An error line without a message takes the next line's, as Mockito's
  * exceptions, a "Caused by: x.Y:" alone and Rust's panics since 1.73 print
- * them; a frame or a blank line in between is no message.
+ * them; a frame or another error line next means it has none (blank lines
+ * are passed over).
  */
 static void test_message_below(void)
 {
