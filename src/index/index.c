@@ -34,6 +34,7 @@
 #include <xxhash.h>
 
 #include "index/classify.h"
+#include "index/decl_only.h"
 #include "index/history.h"
 #include "index/index.h"
 #include "index/options.h"
@@ -370,6 +371,8 @@ static int store_job(indexer *x, job *j)
         f.size = (int64_t)j->size;
         f.lines = j->parse.lines;
         f.mtime_ms = j->mtime_ms;
+        f.decl_only = mn_decl_only(j->parse.symbols.items, j->parse.symbols.len,
+                                   j->parse.refs.items, j->parse.refs.len);
         mn_file_content c;
         mn_parse_result_content(&j->parse, &c);
         c.decls = j->decls.items;

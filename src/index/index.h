@@ -80,8 +80,10 @@ typedef struct {
  * a .h file whose head is C++ is parsed as C++ (classify.c: h_is_cpp).
  * 8: a text file in no language the index knows is config, not source
  * (Doxyfile, pylintrc); Emacs Lisp and Vim script are languages.
+ * 9: a file that only declares error and annotation types says so
+ * (decl_only.c, schema v18).
  */
-#define MN_INDEX_RULES 8
+#define MN_INDEX_RULES 9
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 

@@ -39,10 +39,12 @@
  *   it names the file's path outside a traceback frame: a test in a trace
  *   is the caller of the code at fault), doc / config / build 0.5, generated /
  *   vendored 0.2, marker / lock 0.1, an issue or pull-request template
- *   (.github/ISSUE_TEMPLATE/...) 0.1 whatever its role. No centrality prior: that many
- *   modules import a file says nothing of whether a question is about it
- *   (with PageRank as a prior the hubs passed the specialised module the
- *   words chose: docs/internals/retrieval.md).
+ *   (.github/ISSUE_TEMPLATE/...) 0.1 whatever its role; a source file that
+ *   only declares error and annotation types (index/decl_only.h) 0.5, as
+ *   documentation. No centrality prior: that many modules import a file
+ *   says nothing of whether a question is about it (with PageRank as a
+ *   prior the hubs passed the specialised module the words chose:
+ *   docs/internals/retrieval.md).
  *   Then a C or C++ header and its source (x.h and x.cpp, x-inl.h) each
  *   get at least 0.95 of the other's file score (companion.c).
  *
@@ -99,6 +101,9 @@
 #define W_GRAPH 0.3
 #define W_SCOPE 0.3
 #define W_HIST  0.2
+
+#define ROLE_DECL_ONLY 0.5 /* the factor of doc / config / build (role_factor) */
+
 /* Chunks. */
 #define C_LEX  0.6
 #define C_NAME 0.25
@@ -233,7 +238,13 @@ void mn_fusion_files(mn_search_ctx *c)
         /* after pre: the history neither spreads through the graph nor narrows its gap */
         double evidence =
             f->score + W_GRAPH * graphn * gap + W_SCOPE * f->scope + W_HIST * f->history;
-        f->score = evidence * role_factor(c, f->role, f->path_named, f->path);
+        double role = role_factor(c, f->role, f->path_named, f->path);
+        /* a source file that only declares error and annotation types weighs as documentation
+         * does: its names are the issue's words, the behaviour to fix is in the code that
+         * raises or reads them (index/decl_only.h; retrieval.md) */
+        if (f->decl_only && role > ROLE_DECL_ONLY)
+            role = ROLE_DECL_ONLY;
+        f->score = evidence * role;
         f->sig.graph = graphn;
         f->sig.scope = f->scope;
         f->sig.history = f->history;

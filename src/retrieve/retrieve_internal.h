@@ -129,6 +129,7 @@ typedef struct {
     double named;    /* symbols the query names, defined here */
     double path_hit; /* the query names this file's path */
     bool path_named; /* ... outside a traceback frame (a test file named, not a caller) */
+    bool decl_only;  /* declares only error and annotation types (index/decl_only.h) */
     double fault;    /* the deepest traceback frame in the repository is here (1 / files matched) */
     double message;  /* holds an error message the query quotes (1 / files holding it) */
     double graph;    /* spread from matched neighbours */

@@ -222,6 +222,14 @@ static void summaries_where_code_is(mn_search_ctx *c, unsigned kinds)
     }
 }
 
+static int on_decl_only(void *payload, int64_t file_id)
+{
+    mn_file_cand *f = mn_search_file_find(payload, file_id);
+    if (f)
+        f->decl_only = true;
+    return 0;
+}
+
 static int run(mn_search_ctx *c, unsigned kinds, size_t k)
 {
     int rc = 0;
@@ -248,7 +256,10 @@ static int run(mn_search_ctx *c, unsigned kinds, size_t k)
         if ((rc = mn_graph_named_code(c)) != 0 || (rc = mn_history_signal(c)) != 0)
             return rc;
         mn_fusion_files_pre(c);
-        if ((rc = mn_graph_spread(c)) != 0)
+        /* every file candidate is known once the graph has spread: which ones only
+         * declare error and annotation types (the role of fusion.c) */
+        if ((rc = mn_graph_spread(c)) != 0 ||
+            (rc = mn_store_decl_only_files(c->store, on_decl_only, c)) != 0)
             return rc;
         mn_fusion_files(c);
         mn_companions(c);

@@ -147,6 +147,7 @@
     X(term_files, (mn_store *s, const char *match, size_t limit, int (*cb)(void *payload, int64_t file_id, int64_t count), void *payload), (s, match, limit, cb, payload)) \
     X(search_files, (mn_store *s, const char *match, size_t limit, int (*cb)(void *payload, const mn_file_hit *h), void *payload), (s, match, limit, cb, payload)) \
     X(history_files, (mn_store *s, const char *match, size_t limit, int (*cb)(void *payload, const mn_file_hit *h), void *payload), (s, match, limit, cb, payload)) \
+    X(decl_only_files, (mn_store *s, int (*cb)(void *payload, int64_t file_id), void *payload), (s, cb, payload)) \
     X(chunks_by_id, (mn_store *s, const int64_t *ids, size_t n, mn_chunk_hit_cb cb, void *payload), (s, ids, n, cb, payload)) \
     X(memory_body, (mn_store *s, char **out, int64_t rowid), (s, out, rowid)) \
     X(chunk_text, (mn_store *s, char **out, int64_t chunk_id), (s, out, chunk_id)) \

@@ -33,6 +33,8 @@ typedef struct {
     char hash[MN_HASH_HEX];
     int64_t size, lines, mtime_ms;
     double rank;
+    bool decl_only; /* declares only error and annotation types (index/decl_only.h; written,
+                       not read back by mn_store_files_each) */
 } mn_file_rec;
 
 typedef struct {

@@ -236,6 +236,12 @@ int mn_store_search_files(mn_store *s, const char *match, size_t limit,
 int mn_store_history_files(mn_store *s, const char *match, size_t limit,
                            int (*cb)(void *payload, const mn_file_hit *h), void *payload);
 
+/**
+ * This project's files that only declare error and annotation types
+ * (files.decl_only, schema v18; index/decl_only.h), by id, in no order.
+ */
+int mn_store_decl_only_files(mn_store *s, int (*cb)(void *payload, int64_t file_id), void *payload);
+
 /** Chunks of this project by id (bm25 0), in the order given; unknown ids are skipped. */
 int mn_store_chunks_by_id(mn_store *s, const int64_t *ids, size_t n, mn_chunk_hit_cb cb,
                           void *payload);

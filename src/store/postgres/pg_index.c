@@ -228,15 +228,18 @@ static int put_file_row(mn_store *s, mn_file_rec *f, bool *replaced)
     mn_pg__int(&p, f->mtime_ms);
     mn_pg__int(&p, mn_time_now_ms());
     mn_pg__real(&p, f->rank);
+    mn_pg__int(&p, f->decl_only);
     /* xmax is 0 on a row this statement inserted, the updating transaction's id on one it
      * updated */
     PGresult *r = mn_pg__run(
         s,
         "INSERT INTO files(project_id, path, language, role, content_hash, size, lines, mtime, "
-        "indexed_at, rank) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
+        "indexed_at, rank, decl_only) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
+        "$11::int <> 0) "
         "ON CONFLICT (project_id, path) DO UPDATE SET language = excluded.language, "
         "role = excluded.role, content_hash = excluded.content_hash, size = excluded.size, "
-        "lines = excluded.lines, mtime = excluded.mtime, indexed_at = excluded.indexed_at "
+        "lines = excluded.lines, mtime = excluded.mtime, indexed_at = excluded.indexed_at, "
+        "decl_only = excluded.decl_only "
         "RETURNING id, xmax <> 0",
         &p, "cannot store a file");
     if (!r)
@@ -501,6 +504,21 @@ int mn_pg__file_remove(mn_store *s, const char *path)
         "e2 AS (UPDATE edges SET dst_id = NULL WHERE dst_kind = 'symbol' AND dst_id IN "
         "(SELECT id FROM symbols WHERE file_id = $1)) DELETE FROM files WHERE id = $1",
         &p, "cannot remove a file");
+}
+
+int mn_pg__decl_only_files(mn_store *s, int (*cb)(void *payload, int64_t file_id), void *payload)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    PGresult *r = mn_pg__run(s, "SELECT id FROM files WHERE project_id = $1 AND decl_only", &p,
+                             "cannot read the index");
+    if (!r)
+        return mn_error_last_code();
+    int rc = 0;
+    for (int i = 0, n = pq(s)->ntuples(r); i < n && rc == 0; i++)
+        rc = cb(payload, mn_pg__col_int(s, r, i, 0));
+    pq(s)->clear(r);
+    return rc;
 }
 
 int mn_pg__files_each(mn_store *s, const char *glob, int (*cb)(void *payload, const mn_file_rec *f),

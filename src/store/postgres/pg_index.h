@@ -21,6 +21,7 @@
     X(file_touch)             \
     X(file_remove)            \
     X(files_each)             \
+    X(decl_only_files)        \
     X(declared_named)         \
     X(index_counts)           \
     X(edges_unresolved_each)  \

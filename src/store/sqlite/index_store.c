@@ -174,14 +174,15 @@ static int put_file_row(mn_store *s, mn_file_rec *f, mn_map *old_symbols)
             return rc;
         /* the rank is kept: see the top of the file */
         st = mn_sqlite__stmt(s, "UPDATE files SET language = ?2, role = ?3, content_hash = ?4, "
-                                "size = ?5, lines = ?6, mtime = ?7, indexed_at = ?8 WHERE id = ?1");
+                                "size = ?5, lines = ?6, mtime = ?7, indexed_at = ?8, "
+                                "decl_only = ?11 WHERE id = ?1");
         if (!st)
             return mn_error_last_code();
         sqlite3_bind_int64(st, 1, id);
     } else if (rc == MN_ENOTFOUND) {
         st = mn_sqlite__stmt(s, "INSERT INTO files(project_id, path, language, role, "
-                                "content_hash, size, lines, mtime, indexed_at, rank) "
-                                "VALUES (?1, ?10, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+                                "content_hash, size, lines, mtime, indexed_at, rank, decl_only) "
+                                "VALUES (?1, ?10, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11)");
         if (!st)
             return mn_error_last_code();
         sqlite3_bind_int64(st, 1, s->project_id);
@@ -199,6 +200,7 @@ static int put_file_row(mn_store *s, mn_file_rec *f, mn_map *old_symbols)
     sqlite3_bind_int64(st, 8, mn_time_now_ms());
     if (!id)
         sqlite3_bind_double(st, 9, f->rank);
+    sqlite3_bind_int(st, 11, f->decl_only);
     if ((rc = run(s, st, "cannot store a file")) != 0)
         return rc;
     f->id = id ? id : sqlite3_last_insert_rowid(sq(s)->db);
@@ -331,6 +333,25 @@ int mn_sqlite__file_remove(mn_store *s, const char *path)
         return mn_error_last_code();
     sqlite3_bind_int64(st, 1, id);
     return run(s, st, "cannot remove a file");
+}
+
+int mn_sqlite__decl_only_files(mn_store *s, int (*cb)(void *payload, int64_t file_id),
+                               void *payload)
+{
+    /* the partial index files_decl_only (schema v18): only the flagged rows are read */
+    sqlite3_stmt *st =
+        mn_sqlite__stmt(s, "SELECT id FROM files WHERE project_id = ?1 AND decl_only = 1");
+    if (!st)
+        return mn_error_last_code();
+    sqlite3_bind_int64(st, 1, s->project_id);
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = cb(payload, sqlite3_column_int64(st, 0))) != 0)
+            break;
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail(s, "cannot read the index");
+    sqlite3_reset(st);
+    return rc;
 }
 
 int mn_sqlite__files_each(mn_store *s, const char *glob,

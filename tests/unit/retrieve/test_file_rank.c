@@ -462,6 +462,45 @@ static void test_header_and_source(void)
     json_decref(out);
 }
 
+/*
+ * A module that only declares error types holds the issue's words in its names
+ * (ProxyAuthenticationError) and nothing to fix: it weighs as documentation, below the code
+ * that sends the credentials, and stays in the answer.
+ */
+static void test_error_types_only(void)
+{
+    write_file("net/errors.py",
+               "class NetError(Exception):\n"
+               "    \"\"\"Base of the network errors.\"\"\"\n\n"
+               "class ProxyError(NetError):\n"
+               "    \"\"\"The proxy failed.\"\"\"\n\n"
+               "class ProxyAuthenticationError(ProxyError):\n"
+               "    \"\"\"The proxy refused the credentials: 407 Proxy Authentication\n"
+               "    Required.\"\"\"\n"
+               "    def __init__(self, response):\n"
+               "        self.response = response\n");
+    write_file(
+        "net/proxy.py",
+        "from net.errors import ProxyAuthenticationError\n\n\n"
+        "def proxy_headers(proxy):\n"
+        "    \"\"\"The Proxy-Authorization header with the credentials of the proxy\n"
+        "    URL.\"\"\"\n"
+        "    return {'Proxy-Authorization': basic_auth(proxy.username, proxy.password)}\n\n\n"
+        "def send(request, proxy):\n"
+        "    response = request.send(proxy_headers(proxy))\n"
+        "    if response.status == 407:\n"
+        "        raise ProxyAuthenticationError(response)\n"
+        "    return response\n");
+    reindex();
+    json_t *out = test_call("search", J("{'query':'Proxy authentication error 407\\nThe proxy "
+                                        "refuses the credentials with a 407 proxy authentication "
+                                        "error.','kinds':['file'],'k':10}"));
+    REQUIRE(out);
+    CHECK(rank_of(out, "net/proxy.py") == 0);
+    CHECK(rank_of(out, "net/errors.py") > 0);
+    json_decref(out);
+}
+
 static void run_all(void)
 {
     setup();
@@ -473,6 +512,7 @@ static void run_all(void)
     test_name_count_follows_index(); /* it adds a file */
     test_template_and_test_frames(); /* it adds files */
     test_header_and_source();        /* it adds files */
+    test_error_types_only();         /* it adds files */
     test_common_words_tail();        /* it adds 1,100 chunks */
     teardown();
 }

@@ -497,7 +497,7 @@ static void test_sync_and_semantic(void)
 
     /* code: a file's chunks get vectors; re-indexing the file replaces its chunks, and
      * their vectors go with them */
-    mn_file_rec f = {0, "studio/kiln.py", "python", "source", "aaaa", 10, 3, 0, 0};
+    mn_file_rec f = {0, "studio/kiln.py", "python", "source", "aaaa", 10, 3, 0, 0, false};
     mn_chunk_rec chunks[2] = {{-1, 1, 2, "def fire_kiln(clay):\n    glaze(clay)\n", "c1"},
                               {-1, 3, 3, "def spin_wheel(): pass\n", "c2"}};
     mn_file_content fc = {NULL, 0, NULL, 0, chunks, 2, NULL, 0};

@@ -829,6 +829,58 @@ static void test_declared_names(void)
     close_store(s);
 }
 
+static int on_decl_only(void *payload, int64_t file_id)
+{
+    int64_t *got = payload;
+    if (got[0] < 4)
+        got[1 + got[0]] = file_id;
+    got[0]++;
+    return 0;
+}
+
+static int put_decl_only(mn_store *s, mn_file_rec *f, bool decl_only)
+{
+    mn_file_content c = {NULL, 0, NULL, 0, NULL, 0, NULL, 0};
+    f->decl_only = decl_only;
+    int rc = mn_store_begin(s);
+    if (rc == 0 && (rc = mn_store_file_replace(s, f, &c)) == 0)
+        return mn_store_commit(s);
+    mn_store_rollback(s);
+    return rc;
+}
+
+/* The files that only declare error and annotation types: written with the file, replaced
+ * with it, and listed by id (schema v18). */
+static void test_decl_only_files(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    mn_file_rec errs = {0}, code = {0};
+    errs.path = "net/errors.py";
+    code.path = "net/proxy.py";
+    errs.role = code.role = "source";
+    snprintf(errs.hash, sizeof(errs.hash), "e1");
+    snprintf(code.hash, sizeof(code.hash), "p1");
+    REQUIRE_OK(put_decl_only(s, &errs, true));
+    REQUIRE_OK(put_decl_only(s, &code, false));
+    int64_t got[5] = {0};
+    REQUIRE_OK(mn_store_decl_only_files(s, on_decl_only, got));
+    CHECK(got[0] == 1 && got[1] == errs.id);
+    /* the file again, now with behaviour; the other one now without */
+    REQUIRE_OK(put_decl_only(s, &errs, false));
+    REQUIRE_OK(put_decl_only(s, &code, true));
+    int64_t again[5] = {0};
+    REQUIRE_OK(mn_store_decl_only_files(s, on_decl_only, again));
+    CHECK(again[0] == 1 && again[1] == code.id);
+    REQUIRE_OK(mn_store_begin(s));
+    REQUIRE_OK(mn_store_file_remove(s, "net/proxy.py"));
+    REQUIRE_OK(mn_store_commit(s));
+    int64_t none[5] = {0};
+    REQUIRE_OK(mn_store_decl_only_files(s, on_decl_only, none));
+    CHECK(none[0] == 0);
+    close_store(s);
+}
+
 static int add_commit(mn_store *s, const char *hash, int64_t time, const char *subject,
                       const char *const *paths, size_t n)
 {
@@ -878,4 +930,4 @@ MN_TEST_MAIN(MN_TEST(test_replace_and_counts), MN_TEST(test_term_files),
              MN_TEST(test_edges_into_a_removed_file_are_unresolved), MN_TEST(test_ranks_and_touch),
              MN_TEST(test_chunks_symbol_index), MN_TEST(test_graph_and_unresolved),
              MN_TEST(test_symbols_kept_and_lookups), MN_TEST(test_declared_names),
-             MN_TEST(test_history))
+             MN_TEST(test_decl_only_files), MN_TEST(test_history))
