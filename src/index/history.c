@@ -157,9 +157,17 @@ static int changed_paths(const mn_git_api *git, git_repository *repo, git_commit
     memset(&find, 0, sizeof(find));
     find.version = GIT_DIFF_FIND_OPTIONS_VERSION;
     find.flags = GIT_DIFF_FIND_RENAMES;
-    if (git->diff_tree_to_tree(&diff, repo, parent_tree, tree, NULL) < 0 ||
-        git->diff_find_similar(diff, &find) < 0)
+    if (git->diff_tree_to_tree(&diff, repo, parent_tree, tree, NULL) < 0)
         goto out;
+    /* finding renames reads the blobs of the paths added and deleted: a clone that lacks one
+     * (a partial clone, a size-limited snapshot without its large files) keeps the commit's
+     * paths without its renames, as it lost every commit once (fastjson2, dubbo) */
+    if (git->diff_find_similar(diff, &find) < 0) {
+        git->diff_free(diff);
+        diff = NULL;
+        if (git->diff_tree_to_tree(&diff, repo, parent_tree, tree, NULL) < 0)
+            goto out;
+    }
     size_t n = git->diff_num_deltas(diff), plen = strlen(prefix);
     rc = 0;
     *too_many = n > MN_HISTORY_MAX_FILES;

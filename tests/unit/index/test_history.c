@@ -4,7 +4,8 @@
  * with git: a merge and a commit of 51 files (both left out), a rename
  * (older commits count for the new name), an incremental read that reads
  * only the commits after the head it stored, a copy without .git and a
- * shallow clone (no history, no error), and an issue whose words only a
+ * shallow clone (no history, no error), a copy that lacks a blob a rename
+ * needs (every commit read, that one without its rename), and an issue whose words only a
  * past commit's subject shares with the file it changed. The copy and the
  * clone have stores of their own: a store indexes one root. The read leaves
  * libgit2's pack windows and object cache bounded (history.c "Memory").
@@ -296,6 +297,31 @@ static void test_history(void)
     index_dir("repo");
     CHECK(commits_with("Caf? fix") == 1);
     CHECK(commits_with("Rename surface to measure") == 1);
+
+    /* a copy that lacks a blob (a partial clone, a size-limited snapshot without its large
+     * files): finding the renames of the commit that needs it fails; its paths are read all
+     * the same, and so are the other commits (none was, a warning said so) */
+    REQUIRE(run("cp -r '%s/repo' '%s/holed'", test_tmp, test_tmp) == 0);
+    write_file("holed", "geo/big.py",
+               "def big_hull(points):\n    \"\"\"The hull of many points.\"\"\"\n"
+               "    hull = sorted(points)\n    return hull[:3]\n");
+    REQUIRE(run("cd '%s/holed' && " GIT " add -A && " GIT " commit -q -m 'Add big hull'",
+                test_tmp) == 0);
+    write_file("holed", "geo/large.py",
+               "def big_hull(points):\n    \"\"\"The hull of many points.\"\"\"\n"
+               "    hull = sorted(points)\n    return hull[:4]\n");
+    REQUIRE(run("cd '%s/holed' && rm geo/big.py && blob=$(" GIT
+                " rev-parse HEAD:geo/big.py) && " GIT " add -A && " GIT
+                " commit -q -m 'Rename big hull to large' && "
+                "rm .git/objects/$(echo $blob | cut -c1-2)/$(echo $blob | cut -c3-)",
+                test_tmp) == 0);
+    use_store("holed-store");
+    index_dir("holed");
+    CHECK(query_int("SELECT count(*) FROM history_commits") == 11);
+    CHECK(commits_with("Rename big hull to large") == 1);
+    CHECK(query_int("SELECT count(*) FROM history_files f JOIN history_commits c ON c.id = "
+                    "f.commit_id WHERE c.subject = 'Rename big hull to large'") == 2);
+    CHECK(commits_with("Add area helper") == 1);
 
     /* a shallow clone has a history cut short: none is read */
     REQUIRE(run(GIT " clone -q --depth 1 'file://%s/repo' '%s/shallow'", test_tmp, test_tmp) == 0);
