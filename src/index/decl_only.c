@@ -52,15 +52,22 @@ static bool member_of(const char *qn, const char *type)
     return !strncmp(qn, type, n) && qn[n] == '.';
 }
 
-/* The name a base is written with matches a type of the file already found to be an error. */
-static bool base_is_error(const char *target, const mn_symbol_rec *symbols, size_t nsymbols,
-                          const bool *err)
+/*
+ * An exception module declares tens of types; a file of more is no such module, and the cap
+ * bounds the rounds below (one per type at most) on any input.
+ */
+#define MAX_TYPES 128
+
+/* Whether target, a base as written, is an error type: by its name, or a type of the file
+ * already found to be one. */
+static bool base_is_error(const char *target, const mn_symbol_rec *symbols, const size_t *types,
+                          size_t ntypes, const bool *err)
 {
     if (mn_error_type_name(target))
         return true;
-    for (size_t j = 0; j < nsymbols; j++)
-        if (err[j] &&
-            (!strcmp(target, symbols[j].name) || !strcmp(target, symbols[j].qualified_name)))
+    for (size_t t = 0; t < ntypes; t++)
+        if (err[t] && (!strcmp(target, symbols[types[t]].name) ||
+                       !strcmp(target, symbols[types[t]].qualified_name)))
             return true;
     return false;
 }
@@ -68,40 +75,48 @@ static bool base_is_error(const char *target, const mn_symbol_rec *symbols, size
 bool mn_decl_only(const mn_symbol_rec *symbols, size_t nsymbols, const mn_ref_rec *refs,
                   size_t nrefs)
 {
-    bool *err = mn_calloc(nsymbols ? nsymbols : 1, sizeof(bool));
-    size_t ntypes = 0;
+    size_t types[MAX_TYPES], ntypes = 0;
+    bool err[MAX_TYPES] = {false};
+    /* the types; any kind that may hold behaviour of its own (a macro, a section) ends it */
     for (size_t i = 0; i < nsymbols; i++) {
-        if (!is_type(symbols[i].kind))
-            continue;
-        ntypes++;
-        err[i] = annotation_type(&symbols[i]) || mn_error_type_name(symbols[i].name);
+        const char *k = symbols[i].kind;
+        if (is_type(k)) {
+            if (ntypes == MAX_TYPES)
+                return false;
+            err[ntypes] = annotation_type(&symbols[i]) || mn_error_type_name(symbols[i].name);
+            types[ntypes++] = i;
+        } else if (strcmp(k, "function") && strcmp(k, "method") && strcmp(k, "constant") &&
+                   strcmp(k, "variable") && strcmp(k, "module"))
+            return false;
     }
-    /* a type whose base is an error type of the file: as many rounds as it takes */
+    if (ntypes == 0)
+        return false;
+    /* every function a member of a type (constructors, __str__, Go's Error()): a free
+     * function is behaviour, and most files end here */
+    for (size_t i = 0; i < nsymbols; i++) {
+        if (strcmp(symbols[i].kind, "function") && strcmp(symbols[i].kind, "method"))
+            continue;
+        bool member = false;
+        for (size_t t = 0; t < ntypes && !member; t++)
+            member = member_of(symbols[i].qualified_name, symbols[types[t]].qualified_name);
+        if (!member)
+            return false;
+    }
+    /* then every type an error type: a type whose base is one of the file's error types
+     * becomes one, as many rounds as it takes */
     for (bool moved = true; moved;) {
         moved = false;
         for (size_t r = 0; r < nrefs; r++) {
-            int i = refs[r].src_symbol;
-            if (i < 0 || (size_t)i >= nsymbols || err[i] || !is_type(symbols[i].kind) ||
-                strcmp(refs[r].kind, "inherit") != 0 || !refs[r].target)
+            if (refs[r].src_symbol < 0 || !refs[r].target || strcmp(refs[r].kind, "inherit"))
                 continue;
-            if (base_is_error(refs[r].target, symbols, nsymbols, err))
-                err[i] = moved = true;
+            for (size_t t = 0; t < ntypes; t++)
+                if (types[t] == (size_t)refs[r].src_symbol && !err[t] &&
+                    base_is_error(refs[r].target, symbols, types, ntypes, err))
+                    err[t] = moved = true;
         }
     }
-    bool only = ntypes > 0;
-    for (size_t i = 0; i < nsymbols && only; i++) {
-        const mn_symbol_rec *y = &symbols[i];
-        if (is_type(y->kind))
-            only = err[i];
-        else if (!strcmp(y->kind, "function") || !strcmp(y->kind, "method")) {
-            bool member = false;
-            for (size_t j = 0; j < nsymbols && !member; j++)
-                member = err[j] && member_of(y->qualified_name, symbols[j].qualified_name);
-            only = member;
-        } else /* constants, variables and namespaces hold no behaviour; macros may */
-            only = !strcmp(y->kind, "constant") || !strcmp(y->kind, "variable") ||
-                   !strcmp(y->kind, "module");
-    }
-    free(err);
-    return only;
+    for (size_t t = 0; t < ntypes; t++)
+        if (!err[t])
+            return false;
+    return true;
 }

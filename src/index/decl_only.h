@@ -22,8 +22,10 @@
  *    does, or is an error type of the same file (class Timeout(RequestException));
  *  - every function and method is a member of one of those types (its
  *    qualified name starts with the type's: constructors, __str__, Go's
- *    Error()); constants and variables are allowed (no behaviour);
- *    anything else (a module, a macro, a free function) is not.
+ *    Error()); constants, variables and namespaces are allowed (no
+ *    behaviour), anything else (a macro, a free function) is not;
+ *  - at most 128 types (an exception module declares tens; the cap bounds
+ *    the work on any input).
  */
 #ifndef MN_INDEX_DECL_ONLY_H
 #define MN_INDEX_DECL_ONLY_H

@@ -12,6 +12,7 @@
 
 #include "index/decl_only.h"
 #include "index/parse.h"
+#include "util/buf.h"
 #include "test.h"
 
 static mn_parser *parser;
@@ -90,6 +91,16 @@ static void test_not_only(void)
     /* no type at all */
     CHECK(!decl_only("python", "x/constants.py", "TIMEOUT = 30\nRETRIES = 3\n"));
     CHECK(!decl_only("python", "x/empty.py", ""));
+    /* more types than an exception module declares: no such module (and bounded work) */
+    mn_buf many = MN_BUF_INIT;
+    for (int i = 0; i < 129; i++)
+        mn_buf_printf(&many, "class E%dError(Exception):\n    pass\n\n", i);
+    CHECK(!decl_only("python", "x/many.py", many.ptr));
+    many.len = 0;
+    for (int i = 0; i < 128; i++)
+        mn_buf_printf(&many, "class E%dError(Exception):\n    pass\n\n", i);
+    CHECK(decl_only("python", "x/many.py", many.ptr));
+    mn_buf_release(&many);
     /* a free function beside a Go error type */
     CHECK(!decl_only("go", "parse.go",
                      "package x\n\ntype ParseError struct{}\n\n"
