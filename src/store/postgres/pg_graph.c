@@ -277,18 +277,11 @@ int mn_pg__node_ids_each(mn_store *s, const char *level, int (*cb)(void *payload
 {
     mn_pg_params p = {0};
     mn_pg__int(&p, s->project_id);
-    PGresult *r = mn_pg__run(s,
-                             strcmp(level, "file") == 0
-                                 ? "SELECT id FROM files WHERE project_id = $1 ORDER BY id"
-                                 : "SELECT id FROM symbols WHERE project_id = $1 ORDER BY id",
-                             &p, "cannot read the index");
-    if (!r)
-        return mn_error_last_code();
-    int rc = 0;
-    for (int i = 0, n = pq(s)->ntuples(r); i < n && rc == 0; i++)
-        rc = cb(payload, mn_pg__col_int(s, r, i, 0));
-    pq(s)->clear(r);
-    return rc;
+    return mn_pg__ids_each(s,
+                           strcmp(level, "file") == 0
+                               ? "SELECT id FROM files WHERE project_id = $1 ORDER BY id"
+                               : "SELECT id FROM symbols WHERE project_id = $1 ORDER BY id",
+                           &p, cb, payload);
 }
 
 int mn_pg__neighbours_each(mn_store *s, const char *level, int64_t id, bool incoming,

@@ -506,12 +506,10 @@ int mn_pg__file_remove(mn_store *s, const char *path)
         &p, "cannot remove a file");
 }
 
-int mn_pg__decl_only_files(mn_store *s, int (*cb)(void *payload, int64_t file_id), void *payload)
+int mn_pg__ids_each(mn_store *s, const char *sql, mn_pg_params *p,
+                    int (*cb)(void *payload, int64_t id), void *payload)
 {
-    mn_pg_params p = {0};
-    mn_pg__int(&p, s->project_id);
-    PGresult *r = mn_pg__run(s, "SELECT id FROM files WHERE project_id = $1 AND decl_only", &p,
-                             "cannot read the index");
+    PGresult *r = mn_pg__run(s, sql, p, "cannot read the index");
     if (!r)
         return mn_error_last_code();
     int rc = 0;
@@ -519,6 +517,14 @@ int mn_pg__decl_only_files(mn_store *s, int (*cb)(void *payload, int64_t file_id
         rc = cb(payload, mn_pg__col_int(s, r, i, 0));
     pq(s)->clear(r);
     return rc;
+}
+
+int mn_pg__decl_only_files(mn_store *s, int (*cb)(void *payload, int64_t file_id), void *payload)
+{
+    mn_pg_params p = {0};
+    mn_pg__int(&p, s->project_id);
+    return mn_pg__ids_each(s, "SELECT id FROM files WHERE project_id = $1 AND decl_only", &p, cb,
+                           payload);
 }
 
 int mn_pg__files_each(mn_store *s, const char *glob, int (*cb)(void *payload, const mn_file_rec *f),

@@ -69,5 +69,8 @@ void mn_pg__array_release(mn_pg_array *a);
 /* A file row of a result (columns id, path, language, role, content_hash, size, lines, mtime,
  * rank from col 0): pg_graph.c's files_by_id reads them as files_each does. */
 void mn_pg__file_row(mn_store *s, const PGresult *r, int row, mn_file_rec *f);
+/* Run sql (its parameters p, taken) and call cb with the first column of each row, an id. */
+int mn_pg__ids_each(mn_store *s, const char *sql, mn_pg_params *p,
+                    int (*cb)(void *payload, int64_t id), void *payload);
 
 #endif

@@ -335,6 +335,19 @@ int mn_sqlite__file_remove(mn_store *s, const char *path)
     return run(s, st, "cannot remove a file");
 }
 
+/* cb with the first column of each row of st, bound and ready; the caller resets or finalizes it */
+static int each_id(mn_store *s, sqlite3_stmt *st, int (*cb)(void *payload, int64_t id),
+                   void *payload)
+{
+    int rc = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = cb(payload, sqlite3_column_int64(st, 0))) != 0)
+            break;
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = fail(s, "cannot read the index");
+    return rc;
+}
+
 int mn_sqlite__decl_only_files(mn_store *s, int (*cb)(void *payload, int64_t file_id),
                                void *payload)
 {
@@ -344,12 +357,7 @@ int mn_sqlite__decl_only_files(mn_store *s, int (*cb)(void *payload, int64_t fil
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_int64(st, 1, s->project_id);
-    int rc = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        if ((rc = cb(payload, sqlite3_column_int64(st, 0))) != 0)
-            break;
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the index");
+    int rc = each_id(s, st, cb, payload);
     sqlite3_reset(st);
     return rc;
 }
@@ -833,12 +841,7 @@ int mn_sqlite__node_ids_each(mn_store *s, const char *level, int (*cb)(void *pay
     if (sqlite3_prepare_v2(sq(s)->db, sql, -1, &st, NULL) != SQLITE_OK)
         return fail(s, "cannot read the index");
     sqlite3_bind_int64(st, 1, s->project_id);
-    int rc = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        if ((rc = cb(payload, sqlite3_column_int64(st, 0))) != 0)
-            break;
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the index");
+    int rc = each_id(s, st, cb, payload);
     sqlite3_finalize(st);
     return rc;
 }
