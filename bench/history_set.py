@@ -8,9 +8,10 @@ on; a set made from other fixes of other years shows whether a change holds
 beyond them (docs/internals/retrieval.md, "Check sets from history"). The
 fixes come from a changelog the project writes by hand: each entry under a
 heading that says "fix" (Fixed, Bug Fixes), or an entry starting with
-"Fix", names its commit (a /commit/<sha> link) or its pull request (#N,
-/pull/N: the squash-merge commit whose subject ends "(#N)", or the merge
-commit "Merge pull request #N"). The entry's text, its links and
+"Fix", names its commit (a /commit/<sha> link, or jq's "@author <sha>" at
+its end) or its pull request (#N, /pull/N, jq's "@author #N": the
+squash-merge commit whose subject ends "(#N)", or the merge commit "Merge
+pull request #N"). The entry's text, its links and
 references removed, is the problem statement: shorter than an issue, and
 written after the fix, as a changelog line is. The base commit is the
 fix's first parent; the gold files are the source files the fix changed
@@ -80,6 +81,11 @@ def refs(item, links):
     plain = False
     if not shas and not prs and not re.search(r"\[#\d+\]", item):
         prs, plain = re.findall(r"\(#(\d+)\)", item), True
+    if not shas and not prs:
+        # jq's notes end with their authors and a full commit id or a bare #N
+        shas = re.findall(r"(?<![\w/])([0-9a-f]{40})\s*$", item)
+        prs = [] if shas else re.findall(r"@[\w-]+\s+#(\d+)\s*$", item)
+        plain = not shas
     return shas, list(dict.fromkeys(prs)), plain
 
 
@@ -94,6 +100,7 @@ def statement(item):
     s = re.sub(r"\(?https?://\S+\)?", "", s)
     s = re.sub(r"\(\s*\[?#\d+\]?(,\s*\[?#\d+\]?)*\s*\)", "", s)  # ([#12], [#13]) (#12)
     s = re.sub(r"\[#\d+\]|(?<![\w&])#\d+\b", "", s)  # [#12], a bare #12 (axios's older notes)
+    s = re.sub(r"(\s@[\w-]+)+\s*([0-9a-f]{40})?\s*$", "", s)  # jq's "@author <commit id>"
     s = s.replace("**", "")
     s = re.sub(r"\s+([.,;:])", r"\1", re.sub(r"\s+", " ", s))
     return s.strip(" ;,.")

@@ -39,6 +39,7 @@
 #include "index/index.h"
 #include "index/options.h"
 #include "index/parse.h"
+#include "index/gitattrs.h"
 #include "index/testpaths.h"
 #include "index/walk.h"
 #include "store/store_index.h"
@@ -86,6 +87,7 @@ typedef struct {
     const mn_scanner *scanner;
     unsigned redact;
     mn_test_paths tests; /* the test code the project declares (read before the walk) */
+    mn_gitattrs attrs;   /* the roles its .gitattributes declares (read before the walk) */
 } queue;
 
 typedef struct {
@@ -203,7 +205,7 @@ static void work(job *j, mn_parser *parser, const queue *q)
         goto out;
     }
     mn_classify_declared(&j->cls, j->path, data.ptr, data.len < 8192 ? data.len : 8192, data.len,
-                         &q->tests);
+                         &q->tests, &q->attrs);
     if (j->cls.binary) {
         j->status = JOB_BINARY;
         goto out;
@@ -524,7 +526,7 @@ static int remove_gone(indexer *x)
 #define TIDY_SHARE 0.2
 #define KEY_CHURN  "index.fts_churn"
 #define KEY_RULES  "index.rules"      /* MN_INDEX_RULES of the last run */
-#define KEY_TESTS  "index.test_paths" /* the declared test paths' hash (>> 1) of the last run */
+#define KEY_TESTS  "index.test_paths" /* the declared roles' hash (>> 1) of the last run */
 
 /* An internal config key as a number: -1 when not set. */
 static long long config_read(mn_store *s, const char *key)
@@ -603,10 +605,14 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
     restamp = rules_changed(s);
     if (x.known.len > 0 && restamp) /* what older rules stored: redone */
         x.q.full = o.full = true;
-    /* the test paths a manifest declares: when they change, every file's
-     * role may (none declared and no stamp: the same) */
+    /* the test paths a manifest declares and the roles .gitattributes
+     * declares: when they change, every file's role may (none declared and
+     * no stamp: the same; the stamp of a tree without linguist attributes
+     * is its test paths' alone, as before they were read) */
     mn_test_paths_read(&x.q.tests, root);
-    long long tests_stamp = (long long)(x.q.tests.hash >> 1), tests_was = config_read(s, KEY_TESTS);
+    mn_gitattrs_read(&x.q.attrs, root);
+    long long tests_stamp = (long long)((x.q.tests.hash ^ x.q.attrs.hash) >> 1),
+              tests_was = config_read(s, KEY_TESTS);
     bool tests_changed = tests_stamp != (tests_was < 0 ? 0 : tests_was);
     if (x.known.len > 0 && tests_changed)
         x.q.full = o.full = true;
@@ -709,6 +715,7 @@ out_map : {
     mn_map_release(&x.qnames);
 }
     mn_test_paths_release(&x.q.tests);
+    mn_gitattrs_release(&x.q.attrs);
     pthread_mutex_destroy(&x.q.lock);
     pthread_cond_destroy(&x.q.has_todo);
     pthread_cond_destroy(&x.q.has_done);

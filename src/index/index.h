@@ -82,8 +82,10 @@ typedef struct {
  * (Doxyfile, pylintrc); Emacs Lisp and Vim script are languages.
  * 9: a file that only declares error and annotation types says so
  * (decl_only.c, schema v18).
+ * 10: Bison's, flex's and gperf's output is generated (classify.c); the
+ * roles a root .gitattributes declares (gitattrs.c) join its stamp.
  */
-#define MN_INDEX_RULES 9
+#define MN_INDEX_RULES 10
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 

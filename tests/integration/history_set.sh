@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # history_set.sh - bench/history_set.py on a real git repository made here:
 # a changelog whose fix entries name pull requests, squash-merge commits
-# "(#N)", and entries that must not become instances (an added file, only
+# "(#N)", jq's notes ending "@author <commit id>" or "@author #N", and
+# entries that must not become instances (an added file, only
 # docs changed, an issue's link, a pull request no commit names, a section
 # that is no fix, a plain "(#N)" whose commit says something else). Then
 # bench_swebench scores what it wrote, so the format is the one it reads.
@@ -39,6 +40,26 @@ printf '# the guide\n' >docs/guide.md
 commit "docs: fix a typo (#15)"
 printf 'pub fn drop_order() -> u32 { 6 }\n' >src/sync.rs
 commit "sync: faster notify (#17)"
+base18=$(git rev-parse HEAD)
+printf 'pub fn drop_order() -> u32 { 7 }\n' >src/sync.rs
+commit "Notify once on drop"
+sha18=$(git rev-parse HEAD)
+base19=$(git rev-parse HEAD)
+printf 'pub fn read_frame() -> u32 { 8 }\n' >src/reader.rs
+commit "Fix a leak in the frame reader (#19)"
+printf 'pub fn read_frame() -> u32 { 9 }\n' >src/reader.rs
+commit "Faster reads (#20)"
+# jq's NEWS.md: each note ends with its authors and a commit id or a bare #N
+cat >NEWS.md <<EOF
+# 1.1
+
+## Bug fixes
+
+- Fix the notify of the drop.
+  @dev @other $sha18
+- Fix a leak in the frame reader. @dev #19
+- Fix the read speed. @dev #20
+EOF
 cat >CHANGELOG.md <<'EOF'
 # 1.0.0
 
@@ -82,6 +103,20 @@ if not ok:
 sys.exit(0 if ok else 1)
 EOF
 grep -q "o/r: 2 fixes found, 2 written" "$tmp/err" || fail "the count on stderr: $(cat "$tmp/err")"
+
+# jq's notes: the commit named by its id, the pull request by its bare number (its subject shares
+# a word with the note); #20's subject says something else
+python3 "$script" --repo "$repo" --name o/r --changelog NEWS.md >"$tmp/news.jsonl" 2>/dev/null
+python3 - "$tmp/news.jsonl" "$base18" "$base19" <<'EOF' || fail "jq's notes (above)"
+import json, re, sys
+got = {r["problem_statement"]: (r["base_commit"], re.findall(r"^diff --git a/(\S+)", r["patch"], re.M))
+       for r in map(json.loads, open(sys.argv[1]))}
+want = {"Fix the notify of the drop": (sys.argv[2], ["src/sync.rs"]),
+        "Fix a leak in the frame reader": (sys.argv[3], ["src/reader.rs"])}
+if got != want:
+    print("got", json.dumps(got, indent=1), "\nwant", json.dumps(want, indent=1))
+sys.exit(0 if got == want else 1)
+EOF
 
 # a dev set's instance of the same pull request is left out
 printf '{"instance_id": "o__r-14", "repo": "o/r", "base_commit": "x"}\n' >"$tmp/dev.jsonl"
