@@ -379,18 +379,20 @@ static void test_common_words_tail(void)
 }
 
 /*
- * A C header and its source rank together (companion.c): the issue's
- * words are in clib/ring.c (its code and comments) and barely in
- * clib/ring.h (declarations); clib/queue.c holds some of them. The header
- * comes right after its source, at 0.95 of its score; so does a header of
- * another directory when it is the only other source file among the
- * candidates with the stem (include/vec.h, src/vec.c; tests/vec.c is a
- * test, no companion). Of three port/<arch>/clock.h, none is lifted by
- * another directory's.
+ * A C++ header and its source rank together (companion.c): the issue's
+ * words are in clib/ring.cpp (its code and comments) and barely in
+ * clib/ring.h (declarations); clib/queue.cpp holds some of them. The
+ * header comes right after its source, at 0.95 of its score; so does a
+ * header of another directory when it is the only other source file among
+ * the candidates with the stem (include/vec.h, src/vec.cc; tests/vec.cc is
+ * a test, no companion). Of three port/<arch>/clock.h, none is lifted by
+ * another directory's. A C source and its header (cdir/heap.c,
+ * cdir/heap.h) keep their own scores: C fixes change the header far less
+ * often.
  */
 static void test_header_and_source(void)
 {
-    write_file("clib/ring.c",
+    write_file("clib/ring.cpp",
                "#include \"ring.h\"\n\n"
                "/* A full ring buffer overwrites its oldest value when a push wraps around:\n"
                " * the reader then loses the oldest value silently. */\n"
@@ -401,15 +403,15 @@ static void test_header_and_source(void)
                "    return r->len < r->cap ? ++r->len : r->len;\n}\n");
     write_file("clib/ring.h", "struct ring { int *buf, head, len, cap; };\n"
                               "int ring_push(struct ring *r, int v);\n");
-    write_file("clib/queue.c", "/* A queue keeps every value: a push on a full queue grows it,\n"
-                               " * and the oldest value stays first. */\n"
-                               "int queue_grow(int *cap) { *cap *= 2; return *cap; }\n");
-    write_file("src/vec.c", "/* A vector doubles its capacity when an append overflows it;\n"
-                            " * an overflow of the doubled size aborts. */\n"
-                            "int vec_append(int *cap) { return *cap *= 2; }\n");
+    write_file("clib/queue.cpp", "/* A queue keeps every value: a push on a full queue grows it,\n"
+                                 " * and the oldest value stays first. */\n"
+                                 "int queue_grow(int *cap) { *cap *= 2; return *cap; }\n");
+    write_file("src/vec.cc", "/* A vector doubles its capacity when an append overflows it;\n"
+                             " * an overflow of the doubled size aborts. */\n"
+                             "int vec_append(int *cap) { return *cap *= 2; }\n");
     write_file("include/vec.h", "int vec_append(int *cap);\n");
-    write_file("tests/vec.c", "/* an append that overflows the doubled capacity aborts */\n"
-                              "int test_vec_append(void) { return 0; }\n");
+    write_file("tests/vec.cc", "/* an append that overflows the doubled capacity aborts */\n"
+                               "int test_vec_append(void) { return 0; }\n");
     for (int a = 0; a < 3; a++) {
         static const char *const arch[] = {"x86", "arm", "mips"};
         mn_buf p = MN_BUF_INIT, t = MN_BUF_INIT;
@@ -419,9 +421,14 @@ static void test_header_and_source(void)
         mn_buf_release(&p);
         mn_buf_release(&t);
     }
-    write_file("port/x86/clock.c", "/* x86 ticks: the counter wraps, an overflow of ticks is\n"
-                                   " * counted, a doubled overflow aborts the clock. */\n"
-                                   "int clock_ticks_x86(void) { return 0; }\n");
+    write_file("port/x86/clock.cc", "/* x86 ticks: the counter wraps, an overflow of ticks is\n"
+                                    " * counted, a doubled overflow aborts the clock. */\n"
+                                    "int clock_ticks_x86(void) { return 0; }\n");
+    write_file("cdir/heap.c",
+               "/* A heap frees a block twice when a free follows a realloc of the same\n"
+               " * block: the allocator then corrupts its free list. */\n"
+               "int heap_free(void *p) { return p != 0; }\n");
+    write_file("cdir/heap.h", "int heap_free(void *p); /* frees a block */\n");
     reindex();
 
     json_t *out = test_call("search", J("{'query':'A push on a full ring buffer wraps around\\n"
@@ -429,10 +436,10 @@ static void test_header_and_source(void)
                                         "full and a push wraps around.','kinds':['file'],"
                                         "'k':10}"));
     REQUIRE(out);
-    CHECK(rank_of(out, "clib/ring.c") == 0);
+    CHECK(rank_of(out, "clib/ring.cpp") == 0);
     CHECK(rank_of(out, "clib/ring.h") == 1);
-    CHECK(rank_of(out, "clib/queue.c") > 1);
-    double ss = score_of(out, "clib/ring.c"), sh = score_of(out, "clib/ring.h");
+    CHECK(rank_of(out, "clib/queue.cpp") > 1);
+    double ss = score_of(out, "clib/ring.cpp"), sh = score_of(out, "clib/ring.h");
     REQUIRE(ss > 0 && sh > 0);
     CHECK(fabs(sh - 0.95 * ss) < 1e-9);
     json_decref(out);
@@ -441,10 +448,10 @@ static void test_header_and_source(void)
                                 "aborts when an append overflows its doubled capacity.',"
                                 "'kinds':['file'],'k':10}"));
     REQUIRE(out);
-    CHECK(rank_of(out, "src/vec.c") == 0);
+    CHECK(rank_of(out, "src/vec.cc") == 0);
     CHECK(rank_of(out, "include/vec.h") == 1);
     /* the test named like them is no companion: it keeps its test role's score */
-    double vc = score_of(out, "src/vec.c"), vt = score_of(out, "tests/vec.c");
+    double vc = score_of(out, "src/vec.cc"), vt = score_of(out, "tests/vec.cc");
     REQUIRE(vc > 0 && vt > 0);
     CHECK(vt < 0.5 * vc);
     json_decref(out);
@@ -454,11 +461,22 @@ static void test_header_and_source(void)
                                 "An overflow of ticks after a wrap of the counter aborts the "
                                 "clock.','kinds':['file'],'k':20}"));
     REQUIRE(out);
-    double s86 = score_of(out, "port/x86/clock.c"), sh86 = score_of(out, "port/x86/clock.h"),
+    double s86 = score_of(out, "port/x86/clock.cc"), sh86 = score_of(out, "port/x86/clock.h"),
            sarm = score_of(out, "port/arm/clock.h");
     REQUIRE(s86 > 0 && sh86 > 0 && sarm > 0);
     CHECK(sh86 >= 0.95 * s86 - 1e-9);
     CHECK(sarm < 0.95 * s86);
+    json_decref(out);
+
+    /* C: the header keeps its own score, below the source */
+    out = test_call("search", J("{'query':'A block freed twice after a realloc\\nThe heap "
+                                "corrupts its free list when a block is freed twice after a "
+                                "realloc.','kinds':['file'],'k':20}"));
+    REQUIRE(out);
+    double hc = score_of(out, "cdir/heap.c"), hh = score_of(out, "cdir/heap.h");
+    REQUIRE(hc > 0 && hh > 0);
+    CHECK(rank_of(out, "cdir/heap.c") == 0);
+    CHECK(hh < 0.95 * hc - 1e-9);
     json_decref(out);
 }
 
