@@ -18,7 +18,9 @@ fix's first parent; the gold files are the source files the fix changed
 and that existed at the base (tests, benchmarks, examples, docs and build
 files left out); only fixes of 1 to --max-gold such files are kept. A
 deterministic sample (sha256 of the seed and the commit) of --n of them,
-oldest first.
+oldest first. A project without a changelog (cli/cli, go-zero): --from-log
+takes the titles of the pull requests merged on the first-parent line that
+say they fix ("Fix ...", "fix(scope): ..."), a weaker statement (a title).
 
     bench/history_set.py --repo /work/.mirror/tokio-rs+tokio/repo \\
         --name tokio-rs/tokio --changelog tokio/CHANGELOG.md --n 40 > tokio-cl.jsonl
@@ -106,12 +108,63 @@ def statement(item):
     return s.strip(" ;,.")
 
 
+def changelog_fixes(o, subjects, subject_of, skip_prs):
+    """(statement, commit) of each fix entry of the changelogs that names one commit."""
+    for path in o.changelog:
+        log = git(o.repo, "show", f"{o.rev}:{path}")
+        links = dict(re.findall(r"^\[#(\d+)\]:\s*(\S+)", log, re.M))
+        for heading, item in entries(log):
+            if "fix" not in heading.lower() and not re.match(r"(\*\*[^*]*\*\*\s*)?fix", item, re.I):
+                continue
+            shas, prs, plain = refs(item, links)
+            if any(p in skip_prs for p in prs):
+                continue
+            commits = shas or [subjects[p] for p in prs if p in subjects]
+            text = statement(item)
+            if len(commits) != 1 or len(text) < 12:
+                continue
+            # a plain (#N) may be an issue's number: the merge's subject must share a word
+            if plain and not words(text) & words(subject_of.get(commits[0], "")):
+                continue
+            yield text, commits[0]
+
+
+def log_fixes(o, skip_prs):
+    """(title, commit) of each commit on the first-parent line whose pull request's title (the
+    merge's first body line, or the squash's subject without its "(#N)") says it fixes."""
+    out = git(o.repo, "log", "--first-parent", "--format=%H%x1f%s%x1f%b%x1e", o.rev)
+    for rec in out.split("\x1e"):
+        parts = rec.strip("\n").split("\x1f")
+        if len(parts) < 3:
+            continue
+        sha, subject, body = parts[0], parts[1], parts[2]
+        m = re.match(r"Merge pull request #(\d+)", subject)
+        if m:
+            title = next((l.strip() for l in body.splitlines() if l.strip()), "")
+        else:
+            m = re.search(r"\(#(\d+)\)\s*$", subject)
+            title = re.sub(r"\s*\(#\d+\)\s*$", "", subject)
+        if not m or m.group(1) in skip_prs:
+            continue
+        if not re.match(r"(fix(es|ed)?\b|fix\(|bug ?fix)", title, re.I):
+            continue
+        # a title that says what: three words beside "fix" and the numbers ("fix issue #266"
+        # and "fix golint issues" say nothing an index could match)
+        if len(re.findall(r"[a-z]{3,}", re.sub(r"^\S*fix\S*|#\d+", "", title, flags=re.I),
+                          re.I)) < 3:
+            continue
+        yield title, sha
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", required=True, help="a full-history clone (bare or not)")
     ap.add_argument("--name", required=True, help="owner/name, as bench_swebench finds the clone")
-    ap.add_argument("--changelog", action="append", required=True,
+    ap.add_argument("--changelog", action="append", default=[],
                     help="a changelog's path in the repository (repeatable)")
+    ap.add_argument("--from-log", action="store_true",
+                    help="no changelog: the titles of the pull requests merged on the first-parent "
+                         "line that say they fix (cli/cli, go-zero)")
     ap.add_argument("--rev", default="HEAD", help="the revision whose changelogs are read")
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--max-gold", type=int, default=3)
@@ -120,6 +173,8 @@ def main():
                     help="a JSONL of instances (a dev set) whose fixes are left out: the same "
                          "base commit, or a pull request of the instance's number")
     o = ap.parse_args()
+    if not o.changelog and not o.from_log:
+        ap.error("name a --changelog, or --from-log")
 
     skip_bases, skip_prs = set(), set()
     for path in o.exclude:
@@ -137,50 +192,38 @@ def main():
         if m:
             subjects.setdefault(m.group(1), sha)
 
+    fixes = list(changelog_fixes(o, subjects, subject_of, skip_prs))
+    if o.from_log:
+        fixes += list(log_fixes(o, skip_prs))
     seen, found = set(), []
-    for path in o.changelog:
-        log = git(o.repo, "show", f"{o.rev}:{path}")
-        links = dict(re.findall(r"^\[#(\d+)\]:\s*(\S+)", log, re.M))
-        for heading, item in entries(log):
-            if "fix" not in heading.lower() and not re.match(r"(\*\*[^*]*\*\*\s*)?fix", item, re.I):
-                continue
-            shas, prs, plain = refs(item, links)
-            if any(p in skip_prs for p in prs):
-                continue
-            commits = shas or [subjects[p] for p in prs if p in subjects]
-            text = statement(item)
-            if len(commits) != 1 or len(text) < 12:
-                continue
-            # a plain (#N) may be an issue's number: the merge's subject must share a word
-            if plain and not words(text) & words(subject_of.get(commits[0], "")):
-                continue
-            try:
-                sha = git(o.repo, "rev-parse", "--verify", "-q", commits[0] + "^{commit}").strip()
-                parent = git(o.repo, "rev-parse", sha + "^1").strip()
-            except subprocess.CalledProcessError:
-                continue  # a commit this clone does not hold, or a root commit
-            if sha in seen or parent in skip_bases:
-                continue
-            seen.add(sha)
-            gold = []
-            for row in git(o.repo, "diff", "--name-status", "--no-renames", parent, sha).splitlines():
-                status, _, file = row.partition("\t")
-                ext = file[file.rfind("."):] if "." in file else ""
-                if ext in SOURCE_EXT and not NOT_SOURCE.search(file):
-                    gold.append((status, file))
-            if not gold or len(gold) > o.max_gold or any(s != "M" for s, _ in gold):
-                continue
-            files = [f for _, f in gold]
-            langs = [SOURCE_EXT[f[f.rfind("."):]] for f in files]
-            found.append({
-                "instance_id": "%s-cl-%s" % (o.name.replace("/", "__"), sha[:10]),
-                "repo": o.name,
-                "base_commit": parent,
-                "patch": git(o.repo, "diff", parent, sha, "--", *files),
-                "problem_statement": text,
-                "language": max(set(langs), key=langs.count),
-                "created_at": git(o.repo, "show", "-s", "--format=%cI", sha).strip(),
-            })
+    for text, commit in fixes:
+        try:
+            sha = git(o.repo, "rev-parse", "--verify", "-q", commit + "^{commit}").strip()
+            parent = git(o.repo, "rev-parse", sha + "^1").strip()
+        except subprocess.CalledProcessError:
+            continue  # a commit this clone does not hold, or a root commit
+        if sha in seen or parent in skip_bases:
+            continue
+        seen.add(sha)
+        gold = []
+        for row in git(o.repo, "diff", "--name-status", "--no-renames", parent, sha).splitlines():
+            status, _, file = row.partition("\t")
+            ext = file[file.rfind("."):] if "." in file else ""
+            if ext in SOURCE_EXT and not NOT_SOURCE.search(file):
+                gold.append((status, file))
+        if not gold or len(gold) > o.max_gold or any(s != "M" for s, _ in gold):
+            continue
+        files = [f for _, f in gold]
+        langs = [SOURCE_EXT[f[f.rfind("."):]] for f in files]
+        found.append({
+            "instance_id": "%s-cl-%s" % (o.name.replace("/", "__"), sha[:10]),
+            "repo": o.name,
+            "base_commit": parent,
+            "patch": git(o.repo, "diff", parent, sha, "--", *files),
+            "problem_statement": text,
+            "language": max(set(langs), key=langs.count),
+            "created_at": git(o.repo, "show", "-s", "--format=%cI", sha).strip(),
+        })
     key = lambda d: hashlib.sha256((o.seed + d["instance_id"]).encode()).hexdigest()
     chosen = sorted(sorted(found, key=key)[: o.n], key=lambda d: d["created_at"])
     for d in chosen:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # history_set.sh - bench/history_set.py on a real git repository made here:
 # a changelog whose fix entries name pull requests, squash-merge commits
-# "(#N)", jq's notes ending "@author <commit id>" or "@author #N", and
+# "(#N)", jq's notes ending "@author <commit id>" or "@author #N", the
+# titles of merged pull requests (--from-log), and
 # entries that must not become instances (an added file, only
 # docs changed, an issue's link, a pull request no commit names, a section
 # that is no fix, a plain "(#N)" whose commit says something else). Then
@@ -117,6 +118,34 @@ if got != want:
     print("got", json.dumps(got, indent=1), "\nwant", json.dumps(want, indent=1))
 sys.exit(0 if got == want else 1)
 EOF
+
+# --from-log: no changelog, the pull requests' titles that say they fix (a merge's first body
+# line, a squash's subject); "fix issue #23" says nothing and is left out
+git checkout -q -b topic
+printf 'pub fn read_frame() -> u32 { 10 }\n' >src/reader.rs
+commit "bound the frame"
+git checkout -q main
+base21=$(git rev-parse HEAD)
+git merge -q --no-ff topic -m "Merge pull request #21 from o/topic" -m "Fix the frame bound of the reader"
+base22=$(git rev-parse HEAD)
+printf 'pub fn drop_order() -> u32 { 11 }\n' >src/sync.rs
+commit "fix(sync): drop order after a notify (#22)"
+printf 'pub fn drop_order() -> u32 { 12 }\n' >src/sync.rs
+commit "fix issue #23 (#24)"
+python3 "$script" --repo "$repo" --name o/r --from-log >"$tmp/log.jsonl" 2>/dev/null
+python3 - "$tmp/log.jsonl" "$base21" "$base22" "$base19" <<'EOF' || fail "--from-log (above)"
+import json, re, sys
+got = {r["problem_statement"]: (r["base_commit"], re.findall(r"^diff --git a/(\S+)", r["patch"], re.M))
+       for r in map(json.loads, open(sys.argv[1]))}
+want = {"Fix the frame bound of the reader": (sys.argv[2], ["src/reader.rs"]),
+        "fix(sync): drop order after a notify": (sys.argv[3], ["src/sync.rs"]),
+        "Fix a leak in the frame reader": (sys.argv[4], ["src/reader.rs"])}
+if got != want:
+    print("got", json.dumps(got, indent=1), "\nwant", json.dumps(want, indent=1))
+sys.exit(0 if got == want else 1)
+EOF
+python3 "$script" --repo "$repo" --name o/r 2>"$tmp/usage" && fail "no --changelog nor --from-log: exit 0"
+grep -q "name a --changelog, or --from-log" "$tmp/usage" || fail "usage: $(cat "$tmp/usage")"
 
 # a dev set's instance of the same pull request is left out
 printf '{"instance_id": "o__r-14", "repo": "o/r", "base_commit": "x"}\n' >"$tmp/dev.jsonl"
