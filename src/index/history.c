@@ -49,6 +49,7 @@
 #define HISTORY_MWINDOW_SIZE  ((size_t)8 << 20)   /* bytes of a pack mapped at once */
 #define HISTORY_MWINDOW_LIMIT ((size_t)32 << 20)  /* bytes of packs mapped in all */
 #define HISTORY_CACHE_MAX     ((ssize_t)48 << 20) /* bytes of parsed objects cached */
+#define SHALLOW_MARK          " shallow" /* after the head stored: read from a shallow clone */
 
 /*
  * libgit2's options are the process's: the other readers of git (the walk,
@@ -192,6 +193,27 @@ out:
     return rc;
 }
 
+/* Diff one non-merge commit and keep it when it changed 1 to MN_HISTORY_MAX_FILES paths under
+ * prefix. -1 on a libgit2 error. */
+static int take_commit(const mn_git_api *git, git_repository *repo, git_commit *c,
+                       const git_oid *oid, const char *prefix, mn_map *renamed, commit_vec *out)
+{
+    commit k = {{0}, 0, NULL, NULL, 0};
+    bool too_many;
+    int drc = changed_paths(git, repo, c, prefix, renamed, &k, &too_many);
+    if (drc == 0 && !too_many && k.npaths) {
+        git->oid_fmt(k.hash, oid);
+        k.time = (int64_t)git->commit_time(c);
+        k.subject = subject_of(git, c);
+        mn_vec_push(out, k);
+        return 0;
+    }
+    for (size_t j = 0; j < k.npaths; j++)
+        free(k.paths[j]);
+    free(k.paths);
+    return drc;
+}
+
 static int read_commits(const mn_git_api *git, git_repository *repo, const git_oid *head,
                         const char *stored, const char *prefix, mn_map *renamed, commit_vec *out)
 {
@@ -218,21 +240,10 @@ static int read_commits(const mn_git_api *git, git_repository *repo, const git_o
             git->commit_free(c);
             continue;
         }
-        commit k = {{0}, 0, NULL, NULL, 0};
-        bool too_many;
         diffed++;
-        int drc = changed_paths(git, repo, c, prefix, renamed, &k, &too_many);
-        if (drc == 0 && !too_many && k.npaths) {
-            git->oid_fmt(k.hash, &oid);
-            k.time = (int64_t)git->commit_time(c);
-            k.subject = subject_of(git, c);
-            mn_vec_push(out, k);
-            kept++;
-        } else {
-            for (size_t j = 0; j < k.npaths; j++)
-                free(k.paths[j]);
-            free(k.paths);
-        }
+        size_t had = out->len;
+        int drc = take_commit(git, repo, c, &oid, prefix, renamed, out);
+        kept += out->len - had;
         git->commit_free(c);
         if (drc < 0)
             goto out;
@@ -240,6 +251,83 @@ static int read_commits(const mn_git_api *git, git_repository *repo, const git_o
     rc = 0;
 out:
     git->revwalk_free(walk);
+    return rc;
+}
+
+/*
+ * A shallow clone (CI checkouts, `git clone --depth 50`): libgit2 1.5's
+ * revwalk cannot walk one (it stops with an error at the first parent the
+ * clone lacks), so the walk is done here, by commit time, newest first, as
+ * the revwalk does, down to the boundary: a commit whose parent is missing
+ * is not diffed (its parent's tree is missing too) and ends its line. The
+ * frontier is scanned for its newest commit: it holds one commit per line
+ * of history being walked, a few. The whole shallow history is read each
+ * time HEAD moves (mn_history_ingest): it is at most the clone's depth.
+ */
+typedef struct {
+    git_oid oid;
+    int64_t time;
+} pending;
+
+typedef MN_VEC(pending) pending_vec;
+
+static void push_pending(const mn_git_api *git, git_repository *repo, const git_oid *oid,
+                         mn_map *seen, pending_vec *frontier, bool *missing)
+{
+    char hex[GIT_OID_HEXSZ + 1];
+    git->oid_fmt(hex, oid);
+    hex[GIT_OID_HEXSZ] = '\0';
+    if (mn_map_has(seen, hex))
+        return;
+    git_commit *c = NULL;
+    if (git->commit_lookup(&c, repo, oid) < 0) { /* beyond the boundary */
+        *missing = true;
+        return;
+    }
+    mn_map_set(seen, hex, (void *)1);
+    pending p = {*oid, (int64_t)git->commit_time(c)};
+    mn_vec_push(frontier, p);
+    git->commit_free(c);
+}
+
+static int read_shallow(const mn_git_api *git, git_repository *repo, const git_oid *head,
+                        const char *prefix, mn_map *renamed, commit_vec *out)
+{
+    pending_vec frontier = MN_VEC_INIT;
+    mn_map seen = MN_MAP_INIT;
+    size_t diffed = 0;
+    bool missing = false;
+    int rc = 0;
+    push_pending(git, repo, head, &seen, &frontier, &missing);
+    while (frontier.len && out->len < MN_HISTORY_MAX_COMMITS &&
+           diffed < 2 * MN_HISTORY_MAX_COMMITS) {
+        size_t best = 0;
+        for (size_t i = 1; i < frontier.len; i++)
+            if (frontier.items[i].time > frontier.items[best].time)
+                best = i;
+        git_oid oid = frontier.items[best].oid;
+        frontier.items[best] = frontier.items[--frontier.len];
+        git_commit *c = NULL;
+        if (git->commit_lookup(&c, repo, &oid) < 0) {
+            rc = -1;
+            break;
+        }
+        unsigned n = git->commit_parentcount(c);
+        bool boundary = false;
+        for (unsigned i = 0; i < n; i++)
+            push_pending(git, repo, git->commit_parent_id(c, i), &seen, &frontier, &boundary);
+        if (n == 1 && !boundary) { /* merges are their parents' changes; see above */
+            diffed++;
+            rc = take_commit(git, repo, c, &oid, prefix, renamed, out);
+        }
+        git->commit_free(c);
+        if (rc < 0)
+            break;
+    }
+    if (missing)
+        mn_error_clear(); /* the boundary's missing parents are what a shallow clone is */
+    mn_vec_release(&frontier);
+    mn_map_release(&seen);
     return rc;
 }
 
@@ -281,7 +369,7 @@ int mn_history_ingest(mn_store *s, const char *root, const mn_scanner *sc, unsig
     char *prefix = NULL, *stored = NULL;
     commit_vec v = MN_VEC_INIT;
     mn_map renamed = MN_MAP_INIT;
-    char head_hex[GIT_OID_HEXSZ + 1];
+    char head_hex[GIT_OID_HEXSZ + sizeof(SHALLOW_MARK)];
     git_oid head;
     int rc = 0;
     *read_out = 0;
@@ -291,28 +379,34 @@ int mn_history_ingest(mn_store *s, const char *root, const mn_scanner *sc, unsig
         return 0;
     bound_libgit2(git);
     if (git->repository_open_ext(&repo, root, 0, NULL) < 0 || git->repository_is_bare(repo) ||
-        git->repository_is_shallow(repo) == 1 ||
         git->reference_name_to_id(&head, repo, "HEAD") < 0 ||
         (prefix = prefix_of(git, repo, root)) == NULL)
         goto out;
+    bool shallow = git->repository_is_shallow(repo) == 1;
     git->oid_fmt(head_hex, &head);
     head_hex[GIT_OID_HEXSZ] = '\0';
+    if (shallow) /* the head stored says the read stopped at a boundary */
+        memcpy(head_hex + GIT_OID_HEXSZ, SHALLOW_MARK, sizeof(SHALLOW_MARK));
     rc = mn_store_history_head(s, &stored);
     if (rc == MN_ENOTFOUND)
         rc = 0;
     if (rc || (stored && !strcmp(stored, head_hex)))
         goto out;
     /* HEAD moved back or to another branch (or the head read last is gone): what was read
-     * holds commits the work tree does not have; forget it and read from HEAD */
+     * holds commits the work tree does not have; forget it and read from HEAD. A shallow
+     * clone is read whole again; a clone deepened since its read (`git fetch --unshallow`)
+     * is read whole for the older commits it now has. */
     git_oid last;
-    if (stored && (git->oid_fromstr(&last, stored) < 0 ||
-                   git->graph_descendant_of(repo, &head, &last) != 1)) {
+    if (stored &&
+        (shallow || strlen(stored) != GIT_OID_HEXSZ || git->oid_fromstr(&last, stored) < 0 ||
+         git->graph_descendant_of(repo, &head, &last) != 1)) {
         if ((rc = mn_store_history_clear(s)) != 0)
             goto out;
         free(stored);
         stored = NULL;
     }
-    if (read_commits(git, repo, &head, stored, prefix, &renamed, &v) < 0) {
+    if ((shallow ? read_shallow(git, repo, &head, prefix, &renamed, &v)
+                 : read_commits(git, repo, &head, stored, prefix, &renamed, &v)) < 0) {
         const git_error *e = git->error_last();
         mn_log(MN_LOG_WARN, "cannot read the git history of '%s' (%s); ranking without it", root,
                e ? e->message : "unknown error");

@@ -19,9 +19,10 @@
  * first, that the store does not have yet (it remembers the head it stopped
  * at), and store each one's subject and changed paths (against its first
  * parent; relative to root). Merges and commits of more than
- * MN_HISTORY_MAX_FILES paths are skipped. A directory outside git, a bare
- * or shallow repository, an unborn HEAD, or no libgit2: nothing is read,
- * and that is no error. A subject's secrets (and personal data, by redact, a
+ * MN_HISTORY_MAX_FILES paths are skipped. A shallow clone is read down to
+ * its boundary (history.c: read_shallow). A directory outside git, a bare
+ * repository, an unborn HEAD, or no libgit2: nothing is read, and that is
+ * no error. A subject's secrets (and personal data, by redact, a
  * mn_scan_class mask) are redacted before it is stored; sc NULL: not scanned.
  * *read_out: commits stored by this call.
  */

@@ -3,8 +3,9 @@
  * file ranking (retrieve/history_signal.c), on a repository the test makes
  * with git: a merge and a commit of 51 files (both left out), a rename
  * (older commits count for the new name), an incremental read that reads
- * only the commits after the head it stored, a copy without .git and a
- * shallow clone (no history, no error), a copy that lacks a blob a rename
+ * only the commits after the head it stored, a copy without .git, a
+ * shallow clone (read down to its boundary, again when its HEAD moves, whole
+ * once deepened), a copy that lacks a blob a rename
  * needs (every commit read, that one without its rename), and an issue whose words only a
  * past commit's subject shares with the file it changed. The copy and the
  * clone have stores of their own: a store indexes one root. The read leaves
@@ -323,10 +324,32 @@ static void test_history(void)
                     "f.commit_id WHERE c.subject = 'Rename big hull to large'") == 2);
     CHECK(commits_with("Add area helper") == 1);
 
-    /* a shallow clone has a history cut short: none is read */
-    REQUIRE(run(GIT " clone -q --depth 1 'file://%s/repo' '%s/shallow'", test_tmp, test_tmp) == 0);
+    /* a shallow clone (libgit2 1.5's revwalk stops at its boundary with an error): its commits
+     * down to the boundary are read; the boundary commit, whose parent it lacks, is not */
+    REQUIRE(run(GIT " clone -q --depth 3 'file://%s/repo' '%s/shallow'", test_tmp, test_tmp) == 0);
     use_store("shallow-store");
     index_dir("shallow");
+    CHECK(query_int("SELECT count(*) FROM history_commits") == 2);
+    CHECK(commits_with("Caf? fix") == 1);
+    CHECK(commits_with("Rename surface to measure") == 1);
+    CHECK(commits_with("Document the helpers") == 0); /* the boundary */
+    /* a new commit: the shallow history is read again, from the new head */
+    write_file("shallow", "README.md", "Geometry helpers, shallow.\n");
+    REQUIRE(run("cd '%s/shallow' && " GIT " add -A && " GIT " commit -q -m 'Shallow note'",
+                test_tmp) == 0);
+    index_dir("shallow");
+    CHECK(query_int("SELECT count(*) FROM history_commits") == 3);
+    CHECK(commits_with("Shallow note") == 1);
+    /* deepened to the whole history: the older commits are read too */
+    REQUIRE(run("cd '%s/shallow' && " GIT " fetch -q --unshallow", test_tmp) == 0);
+    index_dir("shallow");
+    CHECK(query_int("SELECT count(*) FROM history_commits") == 10);
+    CHECK(commits_with("Document the helpers") == 1);
+    CHECK(commits_with("Add geometry helpers") == 1);
+    /* a clone of depth 1 is its boundary alone: nothing to read, no error */
+    REQUIRE(run(GIT " clone -q --depth 1 'file://%s/repo' '%s/shallow1'", test_tmp, test_tmp) == 0);
+    use_store("shallow1-store");
+    index_dir("shallow1");
     CHECK(query_int("SELECT count(*) FROM history_commits") == 0);
     test_ctx_close();
 }
