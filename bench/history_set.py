@@ -97,6 +97,7 @@ def words(text):
 
 def statement(item):
     """The item's words: links, references and emphasis markers removed."""
+    item = re.sub(r"\\([\\`*_{}\[\]()#+.!-])", r"\1", item).rstrip("\\ ")  # Markdown escapes
     s = re.sub(r"\(\s*\[[^\]]*\]\([^)]*\)\s*\)", "", item)  # ([#12](url)) ([abc1234](url))
     s = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", s)  # [text](url) -> text
     s = re.sub(r"\(?https?://\S+\)?", "", s)

@@ -319,8 +319,6 @@ static const lang_entry lang_exts[] = {
     {"solidity", "sol"},
     {"csv", "csv tsv"},
     {"diff", "diff patch"},
-    {"yacc", "y yy yacc"}, /* the grammars of the generated parsers above (jq's parser.y) */
-    {"lex", "l lex"},
     {NULL, NULL}};
 
 /*

@@ -53,7 +53,7 @@ static void test_jq(void)
     CHECK(a.n == 5 && a.hash != 0);
     CHECK(!strcmp(role(&a, "src/lexer.h", PLAIN), "generated"));
     CHECK(!strcmp(role(&a, "src/parser.c", PLAIN), "generated"));
-    CHECK(!strcmp(role(&a, "src/parser.y", PLAIN), "source"));
+    CHECK(!strcmp(role(&a, "src/parser.y", PLAIN), "config"));
     CHECK(!strcmp(role(&a, "src/jv_parse.c", PLAIN), "source"));
     CHECK(!strcmp(role(&a, "vendor/decNumber/decNumber.c", PLAIN), "vendored"));
     CHECK(!strcmp(role(&a, "tests/man.test", PLAIN), "generated"));
