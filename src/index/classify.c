@@ -1068,13 +1068,16 @@ static bool generated_by_convention(const pathinfo *pi, const char *lang, const 
 }
 
 static mn_file_role role_of(const pathinfo *pi, const char *lang, const char *head, size_t len,
-                            uint64_t size, bool binary, const mn_test_paths *declared,
-                            const mn_gitattrs *attrs)
+                            uint64_t size, bool binary, const mn_declared *d)
 {
     /* what the project's .gitattributes says first (gitattrs.h): set, it is the role; unset,
      * the conventions for that role below do not apply */
-    mn_linguist ling = mn_gitattrs_lookup(attrs, pi->path);
+    mn_linguist ling = mn_gitattrs_lookup(d ? d->attrs : NULL, pi->path);
     if (ling.vendored == MN_ATTR_SET)
+        return MN_ROLE_VENDORED;
+    /* another project's code copied in (walk.c: a bundle); its documentation stays documentation
+     * (fmt's doc/ and requests' docs/_themes carry a theme's license) */
+    if (d && d->bundle && ling.vendored != MN_ATTR_UNSET && !dir_in(pi, doc_dirs, true))
         return MN_ROLE_VENDORED;
     if (ling.generated == MN_ATTR_SET && !binary)
         return MN_ROLE_GENERATED;
@@ -1092,7 +1095,7 @@ static mn_file_role role_of(const pathinfo *pi, const char *lang, const char *he
     if (ling.documentation == MN_ATTR_SET)
         return MN_ROLE_DOC;
     /* what the project declares its test code to be (testpaths.h) */
-    if (mn_test_paths_has(declared, pi->path))
+    if (mn_test_paths_has(d ? d->tests : NULL, pi->path))
         return MN_ROLE_TEST;
     if (is_doc_name(pi, lang))
         return MN_ROLE_DOC;
@@ -1134,11 +1137,11 @@ int mn_role_parse(mn_file_role *out, const char *name)
 void mn_classify(mn_file_class *out, const char *path, const char *head, size_t head_len,
                  uint64_t size)
 {
-    mn_classify_declared(out, path, head, head_len, size, NULL, NULL);
+    mn_classify_declared(out, path, head, head_len, size, NULL);
 }
 
 void mn_classify_declared(mn_file_class *out, const char *path, const char *head, size_t head_len,
-                          uint64_t size, const mn_test_paths *declared, const mn_gitattrs *attrs)
+                          uint64_t size, const mn_declared *d)
 {
     pathinfo pi;
     if (!head)
@@ -1151,5 +1154,5 @@ void mn_classify_declared(mn_file_class *out, const char *path, const char *head
     out->binary = looks_binary((const unsigned char *)head, head_len, size) ||
                   (*pi.ext && in_list_i(pi.ext, strlen(pi.ext), binary_exts));
     out->language = out->binary ? NULL : language_of(&pi, head, head_len);
-    out->role = role_of(&pi, out->language, head, head_len, size, out->binary, declared, attrs);
+    out->role = role_of(&pi, out->language, head, head_len, size, out->binary, d);
 }

@@ -19,8 +19,9 @@
  *    binary files. .h is "c" (a header alone cannot tell C from C++).
  *  - role, the first rule that matches, in this order:
  *      vendored  a directory component is a dependency tree by convention
- *                (node_modules, vendor, third_party, ...), or the project's
- *                .gitattributes says so (mn_classify_declared);
+ *                (node_modules, vendor, third_party, ...), the project's
+ *                .gitattributes says so, or it is below a directory with a
+ *                license of its own (mn_classify_declared);
  *      lock      a dependency lock file by name (package-lock.json, Cargo.lock, ...);
  *      generated a generator's convention in the name (*.min.js, *_pb2.py,
  *                *.pb.go, dist/, ...), a generator's comment in the head
@@ -91,10 +92,16 @@ typedef struct {
 void mn_classify(mn_file_class *out, const char *path, const char *head, size_t head_len,
                  uint64_t size);
 
-struct mn_test_paths; /* index/testpaths.h */
-struct mn_gitattrs;   /* index/gitattrs.h */
+/* What the project and its tree say of a file beyond its path and head (each may be NULL / 0). */
+typedef struct {
+    const struct mn_test_paths *tests; /* index/testpaths.h */
+    const struct mn_gitattrs *attrs;   /* index/gitattrs.h */
+    size_t bundle; /* mn_walk_entry.bundle: the length of the directory of another project's
+                      code copied in that the path is below, 0 when none (walk.c) */
+} mn_declared;
+
 /**
- * mn_classify, with what the project declares (NULL: nothing):
+ * mn_classify, with what the project declares (d NULL: nothing):
  *  - its test code (testpaths.h): a file under a declared test path is a
  *    test, unless it is vendored, generated, a lock, a marker or a build
  *    manifest;
@@ -103,10 +110,12 @@ struct mn_gitattrs;   /* index/gitattrs.h */
  *    other rule, linguist-documentation set makes it documentation unless
  *    it is one of those, a lock, a marker or a build manifest; each unset
  *    turns off the conventions of its role (directory names, name endings,
- *    a generator's comment).
+ *    a generator's comment);
+ *  - a bundle (walk.c): a file below a directory with a license of its
+ *    own and no package manifest is vendored, unless linguist-vendored is
+ *    unset for it or it is under a documentation directory.
  */
 void mn_classify_declared(mn_file_class *out, const char *path, const char *head, size_t head_len,
-                          uint64_t size, const struct mn_test_paths *declared,
-                          const struct mn_gitattrs *attrs);
+                          uint64_t size, const mn_declared *d);
 
 #endif

@@ -55,6 +55,7 @@ typedef struct job {
     struct job *next;
     size_t seq; /* its place in the walk */
     char *path, *full_path;
+    size_t bundle; /* mn_walk_entry.bundle: below another project's code copied in */
     uint64_t size;
     int64_t mtime_ms;
     int64_t old_id; /* 0: new file */
@@ -204,8 +205,9 @@ static void work(job *j, mn_parser *parser, const queue *q)
         j->status = JOB_UNCHANGED;
         goto out;
     }
+    mn_declared declared = {&q->tests, &q->attrs, j->bundle};
     mn_classify_declared(&j->cls, j->path, data.ptr, data.len < 8192 ? data.len : 8192, data.len,
-                         &q->tests, &q->attrs);
+                         &declared);
     if (j->cls.binary) {
         j->status = JOB_BINARY;
         goto out;
@@ -467,6 +469,7 @@ static int on_entry(void *payload, const mn_walk_entry *e)
     j->full_path = mn_strdup(e->full_path);
     j->size = e->size;
     j->mtime_ms = e->mtime_ms;
+    j->bundle = e->bundle;
     if (k) {
         j->old_id = k->id;
         memcpy(j->old_hash, k->hash, sizeof(j->old_hash));

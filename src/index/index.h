@@ -86,8 +86,10 @@ typedef struct {
  * roles a root .gitattributes declares (gitattrs.c) join its stamp.
  * 11: yacc and lex grammars are text in no known language again (config),
  * as before 10 named them (retrieval.md).
+ * 12: a file below a directory with a license of its own and no package
+ * manifest is vendored (walk.c: bundles).
  */
-#define MN_INDEX_RULES 11
+#define MN_INDEX_RULES 12
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 

@@ -341,7 +341,51 @@ typedef struct {
     ign_list mnemoignore;
     MN_VEC(ign_list) gitignores; /* outside a repository: one per directory on the path */
     bool warned_ignore;
+    size_t bundle_len; /* w->rel's length at the bundle the entries are below; 0: none */
 } walker;
+
+/*
+ * A bundle: a directory below the root that carries a license of its own
+ * (LICENSE, COPYING, decNumber's ICU-license.html) and no package manifest
+ * is another project's code copied into this one (jq's src/decNumber,
+ * ponyc's lib/gbenchmark, mockito's internal/matchers/apachecommons). A
+ * manifest beside the license makes it a package of the project's own (a
+ * Cargo workspace's crate, a JS monorepo's package, a Maven module), which
+ * carries a copy of the project's license as often. Only the outermost
+ * bundle counts; classify.c decides what a file below one is
+ * (mn_walk_entry.bundle).
+ */
+static bool license_name(const char *name)
+{
+    static const char *const stems[] = {"license", "licence", "copying", "unlicense", NULL};
+    const char *dot = strchr(name, '.');
+    size_t n = dot ? (size_t)(dot - name) : strlen(name);
+    for (const char *const *st = stems; *st; st++) {
+        size_t k = strlen(*st);
+        /* LICENSE, LICENSE.txt, COPYING.md; ICU-license.html, boost_license.txt */
+        if ((n == k && !strncasecmp(name, *st, k)) ||
+            (n > k + 1 && (name[n - k - 1] == '-' || name[n - k - 1] == '_') &&
+             !strncasecmp(name + n - k, *st, k)))
+            return !dot || !strcmp(dot, ".txt") || !strcmp(dot, ".md") || !strcmp(dot, ".html");
+    }
+    return false;
+}
+
+static bool manifest_name(const char *name)
+{
+    static const char *const names[] = {
+        "package.json",     "Cargo.toml",    "pyproject.toml", "setup.py",
+        "setup.cfg",        "go.mod",        "pom.xml",        "build.gradle",
+        "build.gradle.kts", "composer.json", "Gemfile",        "Package.swift",
+        "pubspec.yaml",     "mix.exs",       "meson.build",    NULL};
+    for (const char *const *m = names; *m; m++)
+        if (!strcmp(name, *m))
+            return true;
+    size_t n = strlen(name);
+    return (n > 8 && !strcmp(name + n - 8, ".gemspec")) ||
+           (n > 7 && !strcmp(name + n - 7, ".csproj")) ||
+           (n > 8 && !strcmp(name + n - 8, ".nimble"));
+}
 
 static int dent_cmp(const void *a, const void *b)
 {
@@ -500,7 +544,9 @@ static int visit_file(walker *w, const dent_view *e)
         st->skipped_large++;
         return 0;
     }
-    mn_walk_entry out = {w->rel.ptr, full_path(w, NULL), e->size, e->mtime_ms, tracked};
+    mn_walk_entry out = {w->rel.ptr, full_path(w, NULL),
+                         e->size,    e->mtime_ms,
+                         tracked,    w->bundle_len ? w->bundle_len - 1 : 0};
     st->files++;
     return w->cb(w->payload, &out);
 }
@@ -575,6 +621,18 @@ static int walk_dir(walker *w)
     if (views.len > 1)
         qsort(views.items, views.len, sizeof(dent_view), dent_cmp);
 
+    bool bundle = false;
+    if (rel_len > 0 && w->bundle_len == 0) {
+        bool license = false, manifest = false;
+        for (size_t i = 0; i < views.len; i++)
+            if (S_ISREG(views.items[i].mode)) {
+                license = license || license_name(views.items[i].name);
+                manifest = manifest || manifest_name(views.items[i].name);
+            }
+        if ((bundle = license && !manifest))
+            w->bundle_len = rel_len;
+    }
+
     if (!w->repo && has_gitignore) {
         ign_list l = {MN_VEC_INIT, 0};
         ign_load(&l, full_path(w, ".gitignore"), rel_len);
@@ -587,6 +645,8 @@ static int walk_dir(walker *w)
 
     if (pushed)
         ign_list_release(&w->gitignores.items[--w->gitignores.len]);
+    if (bundle)
+        w->bundle_len = 0;
     mn_buf_truncate(&w->rel, rel_len);
     mn_vec_release(&views);
     mn_buf_release(&names);

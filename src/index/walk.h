@@ -78,6 +78,9 @@ typedef struct {
     uint64_t size;         /* bytes, from lstat */
     int64_t mtime_ms;      /* modification time, ms since the epoch */
     bool tracked;          /* in the git index (false outside a repository) */
+    size_t bundle;         /* the length of the path's bundle directory ("a/b"), 0 when none:
+                              below a directory with a license of its own and no package
+                              manifest, another project's code (walk.c) */
 } mn_walk_entry;
 
 typedef struct {

@@ -5,8 +5,9 @@
  * vendored), git's pattern rules (a name at any depth, a path from the
  * root, `**`, the last matching line deciding, `-attr`, `attr=false` and
  * `!attr`), lines that say nothing (comments, macros, quoted and negative
- * patterns, directory-only patterns, other attributes and values); then an
- * index of a real tree whose stored roles follow the file as it changes.
+ * patterns, directory-only patterns, other attributes and values), a
+ * bundle's files (walk.c) vendored; then an index of a real tree whose
+ * stored roles follow the file as it changes.
  */
 #include "common.h"
 #include <sys/stat.h>
@@ -31,7 +32,8 @@ static mn_gitattrs parse(const char *text)
 static const char *role(const mn_gitattrs *a, const char *path, const char *head)
 {
     mn_file_class c;
-    mn_classify_declared(&c, path, head, strlen(head), strlen(head), NULL, a);
+    mn_declared d = {NULL, a, 0};
+    mn_classify_declared(&c, path, head, strlen(head), strlen(head), &d);
     return mn_role_name(c.role);
 }
 
@@ -129,7 +131,8 @@ static void test_ignored_lines(void)
     CHECK(b.n == 1 && !strcmp(role(&b, "src/x.c", PLAIN), "generated"));
     mn_file_class c;
     mn_gitattrs d = parse("*.png linguist-generated\n");
-    mn_classify_declared(&c, "img/a.png", "\x89PNG\r\n\x1a\n\0", 9, 9, NULL, &d);
+    mn_declared dd = {NULL, &d, 0};
+    mn_classify_declared(&c, "img/a.png", "\x89PNG\r\n\x1a\n\0", 9, 9, &dd);
     CHECK(c.binary && c.role != MN_ROLE_GENERATED);
     mn_gitattrs_release(&b);
     mn_gitattrs_release(&d);
@@ -143,6 +146,28 @@ static void test_ignored_lines(void)
     CHECK(e.n == 0 && mn_gitattrs_lookup(&e, "a.c").generated == MN_ATTR_UNSPECIFIED);
     mn_gitattrs_release(&e);
     CHECK(mn_gitattrs_lookup(NULL, "a.c").vendored == MN_ATTR_UNSPECIFIED);
+}
+
+/* Below a bundle (walk.c): vendored, unless the project unsets linguist-vendored there or the
+ * file is documentation by its directory. */
+static void test_bundle(void)
+{
+    mn_gitattrs a = parse("src/decNumber/** -linguist-vendored\n");
+    mn_file_class c;
+    mn_declared d = {NULL, NULL, strlen("lib/bench")};
+    mn_classify_declared(&c, "lib/bench/src/timer.cc", PLAIN, strlen(PLAIN), strlen(PLAIN), &d);
+    CHECK(c.role == MN_ROLE_VENDORED);
+    d.bundle = strlen("lib/bench/docs");
+    mn_classify_declared(&c, "lib/bench/docs/guide.c", PLAIN, strlen(PLAIN), strlen(PLAIN), &d);
+    CHECK(c.role == MN_ROLE_DOC);
+    d.attrs = &a;
+    d.bundle = strlen("src/decNumber");
+    mn_classify_declared(&c, "src/decNumber/decNumber.c", PLAIN, strlen(PLAIN), strlen(PLAIN), &d);
+    CHECK(c.role == MN_ROLE_SOURCE);
+    d.bundle = 0;
+    mn_classify_declared(&c, "lib/bench/src/timer.cc", PLAIN, strlen(PLAIN), strlen(PLAIN), &d);
+    CHECK(c.role == MN_ROLE_SOURCE);
+    mn_gitattrs_release(&a);
 }
 
 /* At most MN_GITATTRS_RULES lines are kept, on any input. */
@@ -211,6 +236,8 @@ static void test_index(void)
         "/* A Bison parser, made by GNU Bison 3.8.2.  */\nint yyparse(void);\n");
     put(root, "src/main.c", "int main(void) { return 0; }\n");
     put(root, "lib/num/dec.c", "int dec_add(int a, int b) { return a + b; }\n");
+    put(root, "third/big/COPYING", "GPL\n");
+    put(root, "third/big/big.c", "int big_add(int a, int b) { return a + b; }\n");
     mn_store *s = NULL;
     mn_store_options o = MN_STORE_OPTIONS_INIT;
     mn_buf db = MN_BUF_INIT;
@@ -227,6 +254,8 @@ static void test_index(void)
     CHECK(!strcmp(stored_role(s, "src/parser.c", &r), "generated"));
     CHECK(!strcmp(stored_role(s, "src/lexer.h", &r), "source"));
     CHECK(!strcmp(stored_role(s, "lib/num/dec.c", &r), "source"));
+    /* a directory with a license of its own and no manifest: another project's code */
+    CHECK(!strcmp(stored_role(s, "third/big/big.c", &r), "vendored"));
     /* declared: on the next run, though no file it names changed */
     put(root, ".gitattributes",
         "src/lexer.[ch] linguist-generated=true\nlib/num/** linguist-vendored\n");
@@ -265,4 +294,4 @@ static void teardown(void)
 }
 
 MN_TEST_MAIN(MN_TEST(setup), MN_TEST(test_jq), MN_TEST(test_patterns), MN_TEST(test_ignored_lines),
-             MN_TEST(test_bounded), MN_TEST(test_index), MN_TEST(teardown))
+             MN_TEST(test_bundle), MN_TEST(test_bounded), MN_TEST(test_index), MN_TEST(teardown))

@@ -635,6 +635,62 @@ static void test_wildmatch(void)
     CHECK(now_ms() - t0 < 2000);
 }
 
+typedef struct {
+    mn_buf list; /* "path bundle\n" per entry below a bundle */
+} bundles;
+
+static int collect_bundles(void *payload, const mn_walk_entry *e)
+{
+    bundles *b = payload;
+    if (e->bundle)
+        mn_buf_printf(&b->list, "%s %.*s\n", e->path, (int)e->bundle, e->path);
+    return 0;
+}
+
+/*
+ * Bundles: another project's code copied in, a directory with a license of its own and no
+ * package manifest (jq's src/decNumber with its ICU-license.html, a lib/bench/ with LICENSE and
+ * subdirectories); not the root, not a package of the project's own (a crate, an npm package
+ * with the project's license), not a file that only mentions a license in its name.
+ */
+static void test_bundles(void)
+{
+    setup();
+    char *root = path_in(tmp, "bundles");
+    put(root, "LICENSE", "MIT\n");
+    put(root, "src/main.c", "int main(void) { return 0; }\n");
+    put(root, "src/decNumber/ICU-license.html", "<html>ICU</html>\n");
+    put(root, "src/decNumber/decNumber.c", "int dec;\n");
+    put(root, "lib/bench/LICENSE", "Apache-2.0\n");
+    put(root, "lib/bench/src/timer.cc", "int t;\n");
+    put(root, "lib/bench/tools/LICENSE.txt", "BSD\n"); /* inside the outer bundle */
+    put(root, "lib/bench/tools/compare.py", "x = 1\n");
+    put(root, "crates/util/LICENSE", "MIT\n");
+    put(root, "crates/util/Cargo.toml", "[package]\nname = \"util\"\n");
+    put(root, "crates/util/src/lib.rs", "pub fn f() {}\n");
+    put(root, "web/pkg/LICENSE.md", "MIT\n");
+    put(root, "web/pkg/package.json", "{}\n");
+    put(root, "web/pkg/index.js", "module.exports = 1;\n");
+    put(root, "tools/license_check.py", "x = 1\n"); /* a name that mentions a license */
+    put(root, "tools/licenses.rst", "x\n");
+    bundles b;
+    mn_buf_init(&b.list);
+    REQUIRE_OK(mn_walk(root, NULL, collect_bundles, &b, NULL));
+    const char *want = "lib/bench/LICENSE lib/bench\n"
+                       "lib/bench/src/timer.cc lib/bench\n"
+                       "lib/bench/tools/LICENSE.txt lib/bench\n"
+                       "lib/bench/tools/compare.py lib/bench\n"
+                       "src/decNumber/ICU-license.html src/decNumber\n"
+                       "src/decNumber/decNumber.c src/decNumber\n";
+    if (strcmp(b.list.ptr ? b.list.ptr : "", want) != 0) {
+        fprintf(stderr, "bundles:\n%s\nwant:\n%s", b.list.ptr ? b.list.ptr : "", want);
+        mn_test__failed_checks++;
+    }
+    mn_buf_release(&b.list);
+    free(root);
+    teardown();
+}
+
 MN_TEST_MAIN(MN_TEST(test_wildmatch), MN_TEST(test_git_repo), MN_TEST(test_errors),
              MN_TEST(test_empty_repo), MN_TEST(test_non_git), MN_TEST(test_deep_and_unreadable),
-             MN_TEST(test_large_tree))
+             MN_TEST(test_large_tree), MN_TEST(test_bundles))
