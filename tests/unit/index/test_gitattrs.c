@@ -18,6 +18,7 @@
 #include "index/index.h"
 #include "store/store_index.h"
 #include "test.h"
+#include "test_roles.h"
 
 static char base[64];
 
@@ -204,28 +205,6 @@ static void put(const char *root, const char *rel, const char *text)
     mn_buf_release(&p);
 }
 
-typedef struct {
-    const char *path;
-    char role[16];
-} role_query;
-
-static int on_file(void *payload, const mn_file_rec *f)
-{
-    role_query *r = payload;
-    if (!strcmp(f->path, r->path))
-        snprintf(r->role, sizeof(r->role), "%s", f->role ? f->role : "");
-    return 0;
-}
-
-static const char *stored_role(mn_store *s, const char *path, role_query *r)
-{
-    r->path = path;
-    r->role[0] = '\0';
-    if (mn_store_files_each(s, NULL, on_file, r) != 0)
-        return "";
-    return r->role;
-}
-
 /* The index: the declared roles stored; the file changed, the roles follow without an edit. */
 static void test_index(void)
 {
@@ -248,7 +227,7 @@ static void test_index(void)
     mn_index_stats is;
     io.threads = 1;
     io.history = false;
-    role_query r;
+    test_role_query r;
     /* no .gitattributes: the banner alone */
     REQUIRE_OK(mn_index_run(s, root, &io, &is));
     CHECK(!strcmp(stored_role(s, "src/parser.c", &r), "generated"));

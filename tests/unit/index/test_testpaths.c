@@ -17,6 +17,7 @@
 #include "index/testpaths.h"
 #include "store/store_index.h"
 #include "test.h"
+#include "test_roles.h"
 
 static char base[64];
 static int seq;
@@ -145,28 +146,6 @@ static void test_jvm_and_cargo(void)
     mn_test_paths_release(&tp);
 }
 
-typedef struct {
-    const char *path;
-    char role[16];
-} role_of;
-
-static int on_file(void *payload, const mn_file_rec *f)
-{
-    role_of *r = payload;
-    if (!strcmp(f->path, r->path))
-        snprintf(r->role, sizeof(r->role), "%s", f->role ? f->role : "");
-    return 0;
-}
-
-static const char *stored_role(mn_store *s, const char *path, role_of *r)
-{
-    r->path = path;
-    r->role[0] = '\0';
-    if (mn_store_files_each(s, NULL, on_file, r) != 0)
-        return "";
-    return r->role;
-}
-
 /* The index: declared paths are tests; the declaration changed, the files follow. */
 static void test_index_roles(void)
 {
@@ -185,7 +164,7 @@ static void test_index_roles(void)
     mn_index_stats is;
     io.threads = 1;
     io.history = false;
-    role_of r;
+    test_role_query r;
     /* nothing declared: names alone (checks/ is no test directory) */
     REQUIRE_OK(mn_index_run(s, root, &io, &is));
     CHECK(!strcmp(stored_role(s, "checks/run_all.py", &r), "source"));
