@@ -18,6 +18,7 @@
 #include "index/index.h"
 #include "store/store_index.h"
 #include "test.h"
+#include "test_fs.h"
 #include "test_roles.h"
 
 static char base[64];
@@ -265,11 +266,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    mn_buf cmd = MN_BUF_INIT;
-    mn_buf_printf(&cmd, "rm -rf '%s'", base);
-    if (system(cmd.ptr) != 0)
-        fprintf(stderr, "cannot remove %s\n", base);
-    mn_buf_release(&cmd);
+    rm_rf(base);
 }
 
 MN_TEST_MAIN(MN_TEST(setup), MN_TEST(test_jq), MN_TEST(test_patterns), MN_TEST(test_ignored_lines),
