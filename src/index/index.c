@@ -96,10 +96,12 @@ typedef struct {
     const mn_index_options *opts;
     mn_index_stats *stats;
     queue q;
-    mn_map known;         /* path -> known_file* */
-    size_t seq, next_seq; /* jobs made so far; the next one to store */
-    job *early;           /* finished before their turn, by seq */
-    size_t in_tx;         /* files written in the open transaction */
+    mn_map known;           /* path -> known_file* */
+    uint64_t bundles;       /* hash of the bundle directories the walk met (walk.c), in order */
+    char last_bundle[4096]; /* the last one hashed (walk.c's longest path) */
+    size_t seq, next_seq;   /* jobs made so far; the next one to store */
+    job *early;             /* finished before their turn, by seq */
+    size_t in_tx;           /* files written in the open transaction */
     size_t done;
     int rc;
     /* what resolution must look at (the top comment) */
@@ -451,11 +453,24 @@ static int drain(indexer *x, bool wait)
     }
 }
 
+/* FNV-1a of each bundle directory once (the walk lists a bundle's files together). */
+static void note_bundle(indexer *x, const mn_walk_entry *e)
+{
+    if (!e->bundle || e->bundle >= sizeof(x->last_bundle) ||
+        (strlen(x->last_bundle) == e->bundle && !memcmp(x->last_bundle, e->path, e->bundle)))
+        return;
+    memcpy(x->last_bundle, e->path, e->bundle);
+    x->last_bundle[e->bundle] = '\0';
+    for (size_t i = 0; i <= e->bundle; i++)
+        x->bundles = (x->bundles ^ (unsigned char)x->last_bundle[i]) * 1099511628211ull;
+}
+
 static int on_entry(void *payload, const mn_walk_entry *e)
 {
     indexer *x = payload;
     known_file *k = mn_map_get(&x->known, e->path);
     x->stats->seen++;
+    note_bundle(x, e);
     if (k) {
         k->visited = true;
         if (!x->opts->full && k->size == e->size && k->mtime_ms == e->mtime_ms) {
@@ -526,10 +541,11 @@ static int remove_gone(indexer *x)
  * indexes are rebuilt into one segment each (0.5 s for sympy's 45,000
  * chunks). A first index writes no markers and is not counted.
  */
-#define TIDY_SHARE 0.2
-#define KEY_CHURN  "index.fts_churn"
-#define KEY_RULES  "index.rules"      /* MN_INDEX_RULES of the last run */
-#define KEY_TESTS  "index.test_paths" /* the declared roles' hash (>> 1) of the last run */
+#define TIDY_SHARE  0.2
+#define KEY_CHURN   "index.fts_churn"
+#define KEY_RULES   "index.rules"      /* MN_INDEX_RULES of the last run */
+#define KEY_TESTS   "index.test_paths" /* the declared roles' hash (>> 1) of the last run */
+#define KEY_BUNDLES "index.bundles"    /* the bundle directories' hash (>> 1) of the last run */
 
 /* An internal config key as a number: -1 when not set. */
 static long long config_read(mn_store *s, const char *key)
@@ -575,8 +591,32 @@ static int fts_tidy(mn_store *s, size_t changed, size_t files)
     return config_write(s, KEY_CHURN, churn);
 }
 
+static int index_run(mn_store *s, const char *root, const mn_index_options *opts,
+                     mn_index_stats *out, bool *bundles_changed);
+
+/*
+ * A run, and when the walk met other bundles than the last run's (walk.c: a
+ * license file added to a directory or removed from one) a second, full one:
+ * the files below them kept their size and time, so the first run did not
+ * read them again, and their role (vendored or not) is what changed. Rare,
+ * and as costly as a change of the declared roles.
+ */
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out)
 {
+    bool again = false;
+    int rc = index_run(s, root, opts, out, &again);
+    if (rc == 0 && again) {
+        mn_index_options full = opts ? *opts : (mn_index_options)MN_INDEX_OPTIONS_INIT;
+        full.full = true;
+        rc = index_run(s, root, &full, out, &again);
+    }
+    return rc;
+}
+
+static int index_run(mn_store *s, const char *root, const mn_index_options *opts,
+                     mn_index_stats *out, bool *bundles_changed)
+{
+    *bundles_changed = false;
     mn_index_options defaults = MN_INDEX_OPTIONS_INIT;
     mn_walk_options wopts = MN_WALK_OPTIONS_INIT;
     mn_walk_stats wstats;
@@ -692,6 +732,13 @@ int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn
         rc = config_write(s, KEY_RULES, MN_INDEX_RULES);
     if (rc == 0 && tests_changed)
         rc = config_write(s, KEY_TESTS, tests_stamp);
+    long long bundles_stamp = (long long)(x.bundles >> 1),
+              bundles_was = config_read(s, KEY_BUNDLES);
+    if (rc == 0 && bundles_stamp != (bundles_was < 0 ? 0 : bundles_was)) {
+        rc = config_write(s, KEY_BUNDLES, bundles_stamp);
+        /* a first index, or one that re-read every file, classified them with these bundles */
+        *bundles_changed = rc == 0 && !x.everything;
+    }
     /* the history after the files: a failure to read it costs its signal, not the index */
     if (rc == 0 && !opts->history)
         rc = mn_store_history_clear(s); /* config index.history false: none kept either */

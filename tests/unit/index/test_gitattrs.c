@@ -218,6 +218,7 @@ static void test_index(void)
     put(root, "lib/num/dec.c", "int dec_add(int a, int b) { return a + b; }\n");
     put(root, "third/big/COPYING", "GPL\n");
     put(root, "third/big/big.c", "int big_add(int a, int b) { return a + b; }\n");
+    put(root, "deps/tiny/tiny.c", "int tiny_sub(int a, int b) { return a - b; }\n");
     mn_store *s = NULL;
     mn_store_options o = MN_STORE_OPTIONS_INIT;
     mn_buf db = MN_BUF_INIT;
@@ -248,6 +249,20 @@ static void test_index(void)
         "* text=auto\nsrc/lexer.[ch] linguist-generated=true\nlib/num/** linguist-vendored\n");
     REQUIRE_OK(mn_index_run(s, root, &io, &is));
     CHECK(is.parsed <= 1); /* .gitattributes itself */
+    /* a license added beside files that did not change: they are another project's now (the
+     * run that sees the new bundle re-reads the tree), and its own again once it is gone */
+    CHECK(!strcmp(stored_role(s, "deps/tiny/tiny.c", &r), "source"));
+    put(root, "deps/tiny/LICENSE.txt", "MIT\n");
+    REQUIRE_OK(mn_index_run(s, root, &io, &is));
+    CHECK(!strcmp(stored_role(s, "deps/tiny/tiny.c", &r), "vendored"));
+    mn_buf lic = MN_BUF_INIT;
+    mn_buf_printf(&lic, "%s/deps/tiny/LICENSE.txt", root);
+    CHECK(unlink(lic.ptr) == 0);
+    mn_buf_release(&lic);
+    REQUIRE_OK(mn_index_run(s, root, &io, &is));
+    CHECK(!strcmp(stored_role(s, "deps/tiny/tiny.c", &r), "source"));
+    REQUIRE_OK(mn_index_run(s, root, &io, &is)); /* and no second full run after that */
+    CHECK(is.parsed == 0);
     /* the declaration gone: the conventions again */
     put(root, ".gitattributes", "* text=auto\n");
     REQUIRE_OK(mn_index_run(s, root, &io, &is));
