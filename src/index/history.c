@@ -316,7 +316,7 @@ static int read_shallow(const mn_git_api *git, git_repository *repo, const git_o
         bool boundary = false;
         for (unsigned i = 0; i < n; i++)
             push_pending(git, repo, git->commit_parent_id(c, i), &seen, &frontier, &boundary);
-        if (n == 1 && !boundary) { /* merges are their parents' changes; see above */
+        if (n <= 1 && !boundary) { /* merges are their parents' changes; a root is diffed */
             diffed++;
             rc = take_commit(git, repo, c, &oid, prefix, renamed, out);
         }
