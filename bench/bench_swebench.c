@@ -36,9 +36,11 @@
  *    UTF-8 boundary to the search schema's query.maxLength when longer;
  *    counted) for files, and
  *    {query, kinds: ["code"], k: 50} for functions. The function ranking is
- *    the order of first appearance of the innermost function or method
- *    whose span holds a returned code item's start_line (items in no
- *    function add nothing).
+ *    the order of first appearance of the function each returned code item
+ *    stands for: the innermost function or method whose span holds the
+ *    item's start_line, or, when that line is in none (the doc comment or
+ *    attributes a chunk opens with), the first one beginning inside the
+ *    item (items with no function add nothing).
  * Metrics: file Acc@k (k = 1, 3, 5) = 1 when every gold file is in the top
  * k; function Acc@k (k = 5, 10) likewise over gold functions (mnemo only:
  * BM25 over files ranks no functions). Latency: the file search call
@@ -264,6 +266,29 @@ static int64_t innermost(const sym_table *t, const char *path, int64_t a, int64_
             best = (int64_t)i;
     }
     return best;
+}
+
+/*
+ * The function a returned code item stands for: the innermost function or
+ * method holding its first line; when that line is in none (a chunk opens
+ * with the doc comment, attributes or blank lines above its function, as
+ * Go, Rust, Java and C chunks do: the symbol's span starts at its
+ * declaration), the first function or method that begins inside the item.
+ */
+static int64_t item_function(const sym_table *t, const char *path, int64_t a, int64_t b)
+{
+    int64_t in = innermost(t, path, a, a);
+    if (in >= 0)
+        return in;
+    uintptr_t f = (uintptr_t)mn_map_get(&t->first, path);
+    for (size_t i = f ? f - 1 : t->v.len; i < t->v.len && !strcmp(t->v.items[i].path, path); i++) {
+        const sym *s = &t->v.items[i];
+        if (s->start > b)
+            break; /* sorted by start */
+        if (s->start > a)
+            return (int64_t)i;
+    }
+    return -1;
 }
 
 static void push_distinct(i64_vec *v, int64_t x)
@@ -732,11 +757,13 @@ indexed:
             json_t *it;
             json_array_foreach(json_object_get(res, "items"), i, it)
             {
-                json_t *sl = json_object_get(it, "start_line");
+                json_t *sl = json_object_get(it, "start_line"),
+                       *el = json_object_get(it, "end_line");
                 if (!*ev_str(it, "path") || !json_is_integer(sl))
                     continue;
-                int64_t line = json_integer_value(sl);
-                push_distinct(&fn_rank, innermost(&syms, ev_str(it, "path"), line, line));
+                int64_t a = json_integer_value(sl);
+                int64_t b = json_is_integer(el) ? json_integer_value(el) : a;
+                push_distinct(&fn_rank, item_function(&syms, ev_str(it, "path"), a, b));
             }
         } else {
             R->r.errors++;

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# swebench_functions.sh - bench_swebench's function ranking on a real git
+# repository made here. mnemo's chunk of a Go function opens with the doc
+# comment above it while the function's symbol starts at its `func` line,
+# so a function ranking that maps an item by its first line alone finds no
+# function for it and counts the fix as missed. The fix changes one line of
+# a documented function the statement names, in a file of two: the bench
+# must find that function among mnemo's first five (func_acc@5 1.000) and
+# print its name.
+set -euo pipefail
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp XDG_DATA_HOME=$tmp/xdg TMPDIR=$tmp GIT_CONFIG_NOSYSTEM=1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+bench=${MNEMO_BENCH_DIR:?MNEMO_BENCH_DIR, the bench directory of the build, is not set}/bench_swebench
+
+repo=$tmp/mirrors/o+r/repo
+mkdir -p "$repo"
+cd "$repo"
+git init -q -b main .
+git config user.name t && git config user.email t@example.org
+cat >calc.go <<'EOF'
+package calc
+
+// Add returns the sum of a and b, the first operation of the calculator.
+func Add(a, b int) int {
+	return a + b
+}
+
+// ScaleQuantity multiplies the quantity by the factor, rounding towards zero.
+// A negative factor mirrors the quantity.
+func ScaleQuantity(quantity, factor int) int {
+	return quantity * factor
+}
+EOF
+cat >format.go <<'EOF'
+package calc
+
+import "fmt"
+
+// Describe prints a value with its unit, for the logs of the calculator.
+func Describe(v int, unit string) string {
+	return fmt.Sprintf("%d %s", v, unit)
+}
+EOF
+git add -A && git commit -q -m initial
+base=$(git rev-parse HEAD)
+sed -i 's/return quantity \* factor/return quantity * factor \/ 1/' calc.go
+git commit -q -am "fix ScaleQuantity"
+patch=$(git diff "$base" HEAD)
+python3 - "$base" "$patch" >"$tmp/set.jsonl" <<'EOF'
+import json, sys
+print(json.dumps({"instance_id": "o__r-1", "repo": "o/r", "base_commit": sys.argv[1],
+                  "patch": sys.argv[2] + "\n",
+                  "problem_statement": "ScaleQuantity multiplies the quantity by the wrong factor"}))
+EOF
+
+"$bench" "$tmp/set.jsonl" --repos "$tmp/mirrors" --verbose >"$tmp/bench.out" 2>"$tmp/bench.err" ||
+    fail "bench_swebench: exit $?: $(tail -3 "$tmp/bench.err")"
+grep -q "gold functions: calc.go:ScaleQuantity" "$tmp/bench.err" ||
+    fail "gold function: $(grep 'gold functions' "$tmp/bench.err")"
+grep -Eq "mnemo functions:.* ScaleQuantity( |$)" "$tmp/bench.err" ||
+    fail "ScaleQuantity not in the function ranking: $(grep 'mnemo functions' "$tmp/bench.err")"
+grep -Eq "^func_acc@5 +\| +1\.000" "$tmp/bench.out" ||
+    fail "func_acc@5: $(grep func_acc "$tmp/bench.out")"
+
+[ "$fails" = 0 ] && echo "ok"
+exit "$fails"
