@@ -5,6 +5,7 @@
 #   c.jsonl    jq, ponyc (C): 80
 #   go.jsonl   gin (changelog), cli/cli and go-zero (pull request titles): 120
 #   cpp.jsonl  fmt, nlohmann/json (C++): 80
+#   py.jsonl   rich, httpx (Python, no dev set's repository): 75
 # MIRRORS holds each repository as MIRRORS/<owner>+<name>/repo (a bare or normal full clone,
 # the layout bench_swebench --repos reads); a repository missing there is skipped with a
 # note. The dev sets' fixes are left out (--exclude). Then, for example:
@@ -37,7 +38,7 @@ make() {
         >>"$out/$set.jsonl"
 }
 
-rm -f "$out"/cl3.jsonl "$out"/c.jsonl "$out"/go.jsonl "$out"/cpp.jsonl
+rm -f "$out"/cl3.jsonl "$out"/c.jsonl "$out"/go.jsonl "$out"/cpp.jsonl "$out"/py.jsonl
 make cl3 tokio-rs/tokio 40 --changelog tokio/CHANGELOG.md --changelog tokio-util/CHANGELOG.md \
     --changelog tokio-stream/CHANGELOG.md --changelog tokio-macros/CHANGELOG.md
 make cl3 axios/axios 40 --changelog CHANGELOG.md
@@ -51,4 +52,6 @@ make go cli/cli 40 --from-log
 make go zeromicro/go-zero 40 --from-log
 make cpp fmtlib/fmt 40 --changelog ChangeLog.md
 make cpp nlohmann/json 40 --changelog ChangeLog.md
+make py Textualize/rich 40 --changelog CHANGELOG.md
+make py encode/httpx 40 --changelog CHANGELOG.md
 wc -l "$out"/*.jsonl >&2
