@@ -59,7 +59,7 @@
  *
  * Usage: bench_swebench [DEV_JSONL] --repos DIR [--limit N] [--sample N] [--k K]
  *                       [--only-baseline] [--verbose] [--json] [--strict] [--keep]
- *                       [--stores DIR]
+ *                       [--stores DIR [--min-free GB]]
  * --sample N takes N instances spread over the repositories: the
  * repositories in order of first appearance, the first instance of each,
  * then the second of each, and so on (deterministic, file order within a
@@ -71,6 +71,7 @@
 #include <dirent.h>
 #include <git2.h>
 #include <strings.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "eval/eval.h"
@@ -105,6 +106,8 @@ static const char usage[] =
     "  --stores DIR     check out and index each instance once into DIR/<instance_id>;\n"
     "                   later runs with the same DIR only search (a faster loop when\n"
     "                   ranking changes; re-index after changing the indexer: new DIR)\n"
+    "  --min-free GB    with --stores: keep new stores only while DIR's disk has GB free\n"
+    "                   (default 5); below, each instance runs in a temporary directory\n"
     "$MNEMO_BENCH_SWEBENCH is the default path, $MNEMO_BENCH_REPOS the default DIR.\n";
 
 static const char *const metrics[] = {"file_acc@1", "file_acc@3", "file_acc@5", "func_acc@5",
@@ -442,6 +445,7 @@ typedef struct {
     /* instances whose every gold file is in the base tree and that have at most 1, 3, 5 of
      * them: the only ones file Acc@1, @3, @5 can count (a file the tree lacks is no answer) */
     size_t reachable[3];
+    size_t not_kept; /* --stores: instances run in a temporary directory, the disk nearly full */
     ev_samples index_s, checkout_s, bm25_build_s, bm25_docs, files_indexed, code_ms;
 } run;
 
@@ -605,6 +609,32 @@ typedef struct {
     bool fn_hit[2]; /* every gold function in the top 5, 10 */
 } mnemo_result;
 
+#define MIN_FREE_GB 5 /* --min-free's default: a set's stores take 2-3 GB per 80 checkouts */
+
+/*
+ * Whether --stores DIR's disk has room for another kept store. A set's
+ * stores filled the shared disk once and stopped every job on the machine;
+ * below the floor the instance runs in a temporary directory, removed after
+ * it, so the run finishes with its figures. True when the space cannot be
+ * told.
+ */
+static bool stores_have_room(run *R)
+{
+    struct statvfs fs;
+    if (statvfs(R->o.stores, &fs) != 0)
+        return true;
+    double free_gb = (double)fs.f_bavail * (double)fs.f_frsize / (1024.0 * 1024 * 1024);
+    double floor_gb = (double)(R->o.min_free_gb ? R->o.min_free_gb : MIN_FREE_GB);
+    if (free_gb >= floor_gb)
+        return true;
+    if (R->not_kept++ == 0)
+        fprintf(stderr,
+                PROG ": %.1f GB free under %s, under --min-free %.0f: new stores are not kept "
+                     "(each instance runs in a temporary directory)\n",
+                free_gb, R->o.stores, floor_gb);
+    return false;
+}
+
 /* mnemo on one instance: checkout, index, search files and code. */
 static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commit *commit,
                      const tree_docs *d, const gold_vec *gold, mnemo_result *mr)
@@ -612,7 +642,7 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
     const char *iid = ev_str(inst, "instance_id");
     const char *ps = ev_str(inst, "problem_statement");
     char *dir = NULL, *marker = NULL;
-    bool reuse = false;
+    bool reuse = false, kept = R->o.stores != NULL; /* kept: the store stays in --stores DIR */
     ev_store st = {0};
     sym_table syms = {MN_VEC_INIT, MN_MAP_INIT};
     i64_vec gold_fn = MN_VEC_INIT, fn_rank = MN_VEC_INIT;
@@ -628,13 +658,19 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
         mn_buf_printf(&b, "%s/.mnemo/bench-indexed", dir);
         marker = mn_buf_detach(&b);
         reuse = mn_fs_exists(marker);
-        if (!reuse && mn_fs_mkdir_p(dir) != 0) {
+        if (!reuse && mn_fs_mkdir_p(R->o.stores) == 0 && !stores_have_room(R)) {
+            kept = false;
+            free(dir);
+            free(marker);
+            dir = marker = NULL;
+        } else if (!reuse && mn_fs_mkdir_p(dir) != 0) {
             ev_report_unscored(&R->r, iid, "%s: %s", dir, mn_error_last());
             free(dir);
             free(marker);
             return 2;
         }
-    } else if ((dir = ev_mkdtemp("mnemo-swe")) == NULL) {
+    }
+    if (!kept && (dir = ev_mkdtemp("mnemo-swe")) == NULL) {
         ev_report_unscored(&R->r, iid, "cannot make a temporary directory");
         return 2;
     }
@@ -660,7 +696,7 @@ static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commi
     mn_vec_push(&R->checkout_s, ev_ms_since(t0) / 1000);
 
     have_store = true;
-    if (ev_store_open_named(&st, dir, R->o.stores ? iid : NULL) != 0) {
+    if (ev_store_open_named(&st, dir, kept ? iid : NULL) != 0) {
         ev_report_unscored(&R->r, iid, "cannot make a store in %s", dir);
         goto out;
     }
@@ -786,7 +822,7 @@ out:
         fprintf(stderr, PROG ": %s: checkout and store kept at %s\n", iid, dir);
     if (have_store)
         ev_store_close(&st, false);
-    if (!R->o.keep && !R->o.stores)
+    if (!R->o.keep && !kept)
         ev_rm_rf(dir);
     free(dir);
     free(marker);
@@ -1050,6 +1086,10 @@ int main(int argc, char **argv)
                        ev_search_query_max(MAX_QUERY), R.missing_blobs, R.missing_instances);
         if (R.r.errors)
             ev_report_note(&R.r, "%zu mnemo searches failed (scored as empty)", R.r.errors);
+        if (R.not_kept)
+            ev_report_note(&R.r,
+                           "%zu stores not kept in %s: under --min-free (indexed again next run)",
+                           R.not_kept, R.o.stores);
         fprintf(R.out, "by language:\n");
         ev_report_print(&R.r, R.out);
         fprintf(R.out, "\nby repository:\n");

@@ -156,6 +156,8 @@ typedef struct {
     bool strict;        /* --strict: exit 1 when a target fails */
     bool keep;          /* --keep: keep temporary stores (their paths are printed) */
     const char *stores; /* --stores DIR (SWE-bench): index once into DIR, later runs reuse */
+    size_t min_free_gb; /* --min-free GB (SWE-bench, with --stores): new stores are kept only
+                           while the disk of DIR has this much free; 0: the default, 5 */
     bool no_captions;   /* --no-captions (LoCoMo) */
     bool all_files;     /* --bm25-files all (SWE-bench; default code) */
     const char *db;     /* --db URL: the PostgreSQL database of the stores (ev_store_location) */

@@ -488,15 +488,17 @@ int ev_parse_args(ev_options *o, int argc, char **argv, const char *prog, const 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int64_t v;
-        if ((!strcmp(a, "--limit") || !strcmp(a, "--k") || !strcmp(a, "--sample")) &&
+        if ((!strcmp(a, "--limit") || !strcmp(a, "--k") || !strcmp(a, "--sample") ||
+             !strcmp(a, "--min-free")) &&
             i + 1 < argc) {
             if (mn_parse_int64(&v, argv[++i], strcmp(a, "--limit") ? 1 : 0, 1000000, a) != 0) {
                 fprintf(stderr, "%s: %s\n", prog, mn_error_last());
                 return 2;
             }
-            *(!strcmp(a, "--k")       ? &o->k
-              : !strcmp(a, "--limit") ? &o->limit
-                                      : &o->sample) = (size_t)v;
+            *(!strcmp(a, "--k")          ? &o->k
+              : !strcmp(a, "--limit")    ? &o->limit
+              : !strcmp(a, "--min-free") ? &o->min_free_gb
+                                         : &o->sample) = (size_t)v;
         } else if (!strcmp(a, "--repos") && i + 1 < argc) {
             o->repos = argv[++i];
         } else if (!strcmp(a, "--stores") && i + 1 < argc) {

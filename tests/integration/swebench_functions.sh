@@ -6,7 +6,8 @@
 # function for it and counts the fix as missed. The fix changes one line of
 # a documented function the statement names, in a file of two: the bench
 # must find that function among mnemo's first five (func_acc@5 1.000) and
-# print its name.
+# print its name. Then --stores: kept and reused, and not kept when the disk
+# has less free than --min-free.
 set -euo pipefail
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -64,6 +65,26 @@ grep -Eq "mnemo functions:.* ScaleQuantity( |$)" "$tmp/bench.err" ||
     fail "ScaleQuantity not in the function ranking: $(grep 'mnemo functions' "$tmp/bench.err")"
 grep -Eq "^func_acc@5 +\| +1\.000" "$tmp/bench.out" ||
     fail "func_acc@5: $(grep func_acc "$tmp/bench.out")"
+
+# --stores keeps the checkout and its store; a second run reuses it and scores the same
+"$bench" "$tmp/set.jsonl" --repos "$tmp/mirrors" --stores "$tmp/stores" >"$tmp/kept.out" 2>&1 ||
+    fail "--stores: exit $?"
+[ -f "$tmp/stores/o__r-1/.mnemo/bench-indexed" ] || fail "--stores: no store kept: $(ls -A "$tmp/stores")"
+"$bench" "$tmp/set.jsonl" --repos "$tmp/mirrors" --stores "$tmp/stores" >"$tmp/reuse.out" 2>&1 ||
+    fail "--stores, reused: exit $?"
+grep -Eq "^func_acc@5 +\| +1\.000" "$tmp/reuse.out" || fail "reused store: $(grep func_acc "$tmp/reuse.out")"
+# no disk has a million GB free: the instance runs in a temporary directory, nothing is kept,
+# the run says so and still scores it
+"$bench" "$tmp/set.jsonl" --repos "$tmp/mirrors" --stores "$tmp/low" --min-free 1000000 \
+    >"$tmp/low.out" 2>&1 || fail "--min-free: exit $?"
+[ -z "$(ls -A "$tmp/low")" ] || fail "--min-free: a store was kept: $(ls -A "$tmp/low")"
+grep -q "new stores are not kept" "$tmp/low.out" || fail "--min-free: no warning: $(head -3 "$tmp/low.out")"
+grep -q "1 stores not kept in $tmp/low" "$tmp/low.out" || fail "--min-free: no count"
+grep -Eq "^func_acc@5 +\| +1\.000" "$tmp/low.out" || fail "--min-free: $(grep func_acc "$tmp/low.out")"
+[ -z "$(find "$tmp" -maxdepth 1 -name 'mnemo-swe*')" ] || fail "--min-free: the temporary directory is left"
+rc=0
+"$bench" "$tmp/set.jsonl" --repos "$tmp/mirrors" --min-free lots >/dev/null 2>&1 || rc=$?
+[ $rc -eq 2 ] || fail "--min-free lots: exit $rc, want 2"
 
 [ "$fails" = 0 ] && echo "ok"
 exit "$fails"
