@@ -562,7 +562,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
     }
 }
 
-static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+/* libmicrohttpd's format and arguments (the attribute: clang checks a vsnprintf of fmt) */
+__attribute__((format(printf, 2, 0))) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
     char line[512];
     MN_UNUSED(cls);

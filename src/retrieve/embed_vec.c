@@ -22,10 +22,25 @@
 
 #include "retrieve/embed.h"
 
+/* Under ThreadSanitizer the loader's target_clones resolver runs before the
+ * sanitizer's runtime is up and crashes the program at load time: those
+ * builds keep one version of dot_rows (the hand-written AVX2 one stays). */
+#if defined(__SANITIZE_THREAD__)
+#define MN_NO_IFUNC 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MN_NO_IFUNC 1
+#endif
+#endif
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
     (!defined(__clang__) || __clang_major__ >= 14)
+#ifdef MN_NO_IFUNC
+#define MN_TARGET_CLONES
+#else
 #define MN_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
-#define MN_DOT_AVX2      1
+#endif
+#define MN_DOT_AVX2 1
 #include <immintrin.h>
 #else
 #define MN_TARGET_CLONES

@@ -116,8 +116,8 @@ static const char *const en_reason_masks[] = {
 };
 
 static const char *const en_lead[] = {
-    "^ this|that|it|which ~1 prevents|avoids|fixes|solves|allows|makes|ensures|removes|reduces|"
-    "simplifies|improves|keeps|helps|means|lets",
+    ("^ this|that|it|which ~1 prevents|avoids|fixes|solves|allows|makes|ensures|removes|reduces|"
+     "simplifies|improves|keeps|helps|means|lets"),
     "^ it s|is ~1 faster|simpler|easier|more|less|better|cleaner|safer|smaller",
     "^ no one",
     "^ nobody",

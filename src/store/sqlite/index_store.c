@@ -87,8 +87,8 @@ static int clear_file(mn_store *s, int64_t id)
 {
     static const char *const sql[] = {
         "DELETE FROM edges WHERE src_kind = 'file' AND src_id = ?1",
-        "DELETE FROM edges WHERE src_kind = 'symbol' AND src_id IN "
-        "(SELECT id FROM symbols WHERE file_id = ?1)",
+        ("DELETE FROM edges WHERE src_kind = 'symbol' AND src_id IN "
+         "(SELECT id FROM symbols WHERE file_id = ?1)"),
         "DELETE FROM chunks WHERE file_id = ?1",
         "DELETE FROM declared_names WHERE file_id = ?1",
     };
@@ -100,8 +100,8 @@ static int detach_file(mn_store *s, int64_t id)
 {
     static const char *const sql[] = {
         "UPDATE edges SET dst_id = NULL WHERE dst_kind = 'file' AND dst_id = ?1",
-        "UPDATE edges SET dst_id = NULL WHERE dst_kind = 'symbol' AND dst_id IN "
-        "(SELECT id FROM symbols WHERE file_id = ?1)",
+        ("UPDATE edges SET dst_id = NULL WHERE dst_kind = 'symbol' AND dst_id IN "
+         "(SELECT id FROM symbols WHERE file_id = ?1)"),
         "DELETE FROM symbols WHERE file_id = ?1",
     };
     int rc = clear_file(s, id);

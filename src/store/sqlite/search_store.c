@@ -306,8 +306,8 @@ int mn_sqlite__fts_count(mn_store *s, mn_fts_table table, const char *match, int
                          int64_t *ndocs)
 {
     static const char *const slice_sql[] = {
-        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid >= ?2 AND "
-        "rowid < ?3",
+        ("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid >= ?2 AND "
+         "rowid < ?3"),
         "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid >= ?2 AND rowid < ?3",
         "SELECT count(*) FROM files_fts WHERE files_fts MATCH ?1 AND rowid >= ?2 AND rowid < ?3",
     };

@@ -1186,8 +1186,8 @@ static void test_memory_sizes(void)
     mn_store *s = open_store(path);
     REQUIRE(s);
     const char *bodies[] = {"lantern", "a lantern with oil, a wick and a glass chimney",
-                            "lantern lantern, then many more words about the lantern and its "
-                            "brass handle, the hook it hangs from and the shed"};
+                            ("lantern lantern, then many more words about the lantern and its "
+                             "brass handle, the hook it hangs from and the shed")};
     const char *ids[] = {ID_A, ID_B, ID_C};
     for (size_t i = 0; i < 3; i++) {
         json_t *m = small_memory(ids[i], "fact", "light");

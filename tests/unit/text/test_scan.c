@@ -1107,8 +1107,8 @@ static void test_find_redact(void)
 {
     const mn_scanner *s = builtin();
     const char *texts[] = {
-        "deploy with AKIAIOSFODNN7EXAMPLE; the admin password = \"hunter2\"\n"
-        "write to jane.doe@gmail.com\n",
+        ("deploy with AKIAIOSFODNN7EXAMPLE; the admin password = \"hunter2\"\n"
+         "write to jane.doe@gmail.com\n"),
         "nothing here at all",
         "[REDACTED:email] and again jane.doe@gmail.com",
     };
