@@ -9,9 +9,10 @@ DESTDIR ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 BENCH_BUILD ?= build-bench
 
-.PHONY: all deps build run test test-plain test-asan test-fuzz check-format format bench install clean
+.PHONY: all deps build run test test-plain test-asan test-tsan test-fuzz check-format format bench install clean
 
 all: build
 
@@ -41,6 +42,17 @@ test-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE slow
 
+# ThreadSanitizer on the tests labelled "threads" (tests/CMakeLists.txt): the code that runs
+# threads (the semantic scan beside the full-text work, the embedder's parallel training, the
+# indexer's parse workers, the HTTP server, the MCP stdio reader) and the tests that drive it.
+$(TSAN_BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMNEMO_TSAN=ON
+
+test-tsan: deps $(TSAN_BUILD)/CMakeCache.txt
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --output-on-failure -j $(JOBS) -L threads
+
 check-format:
 	@scripts/check-format.sh
 
@@ -57,7 +69,7 @@ test-fuzz: deps
 	$(FUZZ_BUILD)/fuzz_jsonrpc -max_total_time=20 -max_len=65536 $(FUZZ_BUILD)/corpus fuzz/corpus/jsonrpc
 	$(FUZZ_BUILD)/fuzz_rest -max_total_time=20 -max_len=65536 $(FUZZ_BUILD)/corpus-rest fuzz/corpus/rest
 
-test: check-format test-plain test-asan test-fuzz
+test: check-format test-plain test-asan test-tsan test-fuzz
 
 $(BENCH_BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release
@@ -70,4 +82,4 @@ install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(BENCH_BUILD)
