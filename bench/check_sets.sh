@@ -5,7 +5,8 @@
 #   c.jsonl    jq, ponyc (C): 80
 #   go.jsonl   gin (changelog), cli/cli and go-zero (pull request titles): 120
 #   cpp.jsonl  fmt, nlohmann/json (C++): 80
-#   py.jsonl   rich, httpx (Python, no dev set's repository): 75
+#   py.jsonl   rich, httpx (changelogs), sympy (pull request titles): Python, no dev set's
+#              repository: 115
 # MIRRORS holds each repository as MIRRORS/<owner>+<name>/repo (a bare or normal full clone,
 # the layout bench_swebench --repos reads); a repository missing there is skipped with a
 # note. The dev sets' fixes are left out (--exclude). Then, for example:
@@ -54,4 +55,5 @@ make cpp fmtlib/fmt 40 --changelog ChangeLog.md
 make cpp nlohmann/json 40 --changelog ChangeLog.md
 make py Textualize/rich 40 --changelog CHANGELOG.md
 make py encode/httpx 40 --changelog CHANGELOG.md
+make py sympy/sympy 40 --from-log
 wc -l "$out"/*.jsonl >&2

@@ -98,33 +98,12 @@ static void add_words(mn_test_paths *tp, const json_t *v)
         const char *e = s;
         while (*e && *e != ' ' && *e != '\t' && *e != '\n' && *e != '\r' && *e != ',')
             e++;
-        if (e > s)
+        /* pytest splits the value as a shell would: "astropy" is astropy */
+        if (e - s >= 2 && (*s == '"' || *s == '\'') && e[-1] == *s)
+            mn_test_paths_add(tp, s + 1, (size_t)(e - s - 2));
+        else if (e > s)
             mn_test_paths_add(tp, s, (size_t)(e - s));
         s = e;
-    }
-}
-
-static void pytest(mn_test_paths *tp, const char *root, mn_buf *buf)
-{
-    if (read_root(buf, root, "pyproject.toml")) {
-        json_t *doc = NULL;
-        mn_toml_parse(&doc, buf->ptr, buf->len);
-        mn_error_clear();
-        add_words(tp, json_object_get(
-                          json_object_get(json_object_get(json_object_get(doc, "tool"), "pytest"),
-                                          "ini_options"),
-                          "testpaths"));
-        json_decref(doc);
-    }
-    static const struct {
-        const char *file, *section;
-    } inis[] = {{"pytest.ini", "pytest"}, {"tox.ini", "pytest"}, {"setup.cfg", "tool:pytest"}};
-    for (size_t i = 0; i < MN_ARRAY_SIZE(inis); i++) {
-        if (!read_root(buf, root, inis[i].file))
-            continue;
-        json_t *doc = mn_ini_parse(buf->ptr, buf->len);
-        add_words(tp, json_object_get(json_object_get(doc, inis[i].section), "testpaths"));
-        json_decref(doc);
     }
 }
 
@@ -158,6 +137,71 @@ static void regex_dir(mn_test_paths *tp, const char *r)
 static bool names_test_files(const char *pattern)
 {
     return strstr(pattern, "test") || strstr(pattern, "spec") || strstr(pattern, "Test");
+}
+
+/* The words of a value (add_words' reading) as a JSON array of strings. */
+static json_t *words_of(const json_t *v)
+{
+    mn_test_paths tmp = {0};
+    add_words(&tmp, v);
+    json_t *a = json_array();
+    for (size_t i = 0; i < tmp.n; i++)
+        json_array_append_new(a, json_string(tmp.paths[i]));
+    mn_test_paths_release(&tmp);
+    return a;
+}
+
+/*
+ * One pytest configuration section. testpaths are where pytest looks for
+ * tests, not test code: which files there are tests is python_files' word
+ * (default "test_*.py *_test.py", names classify.c knows). Projects that
+ * keep their tests inside the package declare the package: sympy
+ * `testpaths = sympy doc/src`, matplotlib `lib examples` (python_files =
+ * test_*.py), astropy `"astropy" "docs"`; reading those as test trees made
+ * every source file of sympy and matplotlib a test. So, as Jest's roots: the testpaths are test
+ * trees only when python_files takes every file under them (no pattern names a test convention:
+ * `python_files = *.py`); a pattern with a directory (pytest's own, "testing/python/" then a
+ * wildcard) names that directory.
+ */
+static void pytest_section(mn_test_paths *tp, const json_t *section)
+{
+    json_t *paths = words_of(json_object_get(section, "testpaths"));
+    json_t *files = words_of(json_object_get(section, "python_files"));
+    bool conventions = json_array_size(files) == 0; /* the default names test files */
+    size_t i;
+    json_t *e;
+    json_array_foreach(files, i, e)
+    {
+        conventions |= names_test_files(json_string_value(e));
+        glob_dir(tp, json_string_value(e));
+    }
+    if (!conventions)
+        json_array_foreach(paths, i, e)
+            mn_test_paths_add(tp, json_string_value(e), json_string_length(e));
+    json_decref(paths);
+    json_decref(files);
+}
+
+static void pytest(mn_test_paths *tp, const char *root, mn_buf *buf)
+{
+    if (read_root(buf, root, "pyproject.toml")) {
+        json_t *doc = NULL;
+        mn_toml_parse(&doc, buf->ptr, buf->len);
+        mn_error_clear();
+        pytest_section(tp, json_object_get(json_object_get(json_object_get(doc, "tool"), "pytest"),
+                                           "ini_options"));
+        json_decref(doc);
+    }
+    static const struct {
+        const char *file, *section;
+    } inis[] = {{"pytest.ini", "pytest"}, {"tox.ini", "pytest"}, {"setup.cfg", "tool:pytest"}};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(inis); i++) {
+        if (!read_root(buf, root, inis[i].file))
+            continue;
+        json_t *doc = mn_ini_parse(buf->ptr, buf->len);
+        pytest_section(tp, json_object_get(doc, inis[i].section));
+        json_decref(doc);
+    }
 }
 
 static void jest_config(mn_test_paths *tp, const json_t *jest)

@@ -4,8 +4,14 @@
  * whatever their names. Read once per index run (index.c) before the walk.
  *
  * Sources (the first MN_TEST_PATHS_READ_MAX bytes of each, at the root only):
- *   pytest     testpaths of pyproject.toml [tool.pytest.ini_options],
- *              pytest.ini [pytest], tox.ini [pytest], setup.cfg [tool:pytest]
+ *   pytest     pyproject.toml [tool.pytest.ini_options], pytest.ini [pytest],
+ *              tox.ini [pytest], setup.cfg [tool:pytest]: the testpaths when
+ *              python_files takes every file under them (its patterns name
+ *              no test convention, `*.py`); the literal directory of a
+ *              python_files pattern ("testing/python/" then a wildcard: testing/python).
+ *              Under the default python_files (test_*.py, *_test.py) the
+ *              testpaths are collection roots holding sources too (sympy's
+ *              `testpaths = sympy doc/src`): nothing is added
  *   Jest       package.json "jest" and jest.config.json: the literal directory
  *              before the first wildcard of each testMatch pattern
  *              ("<rootDir>/test/" then a wildcard: test), a testRegex's leading

@@ -2,8 +2,9 @@
  * test_testpaths.c - the test code a project declares (src/index/testpaths.c)
  * and the roles the index gives it: real manifests written to a temporary
  * tree (pytest's testpaths in pytest.ini, pyproject.toml, setup.cfg and
- * tox.ini; Jest's testMatch, testRegex and roots in package.json; Maven's
- * testSourceDirectory; a Gradle test source set, block and dotted; Cargo's
+ * tox.ini, test trees only when python_files takes every file, so that
+ * sympy's `testpaths = sympy` leaves its sources source; Jest's testMatch, testRegex and roots in
+ * package.json; Maven's testSourceDirectory; a Gradle test source set, block and dotted; Cargo's
  * [[test]] path), paths normalised and kept inside the tree, broken
  * manifests adding nothing; then an index whose files under a declared
  * path are tests while the same tree without the declaration keeps them
@@ -70,11 +71,16 @@ static void test_pytest(void)
     char root[256];
     mn_test_paths tp;
     new_root(root, sizeof(root));
-    put(root, "pytest.ini", "[pytest]\ntestpaths = testing doc/en\naddopts = -q\n");
+    /* python_files takes every file: the testpaths are test trees */
+    put(root, "pytest.ini", "[pytest]\ntestpaths = testing doc/en\npython_files = *.py\n");
     put(root, "pyproject.toml",
-        "[tool.pytest.ini_options]\ntestpaths = [\"./checks/\", \"../outside\"]\n");
-    put(root, "setup.cfg", "[tool:pytest]\ntestpaths =\n    suite\n    more\n");
-    put(root, "tox.ini", "[pytest]\ntestpaths = tox_tests\n[testenv]\ncommands = pytest\n");
+        "[tool.pytest.ini_options]\ntestpaths = [\"./checks/\", \"../outside\"]\n"
+        "python_files = [\"*.py\"]\n");
+    put(root, "setup.cfg",
+        "[tool:pytest]\ntestpaths =\n    \"suite\"\n    more\npython_files = '*.py'\n");
+    put(root, "tox.ini",
+        "[pytest]\ntestpaths = tox_tests\npython_files = check_*.py\n[testenv]\ncommands = "
+        "pytest\n");
     mn_test_paths_read(&tp, root);
     CHECK(has(&tp, "testing") && has(&tp, "doc/en") && has(&tp, "checks"));
     CHECK(has(&tp, "suite") && has(&tp, "more") && has(&tp, "tox_tests"));
@@ -84,6 +90,28 @@ static void test_pytest(void)
     CHECK(mn_test_paths_has(&tp, "testing"));
     CHECK(!mn_test_paths_has(&tp, "testing2/x.py"));
     CHECK(!mn_test_paths_has(&tp, "src/testing/x.py"));
+    mn_test_paths_release(&tp);
+
+    /* sympy: the package is the testpath and python_files the default; its
+     * sources are no tests (everything under sympy/ was, before) */
+    new_root(root, sizeof(root));
+    put(root, "pytest.ini", "[pytest]\ntestpaths = sympy doc/src\nnorecursedirs = x\n");
+    mn_test_paths_read(&tp, root);
+    CHECK(tp.n == 0 && tp.hash == 0);
+    CHECK(!mn_test_paths_has(&tp, "sympy/core/mul.py"));
+    mn_test_paths_release(&tp);
+    /* patterns that name test files: the roots hold sources too (scikit-learn,
+     * matplotlib); pytest's own, a pattern with a directory, names that directory */
+    new_root(root, sizeof(root));
+    put(root, "setup.cfg", "[tool:pytest]\ntestpaths = sklearn\npython_files = test_*.py\n");
+    put(root, "pyproject.toml",
+        "[tool.pytest.ini_options]\ntestpaths = [\"testing\"]\n"
+        "python_files = [\"test_*.py\", \"*_test.py\", \"testing/python/*.py\"]\n");
+    mn_test_paths_read(&tp, root);
+    CHECK(tp.n == 1 && has(&tp, "testing/python"));
+    CHECK(!mn_test_paths_has(&tp, "sklearn/linear_model/_base.py"));
+    CHECK(mn_test_paths_has(&tp, "testing/python/fixtures.py"));
+    CHECK(!mn_test_paths_has(&tp, "testing/helpers.py")); /* classify.c's top-level testing/ */
     mn_test_paths_release(&tp);
 }
 
@@ -168,8 +196,14 @@ static void test_index_roles(void)
     /* nothing declared: names alone (checks/ is no test directory) */
     REQUIRE_OK(mn_index_run(s, root, &io, &is));
     CHECK(!strcmp(stored_role(s, "checks/run_all.py", &r), "source"));
-    /* declared: a test, on the next run, though the file did not change */
-    put(root, "pytest.ini", "[pytest]\ntestpaths = checks\n");
+    /* a collection root under the default python_files: its files keep their roles */
+    put(root, "pytest.ini", "[pytest]\ntestpaths = checks src\n");
+    REQUIRE_OK(mn_index_run(s, root, &io, &is));
+    CHECK(!strcmp(stored_role(s, "checks/run_all.py", &r), "source"));
+    CHECK(!strcmp(stored_role(s, "src/pkg/core.py", &r), "source"));
+    /* declared, every file under it collected: a test, on the next run, though the file did
+     * not change */
+    put(root, "pytest.ini", "[pytest]\ntestpaths = checks\npython_files = *.py\n");
     REQUIRE_OK(mn_index_run(s, root, &io, &is));
     CHECK(!strcmp(stored_role(s, "checks/run_all.py", &r), "test"));
     CHECK(!strcmp(stored_role(s, "src/pkg/core.py", &r), "source"));
