@@ -107,7 +107,18 @@ static void add_words(mn_test_paths *tp, const json_t *v)
     }
 }
 
-/* The literal directory before a glob's first wildcard: "<rootDir>/test/" then "*": "test". */
+static bool names_test_files(const char *pattern)
+{
+    return strstr(pattern, "test") || strstr(pattern, "spec") || strstr(pattern, "Test");
+}
+
+/*
+ * The literal directory before a glob's first wildcard: "<rootDir>/test/"
+ * then a wildcard: "test". Only when the rest takes every file there: in
+ * create-react-app's patterns, "<rootDir>/src/" then a wildcard and
+ * "__tests__" (or ".test.js"), the rest names the test files and src/
+ * holds the sources too (classify.c knows those names).
+ */
 static void glob_dir(mn_test_paths *tp, const char *g)
 {
     const char *w = g + strcspn(g, "*?[{(!");
@@ -115,11 +126,12 @@ static void glob_dir(mn_test_paths *tp, const char *g)
     for (const char *p = g; p < w; p++)
         if (*p == '/')
             slash = p;
-    if (slash)
+    if (slash && !names_test_files(slash + 1))
         mn_test_paths_add(tp, g, (size_t)(slash - g));
 }
 
-/* A testRegex's leading directory: "/test/.*\\.js$", "^test/": test. */
+/* A testRegex's leading directory: "/test/.*\\.js$", "^test/": test; not when the rest
+ * names the test files ("^src/.*\\.test\\.js$": src holds sources too). */
 static void regex_dir(mn_test_paths *tp, const char *r)
 {
     if (*r == '^')
@@ -130,13 +142,8 @@ static void regex_dir(mn_test_paths *tp, const char *r)
     while ((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || (*e >= '0' && *e <= '9') ||
            *e == '_' || *e == '-')
         e++;
-    if (e > r && *e == '/')
+    if (e > r && *e == '/' && !names_test_files(e + 1))
         mn_test_paths_add(tp, r, (size_t)(e - r));
-}
-
-static bool names_test_files(const char *pattern)
-{
-    return strstr(pattern, "test") || strstr(pattern, "spec") || strstr(pattern, "Test");
 }
 
 /* The words of a value (add_words' reading) as a JSON array of strings. */

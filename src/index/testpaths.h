@@ -15,7 +15,9 @@
  *   Jest       package.json "jest" and jest.config.json: the literal directory
  *              before the first wildcard of each testMatch pattern
  *              ("<rootDir>/test/" then a wildcard: test), a testRegex's leading
- *              directory; and "roots" when the patterns name no test-file
+ *              directory, each when the rest of the pattern names no test
+ *              files (src/ then __tests__: src holds sources too); and
+ *              "roots" when the patterns name no test-file
  *              convention (no test, spec or __tests__ in them: then every
  *              file they match under the roots is a test)
  *   Maven      pom.xml <testSourceDirectory>

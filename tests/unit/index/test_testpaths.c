@@ -138,6 +138,17 @@ static void test_jest(void)
     mn_test_paths_read(&tp, root);
     CHECK(!has(&tp, "src") && has(&tp, "e2e-suite") && tp.n == 1);
     mn_test_paths_release(&tp);
+    /* create-react-app's testMatch and a testRegex that name the test files under src/: src
+     * holds the sources too */
+    new_root(root, sizeof(root));
+    put(root, "package.json",
+        "{\"jest\": {\"roots\": [\"<rootDir>/src\"], \"testMatch\": "
+        "[\"<rootDir>/src/**/__tests__/**/*.{js,jsx}\", "
+        "\"<rootDir>/src/**/*.{spec,test}.{js,jsx}\"], "
+        "\"testRegex\": \"^lib/.*\\\\.test\\\\.js$\"}}");
+    mn_test_paths_read(&tp, root);
+    CHECK(tp.n == 0 && !mn_test_paths_has(&tp, "src/App.js"));
+    mn_test_paths_release(&tp);
     /* broken JSON adds nothing */
     new_root(root, sizeof(root));
     put(root, "package.json", "{\"jest\": {\"testMatch\": [\"<rootDir>/x/**\"");
