@@ -88,8 +88,11 @@ typedef struct {
  * as before 10 named them (retrieval.md).
  * 12: a file below a directory with a license of its own and no package
  * manifest is vendored (walk.c: bundles).
+ * 13: a generator's mark counts only in the file's leading comments, before
+ * its first line of code (classify.c: a template or a remark after code is
+ * not a banner).
  */
-#define MN_INDEX_RULES 12
+#define MN_INDEX_RULES 13
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 
