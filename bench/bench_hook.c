@@ -29,6 +29,10 @@
  * runs one beside its hooks, and the hook is answered by it (warm.c).
  * --db PATH names the store (MNEMO_DB for every process), e.g. the one
  * bench_retrieve --store made with 100,000 memories and REPO's index.
+ * --save: before each prompt, untimed, `mnemo save` writes a memory, as an
+ * agent that records as it works (a decision, a capture): the hook then
+ * embeds it and ranks with the vectors kept beside the store (schema v19:
+ * a memory's vector leaves the chunks' set and file valid).
  *
  * With --prompts FILE (bench/prompts/hook_prompts.txt) it measures what
  * the hook says instead of how fast: each "chat" line is a conversational
@@ -44,7 +48,7 @@
  * store first, so that no answer waits for or starts a re-index.
  *
  * Usage: bench_hook REPO [--runs N] [--mnemo PATH] [--max-tokens N] [--warm] [--db PATH]
- *                   [--strict]
+ *                   [--save] [--strict]
  *        bench_hook --prompts FILE --stores DIR [--swebench FILE] [--mnemo PATH] [--strict]
  * REPO defaults to $MNEMO_BENCH_REPO; without either it says it skipped and
  * exits 0. --mnemo defaults to the mnemo beside this build's bench/.
@@ -381,7 +385,7 @@ static int prompt_set(const char *file, const char *stores, const char *swebench
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_hook REPO [--runs N] [--mnemo PATH] [--max-tokens N] [--warm] "
-                    "[--db PATH] [--strict]\n"
+                    "[--db PATH] [--save] [--strict]\n"
                     "       bench_hook --prompts FILE --stores DIR [--swebench FILE] [--mnemo "
                     "PATH] [--strict]\n");
 }
@@ -391,7 +395,7 @@ int main(int argc, char **argv)
     const char *repo = getenv("MNEMO_BENCH_REPO"), *mnemo = NULL, *db = NULL, *prompt_file = NULL,
                *stores = NULL, *swebench = getenv("MNEMO_BENCH_SWEBENCH");
     int64_t runs = 60, budget = 1800;
-    bool strict = false, warm = false;
+    bool strict = false, warm = false, save = false;
     pid_t server = -1;
     int server_in = -1;
     for (int i = 1; i < argc; i++) {
@@ -420,6 +424,8 @@ int main(int argc, char **argv)
             strict = true;
         } else if (!strcmp(a, "--warm")) {
             warm = true;
+        } else if (!strcmp(a, "--save")) {
+            save = true;
         } else if (a[0] != '-') {
             repo = a;
         } else {
@@ -513,6 +519,19 @@ int main(int argc, char **argv)
     int rc = 0;
     for (size_t i = 0; i < n + 3; i++) {
         const char *p = prompts[i % np];
+        if (save) { /* untimed: what the hook pays for it is */
+            char title[64];
+            snprintf(title, sizeof(title), "bench note %zu", i);
+            char *save_argv[] = {bin.ptr,   "save", "--kind",  "fact",
+                                 "--title", title,  (char *)p, NULL};
+            size_t ignored = 0;
+            uint64_t save_cpu = 0;
+            if (!run(save_argv, root, NULL, &ignored, &save_cpu)) {
+                fprintf(stderr, "bench_hook: '%s save' failed\n", bin.ptr);
+                rc = 2;
+                goto out;
+            }
+        }
         json_t *hin = json_pack("{s:s,s:s,s:s,s:s}", "session_id", "bench", "cwd", root,
                                 "hook_event_name", "UserPromptSubmit", "prompt", p);
         char *s = json_dumps(hin, JSON_COMPACT);
@@ -552,10 +571,11 @@ int main(int argc, char **argv)
     double h50 = pct(hook, n, 0.5), h95 = pct(hook, n, 0.95);
     double s50 = pct(start, n, 0.5), s95 = pct(start, n, 0.95);
     double c50 = pct(op, n, 0.5), c95 = pct(op, n, 0.95);
-    printf("bench_hook: %s, %zu runs, budget %lld tokens, %s, %zu/%zu prompts answered "
+    printf("bench_hook: %s, %zu runs, budget %lld tokens, %s%s, %zu/%zu prompts answered "
            "(mean %.0f bytes)\n",
            root, n, (long long)budget, warm ? "warm (mnemo mcp running)" : "cold (no server)",
-           answered, n, answered ? (double)out_bytes / answered : 0.0);
+           save ? ", a memory saved before each prompt" : "", answered, n,
+           answered ? (double)out_bytes / answered : 0.0);
     printf("  %-36s wall p50 %7.2f  p95 %7.2f   cpu p50 %7.2f  p95 %7.2f ms\n",
            "hook (mnemo hook claude-code)", h50, h95, pct(hook_cpu, n, 0.5),
            pct(hook_cpu, n, 0.95));

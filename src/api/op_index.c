@@ -181,16 +181,23 @@ int mn_op_index(mn_ctx *ctx, const json_t *args, json_t **out)
         rc = mn_api__citations_after_index(ctx, cites);
     if (rc == 0) /* the memories' index too: `mnemo index` is where a CLI user's store is tidied */
         mn_api__tidy(ctx);
-    /* vectors for what changed (and the built-in model trained when due), so that the
-     * first search after an index does not pay for them */
+    json_t *disc = NULL;
+    if (rc == 0)
+        rc = discover_if_due(ctx, root, &disc);
+    /* vectors for what changed, the memories discovery wrote included (and the built-in
+     * model trained when due), and their sets left for the next process, so that the first
+     * search after an index does not pay for them: a vector written after the sets are
+     * kept moves the model's epoch and makes the next search load them again */
     mn_embedder *e = NULL;
     char *semantic_note = NULL;
     if (rc == 0)
         rc = mn_api__embedder(ctx, false, &e, &semantic_note);
+    if (rc == 0 && e && mn_store_vectors_keep(ctx->store, e->model) != 0) {
+        mn_log(MN_LOG_DEBUG, "the vector sets are not kept for the next search: %s",
+               mn_error_last());
+        mn_error_clear(); /* the next search reads the rows instead; MN_EUNSUPPORTED elsewhere */
+    }
     mn_embedder_free(e);
-    json_t *disc = NULL;
-    if (rc == 0)
-        rc = discover_if_due(ctx, root, &disc);
     if (rc == 0)
         *out = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "root", root,
                          "files", (json_int_t)st.seen, "parsed", (json_int_t)st.parsed, "unchanged",

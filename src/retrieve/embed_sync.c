@@ -15,6 +15,10 @@
  * next sync looks again, but the row is no longer "missing"); rare, and
  * corrected by any later edit.
  *
+ * A sync that finds the corpus moved on the memories' side only (schema
+ * v19's chunk side of the epoch has not moved since the last complete
+ * sync) does not look at the chunks.
+ *
  * A model other than the embedder's (the configuration changed, or the
  * built-in model was retrained on a grown corpus) is dropped with its
  * vectors: a changed model re-embeds everything.
@@ -121,10 +125,20 @@ int mn_embed_sync(mn_store *s, mn_embedder *e, size_t limit, mn_embed_sync_stats
         stats->dropped += dropped;
     }
 
+    /* the corpus moved, but maybe on the memories' side only (a memory saved): then no
+     * chunk lacks a vector, and looking for one reads every chunk (67,000: ~40 ms) */
+    bool chunks_current = false;
+    if (mn_store_embed_chunks_current(s, e->model, &chunks_current) != 0) {
+        chunks_current = false; /* a back end without it looks */
+        mn_error_clear();
+    }
+
     batch b = {MN_VEC_INIT, MN_VEC_INIT};
     size_t done = 0, per = e->batch ? e->batch : 64;
     bool complete = true;
     for (size_t k = 0; k < MN_ARRAY_SIZE(kinds) && rc == 0; k++) {
+        if (chunks_current && strcmp(kinds[k], "chunk") == 0)
+            continue;
         for (;;) {
             size_t want = per;
             if (limit && limit - done < want)

@@ -182,6 +182,7 @@
     X(embed_models_drop, (mn_store *s, const char *keep, int64_t *vectors), (s, keep, vectors)) \
     X(embed_model_synced, (mn_store *s, const char *model, int64_t epoch), (s, model, epoch)) \
     X(embed_corpus_epoch, (mn_store *s, int64_t *out), (s, out)) \
+    X(embed_chunks_current, (mn_store *s, const char *model, bool *current), (s, model, current)) \
     X(vector_put, (mn_store *s, const char *owner_kind, int64_t owner_id, const char *model, const int8_t *q, size_t dim, float scale), (s, owner_kind, owner_id, model, q, dim, scale)) \
     X(vector_get, (mn_store *s, const char *owner_kind, int64_t owner_id, const char *model, int8_t **out, size_t *dim, float *scale), (s, owner_kind, owner_id, model, out, dim, scale)) \
     X(vectors_load, (mn_store *s, const char *model, const char *owner_kind, const mn_vector_set **out), (s, model, owner_kind, out)) \
@@ -189,6 +190,7 @@
     X(vectors_count, (mn_store *s, const char *model, const char *owner_kind, int64_t *have, int64_t *missing), (s, model, owner_kind, have, missing)) \
     X(vectors_missing, (mn_store *s, const char *model, const char *owner_kind, size_t limit, int (*cb)(void *payload, int64_t owner_id, const char *text, size_t len), void *payload), (s, model, owner_kind, limit, cb, payload)) \
     X(vectors_gc, (mn_store *s, int64_t *removed), (s, removed)) \
+    X(vectors_keep, (mn_store *s, const char *model), (s, model)) \
     X(embed_corpus_count, (mn_store *s, int64_t *out), (s, out)) \
     X(embed_corpus_each, (mn_store *s, int (*cb)(void *payload, const mn_embed_doc *d), void *payload), (s, cb, payload)) \
     X(embed_term_put, (mn_store *s, const char *model, const char *term, size_t len, double idf, const int8_t *q, size_t dim, float scale), (s, model, term, len, idf, q, dim, scale)) \

@@ -61,6 +61,13 @@ int mn_store_embed_models_drop(mn_store *s, const char *keep, int64_t *vectors);
 int mn_store_embed_model_synced(mn_store *s, const char *model, int64_t epoch);
 /** The corpus epoch: moves on every change of what is embedded (schema v5). */
 int mn_store_embed_corpus_epoch(mn_store *s, int64_t *out);
+/**
+ * *current: no chunk (of any project here) changed since a sync of model
+ * last left nothing to embed, so a sync need not look for chunks without a
+ * vector (schema v19: the corpus epoch's chunk side). SQLite; a back end
+ * without it leaves it out (MN_EUNSUPPORTED) and its syncs look.
+ */
+int mn_store_embed_chunks_current(mn_store *s, const char *model, bool *current);
 
 /* ---- vectors ---- */
 
@@ -120,6 +127,16 @@ int mn_store_vectors_missing(mn_store *s, const char *model, const char *owner_k
 
 /** Remove vectors whose owner is gone or forgotten (the triggers make these rare). */
 int mn_store_vectors_gc(mn_store *s, int64_t *removed);
+
+/**
+ * Leave model's vector sets where the next process finds them without
+ * reading the rows: SQLite's vectors files beside the store (vector_file.c),
+ * written here when they are missing or name an older epoch. Called at the
+ * end of `mnemo index`, so that the first search after it does not load and
+ * write them (on a 67,000-chunk index that was ~100 ms of its ~200). A back
+ * end without such files leaves this out (MN_EUNSUPPORTED).
+ */
+int mn_store_vectors_keep(mn_store *s, const char *model);
 
 /* ---- the built-in model's corpus and terms ---- */
 

@@ -20,9 +20,10 @@ typedef struct mn_sqlite_store {
     mn_store base;
     sqlite3 *db;
     bool in_tx;
-    char *epoch_moved; /* the model whose epoch this transaction moved (vector_put), or NULL */
-    mn_map stmts;      /* SQL text -> prepared statement */
-    char *insert_sql;  /* built from the field table once */
+    char *
+        epoch_moved; /* "model\x1fkind" whose epochs this transaction moved (vector_put), or NULL */
+    mn_map stmts;    /* SQL text -> prepared statement */
+    char *insert_sql; /* built from the field table once */
     char *replace_sql;
     char *select_sql;
     char *get_sql;

@@ -405,6 +405,130 @@ static void test_vectors_two_projects(void)
     free(path);
 }
 
+/*
+ * SQLite keeps an epoch per kind of vector and the corpus epoch's chunk side
+ * (schema v19): a memory's vector, written or removed, leaves the chunks'
+ * set as loaded, and a memory saved leaves the chunks synced; a chunk's
+ * vector, or a chunk changed, does not.
+ */
+static void test_epoch_per_kind(void)
+{
+    if (test_store_pg())
+        return; /* PostgreSQL keeps one epoch per model: its sets are loaded again */
+    char *path = new_db_path();
+    mn_store *s = NULL;
+    REQUIRE_OK(mn_store_open(&s, path, NULL));
+    REQUIRE_OK(insert_topics(s));
+    int64_t m1 = rowid_of(path, ids[0][0]), m2 = rowid_of(path, ids[0][1]);
+    int8_t q[16];
+    for (int i = 0; i < 16; i++)
+        q[i] = (int8_t)(3 * i - 20);
+    mn_embed_model_rec rec = {"http:kinds", false, 16, 0, NULL, 0, -1};
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_embed_model_put(s, &rec));
+    CHECK_OK(mn_store_vector_put(s, "memory", m1, "http:kinds", q, 16, 0.5f));
+    /* chunk vectors under ids no chunk has: the set is every chunk vector of the model */
+    CHECK_OK(mn_store_vector_put(s, "chunk", 9001, "http:kinds", q, 16, 0.5f));
+    CHECK_OK(mn_store_vector_put(s, "chunk", 9002, "http:kinds", q, 16, 0.5f));
+    CHECK_OK(mn_store_commit(s));
+    const mn_vector_set *chunks = NULL, *mems = NULL, *again = NULL;
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "chunk", &chunks));
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "memory", &mems));
+    REQUIRE(chunks && mems);
+    CHECK(chunks->n == 2 && mems->n == 1);
+
+    /* a memory's vector written: the memories' set is new, the chunks' the same */
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_vector_put(s, "memory", m2, "http:kinds", q, 16, 0.5f));
+    CHECK_OK(mn_store_commit(s));
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "memory", &again));
+    CHECK(again && again != mems && again->n == 2);
+    mn_vector_set_release(mems);
+    mems = again;
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "chunk", &again));
+    CHECK(again == chunks);
+    mn_vector_set_release(again);
+    /* removed (a memory forgotten: its trigger deletes the vector): the same */
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_memory_set_deleted(s, ids[0][1], 1000));
+    CHECK_OK(mn_store_commit(s));
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "memory", &again));
+    CHECK(again && again != mems && again->n == 1);
+    mn_vector_set_release(mems);
+    mems = again;
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "chunk", &again));
+    CHECK(again == chunks);
+    mn_vector_set_release(again);
+    /* a chunk's vector written: the chunks' set is new, the memories' the same */
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_vector_put(s, "chunk", 9003, "http:kinds", q, 16, 0.5f));
+    CHECK_OK(mn_store_commit(s));
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "chunk", &again));
+    CHECK(again && again != chunks && again->n == 3);
+    mn_vector_set_release(chunks);
+    chunks = again;
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "memory", &again));
+    CHECK(again == mems);
+    mn_vector_set_release(again);
+    /* removed (the vectors of chunks that are not there: the trigger of their delete): new */
+    int64_t removed = 0;
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_vectors_gc(s, &removed));
+    CHECK_OK(mn_store_commit(s));
+    CHECK(removed == 3);
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "chunk", &again));
+    CHECK(again && again != chunks && again->n == 0);
+    mn_vector_set_release(chunks);
+    mn_vector_set_release(again);
+    mn_vector_set_release(mems);
+
+    /* the chunks are current from a sync that left nothing to embed until a chunk changes;
+     * memories saved, changed or forgotten in between leave them so */
+    bool current = true;
+    CHECK_OK(mn_store_embed_chunks_current(s, "http:kinds", &current));
+    CHECK(!current); /* never synced */
+    int64_t epoch = 0;
+    CHECK_OK(mn_store_embed_corpus_epoch(s, &epoch));
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_embed_model_synced(s, "http:kinds", epoch));
+    CHECK_OK(mn_store_commit(s));
+    CHECK_OK(mn_store_embed_chunks_current(s, "http:kinds", &current));
+    CHECK(current);
+    char id[MN_ID_LEN + 1];
+    mn_id_new(id);
+    json_t *m = memory(id, "a memory saved after the sync");
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_memory_insert(s, m));
+    CHECK_OK(mn_store_memory_set_deleted(s, ids[1][0], 1000));
+    CHECK_OK(mn_store_commit(s));
+    json_decref(m);
+    int64_t moved = 0;
+    CHECK_OK(mn_store_embed_corpus_epoch(s, &moved));
+    CHECK(moved > epoch); /* the corpus moved: a sync looks at the memories */
+    CHECK_OK(mn_store_embed_chunks_current(s, "http:kinds", &current));
+    CHECK(current);
+    /* a chunk (a file's) written: not current, and a sync at an older epoch does not make it so */
+    mn_chunk_rec chunk = {-1, 1, 1, "int main(void) { return 0; }", "c1"};
+    mn_file_rec f = {0};
+    f.path = "main.c";
+    f.language = "c";
+    f.role = "source";
+    snprintf(f.hash, sizeof(f.hash), "%s", "c1");
+    mn_file_content c = {NULL, 0, NULL, 0, &chunk, 1, NULL, 0};
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_file_replace(s, &f, &c));
+    CHECK_OK(mn_store_commit(s));
+    CHECK_OK(mn_store_embed_chunks_current(s, "http:kinds", &current));
+    CHECK(!current);
+    CHECK_OK(mn_store_begin(s));
+    CHECK_OK(mn_store_embed_model_synced(s, "http:kinds", moved));
+    CHECK_OK(mn_store_commit(s));
+    CHECK_OK(mn_store_embed_chunks_current(s, "http:kinds", &current));
+    CHECK(!current);
+    mn_store_free(s);
+    free(path);
+}
+
 /* Open the built-in embedder (training when needed) and sync; stats into *st. */
 static int sync_builtin(mn_store *s, mn_embedder **e, mn_embed_sync_stats *st)
 {
@@ -704,5 +828,5 @@ static void teardown(void)
 }
 
 MN_TEST_MAIN(MN_TEST(setup), MN_TEST(test_models_and_vectors), MN_TEST(test_vectors_two_projects),
-             MN_TEST(test_memory_text), MN_TEST(test_sync_and_semantic),
-             MN_TEST(test_train_embeds_corpus), MN_TEST(teardown))
+             MN_TEST(test_epoch_per_kind), MN_TEST(test_memory_text),
+             MN_TEST(test_sync_and_semantic), MN_TEST(test_train_embeds_corpus), MN_TEST(teardown))
