@@ -15,9 +15,9 @@
  * next sync looks again, but the row is no longer "missing"); rare, and
  * corrected by any later edit.
  *
- * A sync that finds the corpus moved on the memories' side only (schema
- * v19's chunk side of the epoch has not moved since the last complete
- * sync) does not look at the chunks.
+ * A sync that finds the corpus moved on the memories' side only (its
+ * chunk side, SQLite schema v19 and PostgreSQL v6, has not moved since the
+ * last complete sync) does not look at the chunks.
  *
  * A model other than the embedder's (the configuration changed, or the
  * built-in model was retrained on a grown corpus) is dropped with its

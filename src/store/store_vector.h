@@ -62,9 +62,10 @@ int mn_store_embed_model_synced(mn_store *s, const char *model, int64_t epoch);
 /** The corpus epoch: moves on every change of what is embedded (schema v5). */
 int mn_store_embed_corpus_epoch(mn_store *s, int64_t *out);
 /**
- * *current: no chunk (of any project here) changed since a sync of model
- * last left nothing to embed, so a sync need not look for chunks without a
- * vector (schema v19: the corpus epoch's chunk side). SQLite; a back end
+ * *current: no chunk changed since a sync of model last left nothing to
+ * embed (SQLite: no chunk of any project in the file; PostgreSQL: of this
+ * project), so a sync need not look for chunks without a vector (the
+ * corpus epoch's chunk side: SQLite schema v19, PostgreSQL v6). A back end
  * without it leaves it out (MN_EUNSUPPORTED) and its syncs look.
  */
 int mn_store_embed_chunks_current(mn_store *s, const char *model, bool *current);

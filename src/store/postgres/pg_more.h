@@ -26,6 +26,7 @@ char *mn_pg__text_array(const char *const *v, size_t n);
     X(embed_models_drop)     \
     X(embed_model_synced)    \
     X(embed_corpus_epoch)    \
+    X(embed_chunks_current)  \
     X(vector_put)            \
     X(vector_get)            \
     X(vectors_load)          \

@@ -19,8 +19,9 @@
  *
  * Loaded sets are the shared cache's (store/vector_cache.c), keyed by the
  * store's location, project, model, kind and the model's nonce; a set is
- * served again while the model's epoch - moved by the database's triggers,
- * whichever server wrote - stays. The epoch is read before the rows.
+ * served again while its kind's epoch - moved by the database's triggers,
+ * whichever server wrote, per kind since schema v6 - stays. The epoch is
+ * read before the rows.
  */
 #include "common.h"
 #include <math.h>
@@ -321,8 +322,32 @@ int mn_pg__embed_model_synced(mn_store *s, const char *model, int64_t epoch)
     mn_pg_params p = {0};
     mn_pg__text(&p, model);
     mn_pg__int(&p, epoch);
-    return mn_pg__exec(s, "UPDATE embed_models SET synced_epoch = $2 WHERE model = $1", &p,
-                       "cannot record a sync");
+    mn_pg__int(&p, s->project_id);
+    /* and the corpus's chunk side (schema v6) when the corpus is still at that epoch
+       (mn_embed_mark_synced checks it in the same transaction) */
+    return mn_pg__exec(
+        s,
+        "UPDATE embed_models SET synced_epoch = $2, synced_chunks = coalesce((SELECT "
+        "epoch - memory_epoch FROM embed_corpus WHERE project_id = $3 AND epoch = "
+        "$2), -1) WHERE model = $1",
+        &p, "cannot record a sync");
+}
+
+int mn_pg__embed_chunks_current(mn_store *s, const char *model, bool *current)
+{
+    *current = false;
+    mn_pg_params p = {0};
+    mn_pg__text(&p, model);
+    mn_pg__int(&p, s->project_id);
+    PGresult *r = mn_pg__run(s,
+                             "SELECT 1 FROM embed_models m, embed_corpus c WHERE m.model = $1 AND "
+                             "c.project_id = $2 AND m.synced_chunks = c.epoch - c.memory_epoch",
+                             &p, "cannot read the corpus epoch");
+    if (!r)
+        return mn_error_last_code();
+    *current = pg(s)->pq->ntuples(r) > 0;
+    pg(s)->pq->clear(r);
+    return 0;
 }
 
 int mn_pg__embed_corpus_epoch(mn_store *s, int64_t *out)
@@ -648,8 +673,12 @@ int mn_pg__vectors_load(mn_store *s, const char *model, const char *owner_kind,
         return rc;
     mn_pg_params p = {0};
     mn_pg__text(&p, model);
-    PGresult *r = mn_pg__run(s, "SELECT epoch, nonce, dim FROM embed_models WHERE model = $1", &p,
-                             "cannot read an embedding model");
+    mn_pg__text(&p, owner_kind);
+    /* the kind's epoch (schema v6): a memory's vector leaves the chunks' set valid */
+    PGresult *r = mn_pg__run(s,
+                             "SELECT CASE $2 WHEN 'memory' THEN memory_epoch ELSE chunk_epoch END, "
+                             "nonce, dim FROM embed_models WHERE model = $1",
+                             &p, "cannot read an embedding model");
     if (!r)
         return mn_error_last_code();
     if (pg(s)->pq->ntuples(r) != 1) {

@@ -406,15 +406,13 @@ static void test_vectors_two_projects(void)
 }
 
 /*
- * SQLite keeps an epoch per kind of vector and the corpus epoch's chunk side
- * (schema v19): a memory's vector, written or removed, leaves the chunks'
- * set as loaded, and a memory saved leaves the chunks synced; a chunk's
- * vector, or a chunk changed, does not.
+ * An epoch per kind of vector and the corpus epoch's chunk side (SQLite
+ * schema v19, PostgreSQL v6): a memory's vector, written or removed, leaves
+ * the chunks' set as loaded, and a memory saved leaves the chunks synced; a
+ * chunk's vector, or a chunk changed, does not.
  */
 static void test_epoch_per_kind(void)
 {
-    if (test_store_pg())
-        return; /* PostgreSQL keeps one epoch per model: its sets are loaded again */
     char *path = new_db_path();
     mn_store *s = NULL;
     REQUIRE_OK(mn_store_open(&s, path, NULL));
