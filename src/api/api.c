@@ -266,11 +266,11 @@ int mn_locate(mn_location *out, const char *explicit_path, const char *start_dir
     if (xdg && *xdg == '/') {
         mn_buf_printf(&p, "%s/mnemo/mnemo.db", xdg);
     } else {
-        if (!home || !*home) {
-            struct passwd *pw = getpwuid(getuid());
-            home = pw ? pw->pw_dir : NULL;
-        }
-        if (!home)
+        struct passwd pw, *res = NULL;
+        char buf[4096]; /* getpwuid_r: contexts open on several threads of a server */
+        if ((!home || !*home) && getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res)
+            home = res->pw_dir;
+        if (!home || !*home)
             return mn_error_set(MN_ENOTFOUND,
                                 "no repository here and no home directory: give --db PATH");
         mn_buf_printf(&p, "%s/.local/share/mnemo/mnemo.db", home);

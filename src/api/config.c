@@ -560,8 +560,13 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
         if (!*v) {
             free(v);
             const char *user = getenv("USER");
-            struct passwd *pw = user && *user ? NULL : getpwuid(getuid());
-            v = mn_strdup(user && *user ? user : pw ? pw->pw_name : "");
+            /* getpwuid_r: a server's request threads load their settings at once, and
+             * getpwuid's static record is shared (ThreadSanitizer caught two of them) */
+            struct passwd pw, *res = NULL;
+            char buf[4096];
+            if (!(user && *user) && getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res)
+                user = res->pw_name;
+            v = mn_strdup(user ? user : "");
         }
         free(ctx->author);
         ctx->author = v;
