@@ -674,19 +674,8 @@ int main(int argc, char **argv)
     memset(&R, 0, sizeof(R));
     /* --rankings is this bench's own: taken out before the common options are parsed */
     const char *rankings = NULL;
-    int n_args = 0;
-    for (int i = 0; i < argc; i++) {
-        if (i > 0 && !strcmp(argv[i], "--rankings")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, PROG ": --rankings needs a file name\n%s", usage);
-                return 2;
-            }
-            rankings = argv[++i];
-            continue;
-        }
-        argv[n_args++] = argv[i];
-    }
-    argc = n_args;
+    if (ev_take_option(&argc, argv, "--rankings", &rankings, PROG, usage) != 0)
+        return 2;
     int rc = ev_parse_args(&R.o, argc, argv, PROG, usage, "MNEMO_BENCH_LONGMEMEVAL");
     if (rc)
         return rc == 1 ? 0 : 2;

@@ -59,7 +59,7 @@
  *
  * Usage: bench_swebench [DEV_JSONL] --repos DIR [--limit N] [--sample N] [--k K]
  *                       [--only-baseline] [--verbose] [--json] [--strict] [--keep]
- *                       [--stores DIR [--min-free GB]]
+ *                       [--stores DIR [--min-free GB]] [--signals FILE]
  * --sample N takes N instances spread over the repositories: the
  * repositories in order of first appearance, the first instance of each,
  * then the second of each, and so on (deterministic, file order within a
@@ -69,6 +69,7 @@
  */
 #include "common.h"
 #include <dirent.h>
+#include <errno.h>
 #include <git2.h>
 #include <strings.h>
 #include <sys/statvfs.h>
@@ -108,6 +109,8 @@ static const char usage[] =
     "                   ranking changes; re-index after changing the indexer: new DIR)\n"
     "  --min-free GB    with --stores: keep new stores only while DIR's disk has GB free\n"
     "                   (default 5); below, each instance runs in a temporary directory\n"
+    "  --signals FILE   write each instance's file ranking, 50 files with their signals, as\n"
+    "                   JSON Lines (a second search: the figures use the first)\n"
     "$MNEMO_BENCH_SWEBENCH is the default path, $MNEMO_BENCH_REPOS the default DIR.\n";
 
 static const char *const metrics[] = {"file_acc@1", "file_acc@3", "file_acc@5", "func_acc@5",
@@ -435,6 +438,7 @@ typedef struct {
 
 typedef struct {
     ev_options o;
+    FILE *signals;     /* --signals FILE */
     ev_report r;       /* by language */
     ev_report by_repo; /* the same values by repository */
     FILE *out;
@@ -636,6 +640,48 @@ static bool stores_have_room(run *R)
 }
 
 /* mnemo on one instance: checkout, index, search files and code. */
+/*
+ * --signals: the file ranking of one instance, 50 files with every signal
+ * of each (op_search.c), and its gold files, as one JSON line. A search of
+ * its own, so that the figures stay those of the k the bench scores; a
+ * ranking to read or to fuse again outside (docs/internals/retrieval.md).
+ */
+static void write_signals(run *R, ev_store *st, const char *iid, const char *query,
+                          const gold_vec *gold)
+{
+    json_t *args = json_pack("{s:s,s:[s],s:i}", "query", query, "kinds", "file", "k", 50),
+           *res = NULL;
+    double ms;
+    if (ev_search(st, args, &res, &ms) != 0) {
+        fprintf(stderr, PROG ": %s: --signals: %s\n", iid, mn_error_last());
+        mn_error_clear();
+        json_decref(args);
+        return;
+    }
+    json_t *g = json_array(), *items = json_array();
+    for (size_t i = 0; i < gold->len; i++)
+        json_array_append_new(g, json_string(gold->items[i].path));
+    size_t i;
+    json_t *it;
+    json_array_foreach(json_object_get(res, "items"), i, it)
+    {
+        json_array_append_new(items,
+                              json_pack("{s:s,s:O,s:O}", "path",
+                                        *ev_str(it, "path") ? ev_str(it, "path") : ev_str(it, "id"),
+                                        "score", json_object_get(it, "score"), "signals",
+                                        json_object_get(it, "signals")));
+    }
+    json_t *line = json_pack("{s:s,s:o,s:o}", "instance_id", iid, "gold", g, "files", items);
+    char *text = json_dumps(line, JSON_COMPACT);
+    if (text) {
+        fprintf(R->signals, "%s\n", text);
+        free(text);
+    }
+    json_decref(line);
+    json_decref(res);
+    json_decref(args);
+}
+
 static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commit *commit,
                      const tree_docs *d, const gold_vec *gold, mnemo_result *mr)
 {
@@ -781,6 +827,8 @@ indexed:
     json_decref(args);
     json_decref(res);
     args = res = NULL;
+    if (R->signals)
+        write_signals(R, &st, iid, query, gold);
 
     /* functions */
     if (gold_fn.len) {
@@ -1003,6 +1051,10 @@ int main(int argc, char **argv)
 {
     run R;
     memset(&R, 0, sizeof(R));
+    /* --signals is this bench's own: taken out before the common options are parsed */
+    const char *signals = NULL;
+    if (ev_take_option(&argc, argv, "--signals", &signals, PROG, usage) != 0)
+        return 2;
     int rc = ev_parse_args(&R.o, argc, argv, PROG, usage, "MNEMO_BENCH_SWEBENCH");
     if (rc)
         return rc == 1 ? 0 : 2;
@@ -1019,6 +1071,11 @@ int main(int argc, char **argv)
         return 2;
     if (json_array_size(data) == 0) {
         fprintf(stderr, PROG ": %s: no instance\n", R.o.input);
+        json_decref(data);
+        return 2;
+    }
+    if (signals && !(R.signals = fopen(signals, "w"))) {
+        fprintf(stderr, PROG ": %s: %s\n", signals, strerror(errno));
         json_decref(data);
         return 2;
     }
@@ -1136,6 +1193,10 @@ int main(int argc, char **argv)
     ev_report_release(&R.r);
     ev_report_release(&R.by_repo);
     json_decref(data);
+    if (R.signals && fclose(R.signals) != 0) {
+        fprintf(stderr, PROG ": --signals: %s\n", strerror(errno));
+        rc = 2;
+    }
     git_libgit2_shutdown();
     return rc;
 }

@@ -481,6 +481,25 @@ bool ev_report_target(const ev_report *r, FILE *f, const char *group, const char
 
 /* ---- command line ---- */
 
+int ev_take_option(int *argc, char **argv, const char *name, const char **value, const char *prog,
+                   const char *usage)
+{
+    int n = 0;
+    for (int i = 0; i < *argc; i++) {
+        if (i > 0 && !strcmp(argv[i], name)) {
+            if (i + 1 >= *argc) {
+                fprintf(stderr, "%s: %s needs a file name\n%s", prog, name, usage);
+                return -1;
+            }
+            *value = argv[++i];
+            continue;
+        }
+        argv[n++] = argv[i];
+    }
+    *argc = n;
+    return 0;
+}
+
 int ev_parse_args(ev_options *o, int argc, char **argv, const char *prog, const char *usage,
                   const char *env_input)
 {

@@ -97,6 +97,14 @@ static json_t *signals_json(const mn_signals *s)
         {MN_SIG_WHEN, "when", s->when},
         {MN_SIG_HISTORY, "history", s->history},
         {MN_SIG_NAMES, "names", s->names},
+        {MN_SIG_FILE, "named_path", s->named_path},
+        {MN_SIG_FILE, "title", s->title},
+        {MN_SIG_FILE, "path_words", s->path_words},
+        {MN_SIG_FILE, "share", s->share},
+        {MN_SIG_FILE, "fault", s->fault},
+        {MN_SIG_FILE, "message", s->message},
+        {MN_SIG_FILE, "graph_gap", s->graph_gap},
+        {MN_SIG_FILE, "role", s->role},
     };
     for (size_t i = 0; i < MN_ARRAY_SIZE(all); i++)
         if (s->has & all[i].bit)

@@ -202,12 +202,19 @@ void mn_fusion_files_pre(mn_search_ctx *c)
         double titlen = max_title > 0 ? f->title / max_title : 0;
         double plexn = max_plex > 0 ? f->path_lex / max_plex : 0;
         double semn = max_sem > 0 ? f->semantic / max_sem : 0;
+        double ownn = max_own > 0 ? f->own / max_own : 0;
+        double msg = f->message < 1 ? f->message : 1;
         f->sig.lexical = lexn;
         f->sig.semantic = semn;
+        f->sig.named_path = sat(f->path_hit);
+        f->sig.title = titlen;
+        f->sig.path_words = plexn;
+        f->sig.share = ownn;
+        f->sig.fault = f->fault;
+        f->sig.message = msg;
         f->score = W_LEX * lexn + W_NAME * sat(f->named) + W_PATH * sat(f->path_hit) +
-                   W_TITLE * titlen + W_PLEX * plexn +
-                   W_OWN * (max_own > 0 ? f->own / max_own : 0) + W_SEM * semn +
-                   W_FAULT * f->fault + W_MSG * (f->message < 1 ? f->message : 1);
+                   W_TITLE * titlen + W_PLEX * plexn + W_OWN * ownn + W_SEM * semn +
+                   W_FAULT * f->fault + W_MSG * msg;
     }
 }
 
@@ -246,11 +253,13 @@ void mn_fusion_files(mn_search_ctx *c)
             role = ROLE_DECL_ONLY;
         f->score = evidence * role;
         f->sig.graph = graphn;
+        f->sig.graph_gap = gap;
         f->sig.scope = f->scope;
         f->sig.history = f->history;
         f->sig.names = sat(f->named);
+        f->sig.role = role;
         f->sig.has = MN_SIG_LEXICAL | MN_SIG_GRAPH | MN_SIG_SCOPE | MN_SIG_HISTORY | MN_SIG_NAMES |
-                     (c->req->embedder ? MN_SIG_SEMANTIC : 0);
+                     MN_SIG_FILE | (c->req->embedder ? MN_SIG_SEMANTIC : 0);
     }
 }
 

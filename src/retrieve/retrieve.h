@@ -51,6 +51,7 @@ enum {
     MN_SIG_WHEN = 1u << 9,
     MN_SIG_HISTORY = 1u << 10,
     MN_SIG_NAMES = 1u << 11,
+    MN_SIG_FILE = 1u << 12, /* the file-only evidence below: a file's whole score */
 };
 
 typedef struct {
@@ -60,6 +61,16 @@ typedef struct {
     double when;         /* memories: created in the time the query names ("last Saturday") */
     double history;      /* files: past commits that changed it say what the query says */
     double names;        /* files, code: it defines names the query mentions (xr.where) */
+    /* files (MN_SIG_FILE): the rest of fusion.c's file formula, so that a
+     * file's score can be read off its signals */
+    double named_path; /* the query names its path or module path */
+    double title;      /* the first line over its chunks / the best file's */
+    double path_words; /* the query's words over its path / the best file's */
+    double share;      /* its share of the query terms' occurrences / the best file's */
+    double fault;      /* the deepest traceback frame in the project, or a link to a line */
+    double message;    /* holds an error message the query quotes */
+    double graph_gap;  /* the share of graph that counts: 1 - its evidence / the best file's */
+    double role;       /* the factor of its role (source 1, test 0.35, doc 0.5, ...) */
     unsigned has;
 } mn_signals;
 

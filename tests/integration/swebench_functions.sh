@@ -82,6 +82,25 @@ grep -q "new stores are not kept" "$tmp/low.out" || fail "--min-free: no warning
 grep -q "1 stores not kept in $tmp/low" "$tmp/low.out" || fail "--min-free: no count"
 grep -Eq "^func_acc@5 +\| +1\.000" "$tmp/low.out" || fail "--min-free: $(grep func_acc "$tmp/low.out")"
 [ -z "$(find "$tmp" -maxdepth 1 -name 'mnemo-swe*')" ] || fail "--min-free: the temporary directory is left"
+# --signals: the ranking of each instance with every signal of each file, the gold beside it
+"$bench" "$tmp/set.jsonl" --repos "$tmp/mirrors" --stores "$tmp/stores" --signals "$tmp/sig.jsonl" \
+    >"$tmp/sig.out" 2>&1 || fail "--signals: exit $?"
+python3 - "$tmp/sig.jsonl" <<'EOF' || fail "--signals: $(head -c 300 "$tmp/sig.jsonl")"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+d = json.loads(lines[0])
+assert d["instance_id"] == "o__r-1" and d["gold"] == ["calc.go"], d
+top = d["files"][0]
+assert top["path"] == "calc.go", top
+for name in ("lexical", "names", "named_path", "title", "path_words", "share", "fault",
+             "message", "graph", "graph_gap", "history", "role"):
+    assert name in top["signals"], name
+assert top["signals"]["role"] == 1.0 and top["signals"]["names"] > 0, top
+EOF
+rc=0
+"$bench" "$tmp/set.jsonl" --repos "$tmp/mirrors" --signals >/dev/null 2>&1 || rc=$?
+[ $rc -eq 2 ] || fail "--signals without a file: exit $rc, want 2"
 rc=0
 "$bench" "$tmp/set.jsonl" --repos "$tmp/mirrors" --min-free lots >/dev/null 2>&1 || rc=$?
 [ $rc -eq 2 ] || fail "--min-free lots: exit $rc, want 2"

@@ -332,6 +332,60 @@ static void test_template_and_test_frames(void)
 }
 
 /*
+ * A file's signals account for its score: the weighted sum of its evidence
+ * (fusion.c's file formula, the graph counting for its gap) times its
+ * role's factor, for every file of an answer with a traceback, a test, a
+ * template and a path named in the text (no C or C++ pair, which
+ * companion.c lifts afterwards). Before the file-only signals were
+ * reported, the title, path words, share, fault and role of a file were
+ * invisible to an agent asking why a file ranks where it does. The
+ * weights are repeated here: changing one in fusion.c means changing it
+ * here too.
+ */
+static void test_signals_read_off(void)
+{
+    json_t *out = test_call(
+        "search",
+        J("{'query':'simplify fails on a short path\\nSee geo/eps.py: the clamp.\\n```\\n"
+          "Traceback (most recent call last):\\n  File \\\"tests/test_route.py\\\", line 5, in "
+          "test_route_keeps_points\\n    assert simplify([1, 2, 3], 0.5)\\n  File "
+          "\\\"geo/simplify.py\\\", line 9, in simplify\\n    if not p.near(kept[-1], "
+          "clamp_eps(tolerance)):\\nIndexError: list index out of range\\n```',"
+          "'kinds':['file'],'k':20}"));
+    REQUIRE(out);
+    static const struct {
+        const char *name;
+        double w;
+    } terms[] = {{"lexical", 0.45},   {"names", 0.35}, {"named_path", 0.35}, {"title", 0.3},
+                 {"path_words", 0.2}, {"share", 0.3},  {"semantic", 0.15},   {"fault", 0.3},
+                 {"message", 0.3},    {"scope", 0.3},  {"history", 0.2}};
+    size_t i, n = 0;
+    json_t *it;
+    json_array_foreach(json_object_get(out, "items"), i, it)
+    {
+        double sum = 0;
+        for (size_t t = 0; t < MN_ARRAY_SIZE(terms); t++)
+            sum += terms[t].w * signal(it, terms[t].name);
+        sum += 0.3 * signal(it, "graph") * signal(it, "graph_gap");
+        double want = sum * signal(it, "role"),
+               got = json_number_value(json_object_get(it, "score"));
+        if (fabs(want - got) > 1e-9 * (1 + got))
+            fprintf(stderr, "%s: score %.9f, from its signals %.9f\n",
+                    json_string_value(json_object_get(it, "id")), got, want);
+        CHECK(test_signal(it, "role") && fabs(want - got) <= 1e-9 * (1 + got));
+        n++;
+    }
+    CHECK(n >= 4);
+    const json_t *mod = find_item(out, "geo/simplify.py"), *eps = find_item(out, "geo/eps.py"),
+                 *tst = find_item(out, "tests/test_route.py");
+    REQUIRE(mod && eps && tst);
+    CHECK(signal(mod, "fault") == 1.0 && signal(mod, "role") == 1.0);
+    CHECK(signal(eps, "named_path") > 0 && signal(eps, "fault") == 0);
+    CHECK(signal(tst, "role") == 0.35);
+    json_decref(out);
+}
+
+/*
  * The commonest words of a bounded query are set apart (lexical.c,
  * tail_cut) only when the rarer words' list excludes their rows: here the
  * rarer words ("quokka", "wombat") are in five chunks, fewer than the
@@ -529,9 +583,10 @@ static void run_all(void)
     test_path_scoring_words();
     test_name_count_follows_index(); /* it adds a file */
     test_template_and_test_frames(); /* it adds files */
-    test_header_and_source();        /* it adds files */
-    test_error_types_only();         /* it adds files */
-    test_common_words_tail();        /* it adds 1,100 chunks */
+    test_signals_read_off();
+    test_header_and_source(); /* it adds files */
+    test_error_types_only();  /* it adds files */
+    test_common_words_tail(); /* it adds 1,100 chunks */
     teardown();
 }
 
