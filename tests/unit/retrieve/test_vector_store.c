@@ -411,6 +411,25 @@ static void test_vectors_two_projects(void)
  * the chunks' set as loaded, and a memory saved leaves the chunks synced; a
  * chunk's vector, or a chunk changed, does not.
  */
+/* The model's set of kind loaded again: a new set of n vectors, which replaces *set. */
+static void check_reloaded(mn_store *s, const char *kind, const mn_vector_set **set, size_t n)
+{
+    const mn_vector_set *again = NULL;
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", kind, &again));
+    CHECK(again && again != *set && again->n == n);
+    mn_vector_set_release(*set);
+    *set = again;
+}
+
+/* The model's set of kind loaded again: the same set as before (kept, not read again). */
+static void check_kept(mn_store *s, const char *kind, const mn_vector_set *set)
+{
+    const mn_vector_set *again = NULL;
+    CHECK_OK(mn_store_vectors_load(s, "http:kinds", kind, &again));
+    CHECK(again == set);
+    mn_vector_set_release(again);
+}
+
 static void test_epoch_per_kind(void)
 {
     char *path = new_db_path();
@@ -429,7 +448,7 @@ static void test_epoch_per_kind(void)
     CHECK_OK(mn_store_vector_put(s, "chunk", 9001, "http:kinds", q, 16, 0.5f));
     CHECK_OK(mn_store_vector_put(s, "chunk", 9002, "http:kinds", q, 16, 0.5f));
     CHECK_OK(mn_store_commit(s));
-    const mn_vector_set *chunks = NULL, *mems = NULL, *again = NULL;
+    const mn_vector_set *chunks = NULL, *mems = NULL;
     CHECK_OK(mn_store_vectors_load(s, "http:kinds", "chunk", &chunks));
     CHECK_OK(mn_store_vectors_load(s, "http:kinds", "memory", &mems));
     REQUIRE(chunks && mems);
@@ -439,45 +458,28 @@ static void test_epoch_per_kind(void)
     CHECK_OK(mn_store_begin(s));
     CHECK_OK(mn_store_vector_put(s, "memory", m2, "http:kinds", q, 16, 0.5f));
     CHECK_OK(mn_store_commit(s));
-    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "memory", &again));
-    CHECK(again && again != mems && again->n == 2);
-    mn_vector_set_release(mems);
-    mems = again;
-    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "chunk", &again));
-    CHECK(again == chunks);
-    mn_vector_set_release(again);
+    check_reloaded(s, "memory", &mems, 2);
+    check_kept(s, "chunk", chunks);
     /* removed (a memory forgotten: its trigger deletes the vector): the same */
     CHECK_OK(mn_store_begin(s));
     CHECK_OK(mn_store_memory_set_deleted(s, ids[0][1], 1000));
     CHECK_OK(mn_store_commit(s));
-    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "memory", &again));
-    CHECK(again && again != mems && again->n == 1);
-    mn_vector_set_release(mems);
-    mems = again;
-    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "chunk", &again));
-    CHECK(again == chunks);
-    mn_vector_set_release(again);
+    check_reloaded(s, "memory", &mems, 1);
+    check_kept(s, "chunk", chunks);
     /* a chunk's vector written: the chunks' set is new, the memories' the same */
     CHECK_OK(mn_store_begin(s));
     CHECK_OK(mn_store_vector_put(s, "chunk", 9003, "http:kinds", q, 16, 0.5f));
     CHECK_OK(mn_store_commit(s));
-    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "chunk", &again));
-    CHECK(again && again != chunks && again->n == 3);
-    mn_vector_set_release(chunks);
-    chunks = again;
-    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "memory", &again));
-    CHECK(again == mems);
-    mn_vector_set_release(again);
+    check_reloaded(s, "chunk", &chunks, 3);
+    check_kept(s, "memory", mems);
     /* removed (the vectors of chunks that are not there: the trigger of their delete): new */
     int64_t removed = 0;
     CHECK_OK(mn_store_begin(s));
     CHECK_OK(mn_store_vectors_gc(s, &removed));
     CHECK_OK(mn_store_commit(s));
     CHECK(removed == 3);
-    CHECK_OK(mn_store_vectors_load(s, "http:kinds", "chunk", &again));
-    CHECK(again && again != chunks && again->n == 0);
+    check_reloaded(s, "chunk", &chunks, 0);
     mn_vector_set_release(chunks);
-    mn_vector_set_release(again);
     mn_vector_set_release(mems);
 
     /* the chunks are current from a sync that left nothing to embed until a chunk changes;
