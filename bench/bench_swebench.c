@@ -639,7 +639,6 @@ static bool stores_have_room(run *R)
     return false;
 }
 
-/* mnemo on one instance: checkout, index, search files and code. */
 /*
  * --signals: the file ranking of one instance, 50 files with every signal
  * of each (op_search.c), and its gold files, as one JSON line. A search of
@@ -682,6 +681,7 @@ static void write_signals(run *R, ev_store *st, const char *iid, const char *que
     json_decref(args);
 }
 
+/* mnemo on one instance: checkout, index, search files and code. */
 static int run_mnemo(run *R, const json_t *inst, git_repository *repo, git_commit *commit,
                      const tree_docs *d, const gold_vec *gold, mnemo_result *mr)
 {

@@ -168,13 +168,13 @@ typedef struct {
  * should exit 0 at once (--help, or no input: the skip note is printed),
  * or 2 on a usage error (message printed).
  */
+int ev_parse_args(ev_options *o, int argc, char **argv, const char *prog, const char *usage,
+                  const char *env_input);
 /* A bench's own option "NAME FILE" taken out of argv (*argc shrinks) before
  * ev_parse_args: *value is FILE, or stays NULL when absent. -1 when NAME has no
  * FILE after it (said on stderr with the usage). */
 int ev_take_option(int *argc, char **argv, const char *name, const char **value, const char *prog,
                    const char *usage);
-int ev_parse_args(ev_options *o, int argc, char **argv, const char *prog, const char *usage,
-                  const char *env_input);
 
 /* ---- the BM25 baseline (eval_bm25.c) ---- */
 
