@@ -112,7 +112,9 @@ none=${idB:0:10}ZZZZZZZZZZZZZZZZ
 [ "$none" != "$idB" ] || none=${idB:0:10}YYYYYYYYYYYYYYYY
 
 # ---- the oracle: B's id answers as an id that does not exist ----
-mask() { sed "s/$idB/ID/g; s/${idB:0:12}/ID/g; s/$none/ID/g; s/${none:0:12}/ID/g; s/\"id\":[0-9]*/\"id\":N/; s/\"took_ms\":[0-9.]*/\"took_ms\":T/g" "$1"; }
+# whole ids before prefixes: when beta's id has "ZZ" after its time part (1 run in 1,024),
+# none's first 12 characters are beta's, and a prefix masked first left none's tail behind
+mask() { sed "s/$idB/ID/g; s/$none/ID/g; s/${idB:0:12}/ID/g; s/${none:0:12}/ID/g; s/\"id\":[0-9]*/\"id\":N/; s/\"took_ms\":[0-9.]*/\"took_ms\":T/g" "$1"; }
 # same FRONT OP ARGS: run twice, @ replaced by B's id then by none (% by 12-character prefixes)
 same() {
     local front=$1 op=$2 args=$3 c1
