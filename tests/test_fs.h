@@ -30,4 +30,22 @@ static inline void rm_rf(const char *path)
     }
 }
 
+/* Whether the process maps the file at path (a line of /proc/self/maps ending in it: a
+ * SQLite store's -shm, also mapped, ends otherwise). */
+static inline bool file_mapped(const char *path)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    size_t n = strlen(path);
+    bool found = false;
+    if (!f)
+        abort(); /* Linux: the tests that ask run there */
+    while (!found && fgets(line, sizeof(line), f)) {
+        size_t len = strcspn(line, "\n");
+        found = len >= n && memcmp(line + len - n, path, n) == 0;
+    }
+    fclose(f);
+    return found;
+}
+
 #endif

@@ -37,6 +37,9 @@
  */
 #include "common.h"
 #include <git2.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "index/history.h"
 #include "store/store_index.h"
@@ -371,6 +374,7 @@ int mn_history_ingest(mn_store *s, const char *root, const mn_scanner *sc, unsig
     mn_map renamed = MN_MAP_INIT;
     char head_hex[GIT_OID_HEXSZ + sizeof(SHALLOW_MARK)];
     git_oid head;
+    bool unmapped = false;
     int rc = 0;
     *read_out = 0;
     if (!git)
@@ -391,6 +395,12 @@ int mn_history_ingest(mn_store *s, const char *root, const mn_scanner *sc, unsig
     if (rc == MN_ENOTFOUND)
         rc = 0;
     if (rc || (stored && !strcmp(stored, head_hex)))
+        goto out;
+    /* The pages `index` read through the store's map (sympy: ~70 MB, the resolver's and
+     * the full-text tidy's) would stay resident beside libgit2's while the walk reads:
+     * the index's peak was the two together (docs/internals/embeddings.md). The walk
+     * does not read the store; the commits' rows are written through SQLite's cache. */
+    if ((rc = mn_store_map_drop(s, &unmapped)) != 0)
         goto out;
     /* HEAD moved back or to another branch (or the head read last is gone): what was read
      * holds commits the work tree does not have; forget it and read from HEAD. A shallow
@@ -440,5 +450,15 @@ out:
     free(stored);
     git->repository_free(repo);
     git->libgit2_shutdown();
+    if (unmapped) {
+#ifdef __GLIBC__
+        /* libgit2's caches and the commits read (sympy: ~80 MB) are freed, but glibc
+         * keeps the pages: give them back before the next phase maps the store again */
+        malloc_trim(0);
+#endif
+        int mrc = mn_store_map_set(s, true);
+        if (rc == 0)
+            rc = mrc;
+    }
     return rc;
 }

@@ -701,13 +701,8 @@ int mn_embed_builtin_train(mn_store *s, bool force, mn_embed_train_stats *stats)
      * resident, counted in RSS on top of training's heap. Reads from here on (the corpus,
      * once) go through SQLite's page cache; the map comes back at the end. A back end
      * without a map has nothing to drop. */
-    if ((rc = mn_store_map_set(s, false)) == 0)
-        unmapped = true;
-    else if (rc == MN_EUNSUPPORTED)
-        mn_error_clear();
-    else
+    if ((rc = mn_store_map_drop(s, &unmapped)) != 0)
         goto out;
-    rc = 0;
     uint64_t t0 = mn_time_mono_ns();
     int64_t epoch = 0; /* the corpus as training reads it */
     if ((rc = mn_store_embed_corpus_epoch(s, &epoch)) != 0)

@@ -308,6 +308,17 @@ const char *mn_store_backend_name(const mn_store *s)
     return s->backend->name;
 }
 
+int mn_store_map_drop(mn_store *s, bool *dropped)
+{
+    int rc = mn_store_map_set(s, false);
+    *dropped = rc == 0;
+    if (rc == MN_EUNSUPPORTED) {
+        mn_error_clear();
+        rc = 0;
+    }
+    return rc;
+}
+
 /* ---- the wrappers ---- */
 
 static int unsupported(const mn_store *s, const char *fn)

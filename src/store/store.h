@@ -114,6 +114,12 @@ int mn_store_check(mn_store *s);
  * nothing (PostgreSQL).
  */
 int mn_store_map_set(mn_store *s, bool on);
+/**
+ * The map off for a phase that needs the memory (training, the history's read):
+ * mn_store_map_set(s, false), where *dropped says whether to set it on again at the
+ * phase's end. A back end without a map has nothing to drop: 0, *dropped false.
+ */
+int mn_store_map_drop(mn_store *s, bool *dropped);
 
 /* ---- memories (canonical JSON shape) ---- */
 

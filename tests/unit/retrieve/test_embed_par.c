@@ -204,24 +204,6 @@ static void test_same_model_any_threads(void)
     mn_buf_release(&path);
 }
 
-/* Whether the process maps the file at path (a line of /proc/self/maps ending in it: the
- * store's -shm, also mapped, ends otherwise). */
-static bool mapped(const char *path)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[4096];
-    size_t n = strlen(path);
-    bool found = false;
-    CHECK(f != NULL);
-    while (f && !found && fgets(line, sizeof(line), f)) {
-        size_t len = strcspn(line, "\n");
-        found = len >= n && memcmp(line + len - n, path, n) == 0;
-    }
-    if (f)
-        fclose(f);
-    return found;
-}
-
 /* Training drops the store's memory map (the pages `index` read through it stayed resident
  * on top of training's heap: ~83 MB on sympy) and turns it back on for the reads after. */
 static void test_training_drops_the_map(void)
@@ -235,20 +217,20 @@ static void test_training_drops_the_map(void)
     REQUIRE_OK(mn_store_open(&s, path.ptr, NULL));
     REQUIRE_OK(mn_store_embed_corpus_count(s, &n));
     CHECK(n == DOCS);
-    CHECK(mapped(path.ptr)); /* a read maps the file */
+    CHECK(file_mapped(path.ptr)); /* a read maps the file */
     REQUIRE_OK(mn_embed_builtin_train(s, true, &ts));
     CHECK(ts.trained && ts.embedded == DOCS);
-    CHECK(!mapped(path.ptr)); /* dropped by training, not mapped again until a read */
+    CHECK(!file_mapped(path.ptr)); /* dropped by training, not mapped again until a read */
     REQUIRE_OK(mn_store_embed_corpus_count(s, &n));
-    CHECK(mapped(path.ptr));
+    CHECK(file_mapped(path.ptr));
     /* off and on directly */
     REQUIRE_OK(mn_store_map_set(s, false));
-    CHECK(!mapped(path.ptr));
+    CHECK(!file_mapped(path.ptr));
     REQUIRE_OK(mn_store_embed_corpus_count(s, &n));
-    CHECK(!mapped(path.ptr) && n == DOCS); /* read through the page cache */
+    CHECK(!file_mapped(path.ptr) && n == DOCS); /* read through the page cache */
     REQUIRE_OK(mn_store_map_set(s, true));
     REQUIRE_OK(mn_store_embed_corpus_count(s, &n));
-    CHECK(mapped(path.ptr));
+    CHECK(file_mapped(path.ptr));
     mn_store_free(s);
     mn_buf_release(&path);
 }
