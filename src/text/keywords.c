@@ -25,6 +25,7 @@
 
 #include "common.h"
 #include "text/keywords.h"
+#include "text/scan.h"
 #include "util/buf.h"
 #include "util/map.h"
 #include "util/vec.h"
@@ -204,6 +205,11 @@ int mn_keywords_extract(mn_keyword **out, size_t *out_n, const char *text, size_
     *out_n = 0;
     if (len == 0 || max_n == 0)
         return 0;
+    /* a redacted text's markers are not its words: "[REDACTED:aws-access-key-id]" made
+     * "REDACTED" a memory's keyword (and the rule's words, which the text may not hold) */
+    char *unmarked = mn_scan_unmarked(text, len);
+    if (unmarked)
+        text = unmarked;
     if (lang == MN_LANG_UNKNOWN)
         lang = mn_lang_detect(text, len);
     kw_ctx k = {.text = text, .lang = lang, .index = MN_MAP_INIT};
@@ -252,6 +258,7 @@ int mn_keywords_extract(mn_keyword **out, size_t *out_n, const char *text, size_
     }
     mn_map_release(&k.index);
     mn_vec_release(&k.cands);
+    free(unmarked);
     return 0;
 }
 

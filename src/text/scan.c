@@ -181,6 +181,17 @@ static bool id_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
 }
 
+/* The end of the "[REDACTED:<id>]" at p (one past its ']'), or NULL when p starts none. */
+static const char *marker_end(const char *p, const char *end)
+{
+    const char *q = p + MARKER_OPEN_LEN;
+    if (end - p < MARKER_OPEN_LEN + 2 || memcmp(p, MARKER_OPEN, MARKER_OPEN_LEN) != 0)
+        return NULL;
+    while (q < end && q - p < MARKER_ID_MAX && id_char(*q))
+        q++;
+    return q < end && *q == ']' && q > p + MARKER_OPEN_LEN ? q + 1 : NULL;
+}
+
 /* A copy of text with each "[REDACTED:<id>]" that starts at one of the
  * prefilter's marker offsets blanked (same length), or NULL when there is
  * none. */
@@ -188,17 +199,35 @@ static char *blank_markers(const char *text, size_t len, const size_t *at, size_
 {
     char *copy = NULL;
     for (size_t i = 0; i < n; i++) {
-        const char *p = text + at[i], *end = text + len;
-        const char *q = p + MARKER_OPEN_LEN;
-        while (q < end && q - p < MARKER_ID_MAX && id_char(*q))
-            q++;
-        if (q < end && *q == ']' && q > p + MARKER_OPEN_LEN) {
+        const char *p = text + at[i], *e = marker_end(p, text + len);
+        if (e) {
             if (!copy) {
                 copy = mn_malloc(len);
                 memcpy(copy, text, len);
             }
-            memset(copy + (p - text), ' ', (size_t)(q + 1 - p));
+            memset(copy + (p - text), ' ', (size_t)(e - p));
         }
+    }
+    return copy;
+}
+
+char *mn_scan_unmarked(const char *text, size_t len)
+{
+    char *copy = NULL;
+    const char *end = text + len, *p = text;
+    while ((p = memmem(p, (size_t)(end - p), MARKER_OPEN, MARKER_OPEN_LEN)) != NULL) {
+        const char *e = marker_end(p, end);
+        if (!e) {
+            p += MARKER_OPEN_LEN;
+            continue;
+        }
+        if (!copy) {
+            copy = mn_malloc(len + 1);
+            memcpy(copy, text, len);
+            copy[len] = '\0';
+        }
+        memset(copy + (p - text), ' ', (size_t)(e - p));
+        p = e;
     }
     return copy;
 }

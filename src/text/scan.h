@@ -97,6 +97,14 @@ int mn_scan_find_redact(mn_scan_hit **hits, size_t *n, mn_buf *out, const mn_sca
                         const char *text, size_t len, unsigned classes, mn_scan_summary *sum);
 
 /**
+ * A copy of text[0, len) (NUL-terminated) with each redaction marker,
+ * "[REDACTED:<rule id>]", blanked to as many spaces, or NULL when it holds
+ * none: for reading a redacted text's own words (a marker's "REDACTED",
+ * "aws", "key" are not what the text says).
+ */
+char *mn_scan_unmarked(const char *text, size_t len);
+
+/**
  * true when a project's file allow-lists this repository path (a glob such
  * as "*.pem", or "tests/fixtures/" for a directory): the index then stores
  * that file's text as is.

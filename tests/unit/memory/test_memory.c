@@ -296,6 +296,26 @@ static void test_secrets_redacted(void)
     CHECK(strstr(json_string_value(json_object_get(m, "body")), "FAKEa1b2") == NULL);
     json_decref(m);
 
+    /* keywords made from a redacted text are its words, not its markers' ("REDACTED",
+     * "github", "pat" of "[REDACTED:github-pat]") */
+    in = json_pack("{s:s,s:s}", "title", "Release token location", "body",
+                   "The release job reads " FAKE_TOKEN " from the vault before publishing.");
+    REQUIRE_OK(mn_memory_save(&out, s, &cfg, in));
+    json_decref(in);
+    REQUIRE_OK(mn_store_memory_get(s, &m, json_string_value(json_object_get(out, "id"))));
+    json_decref(out);
+    const json_t *kws = json_object_get(json_object_get(m, "context"), "trigger_keywords");
+    CHECK(json_array_size(kws) > 0);
+    size_t i;
+    json_t *kw;
+    json_array_foreach(kws, i, kw)
+    {
+        const char *k = json_string_value(kw);
+        CHECK(k && strcasecmp(k, "redacted") != 0 && strcmp(k, "github") != 0 &&
+              strcmp(k, "pat") != 0 && strcmp(k, "github-pat") != 0);
+    }
+    json_decref(m);
+
     /* a memory that is mostly a secret is refused, and says which rule */
     in = json_pack("{s:s}", "body", FAKE_TOKEN);
     CHECK(mn_memory_save(&out, s, &cfg, in) == MN_EINVAL);

@@ -1,7 +1,8 @@
 /*
  * test_keywords.c - TF-IDF keywords: corpus rarity beats frequency of common
  * words, identifiers keep their spelling and outrank their pieces, stop
- * words and numbers never come out, the limit holds, no corpus still works.
+ * words and numbers never come out, the limit holds, no corpus still works,
+ * a redacted text's markers ("[REDACTED:github-pat]") give no keyword.
  */
 #include "common.h"
 #include "text/keywords.h"
@@ -96,4 +97,34 @@ static void test_edges(void)
     mn_keywords_free(NULL, 0);
 }
 
-MN_TEST_MAIN(MN_TEST(test_tfidf), MN_TEST(test_display_forms), MN_TEST(test_edges))
+/* A redacted text's markers are not its words; text that only looks like a marker is. */
+static void test_redaction_markers(void)
+{
+    mn_keyword *kw = NULL;
+    size_t n = 0;
+    const char *text = "Deploy token [REDACTED:github-pat] rotates; staging uses "
+                       "[REDACTED:aws-access-key-id] with [REDACTED:] and [REDACTED:Odd Id] left";
+    REQUIRE_OK(mn_keywords_extract(&kw, &n, text, strlen(text), MN_LANG_EN, NULL, 20));
+    CHECK(has(kw, n, "deploy") && has(kw, n, "rotates") && has(kw, n, "staging"));
+    CHECK(!has(kw, n, "github-pat") && !has(kw, n, "github") && !has(kw, n, "pat"));
+    CHECK(!has(kw, n, "aws-access-key-id") && !has(kw, n, "aws") && !has(kw, n, "access"));
+    /* "[REDACTED:]" and "[REDACTED:Odd Id]" are no markers (no id; an id is lower case) */
+    CHECK(has(kw, n, "REDACTED") && has(kw, n, "odd"));
+    mn_keywords_free(kw, n);
+    /* the same words without the markers: the same keywords, in the same order */
+    const char *plain = "Deploy token rotates; staging uses with and left";
+    mn_keyword *kw2 = NULL;
+    size_t n2 = 0;
+    const char *marked = "Deploy token [REDACTED:github-pat] rotates; staging uses "
+                         "[REDACTED:aws-access-key-id] with and left";
+    REQUIRE_OK(mn_keywords_extract(&kw, &n, marked, strlen(marked), MN_LANG_EN, NULL, 20));
+    REQUIRE_OK(mn_keywords_extract(&kw2, &n2, plain, strlen(plain), MN_LANG_EN, NULL, 20));
+    CHECK(n == n2);
+    for (size_t i = 0; i < n && i < n2; i++)
+        CHECK_STR(kw[i].text, kw2[i].text);
+    mn_keywords_free(kw, n);
+    mn_keywords_free(kw2, n2);
+}
+
+MN_TEST_MAIN(MN_TEST(test_tfidf), MN_TEST(test_display_forms), MN_TEST(test_edges),
+             MN_TEST(test_redaction_markers))
