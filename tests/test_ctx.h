@@ -15,8 +15,9 @@
 #include "test_fs.h"
 #include "test_json.h"
 
-static char test_tmp[64];
-static mn_ctx *test_ctx;
+/* unused by the tests that open contexts of their own (test_ctx_at) */
+__attribute__((unused)) static char test_tmp[64];
+__attribute__((unused)) static mn_ctx *test_ctx;
 
 /* mn_api_call on the test's context; args are taken; NULL (and a line on stderr) on failure. */
 static inline json_t *test_call(const char *op, json_t *args)
@@ -30,6 +31,21 @@ static inline json_t *test_call(const char *op, json_t *args)
     return out;
 }
 
+/* A context on the store db (made when new), started in dir, actor "test", no progress
+ * lines: front_end MN_FRONT_LOCAL_CLI for a person's saves, MN_FRONT_RELAYED for an
+ * agent's. NULL when it cannot be opened (mn_error_last says why). */
+static inline mn_ctx *test_ctx_at(const char *db, const char *dir, mn_front_end front_end)
+{
+    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
+    mn_ctx *ctx = NULL;
+    o.db_path = db;
+    o.start_dir = dir;
+    o.actor = "test";
+    o.progress = false;
+    o.front_end = front_end;
+    return mn_ctx_open(&ctx, &o) == 0 ? ctx : NULL;
+}
+
 /* A store in a new directory /tmp/mnemo-test-<name>-XXXXXX; aborts when it cannot be made. */
 static inline void test_ctx_open(const char *name)
 {
@@ -41,14 +57,8 @@ static inline void test_ctx_open(const char *name)
     unsetenv("MNEMO_PROJECT");
     mn_buf db = MN_BUF_INIT;
     mn_buf_printf(&db, "%s/store/mnemo.db", test_tmp);
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    o.db_path = db.ptr;
-    o.start_dir = test_tmp;
-    o.actor = "test";
-    o.progress = false;
     /* a person's saves (an agent's need structured context; test_ops.c checks that) */
-    o.front_end = MN_FRONT_LOCAL_CLI;
-    if (mn_ctx_open(&test_ctx, &o) != 0)
+    if ((test_ctx = test_ctx_at(db.ptr, test_tmp, MN_FRONT_LOCAL_CLI)) == NULL)
         abort();
     mn_buf_release(&db);
     json_decref(test_call("config", J("{'action':'set','key':'embed.provider','value':'off'}")));

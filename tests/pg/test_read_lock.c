@@ -24,6 +24,7 @@
 #include "api/api_internal.h"
 #include "test.h"
 #include "test_fs.h"
+#include "test_ctx.h"
 #include "test_json.h"
 #include "test_store.h"
 
@@ -102,14 +103,8 @@ static bool wait_done(worker *w, int ms)
 
 static mn_ctx *open_ctx(const char *db)
 {
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    mn_ctx *ctx = NULL;
-    o.db_path = db;
-    o.start_dir = tmp;
-    o.actor = "test";
-    o.progress = false;
-    o.front_end = MN_FRONT_LOCAL_CLI;
-    if (mn_ctx_open(&ctx, &o) != 0) {
+    mn_ctx *ctx = test_ctx_at(db, tmp, MN_FRONT_LOCAL_CLI);
+    if (!ctx) {
         fprintf(stderr, "cannot open the store: %s\n", mn_error_last());
         abort();
     }

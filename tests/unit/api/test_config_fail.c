@@ -24,6 +24,7 @@
 #include "store/sqlite/sqlite_internal.h"
 #include "test.h"
 #include "test_fs.h"
+#include "test_ctx.h"
 
 static void test_read_fails_midway(void)
 {
@@ -31,14 +32,8 @@ static void test_read_fails_midway(void)
     snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-configfail-XXXXXX");
     REQUIRE(mkdtemp(tmp));
     snprintf(db, sizeof(db), "%s/mnemo.db", tmp);
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    mn_ctx *ctx = NULL;
-    o.db_path = db;
-    o.start_dir = tmp;
-    o.actor = "test";
-    o.progress = false;
-    o.front_end = MN_FRONT_LOCAL_CLI;
-    REQUIRE(mn_ctx_open(&ctx, &o) == 0);
+    mn_ctx *ctx = test_ctx_at(db, tmp, MN_FRONT_LOCAL_CLI);
+    REQUIRE(ctx != NULL);
 
     /* the settings read as they are: every one answers */
     mn_embed_options eo = MN_EMBED_OPTIONS_INIT;
@@ -67,18 +62,6 @@ static void test_read_fails_midway(void)
     rm_rf(tmp);
 }
 
-static mn_ctx *open_ctx(const char *dir, const char *db)
-{
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    mn_ctx *ctx = NULL;
-    o.db_path = db;
-    o.start_dir = dir;
-    o.actor = "test";
-    o.progress = false;
-    o.front_end = MN_FRONT_LOCAL_CLI;
-    return mn_ctx_open(&ctx, &o) == 0 ? ctx : NULL;
-}
-
 /* `config get KEY` through the operation table: the value shown */
 static char *get(mn_ctx *ctx, const char *key)
 {
@@ -97,7 +80,8 @@ static void test_each_op_reads_anew(void)
     snprintf(tmp, sizeof(tmp), "/tmp/mnemo-test-configrows-XXXXXX");
     REQUIRE(mkdtemp(tmp));
     snprintf(db, sizeof(db), "%s/mnemo.db", tmp);
-    mn_ctx *a = open_ctx(tmp, db), *b = open_ctx(tmp, db);
+    mn_ctx *a = test_ctx_at(db, tmp, MN_FRONT_LOCAL_CLI),
+           *b = test_ctx_at(db, tmp, MN_FRONT_LOCAL_CLI);
     REQUIRE(a && b);
     char *v = get(a, "embed.batch");
     CHECK(v && strcmp(v, "32") == 0);

@@ -17,6 +17,7 @@
 #include "api/api_internal.h"
 #include "test.h"
 #include "test_fs.h"
+#include "test_ctx.h"
 #include "test_json.h"
 
 #define THREADS 8
@@ -35,14 +36,8 @@ static const char *const words[] = {
 
 static mn_ctx *open_ctx(void)
 {
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    mn_ctx *ctx = NULL;
-    o.db_path = db;
-    o.start_dir = tmp;
-    o.actor = "test";
-    o.progress = false;
-    o.front_end = MN_FRONT_LOCAL_CLI;
-    if (mn_ctx_open(&ctx, &o) != 0) {
+    mn_ctx *ctx = test_ctx_at(db, tmp, MN_FRONT_LOCAL_CLI);
+    if (!ctx) {
         fprintf(stderr, "cannot open %s: %s\n", db, mn_error_last());
         abort();
     }

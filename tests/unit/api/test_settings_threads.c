@@ -17,6 +17,7 @@
 #include "api/api_internal.h"
 #include "test.h"
 #include "test_fs.h"
+#include "test_ctx.h"
 
 #define THREADS 16
 #define ROUNDS  12
@@ -32,13 +33,8 @@ typedef struct {
 
 static mn_ctx *open_ctx(void)
 {
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
-    mn_ctx *ctx = NULL;
-    o.db_path = db;
-    o.start_dir = tmp;
-    o.actor = "test";
-    o.progress = false;
-    if (mn_ctx_open(&ctx, &o) != 0) {
+    mn_ctx *ctx = test_ctx_at(db, tmp, MN_FRONT_RELAYED);
+    if (!ctx) {
         fprintf(stderr, "cannot open %s: %s\n", db, mn_error_last());
         abort();
     }

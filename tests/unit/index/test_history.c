@@ -69,14 +69,10 @@ static const char *store = "store"; /* the directory of the store in use, in tes
 static void use_store(const char *name)
 {
     mn_buf db = MN_BUF_INIT;
-    mn_ctx_options o = MN_CTX_OPTIONS_INIT;
     mn_ctx_free(test_ctx);
     store = name;
     mn_buf_printf(&db, "%s/%s/mnemo.db", test_tmp, name);
-    o.db_path = db.ptr;
-    o.start_dir = test_tmp;
-    o.actor = "test";
-    if (mn_ctx_open(&test_ctx, &o) != 0)
+    if ((test_ctx = test_ctx_at(db.ptr, test_tmp, MN_FRONT_RELAYED)) == NULL)
         abort();
     mn_buf_release(&db);
     json_decref(test_call("config", J("{'action':'set','key':'embed.provider','value':'off'}")));
