@@ -212,9 +212,25 @@ static int ensure_project(mn_store *s, const char *name, const char *root)
  * them. Too late when the process used SQLite already (SQLITE_MISUSE):
  * then nothing changes, which is fine.
  */
+/*
+ * SQLite's own log (sqlite3_log): a corruption says where SQLite found it ("database corruption
+ * at line N of [...]"), which the "database disk image is malformed" of the error does not, so
+ * it is shown at the default level; the rest (a statement prepared again after a schema
+ * change, a write-ahead log recovered, an I/O error the caller reports in its own words) only
+ * with MNEMO_LOG=debug. Called on any thread, and never calls SQLite.
+ */
+static void on_sqlite_log(void *payload, int code, const char *msg)
+{
+    MN_UNUSED(payload);
+    mn_log((code & 0xff) == SQLITE_CORRUPT ? MN_LOG_WARN : MN_LOG_DEBUG, "sqlite (%d): %s", code,
+           msg ? msg : "");
+}
+
 static void sqlite_setup(void)
 {
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    /* before SQLite's first initialization, or refused (SQLITE_MISUSE) and nothing is lost */
+    (void)sqlite3_config(SQLITE_CONFIG_LOG, on_sqlite_log, (void *)NULL);
 }
 
 /* ---- what a file is, before anything is written to it ---- */
