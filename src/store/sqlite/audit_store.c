@@ -34,13 +34,6 @@
 /* The actions of reads: the rows mn_store_audit_prune_reads may delete. */
 #define READ_ACTIONS MN_STORE_READ_ACTIONS
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 /* The filters, bound the same way in the count and the page (?1 project ... ?4 actor). */
 #define WHERE                                                                                  \
     " WHERE project_id = ?1 AND (?2 IS NULL OR ts >= ?2) AND (?3 IS NULL OR action = ?3) AND " \
@@ -111,7 +104,7 @@ int mn_sqlite__audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, 
             *total = sqlite3_column_int64(st, 0);
         sqlite3_reset(st);
         if (step != SQLITE_ROW)
-            return fail(s, "cannot read the audit log");
+            return mn_sqlite__fail(s, "cannot read the audit log");
     }
     if (!(st = mn_sqlite__stmt(s, page_sql(f))))
         return mn_error_last_code();
@@ -131,7 +124,7 @@ int mn_sqlite__audit_list(mn_store *s, const mn_audit_filter *f, json_t **rows, 
     sqlite3_reset(st);
     if (step != SQLITE_DONE) {
         json_decref(arr);
-        return fail(s, "cannot read the audit log");
+        return mn_sqlite__fail(s, "cannot read the audit log");
     }
     *rows = arr;
     return 0;

@@ -13,13 +13,6 @@
 #include "store/store_search.h"
 #include "store/sqlite/sqlite_internal.h"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 int mn_sqlite__symbols_named(mn_store *s, const char *const *names, size_t n,
                              int (*cb)(void *payload, size_t which, const mn_symbol_def *d),
                              void *payload)
@@ -51,7 +44,7 @@ int mn_sqlite__symbols_named(mn_store *s, const char *const *names, size_t n,
                 break;
         }
         if (rc == 0 && step != SQLITE_DONE)
-            rc = fail(s, "cannot look up symbols");
+            rc = mn_sqlite__fail(s, "cannot look up symbols");
     }
     sqlite3_reset(st);
     return rc;
@@ -85,7 +78,7 @@ int mn_sqlite__declared_named(mn_store *s, const char *const *names, size_t n,
                 break;
         }
         if (rc == 0 && step != SQLITE_DONE)
-            rc = fail(s, "cannot look up declared names");
+            rc = mn_sqlite__fail(s, "cannot look up declared names");
     }
     sqlite3_reset(st);
     return rc;
@@ -154,7 +147,7 @@ int mn_sqlite__file_neighbours(mn_store *s, const int64_t *files, size_t n, size
                     break;
             }
             if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-                rc = fail(s, "cannot read the graph");
+                rc = mn_sqlite__fail(s, "cannot read the graph");
             sqlite3_reset(st);
         }
     }
@@ -185,7 +178,7 @@ int mn_sqlite__index_stamp(mn_store *s, mn_index_stamp *out)
             h = (h ^ (unsigned char)*c) * 1099511628211ULL;
         out->store = h ^ (uint64_t)s->project_id * 0x9e3779b97f4a7c15ULL;
     } else {
-        rc = fail(s, "cannot read the index");
+        rc = mn_sqlite__fail(s, "cannot read the index");
     }
     sqlite3_reset(st);
     return rc;
@@ -218,7 +211,7 @@ int mn_sqlite__files_by_id(mn_store *s, const int64_t *ids, size_t n,
             f.rank = sqlite3_column_double(st, 8);
             rc = cb(payload, &f);
         } else if (step != SQLITE_DONE) {
-            rc = fail(s, "cannot read the index");
+            rc = mn_sqlite__fail(s, "cannot read the index");
         }
     }
     sqlite3_reset(st);
@@ -240,7 +233,7 @@ int mn_sqlite__file_imports(mn_store *s, const char *path,
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
         rc = cb(payload, sqlite3_column_int64(st, 0));
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the index");
+        rc = mn_sqlite__fail(s, "cannot read the index");
     sqlite3_reset(st);
     return rc;
 }

@@ -16,13 +16,6 @@
 #include "store/store_search.h"
 #include "store/sqlite/sqlite_internal.h"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 int mn_sqlite__history_head(mn_store *s, char **out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT head FROM history_state WHERE project_id = ?1");
@@ -35,7 +28,7 @@ int mn_sqlite__history_head(mn_store *s, char **out)
         *out = mn_strdup((const char *)sqlite3_column_text(st, 0));
     int rc = step == SQLITE_ROW    ? 0
              : step == SQLITE_DONE ? mn_error_set(MN_ENOTFOUND, "no history read yet")
-                                   : fail(s, "cannot read the history head");
+                                   : mn_sqlite__fail(s, "cannot read the history head");
     sqlite3_reset(st);
     return rc;
 }
@@ -55,7 +48,7 @@ int mn_sqlite__history_add(mn_store *s, const mn_commit_rec *c)
     int step = sqlite3_step(st);
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
-        return fail(s, "cannot store a commit");
+        return mn_sqlite__fail(s, "cannot store a commit");
     if (sqlite3_changes(sq(s)->db) == 0)
         return 0; /* stored by an earlier read */
     int64_t id = sqlite3_last_insert_rowid(sq(s)->db);
@@ -68,7 +61,7 @@ int mn_sqlite__history_add(mn_store *s, const mn_commit_rec *c)
         step = sqlite3_step(st);
         sqlite3_reset(st);
         if (step != SQLITE_DONE)
-            return fail(s, "cannot store a commit's paths");
+            return mn_sqlite__fail(s, "cannot store a commit's paths");
     }
     return 0;
 }
@@ -87,7 +80,7 @@ static int run(mn_store *s, const char *sql, int64_t arg, const char *text, cons
     }
     int step = sqlite3_step(st);
     sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : fail(s, what);
+    return step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, what);
 }
 
 int mn_sqlite__history_finish(mn_store *s, const char *head, size_t keep)
@@ -132,7 +125,7 @@ int mn_sqlite__history_clear(mn_store *s)
     if (step == SQLITE_DONE)
         return 0; /* nothing read: nothing to write either */
     if (step != SQLITE_ROW)
-        return fail(s, "cannot read the history");
+        return mn_sqlite__fail(s, "cannot read the history");
     int rc = mn_store_begin(s);
     if (rc == 0)
         rc = run(s, "DELETE FROM history_docs WHERE project_id = ?1", 0, NULL,
@@ -166,7 +159,7 @@ int mn_sqlite__history_rename(mn_store *s, const char *from, const char *to)
     sqlite3_bind_text(st, 3, to, -1, SQLITE_STATIC);
     int step = sqlite3_step(st);
     sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : fail(s, "cannot rename a path of the history");
+    return step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot rename a path of the history");
 }
 
 int mn_sqlite__history_files(mn_store *s, const char *match, size_t limit,

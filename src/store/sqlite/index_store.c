@@ -25,18 +25,11 @@
 #include "util/map.h"
 #include "util/vec.h"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 static int run(mn_store *s, sqlite3_stmt *st, const char *what)
 {
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(s, what);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : mn_sqlite__fail(s, what);
 }
 
 static void text_or_null(sqlite3_stmt *st, int i, const char *v)
@@ -65,7 +58,7 @@ int mn_sqlite__file_lookup(mn_store *s, int64_t *id, char hash[MN_HASH_HEX], con
         return 0;
     if (rc == SQLITE_DONE)
         return MN_ENOTFOUND;
-    return fail(s, "cannot read the index");
+    return mn_sqlite__fail(s, "cannot read the index");
 }
 
 static int run_for_id(mn_store *s, const char *const *sql, size_t n, int64_t id)
@@ -143,7 +136,7 @@ static int old_symbols_load(mn_store *s, int64_t file_id, mn_map *out)
         mn_vec_push(&o->ids, sqlite3_column_int64(st, 0));
     }
     sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : fail(s, "cannot read the index");
+    return step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot read the index");
 }
 
 /* Delete the old symbols nobody reused; free the map. */
@@ -344,7 +337,7 @@ static int each_id(mn_store *s, sqlite3_stmt *st, int (*cb)(void *payload, int64
         if ((rc = cb(payload, sqlite3_column_int64(st, 0))) != 0)
             break;
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the index");
+        rc = mn_sqlite__fail(s, "cannot read the index");
     return rc;
 }
 
@@ -370,7 +363,7 @@ int mn_sqlite__files_each(mn_store *s, const char *glob,
                            "SELECT id, path, language, role, content_hash, size, lines, mtime, "
                            "rank FROM files WHERE project_id = ?1 ORDER BY path",
                            -1, &st, NULL) != SQLITE_OK)
-        return fail(s, "cannot list files");
+        return mn_sqlite__fail(s, "cannot list files");
     sqlite3_bind_int64(st, 1, s->project_id);
     int rc = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -390,7 +383,7 @@ int mn_sqlite__files_each(mn_store *s, const char *glob,
             break;
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot list files");
+        rc = mn_sqlite__fail(s, "cannot list files");
     sqlite3_finalize(st);
     return rc;
 }
@@ -417,7 +410,7 @@ int mn_sqlite__index_counts(mn_store *s, mn_index_counts *out)
         out->chunks = sqlite3_column_int64(st, 4);
     }
     sqlite3_reset(st);
-    return rc == SQLITE_ROW ? 0 : fail(s, "cannot count the index");
+    return rc == SQLITE_ROW ? 0 : mn_sqlite__fail(s, "cannot count the index");
 }
 
 int mn_sqlite__set_rank(mn_store *s, const char *kind, int64_t id, double rank)
@@ -484,7 +477,7 @@ static int sym_file_load(mn_store *s, sym_file_map *m)
         free(m->items);
         m->items = NULL;
         m->len = 0;
-        return fail(s, "cannot read the index");
+        return mn_sqlite__fail(s, "cannot read the index");
     }
     if (m->len > 1)
         qsort(m->items, m->len, sizeof(*m->items), cmp_sym_file);
@@ -523,7 +516,7 @@ int mn_sqlite__edges_unresolved_each(mn_store *s, int (*cb)(void *payload, const
                            "WHERE e.project_id = ?1 AND e.dst_id IS NULL ORDER BY e.id",
                            -1, &st, NULL) != SQLITE_OK) {
         free(map.items);
-        return fail(s, "cannot read the graph");
+        return mn_sqlite__fail(s, "cannot read the graph");
     }
     sqlite3_bind_int64(st, 1, s->project_id);
     int step;
@@ -542,7 +535,7 @@ int mn_sqlite__edges_unresolved_each(mn_store *s, int (*cb)(void *payload, const
             break;
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the graph");
+        rc = mn_sqlite__fail(s, "cannot read the graph");
     sqlite3_finalize(st);
     free(map.items);
     return rc;
@@ -621,7 +614,7 @@ int mn_sqlite__edges_each(mn_store *s, const mn_edge_query *q,
             break;
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the graph");
+        rc = mn_sqlite__fail(s, "cannot read the graph");
     sqlite3_reset(st);
     return rc;
 }
@@ -644,7 +637,7 @@ int mn_sqlite__file_incoming_each(mn_store *s, int64_t file_id,
                      (const char *)sqlite3_column_text(st, 1))) != 0)
             break;
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the graph");
+        rc = mn_sqlite__fail(s, "cannot read the graph");
     sqlite3_reset(st);
     return rc;
 }
@@ -665,7 +658,7 @@ int mn_sqlite__symbols_named_each(mn_store *s, const char *name,
         if ((rc = cb(payload, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1))) != 0)
             break;
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot list symbols");
+        rc = mn_sqlite__fail(s, "cannot list symbols");
     sqlite3_reset(st);
     return rc;
 }
@@ -688,7 +681,7 @@ int mn_sqlite__file_symbol_names_each(mn_store *s, int64_t file_id,
             break;
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot list symbols");
+        rc = mn_sqlite__fail(s, "cannot list symbols");
     sqlite3_reset(st);
     return rc;
 }
@@ -707,7 +700,7 @@ int mn_sqlite__symbols_each(mn_store *s, const char *name,
               "y.start_line, y.end_line, y.rank FROM symbols y JOIN files f ON f.id = y.file_id "
               "WHERE f.project_id = ?1 ORDER BY f.path, y.start_line";
     if (sqlite3_prepare_v2(sq(s)->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return fail(s, "cannot list symbols");
+        return mn_sqlite__fail(s, "cannot list symbols");
     sqlite3_bind_int64(st, 1, s->project_id);
     if (name && !glob)
         sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
@@ -730,7 +723,7 @@ int mn_sqlite__symbols_each(mn_store *s, const char *name,
             break;
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot list symbols");
+        rc = mn_sqlite__fail(s, "cannot list symbols");
     sqlite3_finalize(st);
     return rc;
 }
@@ -783,7 +776,7 @@ int mn_sqlite__graph_each(mn_store *s, const char *level,
             "SELECT src_kind, src_id, dst_kind, dst_id, weight FROM edges NOT INDEXED "
             "WHERE project_id = ?1 AND dst_id IS NOT NULL",
             -1, &st, NULL) != SQLITE_OK) {
-        rc = fail(s, "cannot read the graph");
+        rc = mn_sqlite__fail(s, "cannot read the graph");
         goto out;
     }
     sqlite3_bind_int64(st, 1, s->project_id);
@@ -809,7 +802,7 @@ int mn_sqlite__graph_each(mn_store *s, const char *level,
             pair_push(&v, src, dst, w);
     }
     if (step != SQLITE_DONE) {
-        rc = fail(s, "cannot read the graph");
+        rc = mn_sqlite__fail(s, "cannot read the graph");
         goto out;
     }
     if (v.len > 1)
@@ -839,7 +832,7 @@ int mn_sqlite__node_ids_each(mn_store *s, const char *level, int (*cb)(void *pay
                           : "SELECT y.id FROM symbols y JOIN files f ON f.id = y.file_id "
                             "WHERE f.project_id = ?1 ORDER BY y.id";
     if (sqlite3_prepare_v2(sq(s)->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return fail(s, "cannot read the index");
+        return mn_sqlite__fail(s, "cannot read the index");
     sqlite3_bind_int64(st, 1, s->project_id);
     int rc = each_id(s, st, cb, payload);
     sqlite3_finalize(st);
@@ -887,7 +880,7 @@ int mn_sqlite__neighbours_each(mn_store *s, const char *level, int64_t id, bool 
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot read the graph");
+        rc = mn_sqlite__fail(s, "cannot read the graph");
     sqlite3_reset(st);
     return rc;
 }

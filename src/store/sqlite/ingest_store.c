@@ -13,18 +13,11 @@
 #include "store/store_ingest.h"
 #include "store/sqlite/sqlite_internal.h"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 static int done(mn_store *s, sqlite3_stmt *st, const char *what)
 {
     int step = sqlite3_step(st);
     sqlite3_reset(st);
-    return step == SQLITE_DONE || step == SQLITE_ROW ? 0 : fail(s, what);
+    return step == SQLITE_DONE || step == SQLITE_ROW ? 0 : mn_sqlite__fail(s, what);
 }
 
 static void bind_str(sqlite3_stmt *st, int i, const char *v)
@@ -131,7 +124,7 @@ int mn_sqlite__git_commit_finish(mn_store *s, const mn_git_commit_rec *c)
         step = sqlite3_step(st);
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
-        return fail(s, "cannot store a commit");
+        return mn_sqlite__fail(s, "cannot store a commit");
     if (!id)
         return mn_error_set(MN_EINTERNAL, "commit '%.12s' was not claimed", c->sha);
     st = mn_sqlite__stmt(s, "INSERT OR IGNORE INTO git_commit_files(commit_id, path, status) "
@@ -161,7 +154,7 @@ int mn_sqlite__git_commits_done_each(mn_store *s, int (*cb)(void *payload, const
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
         rc = cb(payload, col(st, 0));
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the commits ingested");
+        rc = mn_sqlite__fail(s, "cannot read the commits ingested");
     sqlite3_reset(st);
     return rc;
 }
@@ -183,7 +176,7 @@ int mn_sqlite__git_commit_counts(mn_store *s, int64_t *done_n, int64_t *claimed,
             *newest = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : mn_strdup(col(st, 2));
     }
     sqlite3_reset(st);
-    return step == SQLITE_ROW ? 0 : fail(s, "cannot count the commits ingested");
+    return step == SQLITE_ROW ? 0 : mn_sqlite__fail(s, "cannot count the commits ingested");
 }
 
 int mn_sqlite__git_commit_get(mn_store *s, const char *sha, json_t **out)
@@ -200,7 +193,7 @@ int mn_sqlite__git_commit_get(mn_store *s, const char *sha, json_t **out)
         sqlite3_reset(st);
         return step == SQLITE_DONE
                    ? mn_error_set(MN_ENOTFOUND, "commit '%.40s' was not ingested", sha)
-                   : fail(s, "cannot read a commit");
+                   : mn_sqlite__fail(s, "cannot read a commit");
     }
     int64_t id = sqlite3_column_int64(st, 0);
     json_t *o = json_object();
@@ -230,7 +223,7 @@ int mn_sqlite__git_commit_get(mn_store *s, const char *sha, json_t **out)
     json_object_set_new(o, "files", files);
     if (step != SQLITE_DONE) {
         json_decref(o);
-        return fail(s, "cannot read a commit's files");
+        return mn_sqlite__fail(s, "cannot read a commit's files");
     }
     *out = o;
     return 0;
@@ -253,7 +246,7 @@ int mn_sqlite__git_commits_for_path(mn_store *s, const char *path, size_t limit,
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
         rc = cb(payload, col(st, 0), sqlite3_column_int64(st, 1));
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the commits of a path");
+        rc = mn_sqlite__fail(s, "cannot read the commits of a path");
     sqlite3_reset(st);
     return rc;
 }
@@ -280,7 +273,7 @@ int mn_sqlite__ingest_key_get(mn_store *s, const char *key, char uid[27], char *
     if (step == SQLITE_ROW)
         return 0;
     return step == SQLITE_DONE ? mn_error_set(MN_ENOTFOUND, "no memory under '%.80s'", key)
-                               : fail(s, "cannot read an ingest key");
+                               : mn_sqlite__fail(s, "cannot read an ingest key");
 }
 
 int mn_sqlite__ingest_key_set(mn_store *s, const char *key, const char *uid, const char *hash)
@@ -331,7 +324,7 @@ int mn_sqlite__ingest_keys_each(mn_store *s, const char *prefix,
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         json_array_append_new(rows, json_pack("[s,s]", col(st, 0), col(st, 1)));
     sqlite3_reset(st);
-    int rc = step == SQLITE_DONE ? 0 : fail(s, "cannot read the ingest keys");
+    int rc = step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot read the ingest keys");
     size_t i;
     json_t *r;
     json_array_foreach(rows, i, r)
@@ -407,7 +400,7 @@ int mn_sqlite__task_get(mn_store *s, const char *external_id, json_t **out)
                                   "issue '%.80s' is not known: ingest it first (mnemo ingest "
                                   "issues FILE)",
                                   external_id)
-                   : fail(s, "cannot read a task");
+                   : mn_sqlite__fail(s, "cannot read a task");
     }
     json_t *o = json_object();
     set_str(o, "tracker", st, 0);
@@ -460,7 +453,7 @@ static int links_query(mn_store *s, const char *sql, const char *arg, const char
     sqlite3_reset(st);
     if (step != SQLITE_DONE) {
         json_decref(arr);
-        return fail(s, "cannot read task links");
+        return mn_sqlite__fail(s, "cannot read task links");
     }
     *out = arr;
     return 0;
@@ -522,7 +515,8 @@ static int doc_row(mn_store *s, sqlite3_stmt *st, json_t **out, bool *ambiguous)
             *ambiguous = sqlite3_step(st) == SQLITE_ROW;
     }
     sqlite3_reset(st);
-    return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : fail(s, "cannot read a document");
+    return step == SQLITE_ROW || step == SQLITE_DONE ? 0
+                                                     : mn_sqlite__fail(s, "cannot read a document");
 }
 
 #define DOC_COLUMNS "path, kind, title, body, url, updated_at"
@@ -605,7 +599,7 @@ int mn_sqlite__ancestry_get(mn_store *s, const char *head, const char *const *sh
         if (step == SQLITE_ROW)
             rc = cb(payload, shas[i], merged);
         else if (step != SQLITE_DONE)
-            rc = fail(s, "cannot read the ancestry cache");
+            rc = mn_sqlite__fail(s, "cannot read the ancestry cache");
     }
     return rc;
 }
@@ -639,7 +633,7 @@ static int each_string(mn_store *s, sqlite3_stmt *st, const char *what,
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         json_array_append_new(values, json_string(col(st, 0)));
     sqlite3_reset(st);
-    int rc = step == SQLITE_DONE ? 0 : fail(s, what);
+    int rc = step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, what);
     size_t i;
     json_t *v;
     json_array_foreach(values, i, v) if (rc == 0) rc = cb(payload, json_string_value(v));
@@ -715,7 +709,7 @@ int mn_sqlite__memories_origin(mn_store *s, const int64_t *rowids, size_t n,
         } else {
             sqlite3_reset(st);
             if (step != SQLITE_DONE)
-                rc = fail(s, "cannot read where memories were learned");
+                rc = mn_sqlite__fail(s, "cannot read where memories were learned");
         }
     }
     return rc;
@@ -754,7 +748,7 @@ int mn_sqlite__blame_get(mn_store *s, const char *path, const char *blob, int64_
     if (step == SQLITE_ROW)
         return 0;
     return step == SQLITE_DONE ? mn_error_set(MN_ENOTFOUND, "no blame cached")
-                               : fail(s, "cannot read the blame cache");
+                               : mn_sqlite__fail(s, "cannot read the blame cache");
 }
 
 int mn_sqlite__blame_put(mn_store *s, const char *path, const char *blob, int64_t first,

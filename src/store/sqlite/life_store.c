@@ -20,13 +20,6 @@
 #include "util/vec.h"
 #include "text/tokenize.h"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 static void text_or_null(sqlite3_stmt *st, int i, const char *v)
 {
     if (v)
@@ -97,7 +90,7 @@ static int cite_rows(mn_store *s, sqlite3_stmt *st, mn_cite_cb cb, void *payload
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot read citations");
+        rc = mn_sqlite__fail(s, "cannot read citations");
     sqlite3_reset(st);
     return rc;
 }
@@ -116,7 +109,8 @@ int mn_sqlite__cite_dirty_any(mn_store *s, bool *out)
     int step = sqlite3_step(st);
     *out = step == SQLITE_ROW;
     sqlite3_reset(st);
-    return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : fail(s, "cannot read citations");
+    return step == SQLITE_ROW || step == SQLITE_DONE ? 0
+                                                     : mn_sqlite__fail(s, "cannot read citations");
 }
 
 int mn_sqlite__cite_dirty_each(mn_store *s, size_t limit, mn_cite_cb cb, void *payload)
@@ -169,7 +163,7 @@ int mn_sqlite__cite_set(mn_store *s, const mn_cite_rec *c)
     sqlite3_bind_int(st, 9, c->stale);
     int step = sqlite3_step(st);
     sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : fail(s, "cannot update a citation");
+    return step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot update a citation");
 }
 
 int mn_sqlite__cite_delete(mn_store *s, int64_t id)
@@ -181,7 +175,7 @@ int mn_sqlite__cite_delete(mn_store *s, int64_t id)
     sqlite3_bind_int64(st, 1, id);
     int step = sqlite3_step(st);
     sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : fail(s, "cannot remove a citation");
+    return step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot remove a citation");
 }
 
 int mn_sqlite__cite_stale_memories(mn_store *s, size_t limit, size_t offset,
@@ -198,7 +192,7 @@ int mn_sqlite__cite_stale_memories(mn_store *s, size_t limit, size_t offset,
     *total = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
     if (step != SQLITE_ROW)
-        return fail(s, "cannot count stale memories");
+        return mn_sqlite__fail(s, "cannot count stale memories");
     st = mn_sqlite__stmt(
         s, "SELECT m.uid FROM memories m WHERE m.project_id = ?1 AND m.deleted_at IS NULL "
            "AND m.id IN (SELECT memory_id FROM citations WHERE stale <> 0) "
@@ -213,7 +207,7 @@ int mn_sqlite__cite_stale_memories(mn_store *s, size_t limit, size_t offset,
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         mn_vec_push(&ids, mn_strdup(col_text(st, 0)));
     sqlite3_reset(st);
-    int rc = step == SQLITE_DONE ? 0 : fail(s, "cannot list stale memories");
+    int rc = step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot list stale memories");
     for (size_t i = 0; i < ids.len; i++) {
         if (rc == 0)
             rc = cb(payload, ids.items[i]);
@@ -250,7 +244,7 @@ static int symbol_rows(mn_store *s, sqlite3_stmt *st, const char *whole, mn_cite
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot read symbols");
+        rc = mn_sqlite__fail(s, "cannot read symbols");
     sqlite3_reset(st);
     return rc;
 }
@@ -310,7 +304,7 @@ int mn_sqlite__cite_chunks(mn_store *s, int64_t file_id, int64_t start, int64_t 
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot read code chunks");
+        rc = mn_sqlite__fail(s, "cannot read code chunks");
     sqlite3_reset(st);
     return rc;
 }
@@ -330,7 +324,7 @@ int mn_sqlite__cite_files_with_hash(mn_store *s, const char *hash,
         if ((rc = cb(payload, col_text(st, 0))) != 0)
             break;
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot read files");
+        rc = mn_sqlite__fail(s, "cannot read files");
     sqlite3_reset(st);
     return rc;
 }
@@ -352,7 +346,7 @@ int mn_sqlite__memory_set_status(mn_store *s, const char *id, const char *status
     int step = sqlite3_step(st);
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
-        return fail(s, "cannot change a memory's status");
+        return mn_sqlite__fail(s, "cannot change a memory's status");
     if (sqlite3_changes(sq(s)->db) == 0)
         return mn_error_set(MN_ENOTFOUND, "memory '%s' not found", id);
     return 0;
@@ -395,7 +389,7 @@ int mn_sqlite__life_each(mn_store *s, mn_life_set set, const mn_expiry *e, int64
     }
     mn_buf_puts(&sql, " ORDER BY since, uid");
     if (sqlite3_prepare_v2(sq(s)->db, sql.ptr, -1, &st, NULL) != SQLITE_OK) {
-        rc = fail(s, "cannot list memories");
+        rc = mn_sqlite__fail(s, "cannot list memories");
         goto out;
     }
     sqlite3_bind_int64(st, 1, s->project_id);
@@ -412,7 +406,7 @@ int mn_sqlite__life_each(mn_store *s, mn_life_set set, const mn_expiry *e, int64
             goto out;
     }
     if (step != SQLITE_DONE)
-        rc = fail(s, "cannot list memories");
+        rc = mn_sqlite__fail(s, "cannot list memories");
 out:
     sqlite3_finalize(st);
     mn_buf_release(&sql);

@@ -12,13 +12,6 @@
 
 #include "store/sqlite/sqlite_internal.h"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 int mn_sqlite__projects_each(mn_store *s, int (*cb)(void *payload, const mn_project_row *p),
                              void *payload)
 {
@@ -36,7 +29,7 @@ int mn_sqlite__projects_each(mn_store *s, int (*cb)(void *payload, const mn_proj
             break;
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the projects");
+        rc = mn_sqlite__fail(s, "cannot read the projects");
     sqlite3_reset(st);
     return rc;
 }
@@ -64,7 +57,7 @@ int mn_sqlite__audit_put(mn_store *s, int64_t ts, const char *actor, const char 
     int step = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    return step == SQLITE_DONE ? 0 : fail(s, "cannot write the audit log");
+    return step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot write the audit log");
 }
 
 int mn_sqlite__stream(mn_store *s)

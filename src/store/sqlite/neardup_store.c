@@ -55,13 +55,6 @@
 #define KEY_POPULAR    64
 #define RECENT_MAX     256 /* memories whose keys wait in their fingerprint rows */
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 static void fingerprint_of(mn_fingerprint *fp, const json_t *mem)
 {
     mn_buf text = MN_BUF_INIT;
@@ -85,7 +78,7 @@ static int stored_fp(mn_store *s, int64_t rowid, mn_fingerprint *out)
     }
     sqlite3_reset(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE)
-        return fail(s, "cannot read a fingerprint");
+        return mn_sqlite__fail(s, "cannot read a fingerprint");
     return found;
 }
 
@@ -100,7 +93,7 @@ static int keys_through(mn_store *s, int64_t *out)
     int step = sqlite3_step(st);
     *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
-    return step == SQLITE_ROW ? 0 : fail(s, "cannot read the fingerprint keys' mark");
+    return step == SQLITE_ROW ? 0 : mn_sqlite__fail(s, "cannot read the fingerprint keys' mark");
 }
 
 static int set_keys_through(mn_store *s, int64_t through)
@@ -112,7 +105,7 @@ static int set_keys_through(mn_store *s, int64_t through)
     sqlite3_bind_int64(st, 1, through);
     int step = sqlite3_step(st);
     sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : fail(s, "cannot write the fingerprint keys' mark");
+    return step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot write the fingerprint keys' mark");
 }
 
 /* The key rows of one memory; a key already held by more than KEY_POPULAR is not written. */
@@ -133,7 +126,7 @@ static int write_keys(mn_store *s, int64_t rowid, const mn_fingerprint *fp)
         int step = sqlite3_step(key);
         sqlite3_reset(key);
         if (step != SQLITE_DONE)
-            return fail(s, "cannot store a fingerprint's keys");
+            return mn_sqlite__fail(s, "cannot store a fingerprint's keys");
     }
     return 0;
 }
@@ -152,7 +145,7 @@ static int flush_recent(mn_store *s, int64_t through)
     int64_t waiting = step == SQLITE_ROW ? sqlite3_column_int64(count, 0) : 0;
     sqlite3_reset(count);
     if (step != SQLITE_ROW)
-        return fail(s, "cannot count the fingerprints waiting for keys");
+        return mn_sqlite__fail(s, "cannot count the fingerprints waiting for keys");
     if (waiting <= RECENT_MAX)
         return 0;
     sqlite3_stmt *st = NULL;
@@ -161,7 +154,7 @@ static int flush_recent(mn_store *s, int64_t through)
                            "SELECT memory_id, fp FROM memory_fingerprints WHERE memory_id > ?1 "
                            "ORDER BY memory_id",
                            -1, &st, NULL) != SQLITE_OK)
-        return fail(s, "cannot read the fingerprints waiting for keys");
+        return mn_sqlite__fail(s, "cannot read the fingerprints waiting for keys");
     sqlite3_bind_int64(st, 1, through);
     int rc = 0;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -173,7 +166,7 @@ static int flush_recent(mn_store *s, int64_t through)
         rc = write_keys(s, through, &fp);
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the fingerprints waiting for keys");
+        rc = mn_sqlite__fail(s, "cannot read the fingerprints waiting for keys");
     sqlite3_finalize(st);
     return rc ? rc : set_keys_through(s, through);
 }
@@ -190,13 +183,13 @@ static int put(mn_store *s, int64_t rowid, const mn_fingerprint *fp, bool keys_n
     int step = sqlite3_step(del);
     sqlite3_reset(del);
     if (step != SQLITE_DONE)
-        return fail(s, "cannot store a fingerprint");
+        return mn_sqlite__fail(s, "cannot store a fingerprint");
     sqlite3_bind_int64(ins, 1, rowid);
     sqlite3_bind_blob(ins, 2, fp, (int)sizeof(*fp), SQLITE_STATIC);
     step = sqlite3_step(ins);
     sqlite3_reset(ins);
     if (step != SQLITE_DONE)
-        return fail(s, "cannot store a fingerprint");
+        return mn_sqlite__fail(s, "cannot store a fingerprint");
     return keys_now ? write_keys(s, rowid, fp) : 0;
 }
 
@@ -280,7 +273,7 @@ static int recent_matches(mn_store *s, const mn_fingerprint *fp, const bool popu
                 mn_vec_push(ids, sqlite3_column_int64(st, 0));
     }
     sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : fail(s, "cannot look up near-duplicates");
+    return step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot look up near-duplicates");
 }
 
 int mn_sqlite__memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t limit,
@@ -308,7 +301,7 @@ int mn_sqlite__memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t l
             mn_vec_push(&ids, sqlite3_column_int64(st, 0));
         sqlite3_reset(st);
         if (step != SQLITE_DONE)
-            rc = fail(s, "cannot look up near-duplicates");
+            rc = mn_sqlite__fail(s, "cannot look up near-duplicates");
         else if (ids.len - before > KEY_POPULAR)
             ids.len = before, popular[i] = true;
     }
@@ -363,7 +356,7 @@ int mn_sqlite__memory_neighbours(mn_store *s, const mn_fingerprint *fp, size_t l
             rc = cb(payload, &n);
             given++;
         } else if (step != SQLITE_DONE) {
-            rc = fail(s, "cannot read a near-duplicate");
+            rc = mn_sqlite__fail(s, "cannot read a near-duplicate");
         }
         sqlite3_reset(get);
     }
@@ -384,7 +377,7 @@ int mn_sqlite__fingerprints_check(mn_store *s)
     bool current = step == SQLITE_ROW && col_text(st, 0) && strcmp(col_text(st, 0), want) == 0;
     sqlite3_reset(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE)
-        return fail(s, "cannot read the fingerprint version");
+        return mn_sqlite__fail(s, "cannot read the fingerprint version");
     if (current || s->read_only)
         return 0;
     /* every memory of every project, once: a store made before v9, or by another version */
@@ -395,7 +388,7 @@ int mn_sqlite__fingerprints_check(mn_store *s)
     if (sqlite3_prepare_v2(sq(s)->db,
                            "SELECT id, title, body, situation, solution, what_failed FROM memories",
                            -1, &all, NULL) != SQLITE_OK) {
-        rc = fail(s, "cannot recompute fingerprints");
+        rc = mn_sqlite__fail(s, "cannot recompute fingerprints");
         goto out;
     }
     while (rc == 0 && (step = sqlite3_step(all)) == SQLITE_ROW) {
@@ -408,7 +401,7 @@ int mn_sqlite__fingerprints_check(mn_store *s)
         rc = put(s, sqlite3_column_int64(all, 0), &fp, true);
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot recompute fingerprints");
+        rc = mn_sqlite__fail(s, "cannot recompute fingerprints");
     sqlite3_finalize(all);
     if (rc == 0) /* every memory has its keys now */
         rc = mn_sqlite__exec(s, "INSERT OR REPLACE INTO meta(key, value) SELECT "

@@ -12,13 +12,6 @@
 #include "store/sqlite/sqlite_internal.h"
 #include "store/store_review.h"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 /* A list of strings as the JSON array text json_each reads; NULL for an empty list. */
 static char *json_list(const char *const *v, size_t n)
 {
@@ -62,7 +55,7 @@ int mn_sqlite__fingerprints_each(mn_store *s, const mn_fingerprint_filter *f,
         rc = cb(payload, (const char *)sqlite3_column_text(st, 0), &fp);
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read the memories' fingerprints");
+        rc = mn_sqlite__fail(s, "cannot read the memories' fingerprints");
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return rc;

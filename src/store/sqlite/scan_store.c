@@ -41,13 +41,6 @@ static const struct {
 /* The full-text indexes, rebuilt from their content after a rewrite. */
 static const char *const fts_tables[] = {"memories_fts", "chunks_fts", "files_fts", "history_fts"};
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 typedef struct {
     int64_t row;
     char *text;
@@ -62,12 +55,12 @@ static int apply(mn_store *s, const char *table, const char *column, rewrite_vec
     int rc = 0;
     mn_buf_printf(&sql, "UPDATE %s SET %s = ?1 WHERE rowid = ?2", table, column);
     if (sqlite3_prepare_v2(sq(s)->db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
-        rc = fail(s, "cannot rewrite a stored text");
+        rc = mn_sqlite__fail(s, "cannot rewrite a stored text");
     for (size_t i = 0; rc == 0 && i < v->len; i++) {
         sqlite3_bind_text(st, 1, v->items[i].text, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, v->items[i].row);
         if (sqlite3_step(st) != SQLITE_DONE)
-            rc = fail(s, "cannot rewrite a stored text");
+            rc = mn_sqlite__fail(s, "cannot rewrite a stored text");
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
@@ -90,7 +83,7 @@ int mn_sqlite__texts_each(mn_store *s,
         mn_buf_printf(&sql, "SELECT rowid, %s FROM %s WHERE %s IS NOT NULL AND %s <> ''", c.column,
                       c.table, c.column, c.column);
         if (sqlite3_prepare_v2(sq(s)->db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
-            rc = fail(s, "cannot read stored texts");
+            rc = mn_sqlite__fail(s, "cannot read stored texts");
         int step;
         while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
             char *repl = NULL;
@@ -104,7 +97,7 @@ int mn_sqlite__texts_each(mn_store *s,
             }
         }
         if (rc == 0 && st && step != SQLITE_DONE)
-            rc = fail(s, "cannot read stored texts");
+            rc = mn_sqlite__fail(s, "cannot read stored texts");
         sqlite3_finalize(st);
         if (rc == 0 && todo.len)
             rc = apply(s, c.table, c.column, &todo);
@@ -142,7 +135,7 @@ int mn_sqlite__purge_freed(mn_store *s)
         rc = mn_sqlite__exec(s, "VACUUM");
     if (rc == 0 && sqlite3_wal_checkpoint_v2(sq(s)->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
                                              NULL) != SQLITE_OK)
-        rc = fail(s, "cannot checkpoint the write-ahead log");
+        rc = mn_sqlite__fail(s, "cannot checkpoint the write-ahead log");
     /* the caches beside the store (chunk_cache.c, vector_file.c) are keyed by row ids and
      * counts that a rewrite in place does not move: drop them, the next search rebuilds them */
     if (rc == 0)

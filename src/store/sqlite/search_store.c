@@ -57,13 +57,6 @@ static const double CHUNK_WEIGHTS[5] = {2.0, 4.0, 2.0, 1.5, 1.0};
 static const double DERIVED_WEIGHTS[4] = {0, 0, 1.0, 1.5};
 #define DERIVED_TITLE "substr(ltrim(m.body, ' #' || char(9, 10, 13)), 1, length(m.title)) = m.title"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 size_t mn_store_fts_query(mn_buf *out, const char *const *terms, size_t nterms)
 {
     size_t n = 0;
@@ -167,7 +160,7 @@ static int fts_step_int(mn_store *s, const char *sql, const char *match, int64_t
     int step = sqlite3_step(st);
     *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
-    return step == SQLITE_ROW ? 0 : fail(s, "cannot count full-text matches");
+    return step == SQLITE_ROW ? 0 : mn_sqlite__fail(s, "cannot count full-text matches");
 }
 
 /* The matches of match among the rows [from, to). */
@@ -183,7 +176,7 @@ static int count_from(mn_store *s, const char *sql, const char *match, int64_t f
     int step = sqlite3_step(st);
     *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
-    return step == SQLITE_ROW ? 0 : fail(s, "cannot count full-text matches");
+    return step == SQLITE_ROW ? 0 : mn_sqlite__fail(s, "cannot count full-text matches");
 }
 
 /* The row id of the k-th newest row (0: the newest) of a full-text table: *out 0 when none. */
@@ -203,8 +196,9 @@ static int rank_cut(mn_store *s, mn_fts_table table, int64_t k, int64_t *out)
     if (step == SQLITE_ROW)
         *out = sqlite3_column_int64(st, 0);
     sqlite3_reset(st);
-    return step == SQLITE_ROW || step == SQLITE_DONE ? 0
-                                                     : fail(s, "cannot read the full-text index");
+    return step == SQLITE_ROW || step == SQLITE_DONE
+               ? 0
+               : mn_sqlite__fail(s, "cannot read the full-text index");
 }
 
 /*
@@ -616,7 +610,7 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot search memories");
+        rc = mn_sqlite__fail(s, "cannot search memories");
     sqlite3_reset(st);
     *saturated = !exact && seen >= inner;
     return rc;
@@ -674,7 +668,7 @@ int mn_sqlite__conversation_counts(mn_store *s, const mn_memory_query *q,
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot count conversations");
+        rc = mn_sqlite__fail(s, "cannot count conversations");
     sqlite3_reset(st);
     return rc;
 }
@@ -743,7 +737,7 @@ int mn_sqlite__memories_at_paths(mn_store *s, const mn_memory_query *q, const ch
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot read memories by path");
+        rc = mn_sqlite__fail(s, "cannot read memories by path");
     sqlite3_reset(st);
 out:
     for (size_t i = 0; i < nowned; i++)
@@ -780,7 +774,7 @@ int mn_sqlite__memories_created(mn_store *s, const mn_memory_query *q, int64_t f
         rc = cb(payload, &h);
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read memories");
+        rc = mn_sqlite__fail(s, "cannot read memories");
     sqlite3_reset(st);
     return rc;
 }
@@ -808,7 +802,7 @@ int mn_sqlite__memories_by_rowid(mn_store *s, const mn_memory_query *q, const in
             read_memory(st, &h);
             rc = cb(payload, &h);
         } else if (step != SQLITE_DONE) {
-            rc = fail(s, "cannot read memories");
+            rc = mn_sqlite__fail(s, "cannot read memories");
         }
     }
     sqlite3_reset(st);
@@ -842,7 +836,7 @@ int mn_sqlite__episode_neighbours(mn_store *s, const mn_memory_query *q, int64_t
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot read episodes");
+        rc = mn_sqlite__fail(s, "cannot read episodes");
     sqlite3_reset(st);
     return rc;
 }
@@ -865,7 +859,7 @@ int mn_sqlite__memories_by_uid(mn_store *s, const char *const *uids, size_t n, m
             read_memory(st, &h);
             rc = cb(payload, &h);
         } else if (step != SQLITE_DONE) {
-            rc = fail(s, "cannot read memories");
+            rc = mn_sqlite__fail(s, "cannot read memories");
         }
     }
     sqlite3_reset(st);
@@ -943,7 +937,7 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, const mn_fts_doc_si
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, "cannot search code");
+        rc = mn_sqlite__fail(s, "cannot search code");
     sqlite3_reset(st);
     *saturated = !exact && seen >= inner;
     return rc;
@@ -968,7 +962,7 @@ int mn_sqlite__chunks_by_id(mn_store *s, const int64_t *ids, size_t n, mn_chunk_
             read_chunk(st, &h);
             rc = cb(payload, &h);
         } else if (step != SQLITE_DONE) {
-            rc = fail(s, "cannot read chunks");
+            rc = mn_sqlite__fail(s, "cannot read chunks");
         }
     }
     sqlite3_reset(st);
@@ -1117,7 +1111,7 @@ static int term_files_read(mn_store *s, const char *match, size_t limit, const m
     sqlite3_reset(st);
     if (step != SQLITE_DONE) {
         mn_vec_release(&files);
-        return fail(s, "cannot count matches per file");
+        return mn_sqlite__fail(s, "cannot count matches per file");
     }
     if (files.len > 1)
         qsort(files.items, files.len, sizeof(*files.items), cmp_i64);
@@ -1227,7 +1221,7 @@ int mn_sqlite__file_hits(mn_store *s, sqlite3_stmt *st, const char *match, size_
             break;
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = fail(s, what);
+        rc = mn_sqlite__fail(s, what);
     sqlite3_reset(st);
     return rc;
 }
@@ -1249,7 +1243,7 @@ int mn_sqlite__memory_body(mn_store *s, char **out, int64_t rowid)
     sqlite3_reset(st);
     if (step == SQLITE_DONE)
         return mn_error_set(MN_ENOTFOUND, "memory row %lld not found", (long long)rowid);
-    return step == SQLITE_ROW ? 0 : fail(s, "cannot read a memory");
+    return step == SQLITE_ROW ? 0 : mn_sqlite__fail(s, "cannot read a memory");
 }
 
 int mn_sqlite__chunk_text(mn_store *s, char **out, int64_t chunk_id)
@@ -1265,7 +1259,7 @@ int mn_sqlite__chunk_text(mn_store *s, char **out, int64_t chunk_id)
     sqlite3_reset(st);
     if (step == SQLITE_DONE)
         return mn_error_set(MN_ENOTFOUND, "chunk %lld not found", (long long)chunk_id);
-    return step == SQLITE_ROW ? 0 : fail(s, "cannot read a chunk");
+    return step == SQLITE_ROW ? 0 : mn_sqlite__fail(s, "cannot read a chunk");
 }
 
 /* ---- served answers and feedback ---- */
@@ -1287,7 +1281,7 @@ int mn_sqlite__served_add(mn_store *s, int64_t *out, const char *op, const char 
     int step = sqlite3_step(st);
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
-        return fail(s, "cannot record what was served");
+        return mn_sqlite__fail(s, "cannot record what was served");
     *out = sqlite3_last_insert_rowid(sq(s)->db);
     return 0;
 }
@@ -1316,7 +1310,7 @@ int mn_sqlite__prune(mn_store *s, const char *by_age, const char *by_count, int6
         int step = sqlite3_step(st);
         sqlite3_reset(st);
         if (step != SQLITE_DONE)
-            return fail(s, what);
+            return mn_sqlite__fail(s, what);
     }
     return 0;
 }
@@ -1358,7 +1352,7 @@ int mn_sqlite__served_get(mn_store *s, json_t **out, int64_t id)
     } else if (step == SQLITE_DONE) {
         rc = mn_error_set(MN_ENOTFOUND, "served answer %lld not found", (long long)id);
     } else {
-        rc = fail(s, "cannot read what was served");
+        rc = mn_sqlite__fail(s, "cannot read what was served");
     }
     sqlite3_reset(st);
     return rc;
@@ -1384,7 +1378,7 @@ int mn_sqlite__feedback_add(mn_store *s, int64_t served_id, const char *actor,
         int step = sqlite3_step(up);
         sqlite3_reset(up);
         if (step != SQLITE_DONE)
-            return fail(s, "cannot count feedback");
+            return mn_sqlite__fail(s, "cannot count feedback");
         if (sqlite3_changes(sq(s)->db) == 0)
             return mn_error_set(MN_ENOTFOUND, "memory '%s' not found", item_id);
     }
@@ -1410,7 +1404,7 @@ int mn_sqlite__feedback_add(mn_store *s, int64_t served_id, const char *actor,
     int step = sqlite3_step(st);
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
-        rc = fail(s, "cannot record feedback");
+        rc = mn_sqlite__fail(s, "cannot record feedback");
     return rc;
 }
 
@@ -1429,7 +1423,7 @@ int mn_sqlite__memories_touch(mn_store *s, const int64_t *rowids, size_t n, int6
         int step = sqlite3_step(st);
         sqlite3_reset(st);
         if (step != SQLITE_DONE)
-            return fail(s, "cannot count a hit");
+            return mn_sqlite__fail(s, "cannot count a hit");
     }
     return 0;
 }

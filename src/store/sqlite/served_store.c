@@ -19,13 +19,6 @@
 #include "store/sqlite/sqlite_internal.h"
 #include "util/util.h"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 int mn_sqlite__served_set_session(mn_store *s, int64_t id, const char *session)
 {
     sqlite3_stmt *st =
@@ -37,7 +30,7 @@ int mn_sqlite__served_set_session(mn_store *s, int64_t id, const char *session)
     sqlite3_bind_int64(st, 3, s->project_id);
     int step = sqlite3_step(st);
     sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : fail(s, "cannot record the session of an answer");
+    return step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot record the session of an answer");
 }
 
 int mn_sqlite__served_session_seen(mn_store *s, const char *session, const char *op, bool *out)
@@ -53,7 +46,7 @@ int mn_sqlite__served_session_seen(mn_store *s, const char *session, const char 
     int step = sqlite3_step(st);
     sqlite3_reset(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE)
-        return fail(s, "cannot read what was served");
+        return mn_sqlite__fail(s, "cannot read what was served");
     *out = step == SQLITE_ROW;
     return 0;
 }
@@ -79,7 +72,7 @@ static int each_answer(mn_store *s, sqlite3_stmt *st, int (*cb)(void *, json_t *
         json_decref(a);
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read what was served");
+        rc = mn_sqlite__fail(s, "cannot read what was served");
     sqlite3_reset(st);
     return rc;
 }
@@ -121,7 +114,7 @@ int mn_sqlite__served_settle(mn_store *s, int64_t id, int64_t now_ms)
     sqlite3_bind_int64(st, 3, s->project_id);
     int step = sqlite3_step(st);
     sqlite3_reset(st);
-    return step == SQLITE_DONE ? 0 : fail(s, "cannot settle an answer");
+    return step == SQLITE_DONE ? 0 : mn_sqlite__fail(s, "cannot settle an answer");
 }
 
 int mn_sqlite__feedback_has(mn_store *s, int64_t served_id, const char *item_kind,
@@ -138,7 +131,7 @@ int mn_sqlite__feedback_has(mn_store *s, int64_t served_id, const char *item_kin
     int step = sqlite3_step(st);
     sqlite3_reset(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE)
-        return fail(s, "cannot read feedback");
+        return mn_sqlite__fail(s, "cannot read feedback");
     *out = step == SQLITE_ROW;
     return 0;
 }

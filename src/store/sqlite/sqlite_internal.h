@@ -57,6 +57,20 @@ void mn_sqlite__rollback(mn_store *s);
 
 sqlite3_stmt *mn_sqlite__stmt(mn_store *s, const char *sql);
 /*
+ * The back end's errors: "<what> in '<store>': <SQLite's message>", coded by
+ * SQLite's primary code (busy or locked MN_EBUSY, a damaged file
+ * MN_ECORRUPT, the rest MN_EIO). error is for the result rc of a write of
+ * what a caller gave (memories, links, config: a constraint it breaks, a
+ * link to no memory, is its input, MN_EINVAL); fail, for the connection's
+ * last error, where a constraint that breaks is a defect (MN_EIO).
+ * step_done steps st once, resets it and reports with error unless it gave
+ * a row or finished; bind_text binds v, or NULL.
+ */
+int mn_sqlite__error(mn_store *s, int rc, const char *what);
+int mn_sqlite__fail(mn_store *s, const char *what);
+int mn_sqlite__step_done(mn_store *s, sqlite3_stmt *st, const char *what);
+void mn_sqlite__bind_text(sqlite3_stmt *st, int i, const char *v);
+/*
  * Forget rows kept for a while (served answers, the audit's reads): by_age
  * deletes the project's rows older than ?2 (now_ms - max_age_ms; skipped
  * when max_age_ms is 0), by_count those before the ?2-th newest (max_rows;

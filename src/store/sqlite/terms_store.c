@@ -8,11 +8,6 @@
 #include "store/store_terms.h"
 #include "store/sqlite/sqlite_internal.h"
 
-static int fail(mn_store *s, const char *what)
-{
-    return mn_error_set(MN_EIO, "%s in '%s': %s", what, s->path, sqlite3_errmsg(sq(s)->db));
-}
-
 int mn_sqlite__chunk_count(mn_store *s, int64_t *out)
 {
     sqlite3_stmt *st = mn_sqlite__stmt(s, "SELECT count(*) FROM chunks_fts_docsize");
@@ -21,7 +16,7 @@ int mn_sqlite__chunk_count(mn_store *s, int64_t *out)
     int step = sqlite3_step(st);
     *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
-    return step == SQLITE_ROW ? 0 : fail(s, "cannot count chunks");
+    return step == SQLITE_ROW ? 0 : mn_sqlite__fail(s, "cannot count chunks");
 }
 
 int mn_sqlite__chunk_term_df(mn_store *s, const char *term, size_t len, int64_t *out)
@@ -33,5 +28,7 @@ int mn_sqlite__chunk_term_df(mn_store *s, const char *term, size_t len, int64_t 
     int step = sqlite3_step(st);
     *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
-    return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : fail(s, "cannot read term frequencies");
+    return step == SQLITE_ROW || step == SQLITE_DONE
+               ? 0
+               : mn_sqlite__fail(s, "cannot read term frequencies");
 }

@@ -20,13 +20,6 @@
 
 #define COLUMNS "id, name, project, role, created_at, expires_at, revoked_at, last_used_at"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 void mn_token_release(mn_token *t)
 {
     if (!t)
@@ -89,7 +82,7 @@ int mn_sqlite__token_add(mn_store *s, const mn_token *t, const char *hash_hex, i
     step = sqlite3_step(st);
     sqlite3_reset(st);
     if (step != SQLITE_DONE)
-        return fail(s, "cannot add a token");
+        return mn_sqlite__fail(s, "cannot add a token");
     if (sqlite3_changes(sq(s)->db) == 0)
         return mn_error_set(MN_EEXISTS,
                             "a token named '%s' exists already: choose another --name, or revoke "
@@ -116,7 +109,7 @@ int mn_sqlite__token_find(mn_store *s, const char *hash_hex, mn_token *out, char
     } else if (step == SQLITE_DONE) {
         rc = mn_error_set(MN_ENOTFOUND, "no such token");
     } else {
-        rc = fail(s, "cannot read the tokens");
+        rc = mn_sqlite__fail(s, "cannot read the tokens");
     }
     sqlite3_reset(st);
     return rc;
@@ -143,7 +136,7 @@ int mn_sqlite__token_list(mn_store *s, mn_token **out, size_t *n)
     sqlite3_reset(st);
     if (step != SQLITE_DONE) {
         mn_tokens_free(v, len);
-        return fail(s, "cannot read the tokens");
+        return mn_sqlite__fail(s, "cannot read the tokens");
     }
     *out = v;
     *n = len;
@@ -173,7 +166,7 @@ static int find_named(mn_store *s, const char *which, mn_token *out)
                           "them",
                           which);
     else
-        rc = fail(s, "cannot read the tokens");
+        rc = mn_sqlite__fail(s, "cannot read the tokens");
     sqlite3_reset(st);
     return rc;
 }
@@ -197,7 +190,7 @@ int mn_sqlite__token_revoke(mn_store *s, const char *which, int64_t now_ms, mn_t
     sqlite3_reset(st);
     if (step != SQLITE_DONE) {
         mn_token_release(&t);
-        return fail(s, "cannot revoke the token");
+        return mn_sqlite__fail(s, "cannot revoke the token");
     }
     if (!t.revoked_at)
         t.revoked_at = now_ms;
@@ -218,7 +211,7 @@ int mn_sqlite__token_touch(mn_store *s, int64_t id, int64_t now_ms)
     sqlite3_bind_int64(st, 1, now_ms);
     sqlite3_bind_int64(st, 2, id);
     if (sqlite3_step(st) != SQLITE_DONE)
-        rc = fail(s, "cannot note the token's use");
+        rc = mn_sqlite__fail(s, "cannot note the token's use");
     sqlite3_reset(st);
 out:
     if (rc)

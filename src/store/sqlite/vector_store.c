@@ -35,18 +35,11 @@
 #include "store/vector_cache.h"
 #include "util/util.h"
 
-static int fail(mn_store *s, const char *what)
-{
-    int rc = sqlite3_errcode(sq(s)->db) & 0xff;
-    return mn_error_set(rc == SQLITE_BUSY ? MN_EBUSY : MN_EIO, "%s in '%s': %s", what, s->path,
-                        sqlite3_errmsg(sq(s)->db));
-}
-
 static int step_done(mn_store *s, sqlite3_stmt *st, const char *what)
 {
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(s, what);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : mn_sqlite__fail(s, what);
 }
 
 static bool is_memory(const char *owner_kind)
@@ -138,7 +131,7 @@ int mn_sqlite__embed_model_get(mn_store *s, const char *model, mn_embed_model_re
     }
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
-        return fail(s, "cannot read an embedding model");
+        return mn_sqlite__fail(s, "cannot read an embedding model");
     return mn_error_set(MN_ENOTFOUND, "embedding model '%s' not found", model);
 }
 
@@ -155,7 +148,7 @@ int mn_sqlite__embed_models_each(mn_store *s, const char *prefix,
                            "AND substr(model, 1, length(?2)) = ?2 "
                            "ORDER BY created_at DESC, rowid DESC",
                            -1, &st, NULL) != SQLITE_OK)
-        return fail(s, "cannot list embedding models");
+        return mn_sqlite__fail(s, "cannot list embedding models");
     sqlite3_bind_int64(st, 1, s->project_id);
     sqlite3_bind_text(st, 2, prefix ? prefix : "", -1, SQLITE_TRANSIENT);
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -164,7 +157,7 @@ int mn_sqlite__embed_models_each(mn_store *s, const char *prefix,
         rc = cb(payload, &m);
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot list embedding models");
+        rc = mn_sqlite__fail(s, "cannot list embedding models");
     sqlite3_finalize(st);
     return rc;
 }
@@ -232,7 +225,7 @@ int mn_sqlite__embed_chunks_current(mn_store *s, const char *model, bool *curren
     if (rc == SQLITE_ROW)
         *current = sqlite3_column_int(st, 0) != 0;
     sqlite3_reset(st);
-    return rc == SQLITE_ROW ? 0 : fail(s, "cannot read the corpus epoch");
+    return rc == SQLITE_ROW ? 0 : mn_sqlite__fail(s, "cannot read the corpus epoch");
 }
 
 int mn_sqlite__embed_corpus_epoch(mn_store *s, int64_t *out)
@@ -243,7 +236,9 @@ int mn_sqlite__embed_corpus_epoch(mn_store *s, int64_t *out)
     int rc = sqlite3_step(st);
     *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(s, "cannot read the corpus epoch");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE
+               ? 0
+               : mn_sqlite__fail(s, "cannot read the corpus epoch");
 }
 
 /* ---- vectors ---- */
@@ -325,7 +320,7 @@ int mn_sqlite__vector_get(mn_store *s, const char *owner_kind, int64_t owner_id,
     if (rc != SQLITE_ROW) {
         sqlite3_reset(st);
         if (rc != SQLITE_DONE)
-            return fail(s, "cannot read a vector");
+            return mn_sqlite__fail(s, "cannot read a vector");
         return mn_error_set(MN_ENOTFOUND, "no vector of %s %lld for model '%s'", owner_kind,
                             (long long)owner_id, model);
     }
@@ -387,7 +382,7 @@ static int sole_owner(mn_store *s, const char *owner_kind)
     int others = step == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
     sqlite3_reset(st);
     if (others < 0)
-        return fail(s, "cannot tell whose vectors these are"), -1;
+        return mn_sqlite__fail(s, "cannot tell whose vectors these are"), -1;
     return others == 0;
 }
 
@@ -410,7 +405,7 @@ int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_ki
     if (step != SQLITE_ROW) {
         sqlite3_reset(st);
         if (step != SQLITE_DONE)
-            return fail(s, "cannot read an embedding model");
+            return mn_sqlite__fail(s, "cannot read an embedding model");
         *out = &mn_vset_new(1)->pub; /* no such model: nothing to rank */
         return 0;
     }
@@ -486,7 +481,7 @@ int mn_sqlite__vectors_load(mn_store *s, const char *model, const char *owner_ki
                      sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2));
     sqlite3_reset(st);
     if (step != SQLITE_DONE) {
-        rc = fail(s, "cannot read vectors");
+        rc = mn_sqlite__fail(s, "cannot read vectors");
         free(nonce);
         mn_vector_set_release(&v->pub);
         return rc;
@@ -541,7 +536,7 @@ int mn_sqlite__vectors_count(mn_store *s, const char *model, const char *owner_k
     int64_t with = step == SQLITE_ROW ? sqlite3_column_int64(st, 1) : 0;
     sqlite3_reset(st);
     if (step != SQLITE_ROW)
-        return fail(s, "cannot count vectors");
+        return mn_sqlite__fail(s, "cannot count vectors");
     if (have)
         *have = with;
     if (missing)
@@ -565,7 +560,7 @@ int mn_sqlite__vectors_missing(mn_store *s, const char *model, const char *owner
                                                  : "SELECT o.id, " CHUNK_TEXT " FROM " CHUNK_ROWS
                                                    " AND v.owner_id IS NULL ORDER BY o.id LIMIT ?3",
                            -1, &st, NULL) != SQLITE_OK)
-        return fail(s, "cannot look for rows to embed");
+        return mn_sqlite__fail(s, "cannot look for rows to embed");
     sqlite3_bind_int64(st, 1, s->project_id);
     sqlite3_bind_text(st, 2, model, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, limit ? (sqlite3_int64)limit : -1);
@@ -575,7 +570,7 @@ int mn_sqlite__vectors_missing(mn_store *s, const char *model, const char *owner
                 (size_t)sqlite3_column_bytes(st, 1));
     }
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot look for rows to embed");
+        rc = mn_sqlite__fail(s, "cannot look for rows to embed");
     sqlite3_finalize(st);
     return rc;
 }
@@ -629,7 +624,7 @@ int mn_sqlite__embed_corpus_count(mn_store *s, int64_t *out)
     int step = sqlite3_step(st);
     *out = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
-    return step == SQLITE_ROW ? 0 : fail(s, "cannot count the corpus");
+    return step == SQLITE_ROW ? 0 : mn_sqlite__fail(s, "cannot count the corpus");
 }
 
 int mn_sqlite__embed_corpus_each(mn_store *s, int (*cb)(void *payload, const mn_embed_doc *d),
@@ -652,7 +647,7 @@ int mn_sqlite__embed_corpus_each(mn_store *s, int (*cb)(void *payload, const mn_
         sqlite3_stmt *st = NULL;
         int step = SQLITE_DONE;
         if (sqlite3_prepare_v2(sq(s)->db, sql[i], -1, &st, NULL) != SQLITE_OK)
-            return fail(s, "cannot read the corpus");
+            return mn_sqlite__fail(s, "cannot read the corpus");
         sqlite3_bind_int64(st, 1, s->project_id);
         while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
             mn_embed_doc d = {i == 0 ? "memory" : "chunk", sqlite3_column_int64(st, 0),
@@ -666,7 +661,7 @@ int mn_sqlite__embed_corpus_each(mn_store *s, int (*cb)(void *payload, const mn_
             rc = cb(payload, &d);
         }
         if (rc == 0 && step != SQLITE_DONE)
-            rc = fail(s, "cannot read the corpus");
+            rc = mn_sqlite__fail(s, "cannot read the corpus");
         sqlite3_finalize(st);
     }
     return rc;
@@ -700,7 +695,7 @@ int mn_sqlite__embed_terms_get(mn_store *s, const char *model, const char *const
     if (sqlite3_prepare_v2(sq(s)->db,
                            "SELECT idf, scale, vec FROM embed_terms WHERE model = ?1 AND term = ?2",
                            -1, &st, NULL) != SQLITE_OK)
-        return fail(s, "cannot read term vectors");
+        return mn_sqlite__fail(s, "cannot read term vectors");
     sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
     for (size_t i = 0; i < n && rc == 0; i++) {
         sqlite3_bind_text(st, 2, terms[i], -1, SQLITE_STATIC);
@@ -710,7 +705,7 @@ int mn_sqlite__embed_terms_get(mn_store *s, const char *model, const char *const
                     (const int8_t *)sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2),
                     (float)sqlite3_column_double(st, 1));
         else if (step != SQLITE_DONE)
-            rc = fail(s, "cannot read term vectors");
+            rc = mn_sqlite__fail(s, "cannot read term vectors");
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
@@ -727,7 +722,7 @@ int mn_sqlite__embed_terms_each(mn_store *s, const char *model,
     if (sqlite3_prepare_v2(sq(s)->db,
                            "SELECT term, idf, scale, vec FROM embed_terms WHERE model = ?1", -1,
                            &st, NULL) != SQLITE_OK)
-        return fail(s, "cannot read term vectors");
+        return mn_sqlite__fail(s, "cannot read term vectors");
     sqlite3_bind_text(st, 1, model, -1, SQLITE_TRANSIENT);
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
         rc = cb(payload, (const char *)sqlite3_column_text(st, 0),
@@ -735,7 +730,7 @@ int mn_sqlite__embed_terms_each(mn_store *s, const char *model,
                 (const int8_t *)sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3),
                 (float)sqlite3_column_double(st, 2));
     if (rc == 0 && step != SQLITE_DONE)
-        rc = fail(s, "cannot read term vectors");
+        rc = mn_sqlite__fail(s, "cannot read term vectors");
     sqlite3_finalize(st);
     return rc;
 }
