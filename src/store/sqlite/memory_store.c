@@ -12,7 +12,6 @@
 
 #include "store/store.h"
 #include "store/fields.h"
-#include "store/sqlite/memory_sizes.h"
 #include "store/sqlite/sqlite_internal.h"
 
 #define MN_EXCERPT_MAX_STORED (16u << 20) /* sanity bound on a stored excerpt */

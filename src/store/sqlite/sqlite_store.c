@@ -217,13 +217,6 @@ static int ensure_project(mn_store *s, const char *name, const char *root)
 }
 
 /*
- * Before the first connection: no memory statistics. With them on (the
- * default), every allocation inside SQLite takes one process-wide mutex
- * (a few percent of a search on 100k memories), and mnemo never reads
- * them. Too late when the process used SQLite already (SQLITE_MISUSE):
- * then nothing changes, which is fine.
- */
-/*
  * SQLite's own log (sqlite3_log): a corruption says where SQLite found it ("database corruption
  * at line N of [...]"), which the "database disk image is malformed" of the error does not, so
  * it is shown at the default level; the rest (a statement prepared again after a schema
@@ -237,10 +230,17 @@ static void on_sqlite_log(void *payload, int code, const char *msg)
            msg ? msg : "");
 }
 
+/*
+ * Before the first connection: no memory statistics. With them on (the
+ * default), every allocation inside SQLite takes one process-wide mutex
+ * (a few percent of a search on 100k memories), and mnemo never reads
+ * them; SQLite's log to mnemo's. Too late when the process used SQLite
+ * already (SQLITE_MISUSE: a program that opened a database of its own
+ * first): then nothing changes, which is fine.
+ */
 static void sqlite_setup(void)
 {
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    /* before SQLite's first initialization, or refused (SQLITE_MISUSE) and nothing is lost */
     (void)sqlite3_config(SQLITE_CONFIG_LOG, on_sqlite_log, (void *)NULL);
 }
 
