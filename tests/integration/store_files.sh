@@ -132,7 +132,7 @@ for f in other.db walled.db; do
     [ "$(sha256sum "$f")" = "$sum" ] || fail "$f was changed"
     [ "$(sql "$f" "SELECT count(*) FROM sqlite_schema")" = "$tables" ] || fail "$f got tables"
     [ "$(sql "$f" "PRAGMA journal_mode")" = "$journal" ] || fail "$f changed journal mode"
-    for s in -wal -shm -journal; do [ ! -e "$f$s" ] || fail "$f$s was left"; done
+    for s in -wal -shm -journal -wlock; do [ ! -e "$f$s" ] || fail "$f$s was left"; done
 done
 sum=$(sha256sum notes.txt)
 refused "a text file" "is not a mnemo store: not a SQLite database" --db notes.txt list

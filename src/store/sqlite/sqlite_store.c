@@ -6,7 +6,9 @@
  * committed transaction across a process crash (SIGKILL) and loses at most
  * the last ones on power loss; foreign keys on; a busy timeout so that
  * concurrent processes queue instead of failing; every write inside
- * BEGIN IMMEDIATE so two writers never deadlock on a lock upgrade.
+ * BEGIN IMMEDIATE so two writers never deadlock on a lock upgrade; the
+ * VFS of wal_guard.h, so that no checkpoint runs beside another
+ * connection's write (SQLite's WAL-reset bug, unfixed in Debian 12's).
  *
  * Opening reads what the file is before anything is written to it
  * (probe): a store of ours (PRAGMA application_id, or meta's written_by
@@ -39,6 +41,7 @@
 #include "store/sqlite/fts_tokenizer.h"
 #include "store/sqlite/memory_sizes.h"
 #include "store/sqlite/sqlite_internal.h"
+#include "store/sqlite/wal_guard.h"
 #include "util/map.h"
 
 /* mnemo's code for SQLite's result rc (extended codes are on: the primary code decides) */
@@ -238,10 +241,16 @@ static void on_sqlite_log(void *payload, int code, const char *msg)
  * already (SQLITE_MISUSE: a program that opened a database of its own
  * first): then nothing changes, which is fine.
  */
+static bool guarded; /* the WAL guard's VFS is registered (wal_guard.h) */
+
 static void sqlite_setup(void)
 {
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     (void)sqlite3_config(SQLITE_CONFIG_LOG, on_sqlite_log, (void *)NULL);
+    guarded = mn_wal_guard_register() == SQLITE_OK;
+    if (!guarded)
+        mn_log(MN_LOG_WARN, "the WAL guard could not be registered: checkpoints are not kept "
+                            "apart from other processes' writes");
 }
 
 /* ---- what a file is, before anything is written to it ---- */
@@ -365,7 +374,8 @@ static int open_db(mn_store *s, int flags, open_mode mode)
     char *uri = mode == OPEN_IMMUTABLE ? uri_of(s->path) : NULL;
     if (uri)
         flags = (flags & ~SQLITE_OPEN_READWRITE) | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-    int rc = sqlite3_open_v2(uri ? uri : s->path, &sq(s)->db, flags, NULL);
+    int rc =
+        sqlite3_open_v2(uri ? uri : s->path, &sq(s)->db, flags, guarded ? MN_WAL_GUARD_VFS : NULL);
     free(uri);
     if (rc != SQLITE_OK)
         return mn_error_set(MN_EIO, "cannot open store '%s': %s", s->path,
@@ -427,7 +437,7 @@ static bool disk_full(const char *path)
 /* The files SQLite keeps beside a store: they get the store's permissions. */
 static void make_private(const char *path)
 {
-    static const char *const sides[] = {"", "-wal", "-shm", "-journal"};
+    static const char *const sides[] = {"", "-wal", "-shm", "-journal", "-wlock"};
     mn_buf p = MN_BUF_INIT;
     for (size_t i = 0; i < MN_ARRAY_SIZE(sides); i++) {
         mn_buf_clear(&p);
@@ -541,6 +551,18 @@ int mn_sqlite__open(mn_store **out, const char *path, const mn_store_options *op
                           "with --db PATH)",
                           path);
         goto fail;
+    }
+    /* ours (or to be made ours): from here no checkpoint overlaps another connection's write
+     * (wal_guard.h); before, another program's database was only read */
+    if (guarded) {
+        mn_buf lock = MN_BUF_INIT;
+        mn_buf_printf(&lock, "%s-wlock", path);
+        int grc = mn_wal_guard_enable(sq(s)->db, lock.ptr);
+        mn_buf_release(&lock);
+        if (grc != SQLITE_OK && grc != SQLITE_NOTFOUND) {
+            rc = mn_sqlite__error(s, grc, "cannot guard the write-ahead log");
+            goto fail;
+        }
     }
     /* a store made before stores were private: its files lose group and other access */
     make_private(path);

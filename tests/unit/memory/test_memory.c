@@ -231,8 +231,9 @@ static void test_failures_roll_back(void)
 
 static void cleanup_dir(const char *dir)
 {
-    static const char *const names[] = {"mnemo.db",    "mnemo.db-wal",    "mnemo.db-shm",
-                                        "rollback.db", "rollback.db-wal", "rollback.db-shm"};
+    static const char *const names[] = {"mnemo.db",        "mnemo.db-wal",     "mnemo.db-shm",
+                                        "mnemo.db-wlock",  "rollback.db",      "rollback.db-wal",
+                                        "rollback.db-shm", "rollback.db-wlock"};
     for (size_t i = 0; i < MN_ARRAY_SIZE(names); i++) {
         char p[192];
         snprintf(p, sizeof(p), "%s/%s", dir, names[i]);

@@ -117,7 +117,7 @@ static void check_refused(const char *path, const char *journal_mode)
     CHECK(read_all(&after, path));
     CHECK(before.len == after.len && memcmp(before.ptr, after.ptr, before.len) == 0);
     CHECK(!side_exists(path, "-wal") && !side_exists(path, "-shm") &&
-          !side_exists(path, "-journal"));
+          !side_exists(path, "-journal") && !side_exists(path, "-wlock"));
     CHECK(sql_int(path, "SELECT count(*) FROM sqlite_schema") == objects);
     CHECK(sql_int(path, "PRAGMA user_version") == 0);
     CHECK(sql_int(path, "PRAGMA application_id") == 0);
