@@ -133,9 +133,8 @@ int mn_sqlite__purge_freed(mn_store *s)
      * then copies it home and TRUNCATE leaves no old frame in the WAL */
     if (rc == 0)
         rc = mn_sqlite__exec(s, "VACUUM");
-    if (rc == 0 && sqlite3_wal_checkpoint_v2(sq(s)->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
-                                             NULL) != SQLITE_OK)
-        rc = mn_sqlite__fail(s, "cannot checkpoint the write-ahead log");
+    if (rc == 0)
+        rc = mn_sqlite__checkpoint_truncate(s);
     /* the caches beside the store (chunk_cache.c, vector_file.c) are keyed by row ids and
      * counts that a rewrite in place does not move: drop them, the next search rebuilds them */
     if (rc == 0)

@@ -89,6 +89,8 @@ int mn_sqlite__file_hits(mn_store *s, sqlite3_stmt *st, const char *match, size_
                          int (*cb)(void *payload, const mn_file_hit *h), void *payload,
                          const char *what);
 int mn_sqlite__exec(mn_store *s, const char *sql);
+/** A TRUNCATE checkpoint, retried within the busy timeout while its lock is held. */
+int mn_sqlite__checkpoint_truncate(mn_store *s);
 
 /*
  * The expiry test of a memory query (life_store.c; store.h: mn_expiry):

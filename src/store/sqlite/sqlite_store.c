@@ -168,6 +168,25 @@ static int busy_wait(void *arg, int tries)
 }
 
 /*
+ * A TRUNCATE checkpoint that waits as a write does. SQLite tries the
+ * checkpoint's lock once and answers busy when it is held, and the WAL
+ * guard (wal_guard.c) holds it while any connection of the store writes:
+ * without the retry the purge (`mnemo scan --fix`) failed at once whenever
+ * another process or thread wrote beside it. Waiting for readers stays
+ * SQLite's (its busy handler, inside the call).
+ */
+int mn_sqlite__checkpoint_truncate(mn_store *s)
+{
+    uint64_t since = mn_time_mono_ns(), timeout = (uint64_t)sq(s)->busy_timeout_ms * 1000000u;
+    int rc;
+    while ((rc = sqlite3_wal_checkpoint_v2(sq(s)->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
+                                           NULL)) == SQLITE_BUSY &&
+           mn_time_mono_ns() - since < timeout)
+        sqlite3_sleep(2);
+    return rc == SQLITE_OK ? 0 : mn_sqlite__fail(s, "cannot checkpoint the write-ahead log");
+}
+
+/*
  * Changing the journal mode takes an exclusive lock without calling the
  * busy handler, so when several processes created a store at once all but
  * one failed at once with "database is locked". Retry within the busy
