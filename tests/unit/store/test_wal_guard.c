@@ -153,15 +153,26 @@ static void test_not_enabled_untouched(void)
     free(path);
 }
 
+/* A store at path, opened by mnemo, with one setting written (its -wlock made). */
+static mn_store *written_store(const char *path)
+{
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    mn_store *s = NULL;
+    if (mn_store_open(&s, path, &o) != 0)
+        return NULL;
+    if (mn_store_begin(s) != 0 || mn_store_config_set(s, "k", "v") != 0 ||
+        mn_store_commit(s) != 0) {
+        mn_store_free(s);
+        return NULL;
+    }
+    return s;
+}
+
 static void test_store_guarded(void)
 {
     char *path = new_path(), *lock = lock_of(path);
-    mn_store_options o = MN_STORE_OPTIONS_INIT;
-    mn_store *s = NULL;
-    REQUIRE(mn_store_open(&s, path, &o) == 0);
-    CHECK_OK(mn_store_begin(s));
-    CHECK_OK(mn_store_config_set(s, "k", "v"));
-    CHECK_OK(mn_store_commit(s));
+    mn_store *s = written_store(path);
+    REQUIRE(s);
     struct stat st;
     CHECK(stat(lock, &st) == 0 && (st.st_mode & 0777) == 0600);
     /* a writer of the store waits while the lock is held elsewhere */
@@ -229,12 +240,8 @@ static void *keep_writing(void *p)
 static void test_purge_beside_writes(void)
 {
     char *path = new_path();
-    mn_store_options o = MN_STORE_OPTIONS_INIT;
-    mn_store *s = NULL;
-    REQUIRE(mn_store_open(&s, path, &o) == 0);
-    CHECK_OK(mn_store_begin(s));
-    CHECK_OK(mn_store_config_set(s, "k", "v"));
-    CHECK_OK(mn_store_commit(s));
+    mn_store *s = written_store(path);
+    REQUIRE(s);
     writer_arg w = {.path = path};
     pthread_t t;
     REQUIRE(pthread_create(&t, NULL, keep_writing, &w) == 0);
