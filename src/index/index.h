@@ -91,8 +91,11 @@ typedef struct {
  * 13: a generator's mark counts only in the file's leading comments, before
  * its first line of code (classify.c: a template or a remark after code is
  * not a banner).
+ * 14: Pony, assembly, Fortran, Crystal, Tcl and other languages without a
+ * grammar here are languages (ponyc's standard library was config, as text
+ * in no known language is), and a file named _test or _tests is a test.
  */
-#define MN_INDEX_RULES 13
+#define MN_INDEX_RULES 14
 
 int mn_index_run(mn_store *s, const char *root, const mn_index_options *opts, mn_index_stats *out);
 
