@@ -173,7 +173,15 @@ def main():
     ap.add_argument("--exclude", action="append", default=[],
                     help="a JSONL of instances (a dev set) whose fixes are left out: the same "
                          "base commit, or a pull request of the instance's number")
+    ap.add_argument("--source-ext", action="append", default=[], metavar=".EXT=LANGUAGE",
+                    help="one more extension of source files (repeatable): .pony=pony counts "
+                         "ponyc's standard library among the gold (retrieval.md)")
     o = ap.parse_args()
+    for spec in o.source_ext:
+        ext, _, lang = spec.partition("=")
+        if not ext.startswith(".") or not lang:
+            ap.error("--source-ext wants .EXT=LANGUAGE, got %r" % spec)
+        SOURCE_EXT[ext] = lang
     if not o.changelog and not o.from_log:
         ap.error("name a --changelog, or --from-log")
 
