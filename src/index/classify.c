@@ -247,8 +247,9 @@ static const lang_entry lang_names[] = {
  * is still named (its files are code, cut into windows): text in no known
  * language is config, and ponyc's standard library (.pony), a quarter of
  * its fixes since 2019, ranked at half weight as such (retrieval.md).
- * Extensions that name several languages (.v: Verilog, Coq, V; .d: D and
- * make's dependency files; .pl: Perl and Prolog) keep their common reading.
+ * Extensions that name several languages are left as they were: .v
+ * (Verilog, Coq, V) and .d (D, make's dependency files) name none, .pl is
+ * Perl (not Prolog).
  */
 static const lang_entry lang_exts[] = {
     {"c", "c h"},
