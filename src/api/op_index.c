@@ -54,7 +54,8 @@ static int recorded_root(mn_ctx *ctx, char **out)
  *  - a store with no root yet takes the `path` of index, discover or
  *    status as its root; context and recall (implicit: they index on their
  *    own, and an agent chooses their arguments) only a path inside the
- *    repository around the caller (ctx->root), and none outside one.
+ *    repository around the caller (ctx->root), and none outside one; a
+ *    request of a team server (ctx->no_refresh) none at all.
  * *out is malloc'd.
  */
 static int repo_root_for(mn_ctx *ctx, const json_t *args, bool implicit, char **out)
@@ -67,6 +68,15 @@ static int repo_root_for(mn_ctx *ctx, const json_t *args, bool implicit, char **
         project = mn_strdup(ctx->root);
     else if ((rc = recorded_root(ctx, &project)) != 0)
         return rc;
+    if (!project && ctx->no_refresh)
+        /* a request of a team server for a project whose code it does not hold: the code
+         * comes from the project's clone (serve.repo), never from a directory a request
+         * names, or any project's admin could read the server's machine through it */
+        return mn_error_set(MN_EINVAL,
+                            "project '%s' has no repository on this server: its code comes "
+                            "from the clone of serve.repo, never from a directory a request "
+                            "names",
+                            mn_ctx_project(ctx));
     if (!p && !project && !ctx->root)
         return mn_error_set(MN_EINVAL, "not inside a repository: give the path to index");
     abs = p ? mn_fs_abspath(p) : mn_strdup(project ? project : ctx->root);

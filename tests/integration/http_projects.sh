@@ -14,7 +14,8 @@
 #               its name, whatever the request claims
 #   roots       the server runs in a repository: its own project's context
 #               reads it, a token of another project's never does; a token's
-#               project is never indexed on a request (its sync does it)
+#               project is never indexed on a request (its sync does it),
+#               and no directory a request names becomes its code
 # A failed check is reported and the script goes on; it exits 1 if any failed.
 # shellcheck disable=SC2015 # A && B || fail is meant
 set -euo pipefail
@@ -61,6 +62,8 @@ wA=$(secret writer-a alpha writer)
 wB=$(secret writer-b beta writer)
 declare -a many
 for i in $(seq 1 14); do many[i]=$(secret "reader-$i" "p$i" reader); done
+# an admin of a project whose code the server does not hold
+aZ=$(secret admin-z zeta admin)
 
 "$MNEMO" serve --port 0 2>"$tmp/server.err" &
 server_pid=$!
@@ -130,6 +133,24 @@ rest "$wB" recall '{"query":"where is ledger_rollover_window computed"}'
 grep -q 'ledger.py' "$tmp/body" && fail "a token of beta reads the server's own repository: $(head -c 400 "$tmp/body")"
 rest "$admin" context '{"query":"where is ledger_rollover_window computed"}'
 grep -q 'ledger.py' "$tmp/body" || fail "the server's own project works on its repository: $(head -c 400 "$tmp/body")"
+
+# a path a request names is never a project's code: neither the server's own repository nor
+# any other directory of its machine becomes zeta's through its admin's index, discover or
+# status (zeta has no clone: its code would come from serve.repo)
+printf 'the_plain_words_of_a_file_outside = 1\n' >"$tmp/outside.py"
+for op in index discover status; do
+    for dir in "$tmp/server" "$tmp"; do
+        rest "$aZ" "$op" "{\"path\":\"$dir\"}"
+        [ "$code" = 400 ] || fail "zeta's admin: $op of $dir answered $code: $(head -c 300 "$tmp/body")"
+        grep -q 'no repository on this server' "$tmp/body" || fail "zeta's $op of $dir: $(head -c 300 "$tmp/body")"
+    done
+done
+rest "$aZ" index '{}'
+[ "$code" = 400 ] || fail "zeta's admin: index without a path answered $code"
+for q in ledger_rollover_window the_plain_words_of_a_file_outside; do
+    rest "$aZ" search_code "{\"query\":\"$q\"}"
+    grep -q "$q" "$tmp/body" && fail "zeta's admin reads a directory it named: $(head -c 300 "$tmp/body")"
+done
 
 # ---- a request never indexes a token's project (minutes on a large clone, on a worker): the
 # sync does. gamma's code was indexed from a clone on the server's machine, then it changed
