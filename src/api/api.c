@@ -85,16 +85,24 @@ static int scrub_answer(mn_ctx *ctx, json_t *out)
 
 static void scrub_error(mn_ctx *ctx)
 {
-    const mn_scanner *sc = ctx->scanner_used;
-    const char *msg = mn_error_last();
-    size_t len = strlen(msg);
     int code = mn_error_last_code();
-    if (!sc || !len || !mn_scan_any(sc, msg, len, MN_SCAN_ALL))
-        return;
+    char *msg = mn_strdup(mn_error_last());
+    size_t len = strlen(msg);
+    const mn_scanner *sc = NULL;
+    /* the scanner is loaded on first use: an operation refused at its first check (the
+     * schema's, which quotes the input) may be the first call of a fresh context, a server
+     * worker's; loading it may set an error of its own, so the message is set again below */
+    if (len && mn_api__scanner(ctx, &sc) != 0 && mn_scanner_builtin(&sc) != 0)
+        sc = NULL;
     mn_buf b = MN_BUF_INIT;
-    if (mn_scan_redact(&b, sc, msg, len, MN_SCAN_ALL, NULL) == 0)
+    if (!len || (sc && !mn_scan_any(sc, msg, len, MN_SCAN_ALL)))
+        mn_error_set(code, "%s", msg);
+    else if (sc && mn_scan_redact(&b, sc, msg, len, MN_SCAN_ALL, NULL) == 0)
         mn_error_set(code, "%s", b.ptr);
+    else
+        mn_error_set(code, "the message is withheld: it could not be checked for secrets");
     mn_buf_release(&b);
+    free(msg);
 }
 
 /* The observer of every call (mn_api_observer_set): a server's metrics, or none. */

@@ -132,6 +132,16 @@ scrape
 m_search0=$(metric 'mnemo_requests_total{project="default",front="rest",op="search"}')
 [ "$m_search0" = 0 ] || fail "a fresh server counted searches"
 
+# ---- an error that quotes the input is scrubbed, on a worker's first call too ----
+# (the scanner is loaded on first use, and a schema's refusal comes before anything loads it)
+GH=ghp_FAKEq7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Ga1
+for body in "{\"title\":\"x\",\"kind\":\"$GH\"}" "{\"title\":\"x\",\"$GH\":1}"; do
+    call /v1/save "$body" -H "$CT"
+    expect_code 400 "a save refused for its input"
+    grep -q 'FAKEq7Wm2Xr9' "$tmp/body" && fail "an error repeats a token: $(head -c 300 "$tmp/body")"
+    grep -q 'REDACTED:github-pat' "$tmp/body" || fail "the error does not say what it left out: $(head -c 300 "$tmp/body")"
+done
+
 # ---- ops: save, search, feedback, recall, review, plan-context ----
 call /v1/save '{"kind":"gotcha","title":"Cart totals are in cents","body":"cart.total returns cents, not euros; divide by 100 before showing it.","context":{"situation":"showing a cart total","solution":"divide cart.total by 100","trigger_keywords":["cart","total","cents"]}}' -H "$CT"
 expect_code 200 "save"
