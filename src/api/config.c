@@ -447,6 +447,40 @@ static char *shown_value(const struct config_key *k, const char *v)
     return mn_buf_detach(&b);
 }
 
+/*
+ * A setting is stored and shown as it is (config list and get print it, the audit row keeps
+ * it), so a text value holding a secret, or a URL carrying credentials, is refused rather than
+ * redacted into a value that no longer works: a key belongs in the environment (embed.key
+ * takes env:NAME or file:PATH, and shows only its last characters).
+ */
+static int check_not_secret(mn_ctx *ctx, const struct config_key *k, const char *v)
+{
+    const mn_scanner *sc = NULL;
+    if (k->type != KEY_TEXT || is_secret(k))
+        return 0;
+    const char *scheme = strstr(v, "://");
+    if (scheme) {
+        const char *host = scheme + 3;
+        if (memchr(host, '@', strcspn(host, "/?#")))
+            return mn_error_set(MN_EINVAL,
+                                "%s must not carry credentials (user@ or user:password@): a "
+                                "setting is stored and shown as it is",
+                                k->key);
+    }
+    int rc = mn_api__scanner(ctx, &sc);
+    if (rc)
+        return rc;
+    mn_scan_hit *hits = NULL;
+    size_t n = 0;
+    if ((rc = mn_scan_find(&hits, &n, sc, v, strlen(v), MN_SCAN_SECRET)) == 0 && n)
+        rc = mn_error_set(MN_EINVAL,
+                          "%s would hold a secret (rule '%s'): a setting is stored and shown as "
+                          "it is; keep the secret in the environment",
+                          k->key, hits[0].rule);
+    free(hits);
+    return rc;
+}
+
 /* Check a value and return its canonical text form (malloc'd). */
 static int check_value(char **out, const struct config_key *k, const char *v)
 {
@@ -568,17 +602,35 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
                 user = res->pw_name;
             v = mn_strdup(user ? user : "");
         }
-        free(ctx->author);
-        ctx->author = v;
-        mn_api__settings_author(ctx);
-        ctx->settings.actor = ctx->actor;
-        if ((rc = effective(ctx, &v, find_key("scan.pii"), NULL)) != 0)
+        char *author = v;
+        if ((rc = effective(ctx, &v, find_key("scan.pii"), NULL)) != 0) {
+            free(author);
             return rc;
+        }
         ctx->settings.redact = MN_SCAN_SECRET | (strcmp(v, "redact") == 0 ? MN_SCAN_PII : 0);
         ctx->settings.quarantine_pii = strcmp(v, "quarantine") == 0;
         free(v);
-        if ((rc = mn_api__scanner(ctx, &ctx->settings.scanner)) != 0)
+        if ((rc = mn_api__scanner(ctx, &ctx->settings.scanner)) != 0) {
+            free(author);
             return rc;
+        }
+        /* the author every save gets by default is stored text like the rest: a user.name
+         * (or $USER) holding a token is redacted as a given author is */
+        if (mn_scan_any(ctx->settings.scanner, author, strlen(author), ctx->settings.redact)) {
+            mn_buf clean = MN_BUF_INIT;
+            if (mn_scan_redact(&clean, ctx->settings.scanner, author, strlen(author),
+                               ctx->settings.redact, NULL) != 0) {
+                mn_buf_release(&clean);
+                free(author);
+                return mn_error_last_code();
+            }
+            free(author);
+            author = clean.ptr ? mn_buf_detach(&clean) : mn_strdup("");
+        }
+        free(ctx->author);
+        ctx->author = author;
+        mn_api__settings_author(ctx);
+        ctx->settings.actor = ctx->actor;
         /* what reaches the store other than through the mnemo command (MCP, HTTP, hooks),
          * an agent saves, whatever provenance it claims */
         ctx->settings.agent = !ctx->local_cli;
@@ -694,6 +746,10 @@ int mn_op_config(mn_ctx *ctx, const json_t *args, json_t **out)
                             key, action, key, value ? " VALUE" : "");
     if (value && (rc = check_value(&v, k, value)) != 0)
         return rc;
+    if (v && (rc = check_not_secret(ctx, k, v)) != 0) {
+        free(v);
+        return rc;
+    }
     char *shown = shown_value(k, v);
     if ((rc = mn_store_begin(ctx->store)) == 0) {
         json_t *detail = json_pack("{s:s,s:s?}", "key", key, "value", shown);

@@ -513,7 +513,7 @@ static int write_memories(mn_memory_import_counts *c, mn_store *dst, const mn_me
                 {
                     written[i] = !mn_map_has(kept, json_string_value(json_object_get(m, "id")));
                 }
-                rc = mn_memory_import_links(c, dst, page, first, written);
+                rc = mn_memory_import_links(c, dst, cfg, page, first, written);
             }
             json_decref(page);
             first += n;

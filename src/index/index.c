@@ -172,8 +172,8 @@ static const char *redacted(mn_parse_result *r, const queue *q, const char *text
 
 /*
  * Secrets out of what a file's rows will hold: one scan of the whole file
- * decides (most files hold none), then each chunk, signature and docstring
- * that does is redacted. The file's hash stays that of its bytes, so
+ * decides (most files hold none), then each chunk, symbol name, signature
+ * and docstring that does is redacted. The file's hash stays that of its bytes, so
  * freshness is unchanged; a path the project allow-lists is kept as is.
  */
 static void scrub_parse(job *j, const queue *q, const char *data, size_t len)
@@ -185,6 +185,9 @@ static void scrub_parse(job *j, const queue *q, const char *data, size_t len)
     for (size_t i = 0; i < r->chunks.len; i++)
         r->chunks.items[i].text = redacted(r, q, r->chunks.items[i].text);
     for (size_t i = 0; i < r->symbols.len; i++) {
+        /* a symbol's name is prose where it is a heading (Markdown sections are symbols) */
+        r->symbols.items[i].name = redacted(r, q, r->symbols.items[i].name);
+        r->symbols.items[i].qualified_name = redacted(r, q, r->symbols.items[i].qualified_name);
         r->symbols.items[i].signature = redacted(r, q, r->symbols.items[i].signature);
         r->symbols.items[i].docstring = redacted(r, q, r->symbols.items[i].docstring);
     }

@@ -498,8 +498,11 @@ static int ingest_file(docs_run *r, const char *rel)
     bool adr = adr_path(rel) && (status || mn_md_find(&d, "Decision|Decision Outcome"));
     /* the whole document, scrubbed, for open_doc */
     char *clean = mn_ingest_scrub_text(r->env, text, len);
+    /* its title and front matter's url are stored beside it: scrubbed as its text */
     const char *url = json_string_value(json_object_get(d.front, "url"));
-    mn_doc_rec rec = {rel, adr ? "adr" : "doc", d.title, clean, hash, url};
+    char *clean_title = d.title ? mn_ingest_scrub_text(r->env, d.title, strlen(d.title)) : NULL;
+    char *clean_url = url ? mn_ingest_scrub_text(r->env, url, strlen(url)) : NULL;
+    mn_doc_rec rec = {rel, adr ? "adr" : "doc", clean_title, clean, hash, clean_url};
     json_t *keep = json_object();
     if ((rc = mn_store_begin(r->s)) == 0) {
         rc = mn_store_doc_upsert(r->s, &rec);
@@ -555,6 +558,8 @@ static int ingest_file(docs_run *r, const char *rel)
                                        : mn_error_last_code();
     json_decref(keep);
     free(clean);
+    free(clean_title);
+    free(clean_url);
     mn_md_doc_release(&d);
     free(text);
     return rc;

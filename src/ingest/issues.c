@@ -292,10 +292,40 @@ static char *task_body(issues_run *r, const issue *i)
         mn_buf_printf(&b, "\n\n---\n%s (%s):\n%s", jstr(c, "author"), jstr(c, "created"),
                       jstr(c, "text"));
     }
-    size_t n = b.len > TASK_BODY_MAX ? mn_utf8_floor(b.ptr, b.len, TASK_BODY_MAX) : b.len;
-    char *out = mn_ingest_scrub_text(r->env, b.ptr ? b.ptr : "", n);
+    /* scrubbed whole, then cut: a token the cut split in two would match no rule, and most
+     * of it would be stored */
+    char *out = mn_ingest_scrub_text(r->env, b.ptr ? b.ptr : "", b.len);
+    size_t n = strlen(out);
+    if (n > TASK_BODY_MAX)
+        out[mn_utf8_floor(out, n, TASK_BODY_MAX)] = '\0';
     mn_buf_release(&b);
     return out;
+}
+
+/* The fields a task row keeps beside its title and body, scrubbed alike: a token in an
+ * issue's url, its author's login, its state or a label is stored text as much as its body
+ * (the issue's memory passes the save's scrub; the task row is written here). */
+static void scrub_fields(issues_run *r, issue *i)
+{
+    char **field[] = {&i->url, &i->author, &i->state};
+    for (size_t k = 0; k < MN_ARRAY_SIZE(field); k++)
+        if (*field[k]) {
+            char *clean = mn_ingest_scrub_text(r->env, *field[k], strlen(*field[k]));
+            free(*field[k]);
+            *field[k] = clean;
+        }
+    size_t k;
+    json_t *l;
+    json_array_foreach(i->labels, k, l)
+    {
+        const char *v = json_string_value(l);
+        if (!v)
+            continue;
+        char *clean = mn_ingest_scrub_text(r->env, v, strlen(v));
+        if (strcmp(clean, v) != 0)
+            json_array_set_new(i->labels, k, json_string(clean));
+        free(clean);
+    }
 }
 
 static void item(issues_run *r, const char *issue_id, const char *kind, const json_t *res)
@@ -439,6 +469,7 @@ static int save_issue(issues_run *r, issue *i)
 {
     if (!i->id[0] || !strcmp(i->id, "#0") || !i->title)
         return r->skipped++, 0;
+    scrub_fields(r, i);
     char *body = task_body(r, i);
     char *title = mn_ingest_scrub_text(r->env, i->title, strlen(i->title));
     mn_task_rec t = {i->tracker, i->id,     title,      body,       i->state, i->url,

@@ -1086,14 +1086,23 @@ fail:
     return rc;
 }
 
-int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *in)
+int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, const json_t *raw)
 {
     char from[MN_ID_LEN + 1];
     char *to = NULL;
+    json_t *in = NULL;
+    mn_scrub_report scrubbed = MN_SCRUB_REPORT_INIT;
     int rc;
-    bool remove = json_is_true(json_object_get(in, "remove"));
-    if ((rc = mn_store_begin(s)) != 0)
+    bool remove = json_is_true(json_object_get(raw, "remove"));
+    /* a link's target and note are stored text like a memory's: a token in a url: target or
+     * a note passes the same scrub (and the audit row, which names the target, after it) */
+    if ((rc = scrub_input(&in, raw, cfg, &scrubbed)) != 0)
         return rc;
+    if ((rc = mn_store_begin(s)) != 0) {
+        json_decref(in);
+        mn_scrub_report_release(&scrubbed);
+        return rc;
+    }
     if ((rc = mn_store_memory_resolve(s, from, str(in, "from"))) != 0 ||
         (rc = resolve_target(&to, s, str(in, "to"))) != 0)
         goto fail;
@@ -1111,8 +1120,8 @@ int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
         mn_store_rollback(s);
         *out = json_pack("{s:s,s:s,s:s,s:s}", "from", from, "to", to, "kind", str(in, "kind"),
                          "action", "unchanged");
-        free(to);
-        return 0;
+        rc = 0;
+        goto done;
     }
     /* life cycle: a supersedes link retires its target, removed it brings it back */
     if (rc == 0 && !strcmp(str(in, "kind"), "supersedes") && !strchr(to, ':'))
@@ -1123,15 +1132,18 @@ int mn_memory_link(json_t **out, mn_store *s, const mn_memory_settings *cfg, con
     json_t *detail = json_pack("{s:s,s:s}", "kind", str(in, "kind"), "to", to);
     rc = mn_store_audit(s, cfg->actor, remove ? "unlink" : "link", from, detail);
     json_decref(detail);
-    if (rc || (rc = mn_store_commit(s)) != 0)
+    if (rc || (rc = audit_redaction(s, cfg, from, &scrubbed)) != 0 ||
+        (rc = mn_store_commit(s)) != 0)
         goto fail;
     *out = json_pack("{s:s,s:s,s:s,s:s}", "from", from, "to", to, "kind", str(in, "kind"), "action",
                      remove ? "unlinked" : "linked");
-    free(to);
-    return 0;
+    goto done;
 fail:
     mn_store_rollback(s);
+done:
     free(to);
+    json_decref(in);
+    mn_scrub_report_release(&scrubbed);
     return rc;
 }
 
@@ -1210,8 +1222,30 @@ int mn_memory_import_rows(mn_memory_import_counts *c, mn_store *s, const mn_memo
     return 0;
 }
 
-int mn_memory_import_links(mn_memory_import_counts *c, mn_store *s, const json_t *mems,
-                           size_t first, const unsigned char *written)
+/* One link of an imported memory m, its text scrubbed: 0, or an error not yet prefixed. */
+static int import_link(mn_memory_import_counts *c, mn_store *s, const json_t *m, const json_t *l)
+{
+    int64_t ms = mn_time_now_ms();
+    int rc;
+    if (str(l, "created_at") && (rc = mn_time_parse(&ms, str(l, "created_at"))) != 0)
+        return rc;
+    const char *to = str(l, "to");
+    if (strchr(to, ':') ? (rc = check_ref(to)) != 0 : !is_full_id(to))
+        return rc ? rc : mn_error_set(MN_EINVAL, "'%.60s' is not a memory id or a reference", to);
+    if (strcmp(to, str(m, "id")) == 0)
+        return mn_error_set(MN_EINVAL, "a memory cannot link to itself");
+    rc = mn_store_link_add(s, str(m, "id"), str(l, "kind"), to, str(l, "note"), ms);
+    if (rc == MN_EEXISTS) {
+        mn_error_clear();
+        return 0;
+    }
+    if (rc == 0)
+        c->links++;
+    return rc;
+}
+
+int mn_memory_import_links(mn_memory_import_counts *c, mn_store *s, const mn_memory_settings *cfg,
+                           const json_t *mems, size_t first, const unsigned char *written)
 {
     size_t i;
     const json_t *m;
@@ -1219,33 +1253,25 @@ int mn_memory_import_links(mn_memory_import_counts *c, mn_store *s, const json_t
     json_array_foreach(mems, i, m)
     {
         size_t j;
-        json_t *l;
+        json_t *raw;
         if (!written[i])
             continue;
-        json_array_foreach(json_object_get(m, "links"), j, l)
+        json_array_foreach(json_object_get(m, "links"), j, raw)
         {
-            int64_t ms = mn_time_now_ms();
-            if (str(l, "created_at") && (rc = mn_time_parse(&ms, str(l, "created_at"))) != 0)
-                goto fail;
-            const char *to = str(l, "to");
-            if (strchr(to, ':') ? (rc = check_ref(to)) != 0 : !is_full_id(to)) {
-                if (!rc)
-                    rc = mn_error_set(MN_EINVAL, "'%.60s' is not a memory id or a reference", to);
-                goto fail;
+            /* the scrub of a link op's target and note (mn_memory_link) */
+            json_t *l = NULL;
+            mn_scrub_report scrubbed = MN_SCRUB_REPORT_INIT;
+            if ((rc = scrub_input(&l, raw, cfg, &scrubbed)) == 0 && scrubbed.rules) {
+                rc = audit_redaction(s, cfg, str(m, "id"), &scrubbed);
+                c->redacted += scrubbed.secrets + scrubbed.pii;
             }
-            if (strcmp(to, str(m, "id")) == 0) {
-                rc = mn_error_set(MN_EINVAL, "a memory cannot link to itself");
-                goto fail;
-            }
-            rc = mn_store_link_add(s, str(m, "id"), str(l, "kind"), to, str(l, "note"), ms);
-            if (rc == MN_EEXISTS) {
-                mn_error_clear();
-                rc = 0;
-                continue;
-            }
+            mn_scrub_report_release(&scrubbed);
             if (rc)
                 goto fail;
-            c->links++;
+            rc = import_link(c, s, m, l);
+            json_decref(l);
+            if (rc)
+                goto fail;
             continue;
         fail:
             return mn_error_prefix("memories[%zu].links[%zu]", first + i, j);
@@ -1276,7 +1302,7 @@ int mn_memory_import_within(json_t **out, mn_store *s, const mn_memory_settings 
     unsigned char *written = mn_calloc(n ? n : 1, 1);
     int rc = mn_memory_import_rows(&c, s, cfg, mems, str(in, "on_conflict"), 0, written);
     if (rc == 0)
-        rc = mn_memory_import_links(&c, s, mems, 0, written);
+        rc = mn_memory_import_links(&c, s, cfg, mems, 0, written);
     *out = rc ? NULL : mn_memory_import_counts_json(&c);
     free(written);
     return rc;

@@ -68,10 +68,11 @@ int mn_memory_import_rows(mn_memory_import_counts *c, mn_store *s, const mn_memo
 /**
  * The links of a page's memories written (written[i], as
  * mn_memory_import_rows set it), after every page's rows: a link may point
- * to a memory of a later page. A link there already is not counted.
+ * to a memory of a later page, their targets and notes scrubbed as a
+ * save's text. A link there already is not counted.
  */
-int mn_memory_import_links(mn_memory_import_counts *c, mn_store *s, const json_t *mems,
-                           size_t first, const unsigned char *written);
+int mn_memory_import_links(mn_memory_import_counts *c, mn_store *s, const mn_memory_settings *cfg,
+                           const json_t *mems, size_t first, const unsigned char *written);
 /** {imported, replaced, skipped, links, redacted} of c (new reference). */
 json_t *mn_memory_import_counts_json(const mn_memory_import_counts *c);
 

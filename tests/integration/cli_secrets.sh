@@ -7,6 +7,10 @@
 #   index     a secret committed in the repository (.env, settings.py) stays
 #             in the file and never reaches the store (chunks, full-text
 #             index, WAL); nor one in a commit message (history);
+#   around    the texts stored beside memories: a link's target and note
+#             (link, import), an issue's url, author, labels and a body cut
+#             across a token, a document's title and url, the default
+#             author (user.name); a setting holding a secret is refused;
 #   out       rows stored while the project allow-listed the values (its
 #             .mnemo-scan.yaml, removed afterwards: as if they were stored
 #             before a rule existed) are not served by search, context,
@@ -99,18 +103,72 @@ js "search finds the settings" "d.items.some(i => (i.path || '').includes('setti
 nowhere "search of the code" "$tmp/code.json"
 nowhere "after index" $(store_files)
 
+# ---- around the memories: links, issues, documents, the author, settings -----
+pw=Hunter2FAKEpass
+parts+=("$pw")
+lid=$(mn save --json --kind fact --title "The deploy job reads the release notes" \
+    "The deploy job reads the release notes before it tags." |
+    node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
+mn link "$lid" about "url:https://ops:$pw@ci.example.invalid/job" --note "it posts with $SL" \
+    >/dev/null || fail "link with a secret target and note"
+mn link "$lid" relates_to "task:$GH" >/dev/null || fail "link to a task named by a token"
+cat >"$tmp/import.jsonl" <<EOF
+{"id":"01JF0000000000000000000001","kind":"fact","level":"L1","title":"Imported with links","body":"A memory imported with links that carry secrets.","provenance":{"source":"import"},"status":"active","confidence":0.9,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","links":[{"kind":"about","to":"url:https://ops:$pw@wiki.example.invalid/x","note":"key $AWS"}]}
+EOF
+mn import "$tmp/import.jsonl" >/dev/null || fail "import with links"
+# an issue whose url, author and labels hold secrets, and whose body is cut across a token
+node -e "
+const body = 'The deploy fails. ' + 'x'.repeat(256 * 1024 - 30) + ' $GH and more text after it';
+console.log(JSON.stringify([{number: 7, title: 'Deploy fails', body, state: 'open',
+  html_url: 'https://ops:$pw@github.example.invalid/o/r/issues/7', user: {login: '$AWS'},
+  labels: [{name: 'ci'}, {name: '$SL'}]}]))" >issues.json
+mn ingest issues issues.json >/dev/null || fail "ingest issues"
+rm issues.json
+mkdir -p docs
+printf -- '---\nurl: https://admin:%s@wiki.example.invalid/p\n---\n# Rotate %s every quarter\n\nThe on-call engineer rotates the bot token every ninety days and records it.\n' \
+    "$pw" "$GH" >docs/rotate.md
+mn ingest docs docs >/dev/null || fail "ingest docs"
+aid=$(USER=$GH mn save --json "Saved under a login that is a token: the author is redacted." |
+    node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
+sqlite3 .mnemo/mnemo.db "SELECT author FROM memories WHERE uid = '$aid'" | grep -q 'REDACTED:github-pat' ||
+    fail "the default author is not redacted: $(sqlite3 .mnemo/mnemo.db "SELECT author FROM memories WHERE uid = '$aid'" | head -c 80)"
+for kv in "user.name=$GH" "embed.url=https://ops:$pw@embed.example.invalid/v1" "embed.document_prefix=token $GH"; do
+    if mn config set "${kv%%=*}" "${kv#*=}" >/dev/null 2>"$tmp/err"; then fail "config set ${kv%%=*} took a secret"; fi
+    nowhere "config set's refusal" "$tmp/err"
+done
+nowhere "around the memories" $(store_files)
+# no rule finds a bare password: the checks below name it where it is stored
+parts=("$GH_PART" "$AWS_PART" "$SL_PART")
+
 # ---- rows stored while allow-listed are not served once the allow-list goes ---
 cat >.mnemo-scan.yaml <<EOF
 allow:
-  values: ["$GH", "$AWS", "$SL"]
+  values: ["$GH", "$AWS", "$SL", "$pw", "${pw}X"]
 EOF
 old=$(mn save --json --kind fact --title "Deploy credentials of the old cluster" \
     "old note: the deploy key is $AWS and the slack bot posts with $SL" |
     node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).id)")
 echo "# legacy token $GH" >>app/settings.py
 mn index >/dev/null
-sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM memories WHERE body LIKE '%$AWS_PART%'" | grep -qx 1 ||
+mn link "$old" about "url:https://ops:$pw@old.example.invalid/$AWS" --note "old key $AWS" >/dev/null
+mn link "$old" about "url:https://ops:$pw@old.example.invalid/$SL" >/dev/null
+# two links whose targets differ only by a password are one link once it is redacted
+mn link "$old" about "url:https://ops:$pw@twice.example.invalid/" >/dev/null
+mn link "$old" about "url:https://ops:${pw}X@twice.example.invalid/" >/dev/null
+node -e "console.log(JSON.stringify([{number: 8, title: 'Old deploy', body: 'old', state: 'closed',
+  html_url: 'https://ops:$pw@github.example.invalid/o/r/issues/8', user: {login: '$AWS'},
+  labels: [{name: '$SL'}]}]))" >old_issues.json
+mn ingest issues old_issues.json >/dev/null
+rm old_issues.json
+printf -- '---\nurl: https://admin:%s@wiki.example.invalid/old\n---\n# The old cluster\n\nThe old cluster is retired; its dashboards stay readable for a year.\n' \
+    "$pw" >docs/old.md
+mn ingest docs docs >/dev/null
+[ "$(sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM memories WHERE body LIKE '%$AWS_PART%'")" -ge 1 ] ||
     fail "the allow-list did not let the value through (the test plants nothing)"
+sqlite3 .mnemo/mnemo.db "SELECT (SELECT count(*) FROM links WHERE dst_ref LIKE '%$pw%') || ' ' ||
+    (SELECT count(*) FROM tasks WHERE url LIKE '%$pw%' AND author LIKE '%$AWS_PART%') || ' ' ||
+    (SELECT count(*) FROM docs WHERE url LIKE '%$pw%')" | grep -Eqx '[1-9][0-9]* 1 1' ||
+    fail "the allow-list did not let links, an issue and a document through (the test plants nothing)"
 rm .mnemo-scan.yaml
 for q in "deploy key old cluster" "legacy token settings"; do
     mn search "$q" --json >"$tmp/s.json" || fail "search $q"
@@ -143,7 +201,7 @@ sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM audit WHERE action = 'feedback' AN
 
 # ---- scan and scan --fix ----------------------------------------------------
 mn scan --json >"$tmp/scan.json" || fail "scan"
-js "scan counts the planted rows by rule" "d.memories.with_hits === 1 && d.texts['chunks.text'].with_hits >= 1 && d.rules['github-pat'] >= 1 && d.fixed === false" <"$tmp/scan.json"
+js "scan counts the planted rows by rule" "d.memories.with_hits >= 1 && d.texts['chunks.text'].with_hits >= 1 && d.texts['links.dst_ref'].with_hits >= 1 && d.texts['tasks.url'].with_hits === 1 && d.texts['docs.url'].with_hits === 1 && d.rules['github-pat'] >= 1 && d.fixed === false" <"$tmp/scan.json"
 nowhere "scan's report" "$tmp/scan.json"
 mn scan >"$tmp/scan.txt"
 grep -q "mnemo scan --fix" "$tmp/scan.txt" || fail "scan says how to fix"
@@ -151,6 +209,11 @@ mn scan --fix --json >"$tmp/fix.json" || fail "scan --fix"
 js "scan --fix says it fixed" "d.fixed === true" <"$tmp/fix.json"
 nowhere "after scan --fix" $(store_files)
 mn scan --json >"$tmp/scan2.json"
+sqlite3 .mnemo/mnemo.db "SELECT (SELECT count(*) FROM links WHERE dst_ref LIKE '%$pw%') +
+    (SELECT count(*) FROM tasks WHERE url LIKE '%$pw%') + (SELECT count(*) FROM docs WHERE url LIKE '%$pw%')" |
+    grep -qx 0 || fail "scan --fix left a password in a link, an issue or a document"
+sqlite3 .mnemo/mnemo.db "SELECT count(*) FROM links WHERE dst_ref LIKE '%twice.example%'" | grep -qx 1 ||
+    fail "two links that became one are not one: $(sqlite3 .mnemo/mnemo.db "SELECT dst_ref FROM links WHERE dst_ref LIKE '%twice%'")"
 js "a second scan finds nothing" "d.memories.with_hits === 0 && Object.keys(d.rules).length === 0" <"$tmp/scan2.json"
 mn search "deploy key old cluster" --json >"$tmp/s.json" || fail "search after the fix"
 js "the memory is still found" "d.items.some(i => i.id === '$old')" <"$tmp/s.json"

@@ -83,6 +83,9 @@ grep -q "commits: 3 read, 0 read before" "$tmp/pg3.out" || fail "project other: 
 src=$(sql "SELECT uid FROM memories m JOIN projects p ON p.id = m.project_id WHERE p.name <> 'other' AND m.kind = 'decision'")
 "$MNEMO" --db "$DB" link "$src" relates_to "commit:$fix" --note "token ghp_FAKEq7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Ga1 used" >/dev/null 2>&1 ||
     fail "link with a note"
+[ "$(sql "SELECT count(*) FROM links WHERE note LIKE '%FAKEq7Wm2Xr9Lk4Tz8%'")" = 0 ] || fail "a link's note is stored with its secret"
+# as an older mnemo stored it, unscrubbed
+sql "UPDATE links SET note = 'token ghp_FAKEq7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Ga1 used' WHERE dst_ref = 'commit:$fix'" >/dev/null
 [ "$(sql "SELECT count(*) FROM links WHERE note LIKE '%FAKEq7Wm2Xr9Lk4Tz8%'")" = 1 ] || fail "the note is stored"
 "$MNEMO" --db "$DB" scan --fix >"$tmp/scan.out" 2>&1 || fail "scan --fix: $(cat "$tmp/scan.out")"
 [ "$(sql "SELECT count(*) FROM links WHERE note LIKE '%FAKEq7Wm2Xr9Lk4Tz8%'")" = 0 ] ||

@@ -9,7 +9,9 @@
 # rewritten chunk are those of its new text (the redaction marker's words
 # are found), and the documents' count is unchanged. A commit subject holds
 # a second token: after the scan the history's postings (tbl 3) hold none of
-# its words and keep the subject's other words.
+# its words and keep the subject's other words. A Markdown heading (a symbol's
+# name) holds the token, and two links' targets differ only by a password:
+# after the scan no name holds it and the two links are one.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/db.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/db.sh"
@@ -33,12 +35,23 @@ def push_release(tag):
 PY
 cat >.mnemo-scan.yaml <<YAML
 allow:
-  values: ["$GH", "$GH2"]
+  values: ["$GH", "$GH2", "Hunter2FAKEpass", "Hunter2FAKEpassX"]
 YAML
+printf '# Rotate %s every quarter\n\nThe on-call engineer rotates the token every ninety days.\n' "$GH" >ROTATE.md
 git add -A && git commit -q -m "deploy"
 printf 'def other():\n    return 1\n' >app/other.py
 git add -A && git commit -q -m "Rotate the key $GH2 for the shop"
 "$MNEMO" --db "$DB" index >"$tmp/index.out" 2>&1 || fail "index: $(cat "$tmp/index.out")"
+id=$("$MNEMO" --db "$DB" --json save "The release job reads the tag before it pushes." |
+    node -e "console.log(JSON.parse(require('fs').readFileSync(0, 'utf8')).id)")
+for pw in Hunter2FAKEpass Hunter2FAKEpassX; do
+    "$MNEMO" --db "$DB" link "$id" about "url:https://ops:$pw@twice.example.invalid/" >/dev/null ||
+        fail "link with a password"
+done
+[ "$(sql "SELECT count(*) FROM links WHERE dst_ref LIKE '%Hunter2FAKE%'")" = 2 ] ||
+    fail "the allow-list did not let the links' passwords in (the test plants nothing)"
+[ "$(sql "SELECT count(*) FROM symbols WHERE name LIKE '%$GH%'")" -ge 1 ] ||
+    fail "the allow-list did not let the token into a heading (the test plants nothing)"
 
 # the postings of the chunks' table (tbl 1) that hold a word of the token
 secret_postings() {
@@ -59,6 +72,12 @@ rm .mnemo-scan.yaml
     fail "the token is still in the chunks"
 [ "$(sql "SELECT count(*) FROM symbols WHERE docstring LIKE '%$GH%'")" = 0 ] ||
     fail "the token is still in a docstring"
+[ "$(sql "SELECT count(*) FROM symbols WHERE name LIKE '%$GH%' OR qualified_name LIKE '%$GH%'")" = 0 ] ||
+    fail "the token is still in a symbol's name"
+[ "$(sql "SELECT count(*) FROM links WHERE dst_ref LIKE '%Hunter2FAKE%'")" = 0 ] ||
+    fail "a password is still in a link's target"
+[ "$(sql "SELECT count(*) FROM links WHERE dst_ref LIKE '%twice.example%'")" = 1 ] ||
+    fail "two links that became one are not one"
 [ "$(secret_postings)" = 0 ] || fail "the token's words are still in the postings after scan --fix"
 [ "$(sql "SELECT count(*) FROM fts_docs WHERE tbl = 1")" = "$docs_before" ] ||
     fail "the chunks' documents changed in number"

@@ -30,25 +30,45 @@
 #include "util/util.h"
 #include "util/vec.h"
 
-/* table, column, and the condition that keeps a row to this project's ($1) */
+/* table, column, the condition that keeps a row to this project's ($1), and for a column a
+ * unique index covers, the statement that deletes the row ($2) when its rewrite ($1) would
+ * repeat a row the table holds already (two links whose targets differed only by a secret are
+ * one link once it is redacted) */
+#define MINE          "project_id = $1"
+#define MINE_MEMORY   "src_id IN (SELECT id FROM memories WHERE project_id = $1)"
+#define MINE_FEEDBACK "served_id IN (SELECT id FROM served WHERE project_id = $1)"
+#define LINK_ONCE                                                                          \
+    "DELETE FROM links l WHERE l.id = $2 AND EXISTS (SELECT 1 FROM links o WHERE o.id <> " \
+    "l.id AND o.src_id = l.src_id AND o.kind = l.kind AND o.dst_ref = $1)"
+
 static const struct {
-    const char *table, *column, *mine;
+    const char *table, *column, *mine, *once;
 } cells[] = {
-    {"chunks", "text", "project_id = $1"},
-    {"symbols", "signature", "project_id = $1"},
-    {"symbols", "docstring", "project_id = $1"},
-    {"history_commits", "subject", "project_id = $1"},
-    {"history_docs", "subjects", "project_id = $1"},
-    {"served", "query", "project_id = $1"},
-    {"feedback", "note", "served_id IN (SELECT id FROM served WHERE project_id = $1)"},
-    {"feedback", "query", "served_id IN (SELECT id FROM served WHERE project_id = $1)"},
-    {"audit", "detail", "project_id = $1"},
-    {"links", "note", "src_id IN (SELECT id FROM memories WHERE project_id = $1)"},
-    {"tasks", "title", "project_id = $1"},
-    {"tasks", "body", "project_id = $1"},
-    {"docs", "title", "project_id = $1"},
-    {"docs", "body", "project_id = $1"},
-    {"dialogs", "summary", "project_id = $1"},
+    {"chunks", "text", MINE, NULL},
+    {"symbols", "name", MINE, NULL},
+    {"symbols", "qualified_name", MINE, NULL},
+    {"symbols", "signature", MINE, NULL},
+    {"symbols", "docstring", MINE, NULL},
+    {"history_commits", "subject", MINE, NULL},
+    {"history_docs", "subjects", MINE, NULL},
+    {"git_commits", "author", MINE, NULL},
+    {"git_commits", "subject", MINE, NULL},
+    {"git_commits", "body", MINE, NULL},
+    {"served", "query", MINE, NULL},
+    {"feedback", "note", MINE_FEEDBACK, NULL},
+    {"feedback", "query", MINE_FEEDBACK, NULL},
+    {"audit", "detail", MINE, NULL},
+    {"links", "note", MINE_MEMORY, NULL},
+    {"links", "dst_ref", MINE_MEMORY, LINK_ONCE},
+    {"tasks", "title", MINE, NULL},
+    {"tasks", "body", MINE, NULL},
+    {"tasks", "url", MINE, NULL},
+    {"tasks", "author", MINE, NULL},
+    {"tasks", "labels", MINE, NULL},
+    {"docs", "title", MINE, NULL},
+    {"docs", "body", MINE, NULL},
+    {"docs", "url", MINE, NULL},
+    {"dialogs", "summary", MINE, NULL},
 };
 
 /* The tables a purge writes anew: the cells', the memories and their citations, and the
@@ -64,17 +84,19 @@ typedef struct {
     char *text;
 } rewrite;
 
-static int apply(mn_store *s, const char *table, const char *column, rewrite *v, size_t n)
+static int apply(mn_store *s, const char *table, const char *column, const char *once, rewrite *v,
+                 size_t n)
 {
     mn_buf sql = MN_BUF_INIT;
     int rc = 0;
     mn_buf_printf(&sql, "UPDATE %s SET %s = $1 WHERE id = $2", table, column);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        mn_pg_params p = {0};
-        mn_pg__text(&p, v[i].text);
-        mn_pg__int(&p, v[i].row);
-        rc = mn_pg__exec(s, sql.ptr, &p, "cannot rewrite a stored text");
-    }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        for (int k = once ? 0 : 1; rc == 0 && k < 2; k++) {
+            mn_pg_params p = {0}; /* a run releases its parameters */
+            mn_pg__text(&p, v[i].text);
+            mn_pg__int(&p, v[i].row);
+            rc = mn_pg__exec(s, k ? sql.ptr : once, &p, "cannot rewrite a stored text");
+        }
     mn_buf_release(&sql);
     return rc;
 }
@@ -160,7 +182,7 @@ int mn_pg__texts_each(mn_store *s,
         }
         pg(s)->pq->clear(r);
         if (rc == 0 && todo.len)
-            rc = apply(s, c.table, c.column, todo.items, todo.len);
+            rc = apply(s, c.table, c.column, cells[t].once, todo.items, todo.len);
         for (size_t i = 0; rc == 0 && i < todo.len; i++) {
             if (strcmp(c.table, "chunks") == 0)
                 mn_vec_push(&chunks, todo.items[i].row);

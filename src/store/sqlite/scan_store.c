@@ -18,24 +18,41 @@
 #include "store/store_scan.h"
 #include "util/vec.h"
 
+/* once: for a column a unique index covers, the statement that deletes the row (?2) when its
+ * rewrite (?1) would repeat a row the table holds already (two links whose targets differed
+ * only by a secret are one link once it is redacted) */
+#define LINK_ONCE                                                                            \
+    "DELETE FROM links WHERE rowid = ?2 AND EXISTS (SELECT 1 FROM links o WHERE o.rowid <> " \
+    "links.rowid AND o.src_id = links.src_id AND o.kind = links.kind AND o.dst_ref = ?1)"
+
 static const struct {
-    const char *table, *column;
+    const char *table, *column, *once;
 } cells[] = {
-    {"chunks", "text"},
-    {"symbols", "signature"},
-    {"symbols", "docstring"},
-    {"history_commits", "subject"},
-    {"history_docs", "subjects"},
-    {"served", "query"},
-    {"feedback", "note"},
-    {"feedback", "query"},
-    {"audit", "detail"},
-    {"links", "note"},
-    {"tasks", "title"},
-    {"tasks", "body"},
-    {"docs", "title"},
-    {"docs", "body"},
-    {"dialogs", "summary"},
+    {"chunks", "text", NULL},
+    {"symbols", "name", NULL},
+    {"symbols", "qualified_name", NULL},
+    {"symbols", "signature", NULL},
+    {"symbols", "docstring", NULL},
+    {"history_commits", "subject", NULL},
+    {"history_docs", "subjects", NULL},
+    {"git_commits", "author", NULL},
+    {"git_commits", "subject", NULL},
+    {"git_commits", "body", NULL},
+    {"served", "query", NULL},
+    {"feedback", "note", NULL},
+    {"feedback", "query", NULL},
+    {"audit", "detail", NULL},
+    {"links", "note", NULL},
+    {"links", "dst_ref", LINK_ONCE},
+    {"tasks", "title", NULL},
+    {"tasks", "body", NULL},
+    {"tasks", "url", NULL},
+    {"tasks", "author", NULL},
+    {"tasks", "labels", NULL},
+    {"docs", "title", NULL},
+    {"docs", "body", NULL},
+    {"docs", "url", NULL},
+    {"dialogs", "summary", NULL},
 };
 
 /* The full-text indexes, rebuilt from their content after a rewrite. */
@@ -48,22 +65,26 @@ typedef struct {
 
 typedef MN_VEC(rewrite) rewrite_vec;
 
-static int apply(mn_store *s, const char *table, const char *column, rewrite_vec *v)
+static int apply(mn_store *s, const char *table, const char *column, const char *once,
+                 rewrite_vec *v)
 {
     mn_buf sql = MN_BUF_INIT;
-    sqlite3_stmt *st = NULL;
+    sqlite3_stmt *st[2] = {NULL, NULL}; /* the once statement, the update */
     int rc = 0;
     mn_buf_printf(&sql, "UPDATE %s SET %s = ?1 WHERE rowid = ?2", table, column);
-    if (sqlite3_prepare_v2(sq(s)->db, sql.ptr, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(sq(s)->db, sql.ptr, -1, &st[1], NULL) != SQLITE_OK ||
+        (once && sqlite3_prepare_v2(sq(s)->db, once, -1, &st[0], NULL) != SQLITE_OK))
         rc = mn_sqlite__fail(s, "cannot rewrite a stored text");
-    for (size_t i = 0; rc == 0 && i < v->len; i++) {
-        sqlite3_bind_text(st, 1, v->items[i].text, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, v->items[i].row);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = mn_sqlite__fail(s, "cannot rewrite a stored text");
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
+    for (size_t i = 0; rc == 0 && i < v->len; i++)
+        for (int k = once ? 0 : 1; rc == 0 && k < 2; k++) {
+            sqlite3_bind_text(st[k], 1, v->items[i].text, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(st[k], 2, v->items[i].row);
+            if (sqlite3_step(st[k]) != SQLITE_DONE)
+                rc = mn_sqlite__fail(s, "cannot rewrite a stored text");
+            sqlite3_reset(st[k]);
+        }
+    sqlite3_finalize(st[0]);
+    sqlite3_finalize(st[1]);
     mn_buf_release(&sql);
     return rc;
 }
@@ -100,7 +121,7 @@ int mn_sqlite__texts_each(mn_store *s,
             rc = mn_sqlite__fail(s, "cannot read stored texts");
         sqlite3_finalize(st);
         if (rc == 0 && todo.len)
-            rc = apply(s, c.table, c.column, &todo);
+            rc = apply(s, c.table, c.column, cells[t].once, &todo);
         for (size_t i = 0; i < todo.len; i++)
             free(todo.items[i].text);
         mn_vec_release(&todo);
