@@ -255,7 +255,9 @@ static void record(capture_run *r, const json_t *rec)
 static int read_transcript(capture_run *r, const char *path)
 {
     mn_buf b = MN_BUF_INIT;
-    int rc = mn_fs_read(&b, path, MAX_TRANSCRIPT);
+    /* a regular file only, opened without waiting: a named pipe in the project would hold a
+     * request worker (or the Stop hook) forever */
+    int rc = mn_fs_read_regular(&b, path, MAX_TRANSCRIPT);
     if (rc) {
         mn_buf_release(&b);
         return rc;

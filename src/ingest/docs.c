@@ -135,7 +135,8 @@ static char *read_doc(const char *root, const char *rel, size_t *len)
 {
     mn_buf path = MN_BUF_INIT;
     mn_buf_printf(&path, "%s/%s", root, rel);
-    int fd = open(path.ptr, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* O_NONBLOCK: a named pipe is not waited on (fstat below refuses it) */
+    int fd = open(path.ptr, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     mn_buf_release(&path);
     if (fd < 0)
         return NULL;

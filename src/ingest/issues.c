@@ -576,7 +576,7 @@ int mn_ingest_issues(mn_store *s, const mn_ingest_env *env, const char *path, co
             return rc;
         json_error_t err;
         mn_buf b = MN_BUF_INIT;
-        rc = mn_fs_read(&b, abs, MAX_FILE);
+        rc = mn_fs_read_regular(&b, abs, MAX_FILE); /* never a named pipe to wait on */
         if (rc == 0) {
             loaded = json_loadb(b.ptr ? b.ptr : "", b.len, JSON_REJECT_DUPLICATES, &err);
             if (!loaded)

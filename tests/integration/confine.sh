@@ -11,6 +11,9 @@
 #              whole project is indexed, not the part
 #   links      a file link to a secret, a link to a directory (~/.ssh), and
 #              a .mnemoignore that is a link outside are never read
+#   fifos      a named pipe inside the project given as a transcript, an
+#              issue export or a document is refused at once, never waited
+#              on (a request worker would hang on it)
 #   root       a store named by --db records the root it indexes; another
 #              directory is refused with what to do; a question asked from
 #              elsewhere refreshes the recorded root
@@ -107,6 +110,20 @@ js "a path inside refreshes the whole repository" \
 files_unchanged "context --path inside"
 "$MNEMO" --json index shop >"$tmp/out" || fail "index of a directory inside"
 js "index of a part indexes the project" "d.root === '$tmp/repo' && d.files === 3" <"$tmp/out"
+
+# ---- a named pipe is not a file: refused at once, never waited on ----------
+mkfifo t.jsonl issues.json notes.md
+for cmd in "capture t.jsonl" "ingest issues issues.json" "doc --path notes.md"; do
+    rc=0
+    # shellcheck disable=SC2086 # the words of cmd are the command's
+    timeout 20 "$MNEMO" $cmd >/dev/null 2>"$tmp/err" || rc=$?
+    [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "$cmd on a named pipe: exit $rc (124: it waited)"
+    grep -Eq 'not a regular file|not a text document' "$tmp/err" || fail "$cmd on a named pipe: $(cat "$tmp/err")"
+done
+rc=0
+timeout 20 "$MNEMO" call capture '{"transcript_path":"t.jsonl"}' >/dev/null 2>&1 || rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "call capture on a named pipe: exit $rc"
+rm t.jsonl issues.json notes.md
 
 # ---- the default MCP tools: stdio ------------------------------------------
 {
