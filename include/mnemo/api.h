@@ -168,6 +168,14 @@ typedef struct mn_op {
 const mn_op *mn_api_ops(size_t *count);
 /** The operation with this name, or NULL. */
 const mn_op *mn_api_find(const char *name);
+/**
+ * true when op with these args (may be NULL) only looks at what is stored:
+ * an op flagged MN_OP_READONLY, one that writes only when asked (config get
+ * and list, review's list, scan without fix, gc and consolidate without
+ * apply), and stale (it notes what it checked). The command line finds a
+ * store for such a call and never makes one.
+ */
+bool mn_api_op_looks(const mn_op *op, const json_t *args);
 /** The parsed input (or output) schema of an op; borrowed, valid for the process. */
 const json_t *mn_api_input_schema(const mn_op *op);
 const json_t *mn_api_output_schema(const mn_op *op);

@@ -55,6 +55,43 @@ const mn_op *mn_api_find(const char *name)
     return NULL;
 }
 
+bool mn_api_op_looks(const mn_op *op, const json_t *args)
+{
+    /* the ops that change what is stored only when an argument asks them to (their default
+     * is a look), and stale, which notes what it checked and has nothing to check without a
+     * store (key NULL) */
+    static const struct {
+        const char *op, *key, *reads; /* reads: the values that look; NULL: a flag that is off */
+    } looks[] = {
+        {"config", "action", "get list"},
+        {"review", "action", "list"},
+        {"scan", "fix", NULL},
+        {"gc", "apply", NULL},
+        {"consolidate", "apply", NULL},
+        {"stale", NULL, NULL},
+    };
+    if (op->flags & MN_OP_READONLY)
+        return true;
+    for (size_t i = 0; i < MN_ARRAY_SIZE(looks); i++) {
+        if (strcmp(op->name, looks[i].op) != 0)
+            continue;
+        if (!looks[i].key)
+            return true;
+        const json_t *v = json_object_get(args, looks[i].key);
+        if (!looks[i].reads) /* a flag: absent or false looks */
+            return !json_is_true(v);
+        const char *s = json_string_value(v);
+        if (!v)
+            return true; /* the default action is the first, a look */
+        size_t n = s ? strlen(s) : 0;
+        for (const char *w = looks[i].reads; n && *w; w += strcspn(w, " "), w += *w == ' ')
+            if (strncmp(w, s, n) == 0 && (w[n] == ' ' || !w[n]))
+                return true;
+        return false;
+    }
+    return false;
+}
+
 const json_t *mn_api_input_schema(const mn_op *op)
 {
     size_t i = parse_schemas(op); /* before the array is read: it may be allocated by the call */

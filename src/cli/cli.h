@@ -65,6 +65,8 @@ int cli_open(mn_ctx **out, const cli_global *g);
 int cli_read_input(char **out, size_t *len, const char *path, size_t max, const char *what);
 /** cli_open for one operation: one that only reads (MN_OP_READONLY) never creates the store. */
 int cli_open_op(mn_ctx **out, const cli_global *g, const char *op);
+/** cli_open_op for one call: a call that only looks (mn_api_op_looks) makes no store */
+int cli_open_call(mn_ctx **out, const cli_global *g, const char *op, const json_t *args);
 
 /**
  * Build an operation's input from command-line words: --flags generated

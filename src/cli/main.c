@@ -179,14 +179,20 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 
 int cli_open_op(mn_ctx **out, const cli_global *g, const char *op)
 {
+    return cli_open_call(out, g, op, NULL);
+}
+
+int cli_open_call(mn_ctx **out, const cli_global *g, const char *op, const json_t *args)
+{
     const mn_op *o = op ? mn_api_find(op) : NULL;
     mn_ctx_options opts = MN_CTX_OPTIONS_INIT;
     opts.db_path = g->db;
     opts.actor = "cli";
     opts.front_end = MN_FRONT_LOCAL_CLI; /* the one place that says so */
     opts.progress = isatty(2) && !g->json;
-    /* an operation that only reads (list, search, ...) finds a store, never makes one */
-    opts.create = !(o && (o->flags & MN_OP_READONLY));
+    /* an operation that only reads (list, search, config list, scan without --fix, ...)
+     * finds a store, never makes one */
+    opts.create = !(o && mn_api_op_looks(o, args));
     return mn_ctx_open(out, &opts);
 }
 
@@ -231,7 +237,7 @@ int cli_call_and_print(const cli_command *cmd, cli_global *g, const json_t *args
 {
     mn_ctx *ctx = NULL;
     json_t *out = NULL;
-    int rc = cli_open_op(&ctx, g, cmd->op);
+    int rc = cli_open_call(&ctx, g, cmd->op, args);
     if (rc == 0)
         rc = mn_api_call(ctx, cmd->op, args, &out);
     mn_ctx_free(ctx);

@@ -158,7 +158,14 @@ mode_is "an empty file made a store" "$tmp/empty.db" 600
 # a fresh repository: status reads, and makes nothing
 mkdir -p "$tmp/fresh" && cd "$tmp/fresh" && git init -q
 refused "status in a repository without a store" "no mnemo store at" status
-[ ! -e .mnemo ] || fail "status made .mnemo/"
+# the commands that write only when asked look by default: none makes a store to look at
+for c in "config list" "config get memory.excerpt_cap" "scan" "stale" "review" "gc" "consolidate"; do
+    # shellcheck disable=SC2086 # the words of c are the command's
+    refused "$c in a repository without a store" "no mnemo store at" $c
+done
+[ ! -e .mnemo ] || fail "status, config list, scan, stale, review, gc or consolidate made .mnemo/"
+"$MNEMO" config set memory.excerpt_cap 1200 >/dev/null || fail "config set makes the store"
+[ -e .mnemo/mnemo.db ] || fail "config set made no store"
 cd "$tmp"
 
 # ==== urls ===================================================================
