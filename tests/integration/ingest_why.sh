@@ -6,7 +6,8 @@
 #   blame alone still names the commits; the blame is cached per blob;
 #   context --mode extract reads the commits made since the last one seen
 #   and says what it saved and queued; run again, it reads nothing. Over
-#   MCP 2025-11-25 context's answer with files matches its outputSchema.
+#   MCP 2025-11-25 context's answer with files, and extract's, match its
+#   outputSchema.
 set -euo pipefail
 # a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
 shopt -s lastpipe
@@ -103,5 +104,12 @@ git add -A && git commit -q -m "Format amounts with babel"
 mn --json context --mode extract >"$tmp/ex.json"
 js "extract: read and reported" "d.mode==='extract' && d.extract.commits.ingested===1 && /Added dependency babel>=2.12/.test(d.markdown) && d.items.some(i=>i.section==='extracted') && d.tokens<=d.max_tokens" <"$tmp/ex.json"
 mn --json context --mode extract | js "extract again: nothing new" "d.extract.commits.ingested===0"
+# over MCP too, the extract's answer matches context's outputSchema
+echo 'requests>=2.31' >>requirements.txt
+git add -A && git commit -q -m "Fetch rates with requests"
+mcp_context '{"mode":"extract"}' |
+    js "MCP context, mode extract: the output matches its schema" "!d.result.isError &&
+        d.result.structuredContent.tokenizer==='estimate' && d.result.structuredContent.complete===true &&
+        d.result.structuredContent.items.some(i=>i.section==='extracted' && i.ref===i.id.slice(0,12) && i.whole===false)"
 
 [ "$fails" = 0 ] && [ ! -s "$tmp/failed" ] && echo "ok: ingest_why" || exit 1
