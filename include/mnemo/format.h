@@ -42,7 +42,7 @@ int mn_format_yaml(char **out, const json_t *value);
 /** Read a whole file ("-": stdin), refusing more than max bytes. */
 int mn_file_read(char **out, size_t *out_len, const char *path, size_t max);
 
-/** Replace a file atomically. */
+/** Replace a file atomically; the new file is 0600 (exports hold every memory). */
 int mn_file_write(const char *path, const char *data, size_t len);
 
 #ifdef __cplusplus

@@ -24,6 +24,7 @@
 #define WHY_SHARE      0.4 /* of the budget, at most, for "Why the code is like this" */
 #define EXTRACT_FIRST  50  /* commits read by extract when none was read before */
 #define EXTRACT_LISTED 12  /* saved and queued memories named in the Markdown */
+#define SHORT_ID       12  /* characters of a memory's id printed, as pack.c prints them */
 
 int mn_api__context_extra_begin(mn_ctx *ctx, const json_t *args, mn_context_request *req,
                                 mn_context_extra *x)
@@ -92,7 +93,8 @@ int mn_api__context_extra_end(mn_ctx *ctx, mn_context_extra *x, json_t *out, boo
     return 0;
 }
 
-static void list_items(mn_buf *md, json_t *items_out, const json_t *items, const char *status,
+/* The items of status as lines of md and items_out; false when some were left out. */
+static bool list_items(mn_buf *md, json_t *items_out, const json_t *items, const char *status,
                        const char *heading)
 {
     size_t i, n = 0;
@@ -113,20 +115,23 @@ static void list_items(mn_buf *md, json_t *items_out, const json_t *items, const
         const char *kind = json_string_value(json_object_get(it, "kind"));
         const char *sha =
             json_string_value(json_object_get(json_object_get(it, "evidence"), "sha"));
-        mn_buf_printf(md, "- **%s** %s (%.12s, commit %.12s, confidence %.2f)\n", kind ? kind : "",
-                      title ? title : "", id, sha ? sha : "",
+        mn_buf_printf(md, "- **%s** %s (%.*s, commit %.12s, confidence %.2f)\n", kind ? kind : "",
+                      title ? title : "", SHORT_ID, id, sha ? sha : "",
                       json_number_value(json_object_get(it, "confidence")));
+        /* ref: the id as the line prints it; never whole: the line gives the title alone */
         json_array_append_new(
             items_out,
-            json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:s,s:i}", "section", "extracted", "type", "memory",
-                      "id", id, "title", title ? title : "", "score",
+            json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:s,s:i,s:s%,s:b}", "section", "extracted", "type",
+                      "memory", "id", id, "title", title ? title : "", "score",
                       json_number_value(json_object_get(it, "confidence")), "why",
                       !strcmp(status, "active") ? "saved from a recent commit"
                                                 : "queued for review from a recent commit",
-                      "status", status, "tokens", 0));
+                      "status", status, "tokens", 0, "ref", id,
+                      strlen(id) < SHORT_ID ? strlen(id) : (size_t)SHORT_ID, "whole", 0));
     }
     if (n > EXTRACT_LISTED)
         mn_buf_printf(md, "- ... and %zu more\n", n - EXTRACT_LISTED);
+    return n <= EXTRACT_LISTED;
 }
 
 int mn_api__context_extract(mn_ctx *ctx, const json_t *args, json_t **out)
@@ -156,19 +161,24 @@ int mn_api__context_extract(mn_ctx *ctx, const json_t *args, json_t **out)
                   (long long)json_integer_value(json_object_get(rep, "saved")),
                   (long long)json_integer_value(json_object_get(rep, "queued")),
                   (long long)json_integer_value(json_object_get(rep, "merged")));
-    list_items(&md, items, json_object_get(rep, "items"), "active", "Saved");
-    list_items(&md, items, json_object_get(rep, "items"), "pending", "Queued for review");
+    bool complete = list_items(&md, items, json_object_get(rep, "items"), "active", "Saved");
+    complete &=
+        list_items(&md, items, json_object_get(rep, "items"), "pending", "Queued for review");
     /* within the budget: cut whole lines from the end */
     while (md.len && mn_tokens_estimate(md.ptr, md.len) > budget) {
         char *nl = md.len > 1 ? memrchr(md.ptr, '\n', md.len - 1) : NULL;
         md.len = nl ? (size_t)(nl - md.ptr) + 1 : 0;
         md.ptr[md.len] = '\0';
+        complete = false;
     }
     size_t tokens = mn_tokens_estimate(md.ptr ? md.ptr : "", md.len);
+    /* every field out_context.json requires, as the packer's answer has them; the tokens are
+     * tokens.h's estimate, never counted with an encoding */
     *out =
-        json_pack("{s:s%,s:I,s:I,s:s,s:b,s:o,s:[],s:o}", "markdown", md.ptr ? md.ptr : "", md.len,
-                  "tokens", (json_int_t)tokens, "max_tokens", (json_int_t)budget, "mode", "extract",
-                  "relevant", json_array_size(items) > 0, "items", items, "notes", "extract", rep);
+        json_pack("{s:s%,s:I,s:I,s:s,s:b,s:o,s:[],s:s,s:b,s:o}", "markdown", md.ptr ? md.ptr : "",
+                  md.len, "tokens", (json_int_t)tokens, "max_tokens", (json_int_t)budget, "mode",
+                  "extract", "relevant", json_array_size(items) > 0, "items", items, "notes",
+                  "tokenizer", "estimate", "complete", complete, "extract", rep);
     mn_buf_release(&md);
     return 0;
 }

@@ -7,6 +7,7 @@
  * becomes null (removed). If the update is refused, the edited file is kept
  * and its path printed, so no typing is lost.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -89,6 +90,20 @@ static json_t *diff(const char *id, const json_t *before, const json_t *after)
     return args;
 }
 
+static int write_fd(int fd, const char *path, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return mn_error_set(MN_EIO, "cannot write '%s': %s", path, strerror(errno));
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 static int run_editor(const char *path)
 {
     const char *editor = getenv("VISUAL");
@@ -118,8 +133,8 @@ static int edit_in_editor(const cli_command *cmd, cli_global *g, const char *id)
     char path[4096];
     char *yaml = NULL, *text = NULL;
     size_t len = 0;
-    int rc, fd = -1;
-    bool keep = false;
+    int rc, fd;
+    bool made = false, keep = false;
 
     /* $TMPDIR like mktemp(1), so a test or a locked-down /tmp can move it */
     const char *tmpdir = getenv("TMPDIR");
@@ -135,24 +150,24 @@ static int edit_in_editor(const cli_command *cmd, cli_global *g, const char *id)
     before = editable(json_object_get(got, "memory"));
     if ((rc = mn_format_yaml(&yaml, before)) != 0)
         goto out;
+    /* 0600, and written through this descriptor: the memory's text (and an
+     * edit kept after a refusal) is nobody else's to read in a shared /tmp */
     fd = mkstemps(path, 5);
     if (fd < 0) {
         rc = mn_error_set(MN_EIO, "cannot create a temporary file for editing");
         goto out;
     }
-    close(fd);
+    made = true;
     {
         char header[200];
         snprintf(header, sizeof(header),
                  "# mnemo: editing memory %s. Save and quit to apply; empty the file to "
                  "cancel.\n",
                  full_id);
-        size_t hl = strlen(header), yl = strlen(yaml);
-        char *all = malloc(hl + yl + 1);
-        memcpy(all, header, hl);
-        memcpy(all + hl, yaml, yl + 1);
-        rc = mn_file_write(path, all, hl + yl);
-        free(all);
+        if ((rc = write_fd(fd, path, header, strlen(header))) == 0)
+            rc = write_fd(fd, path, yaml, strlen(yaml));
+        if (close(fd) != 0 && rc == 0)
+            rc = mn_error_set(MN_EIO, "cannot write '%s': %s", path, strerror(errno));
     }
     if (rc || (rc = run_editor(path)) != 0)
         goto out;
@@ -190,7 +205,7 @@ static int edit_in_editor(const cli_command *cmd, cli_global *g, const char *id)
 out:
     if (keep)
         mn_error_prefix("your edit is kept in %s", path);
-    else if (fd >= 0)
+    else if (made)
         unlink(path);
     mn_ctx_free(ctx);
     json_decref(got);

@@ -170,12 +170,10 @@ static char *script(const char *name, const char *exe)
     return mn_buf_detach(&b);
 }
 
+/* Executable from the moment it is in place: git skips a hook it cannot run. */
 static int write_hook(const char *path, const char *text)
 {
-    int rc = mn_fs_write_atomic(path, text, strlen(text));
-    if (rc == 0 && chmod(path, 0755) != 0)
-        rc = mn_error_set(MN_EIO, "cannot make '%s' executable: %s", path, strerror(errno));
-    return rc;
+    return mn_fs_write_atomic_mode(path, text, strlen(text), 0755);
 }
 
 int mn_hooks_install(const char *root, const char *exe, json_t **out)

@@ -11,7 +11,11 @@
  * first, then the other facts — with their reasons (context.situation).
  *
  * Writing stops at the budget: a commit line, then its memories, each
- * only when it fits (tokens.h's upper bound, as pack.c counts).
+ * only when it fits (tokens.h's upper bound, as pack.c counts). Each line
+ * written is an item of context's answer with every field its schema
+ * requires (out_context.json): ref, what feedback takes for it (a commit's
+ * sha, a memory's id as the line prints it), and whole (a commit whose
+ * subject was not cut; never a memory, whose body the line leaves out).
  */
 #include "common.h"
 #include <ctype.h>
@@ -28,6 +32,7 @@
 
 #define MEMORIES_PER_COMMIT 3
 #define LINE_CHARS          160
+#define SHORT_ID            12 /* characters of a memory's id printed, as pack.c prints them */
 
 typedef struct {
     char *path;
@@ -350,7 +355,8 @@ static json_t *commit_memories(mn_store *s, const char *sha)
 
 /* ---- writing ---- */
 
-static void clip(mn_buf *b, const char *s, size_t max)
+/* s on one line, at most max characters; false when it was cut. */
+static bool clip(mn_buf *b, const char *s, size_t max)
 {
     size_t n = strlen(s), cp = 0, i = 0;
     while (i < n && cp < max) {
@@ -367,6 +373,7 @@ static void clip(mn_buf *b, const char *s, size_t max)
     }
     if (i < n)
         mn_buf_puts(b, "…");
+    return i == n;
 }
 
 typedef struct {
@@ -469,13 +476,16 @@ int mn_why_build(mn_store *s, const mn_why_request *req, json_t **out)
                 clip(&l, author, 40);
                 mn_buf_puts(&l, ": ");
             }
-            clip(&l, json_string_value(json_object_get(ci, "subject")), LINE_CHARS);
+            bool whole = clip(&l, json_string_value(json_object_get(ci, "subject")), LINE_CHARS);
             mn_buf_puts(&l, "\n");
-            json_t *item = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:s}", "section", "history", "type",
-                                     "commit", "id", commits.items[k].sha, "title",
-                                     json_string_value(json_object_get(ci, "subject")), "score",
-                                     1.0 / (double)(k + 1), "why",
-                                     "a commit that shaped these lines", "path", t[i].path);
+            /* ref: the whole sha, though the line shows 12 of it: feedback takes no prefix of a
+             * commit's (only of a memory's id) */
+            json_t *item =
+                json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:s,s:s,s:b}", "section", "history", "type",
+                          "commit", "id", commits.items[k].sha, "title",
+                          json_string_value(json_object_get(ci, "subject")), "score",
+                          1.0 / (double)(k + 1), "why", "a commit that shaped these lines", "path",
+                          t[i].path, "ref", commits.items[k].sha, "whole", whole);
             if (t[i].first) {
                 json_object_set_new(item, "start_line", json_integer(t[i].first));
                 json_object_set_new(item, "end_line", json_integer(t[i].last));
@@ -502,12 +512,16 @@ int mn_why_build(mn_store *s, const mn_why_request *req, json_t **out)
                     }
                     if (status && strcmp(status, "active") != 0)
                         mn_buf_printf(&ml, " [%s]", status);
-                    mn_buf_printf(&ml, " (%.12s)\n", json_string_value(json_object_get(m, "id")));
-                    json_t *mi =
-                        json_pack("{s:s,s:s,s:O,s:O,s:f,s:s}", "section", "history", "type",
-                                  "memory", "id", json_object_get(m, "id"), "title",
-                                  json_object_get(m, "title"), "score", 1.0 / (double)(k + 1),
-                                  "why", "learnt from a commit that shaped these lines");
+                    const char *mid = json_string_value(json_object_get(m, "id"));
+                    mn_buf_printf(&ml, " (%.*s)\n", SHORT_ID, mid);
+                    /* ref: the id as the line prints it; never whole: the line gives the
+                     * title and reason, not the body */
+                    json_t *mi = json_pack(
+                        "{s:s,s:s,s:s,s:O,s:f,s:s,s:s%,s:b}", "section", "history", "type",
+                        "memory", "id", mid, "title", json_object_get(m, "title"), "score",
+                        1.0 / (double)(k + 1), "why",
+                        "learnt from a commit that shaped these lines", "ref", mid,
+                        strlen(mid) < SHORT_ID ? strlen(mid) : (size_t)SHORT_ID, "whole", 0);
                     if (status && strcmp(status, "active") != 0)
                         json_object_set_new(mi, "status", json_string(status));
                     put(&w, ml.ptr, mi);

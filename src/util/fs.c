@@ -10,7 +10,12 @@
  * mn_fs_realpath and mn_fs_path_within decide whether a directory lies
  * inside another once symbolic links are resolved.
  *
- * Privacy: a store's directory is made with mn_fs_mkdir_private (0700) and
+ * Privacy: what mn_fs_write_atomic writes is 0600 unless the caller asks
+ * for another mode (memories, exports and edits are nobody else's to
+ * read), from the moment its temporary file exists: that file has a name
+ * no one can guess and is created O_EXCL|O_NOFOLLOW, so a symbolic link
+ * planted beside the target is never written through. A store's directory
+ * is made with mn_fs_mkdir_private (0700) and
  * mn_fs_make_private takes group and other permissions off a file or
  * directory the current user owns (an older mnemo made them 0644/0755);
  * the caller decides which existing directories are the store's own.
@@ -20,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/digest.h"
 #include "util/util.h"
 
 /* Read fd to its end into out, within max_size; path names it in errors. */
@@ -81,14 +87,40 @@ int mn_fs_read_regular(mn_buf *out, const char *path, size_t max_size)
     return rc;
 }
 
-int mn_fs_write_atomic(const char *path, const void *data, size_t len)
+/*
+ * A new file beside path for the content that will replace it; its name,
+ * "PATH.tmp." and 12 random hex digits, in tmp. O_EXCL|O_NOFOLLOW: a name
+ * that exists is never opened (above all a symbolic link planted there to
+ * make us write through it), another is drawn. Made 0600, so the content
+ * is nobody else's to read while it is written; the caller's mode is set
+ * once it is complete.
+ */
+static int create_temp(mn_buf *tmp, const char *path)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        uint8_t r[6];
+        char hex[2 * sizeof(r) + 1];
+        int rc = mn_random_bytes(r, sizeof(r));
+        if (rc)
+            return rc;
+        mn_hex(hex, r, sizeof(r));
+        mn_buf_clear(tmp);
+        mn_buf_printf(tmp, "%s.tmp.%s", path, hex);
+        int fd = open(tmp->ptr, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST)
+            break;
+    }
+    return mn_error_set(MN_EIO, "cannot create '%s': %s", tmp->ptr, strerror(errno));
+}
+
+int mn_fs_write_atomic_mode(const char *path, const void *data, size_t len, unsigned mode)
 {
     mn_buf tmp = MN_BUF_INIT;
-    int rc = 0, fd;
-    mn_buf_printf(&tmp, "%s.tmp.%d", path, (int)getpid());
-    fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = 0, fd = create_temp(&tmp, path);
     if (fd < 0) {
-        rc = mn_error_set(MN_EIO, "cannot create '%s': %s", tmp.ptr, strerror(errno));
+        rc = fd;
         goto out;
     }
     const char *p = data;
@@ -106,8 +138,12 @@ int mn_fs_write_atomic(const char *path, const void *data, size_t len)
         p += n;
         left -= (size_t)n;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        rc = mn_error_set(MN_EIO, "cannot write '%s': %s", tmp.ptr, strerror(errno));
+    /* the mode asked exactly, not less the umask: a hook must be executable whatever it is */
+    int err = fchmod(fd, (mode_t)(mode & 07777)) != 0 || fsync(fd) != 0 ? errno : 0;
+    if (close(fd) != 0 && !err)
+        err = errno;
+    if (err) {
+        rc = mn_error_set(MN_EIO, "cannot write '%s': %s", tmp.ptr, strerror(err));
         unlink(tmp.ptr);
         goto out;
     }
@@ -118,6 +154,11 @@ int mn_fs_write_atomic(const char *path, const void *data, size_t len)
 out:
     mn_buf_release(&tmp);
     return rc;
+}
+
+int mn_fs_write_atomic(const char *path, const void *data, size_t len)
+{
+    return mn_fs_write_atomic_mode(path, data, len, 0600);
 }
 
 bool mn_fs_is_dir(const char *path)
@@ -243,7 +284,10 @@ int mn_fs_append_line_once(const char *path, const char *line)
         mn_buf_putc(&cur, '\n');
     mn_buf_puts(&cur, line);
     mn_buf_putc(&cur, '\n');
-    rc = mn_fs_write_atomic(path, cur.ptr, cur.len);
+    /* someone else's file (git's info/exclude): it keeps the mode it had */
+    struct stat st;
+    rc = mn_fs_write_atomic_mode(path, cur.ptr, cur.len,
+                                 stat(path, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 0600);
 out:
     mn_buf_release(&cur);
     return rc;

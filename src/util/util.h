@@ -66,8 +66,14 @@ int mn_fs_read(mn_buf *out, const char *path, size_t max_size);
  * anything but a regular file, MN_ENOTFOUND, MN_ETOOBIG as mn_fs_read.
  */
 int mn_fs_read_regular(mn_buf *out, const char *path, size_t max_size);
-/** Write a file atomically (temp file in the same directory, fsync, rename). */
+/**
+ * Write a file atomically (temp file in the same directory, fsync, rename),
+ * mode 0600. The temporary file's name is random and it is created
+ * O_EXCL|O_NOFOLLOW: a link planted beside path is not written through.
+ */
 int mn_fs_write_atomic(const char *path, const void *data, size_t len);
+/** mn_fs_write_atomic with the file made `mode` (exactly: the umask does not apply). */
+int mn_fs_write_atomic_mode(const char *path, const void *data, size_t len, unsigned mode);
 /** mkdir -p with mode 0755 for created directories. */
 int mn_fs_mkdir_p(const char *path);
 /** mkdir -p with mode 0700 for created directories (existing ones are left as they are). */
@@ -86,7 +92,10 @@ char *mn_fs_abspath(const char *path);
 char *mn_fs_realpath(const char *path);
 /** Whether path is dir or lies below it; both canonical (mn_fs_realpath). */
 bool mn_fs_path_within(const char *dir, const char *path);
-/** Append `line` to the file if no line equals it already (e.g. .git/info/exclude). */
+/**
+ * Append `line` to the file if no line equals it already (e.g. .git/info/exclude);
+ * an existing file keeps its mode, a new one is 0600.
+ */
 int mn_fs_append_line_once(const char *path, const char *line);
 
 /* ---- log (stderr only: stdout belongs to the front end's protocol) ---- */

@@ -7,7 +7,8 @@
 # ($MNEMO_PTY_DRIVER), which answers the prompts. The editors are small
 # shell scripts that change the YAML file they are given as a person would.
 # Every change is checked through `mnemo show --json`; every refused or
-# cancelled edit must leave `mnemo export` byte-identical.
+# cancelled edit must leave `mnemo export` byte-identical. The file edited,
+# and kept after a refusal, is 0600 (it holds the memory's text).
 # shellcheck disable=SC2016 # the editor scripts expand $f when they run
 set -euo pipefail
 
@@ -184,9 +185,14 @@ editor() { # editor NAME BODY: an editor script $tmp/NAME.sh running BODY with t
     chmod +x "$tmp/$1.sh"
 }
 
-# What the editor is given: a comment naming the memory, then the editable fields.
-editor look 'cp "$f" "'"$tmp"'/seen.yaml"'
+# What the editor is given: a comment naming the memory, then the editable fields,
+# in a file only its owner can read (0600 under umask 022: it holds the memory's text).
+editor look 'cp "$f" "'"$tmp"'/seen.yaml"; stat -c %a "$f" >"'"$tmp"'/seen.mode"'
+saved_umask=$(umask)
+umask 022
 EDITOR=$tmp/look.sh mn edit "$eid"
+umask "$saved_umask"
+[ "$(cat "$tmp/seen.mode")" = 600 ] || fail "the edit file is mode $(cat "$tmp/seen.mode"), expected 600"
 expect_rc 0 "edit with an editor that changes nothing"
 grep -q "^unchanged $eid " "$tmp/out" || fail "an edit that changes nothing should print 'unchanged': $(cat "$tmp/out")"
 grep -q "^# mnemo: editing memory $eid\." "$tmp/seen.yaml" || fail "the edit file does not name the memory"
@@ -219,7 +225,9 @@ json_check "\$VISUAL was used" "$tmp/mem.json" 'd.memory.title === "From VISUAL"
 # Invalid YAML: refused, the store unchanged, the edit kept in a file that is named.
 snapshot before.jsonl
 editor broken 'printf "title: [unclosed\n" >>"$f"'
+umask 022
 EDITOR=$tmp/broken.sh mn edit "$eid"
+umask "$saved_umask"
 if [ "$rc" -ne 1 ] && [ "$rc" -ne 2 ]; then fail "edit to invalid YAML: exit code $rc, expected 1 or 2"; fi
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "edit to invalid YAML: stderr is not one line"
 [ -s "$tmp/out" ] && fail "edit to invalid YAML printed on stdout"
@@ -229,6 +237,7 @@ if [ -z "$kept" ]; then
 elif [ ! -f "$kept" ] || ! grep -q '^title: \[unclosed$' "$kept"; then
     fail "edit to invalid YAML: '$kept' does not hold the edit"
 else
+    [ "$(stat -c %a "$kept")" = 600 ] || fail "edit to invalid YAML: '$kept' is mode $(stat -c %a "$kept"), expected 600"
     rm -f "$kept"
 fi
 snapshot after.jsonl

@@ -18,7 +18,7 @@
  * a mapped file stays valid after its replacement). A failure to write
  * costs nothing but the next read. Side files are 0600, like the store
  * (one written by an older mnemo is made so when read), and a link in
- * their place is not followed.
+ * their place, or at the temporary name, is not followed.
  */
 #include "common.h"
 #include <errno.h>
@@ -167,13 +167,16 @@ bool mn_sidecar_write(const char *path, const void *data, size_t len)
     mn_buf tmp = MN_BUF_INIT;
     mn_buf_printf(&tmp, "%s.%ld.%u.tmp", path, (long)getpid(),
                   __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-    int fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    /* O_EXCL|O_NOFOLLOW: the name can be guessed, and a store may lie in a shared directory
+     * (--db /tmp/x.db), so a link planted there must not make us write through it; a file
+     * left there by a crash costs this one write */
+    int fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     bool ok = fd >= 0 && write_all(fd, data, len);
     if (fd >= 0 && close(fd) != 0)
         ok = false;
     if (ok && rename(tmp.ptr, path) != 0)
         ok = false;
-    if (!ok) {
+    if (!ok && fd >= 0) { /* only the file made here */
         int e = errno;
         unlink(tmp.ptr);
         errno = e;

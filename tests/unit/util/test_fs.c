@@ -1,6 +1,7 @@
 /*
  * test_fs.c - file helpers in a scratch directory: atomic write then read
- * back, the size cap (MN_ETOOBIG), missing files (MN_ENOTFOUND), mkdir -p,
+ * back, private (0600) and never through a link planted at its temporary
+ * name, the size cap (MN_ETOOBIG), missing files (MN_ENOTFOUND), mkdir -p,
  * abspath normalization, and append_line_once being idempotent; the
  * confinement helpers (read_regular refuses a link and a FIFO, realpath
  * and path_within) and the privacy ones (mkdir_private, make_private).
@@ -63,10 +64,12 @@ static void test_write_read(void)
     mn_buf_release(&b);
     CHECK(count_entries(tmp) == 1);
 
-    mode_t mask = umask(0);
-    umask(mask);
+    /* private whatever the umask lets through */
+    mode_t mask = umask(022);
     struct stat st;
-    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == (0644 & ~mask));
+    CHECK_OK(mn_fs_write_atomic(path, "new", 3));
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+    umask(mask);
 
     /* an empty file */
     CHECK_OK(mn_fs_write_atomic(path, "", 0));
@@ -90,6 +93,56 @@ static void test_write_read(void)
     CHECK(mn_fs_write_atomic(bad, "x", 1) == MN_EIO);
     CHECK(strstr(mn_error_last(), "no/such/dir") != NULL);
     free(bad);
+    free(path);
+}
+
+/*
+ * A symbolic link planted where the temporary file would be (the old name,
+ * PATH.tmp.<pid>, could be guessed) is not written through, and the file
+ * put in place is a regular one, 0600 under umask 022; so is a link at the
+ * target itself, which is replaced.
+ */
+static void test_write_no_follow(void)
+{
+    mode_t old = umask(022);
+    char *dir = in_tmp("nofollow"), *victim = in_tmp("nofollow/victim.txt");
+    char *path = in_tmp("nofollow/out.jsonl");
+    mn_buf planted = MN_BUF_INIT, b = MN_BUF_INIT;
+    struct stat st;
+    REQUIRE_OK(mn_fs_mkdir_p(dir));
+    FILE *f = fopen(victim, "w");
+    REQUIRE(f && fputs("VICTIM\n", f) >= 0 && fclose(f) == 0);
+    mn_buf_printf(&planted, "%s.tmp.%d", path, (int)getpid());
+    REQUIRE(symlink(victim, planted.ptr) == 0);
+
+    CHECK_OK(mn_fs_write_atomic(path, "private\n", 8));
+    CHECK_OK(mn_fs_read(&b, victim, 1024));
+    CHECK_STR(b.ptr, "VICTIM\n");
+    mn_buf_clear(&b);
+    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+    CHECK_OK(mn_fs_read(&b, path, 1024));
+    CHECK_STR(b.ptr, "private\n");
+    mn_buf_clear(&b);
+    /* the link is left (it is not ours), and no temporary file is: victim, link, out */
+    CHECK(lstat(planted.ptr, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(count_entries(dir) == 3);
+
+    /* a link at the target is replaced by the file, what it pointed to left alone */
+    CHECK(unlink(path) == 0);
+    REQUIRE(symlink(victim, path) == 0);
+    CHECK_OK(mn_fs_write_atomic(path, "again\n", 6));
+    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+    CHECK_OK(mn_fs_read(&b, victim, 1024));
+    CHECK_STR(b.ptr, "VICTIM\n");
+    mn_buf_release(&b);
+
+    /* a mode asked for is given exactly (a git hook must be executable) */
+    CHECK_OK(mn_fs_write_atomic_mode(path, "#!/bin/sh\n", 10, 0755));
+    CHECK(lstat(path, &st) == 0 && (st.st_mode & 0777) == 0755);
+    mn_buf_release(&planted);
+    umask(old);
+    free(dir);
+    free(victim);
     free(path);
 }
 
@@ -243,6 +296,12 @@ static void test_append_line_once(void)
     CHECK_OK(mn_fs_read(&b, path, 4096));
     CHECK_STR(b.ptr, "a\n/.mnemo/");
     mn_buf_release(&b);
+
+    /* git's file keeps the mode it had */
+    struct stat st;
+    CHECK(chmod(path, 0644) == 0);
+    CHECK_OK(mn_fs_append_line_once(path, "/.other/"));
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
     free(path);
 }
 
@@ -352,7 +411,7 @@ static void test_cleanup(void)
     CHECK(!mn_fs_exists(tmp));
 }
 
-MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_write_read), MN_TEST(test_read_limits),
-             MN_TEST(test_mkdir_p), MN_TEST(test_abspath), MN_TEST(test_append_line_once),
-             MN_TEST(test_read_regular), MN_TEST(test_realpath_within), MN_TEST(test_private),
-             MN_TEST(test_cleanup))
+MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_write_read), MN_TEST(test_write_no_follow),
+             MN_TEST(test_read_limits), MN_TEST(test_mkdir_p), MN_TEST(test_abspath),
+             MN_TEST(test_append_line_once), MN_TEST(test_read_regular),
+             MN_TEST(test_realpath_within), MN_TEST(test_private), MN_TEST(test_cleanup))
