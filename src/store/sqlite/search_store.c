@@ -393,32 +393,40 @@ static void id_set_freeze(id_set *set)
 
 /*
  * "bm25(tbl, w1, w2, ...)" with the given weights or the defaults; with
- * nidf phrase idfs, "mnemo_bm25(tbl, w1, ..., :idf0, ...)" (fts_tokenizer.c:
- * the same score without counting each phrase's rows), bound by bind_idf.
+ * nidf phrase idfs or the rows' lengths (sizes), "mnemo_bm25(tbl, w1, ...,
+ * ?a, ..., ?b)" (fts_tokenizer.c: the same score without counting each
+ * phrase's rows, or reading each row's length): the idfs numbered from
+ * `first`, the lengths after them, bound by bind_rank.
+ *
+ * Every parameter of these statements is numbered, `first` above the
+ * others: SQLite gives a named parameter the number above the highest met
+ * before it in the text, so a name in the score, which the exact passes
+ * write before ?1, took 1 (or 2, the project's) and its binding replaced
+ * the match ("MATCH NULL": 'fts5: syntax error near ""').
  */
-/* sizes: the rows' lengths are bound to :sizes (mnemo_bm25's last argument) */
 static void bm25_expr(mn_buf *b, const char *table, const double *w, const double *defaults,
-                      size_t n, size_t nidf, bool sizes)
+                      size_t n, size_t nidf, bool sizes, int first)
 {
     mn_buf_printf(b, "%s(%s", nidf || sizes ? "mnemo_bm25" : "bm25", table);
     for (size_t i = 0; i < n; i++)
         mn_buf_printf(b, ", %.4g", w[i] > 0 ? w[i] : defaults[i]);
     for (size_t i = 0; i < nidf; i++)
-        mn_buf_printf(b, ", :idf%zu", i);
+        mn_buf_printf(b, ", ?%d", first + (int)i);
     if (sizes)
-        mn_buf_puts(b, ", :sizes");
+        mn_buf_printf(b, ", ?%d", first + (int)nidf);
     mn_buf_putc(b, ')');
 }
 
-static void bind_idf(sqlite3_stmt *st, const double *idf, size_t nidf)
+/* bm25_expr's parameters: the idfs from first (a NAN left NULL: mnemo_bm25 counts it), then
+ * the lengths */
+static void bind_rank(sqlite3_stmt *st, int first, const double *idf, size_t nidf,
+                      const mn_fts_doc_sizes *sizes)
 {
-    char name[32];
-    for (size_t i = 0; i < nidf; i++) {
-        if (isnan(idf[i]))
-            continue; /* NULL: mnemo_bm25 counts it */
-        snprintf(name, sizeof(name), ":idf%zu", i);
-        sqlite3_bind_double(st, sqlite3_bind_parameter_index(st, name), idf[i]);
-    }
+    for (size_t i = 0; i < nidf; i++)
+        if (!isnan(idf[i]))
+            sqlite3_bind_double(st, first + (int)i, idf[i]);
+    if (sizes)
+        sqlite3_bind_pointer(st, first + (int)nidf, (void *)sizes, MN_FTS_DOC_SIZES, NULL);
 }
 
 /*
@@ -553,51 +561,55 @@ static int memories_pass(mn_store *s, const mn_memory_query *q, bool exact, size
                          int64_t cut, const mn_fts_doc_sizes *sizes, id_set *done, bool *saturated,
                          mn_memory_hit_cb cb, void *payload)
 {
-    mn_buf sql = MN_BUF_INIT;
-    int next = 1, rc = 0, step;
+    mn_buf sql = MN_BUF_INIT, filter = MN_BUF_INIT, window = MN_BUF_INIT;
+    int next = 2, rc = 0, step;
     size_t inner = inner_limit(limit), seen = 0;
-    const char *window = cut > 0 ? " AND memories_fts.rowid >= :cut" : "";
+    /* the parameters: ?1 the match, the filter's from ?2, the window's, the rank's */
+    filter_sql(&filter, q, &next);
+    int cut_at = next;
+    if (cut > 0)
+        mn_buf_printf(&window, " AND memories_fts.rowid >= ?%d", next++);
+    int rank_at = next;
     mn_buf_puts(&sql, "SELECT " MEMORY_COLUMNS ", ");
     if (exact) {
         mn_buf_puts(&sql, "-(CASE WHEN " DERIVED_TITLE " THEN ");
-        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf,
-                  sizes != NULL);
+        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf, sizes != NULL,
+                  rank_at);
         mn_buf_puts(&sql, " ELSE ");
-        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, sizes != NULL);
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, sizes != NULL,
+                  rank_at);
         mn_buf_printf(&sql,
                       " END) AS score, 1 FROM memories_fts JOIN memories m ON m.id = "
-                      "memories_fts.rowid WHERE memories_fts MATCH ?1%s AND ",
-                      window);
-        next = 2;
-        filter_sql(&sql, q, &next);
-        mn_buf_printf(&sql, " ORDER BY score DESC LIMIT %zu", limit);
+                      "memories_fts.rowid WHERE memories_fts MATCH ?1%s AND %s ORDER BY score "
+                      "DESC LIMIT %zu",
+                      window.len ? window.ptr : "", filter.ptr, limit);
     } else {
-        mn_buf_puts(&sql, "CASE WHEN " DERIVED_TITLE " THEN h.derived ELSE h.score END AS s, (");
-        next = 2;
-        filter_sql(&sql, q, &next);
-        mn_buf_puts(&sql, ") FROM (SELECT rowid AS id, -");
-        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, sizes != NULL);
+        mn_buf_printf(&sql,
+                      "CASE WHEN " DERIVED_TITLE " THEN h.derived ELSE h.score END AS s, (%s) "
+                      "FROM (SELECT rowid AS id, -",
+                      filter.ptr);
+        bm25_expr(&sql, "memories_fts", q->weights, MEMORY_WEIGHTS, 4, q->nidf, sizes != NULL,
+                  rank_at);
         mn_buf_puts(&sql, " AS score, -");
-        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf,
-                  sizes != NULL);
+        bm25_expr(&sql, "memories_fts", DERIVED_WEIGHTS, DERIVED_WEIGHTS, 4, q->nidf, sizes != NULL,
+                  rank_at);
         mn_buf_printf(&sql,
                       " AS derived FROM memories_fts WHERE memories_fts MATCH ?1%s ORDER BY score "
                       "DESC LIMIT %zu) h JOIN memories m ON m.id = h.id ORDER BY s DESC",
-                      window, inner);
+                      window.len ? window.ptr : "", inner);
     }
     sqlite3_stmt *st = mn_sqlite__stmt(s, sql.ptr);
     mn_buf_release(&sql);
+    mn_buf_release(&filter);
+    mn_buf_release(&window);
     if (!st)
         return mn_error_last_code();
     sqlite3_bind_text(st, 1, q->match, -1, SQLITE_STATIC);
     next = 2;
     bind_filter(s, st, q, &next);
-    bind_idf(st, q->idf, q->nidf);
-    if (sizes)
-        sqlite3_bind_pointer(st, sqlite3_bind_parameter_index(st, ":sizes"), (void *)sizes,
-                             MN_FTS_DOC_SIZES, NULL);
     if (cut > 0)
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":cut"), cut);
+        sqlite3_bind_int64(st, cut_at, cut);
+    bind_rank(st, rank_at, q->idf, q->nidf, sizes);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         seen++;
         if (!sqlite3_column_int(st, MEMORY_NCOLUMNS + 1) || done->len >= limit ||
@@ -896,10 +908,12 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, const mn_fts_doc_si
     mn_buf sql = MN_BUF_INIT;
     int rc = 0, step;
     size_t inner = inner_limit(limit), seen = 0;
+    enum { RANK_AT = 3 }; /* after ?1 the match and ?2 the project (bm25_expr) */
     mn_buf_puts(&sql, "SELECT " CHUNK_COLUMNS ", ");
     if (exact) {
         mn_buf_puts(&sql, "-");
-        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5, q->nidf, sizes != NULL);
+        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5, q->nidf, sizes != NULL,
+                  RANK_AT);
         mn_buf_printf(&sql,
                       " AS score, 1 FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
                       "JOIN files f ON f.id = c.file_id LEFT JOIN symbols y ON y.id = "
@@ -908,7 +922,8 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, const mn_fts_doc_si
                       limit);
     } else {
         mn_buf_puts(&sql, "h.score, f.project_id = ?2 FROM (SELECT rowid AS id, -");
-        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5, q->nidf, sizes != NULL);
+        bm25_expr(&sql, "chunks_fts", q->weights, CHUNK_WEIGHTS, 5, q->nidf, sizes != NULL,
+                  RANK_AT);
         mn_buf_printf(&sql,
                       " AS score FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY score DESC "
                       "LIMIT %zu) h JOIN chunks c ON c.id = h.id JOIN files f ON f.id = "
@@ -921,10 +936,7 @@ static int chunks_pass(mn_store *s, const mn_chunk_query *q, const mn_fts_doc_si
         return mn_error_last_code();
     sqlite3_bind_text(st, 1, q->match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, s->project_id);
-    bind_idf(st, q->idf, q->nidf);
-    if (sizes)
-        sqlite3_bind_pointer(st, sqlite3_bind_parameter_index(st, ":sizes"), (void *)sizes,
-                             MN_FTS_DOC_SIZES, NULL);
+    bind_rank(st, RANK_AT, q->idf, q->nidf, sizes);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         seen++;
         if (!sqlite3_column_int(st, CHUNK_NCOLUMNS + 1) || done->len >= limit ||

@@ -537,6 +537,87 @@ static void test_chunk_lengths_cached(void)
 }
 
 /*
+ * The second, exact pass of a chunk search (the filters inside the full-text
+ * scan: another project's chunks filled FTS5's best rows) with mnemo_bm25's
+ * extra arguments: the phrases' idf given, and the chunks' lengths held in
+ * memory. Those arguments were named parameters written before ?1 in the
+ * statement, so SQLite numbered the first one 1, the match's number: the
+ * match was bound over by an idf or the lengths' pointer, and FTS5 read NULL
+ * ('fts5: syntax error near ""', a store's "mnemo search x"). Both passes
+ * find this project's two chunks, scored as without the arguments.
+ */
+static void test_exact_pass_rank_arguments(void)
+{
+    mn_store *s = open_store();
+    REQUIRE(s);
+    REQUIRE_OK(put_long(s, "mine.py", "m0", 20));
+    REQUIRE_OK(put_long(s, "mine2.py", "m1", 30));
+    /* chunks without the word: an idf above 0 on PostgreSQL too, which counts a project's */
+    REQUIRE_OK(put_text(s, "plain.py", "p0", "gizmo sprocket"));
+    REQUIRE_OK(put_text(s, "plain2.py", "p1", "gizmo sprocket"));
+    REQUIRE_OK(put_text(s, "plain3.py", "p2", "gizmo sprocket"));
+    /* another project: 80 short chunks holding the word rank above ours (limit 10: the first
+     * pass reads FTS5's best 65), and 104 without it (an idf above 0) */
+    mn_store_options o = MN_STORE_OPTIONS_INIT;
+    o.project = "other";
+    mn_store *t = NULL;
+    REQUIRE_OK(mn_store_open(&t, loc, &o));
+    char path[32], hash[32];
+    for (int i = 0; i < 10; i++) {
+        snprintf(path, sizeof(path), "o%d.py", i);
+        snprintf(hash, sizeof(hash), "o%d", i);
+        REQUIRE_OK(put_chunks(t, path, hash, 8, "widget"));
+    }
+    for (int i = 0; i < 13; i++) {
+        snprintf(path, sizeof(path), "g%d.py", i);
+        snprintf(hash, sizeof(hash), "g%d", i);
+        REQUIRE_OK(put_chunks(t, path, hash, 8, "gizmo"));
+    }
+    mn_chunk_query q = {0};
+    q.match = "\"widget\"";
+    q.limit = 10;
+    ranked plain = {{0}, {0}, 0};
+    REQUIRE_OK(mn_store_search_chunks(s, &q, on_chunk_hit, &plain));
+    REQUIRE(plain.n == 2);
+    CHECK(plain.bm25[0] > plain.bm25[1]);
+
+    /* the idf given: the same rows, each score scaled by given / counted */
+    int64_t n = 0, ndocs = 0;
+    REQUIRE_OK(mn_store_fts_count(s, MN_FTS_CHUNKS, q.match, &n, &ndocs));
+    const double idf[1] = {2 * log(((double)ndocs - (double)n + 0.5) / ((double)n + 0.5))};
+    mn_chunk_query w = q;
+    w.idf = idf;
+    w.nidf = 1;
+    ranked given = {{0}, {0}, 0};
+    CHECK_OK(mn_store_search_chunks(s, &w, on_chunk_hit, &given));
+    CHECK(given.n == 2);
+    for (size_t i = 0; i < given.n && i < 2; i++) {
+        CHECK(given.id[i] == plain.id[i]);
+        CHECK(fabs(given.bm25[i] - 2 * plain.bm25[i]) < 1e-6 * plain.bm25[i]);
+    }
+
+    /* the lengths held in memory (SQLite): ownership's lookup builds the file map, the next
+     * ranking adds the lengths, the ones after read them */
+    if (!test_store_pg()) {
+        CHECK(term_count(s, "widget", "mine.py") == 1);
+        for (int k = 0; k < 3; k++) {
+            ranked held = {{0}, {0}, 0};
+            CHECK_OK(mn_store_search_chunks(s, &q, on_chunk_hit, &held));
+            CHECK(held.n == 2);
+            for (size_t i = 0; i < held.n && i < 2; i++) {
+                CHECK(held.id[i] == plain.id[i]);
+                CHECK(fabs(held.bm25[i] - plain.bm25[i]) < 1e-9);
+            }
+            ranked both = {{0}, {0}, 0};
+            CHECK_OK(mn_store_search_chunks(s, &w, on_chunk_hit, &both));
+            CHECK(both.n == 2);
+        }
+    }
+    mn_store_free(t);
+    close_store(s);
+}
+
+/*
  * The code's full-text indexes rebuilt into one segment once commits have
  * left more than 8 (fts_tidy.c; index.c runs it after an index run): the
  * same ranking after, and nothing done below the line.
@@ -926,8 +1007,8 @@ static void test_history(void)
 }
 
 MN_TEST_MAIN(MN_TEST(test_replace_and_counts), MN_TEST(test_term_files),
-             MN_TEST(test_chunk_lengths_cached), MN_TEST(test_fts_tidy),
-             MN_TEST(test_edges_into_a_removed_file_are_unresolved), MN_TEST(test_ranks_and_touch),
-             MN_TEST(test_chunks_symbol_index), MN_TEST(test_graph_and_unresolved),
-             MN_TEST(test_symbols_kept_and_lookups), MN_TEST(test_declared_names),
-             MN_TEST(test_decl_only_files), MN_TEST(test_history))
+             MN_TEST(test_chunk_lengths_cached), MN_TEST(test_exact_pass_rank_arguments),
+             MN_TEST(test_fts_tidy), MN_TEST(test_edges_into_a_removed_file_are_unresolved),
+             MN_TEST(test_ranks_and_touch), MN_TEST(test_chunks_symbol_index),
+             MN_TEST(test_graph_and_unresolved), MN_TEST(test_symbols_kept_and_lookups),
+             MN_TEST(test_declared_names), MN_TEST(test_decl_only_files), MN_TEST(test_history))

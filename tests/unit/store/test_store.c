@@ -1247,6 +1247,90 @@ static void test_memory_sizes(void)
     free(path);
 }
 
+/* The search of q: its hits' ids and scores (r.n 99: it failed). */
+static ranked rank_query(mn_store *s, const mn_memory_query *q)
+{
+    ranked r = {0};
+    if (mn_store_search_memories(s, q, on_ranked, &r) != 0) {
+        fprintf(stderr, "  search: %s\n", mn_error_last());
+        r.n = 99;
+    }
+    return r;
+}
+
+/*
+ * The second, exact pass of a memory search (the filters inside the
+ * full-text scan: other kinds filled FTS5's best rows) with mnemo_bm25's
+ * extra arguments: the phrases' idf given, the memories' lengths held by a
+ * long-lived process, and both. Those arguments were named parameters
+ * written before ?1 and the filter's ?2.. in the statement, so SQLite gave
+ * them the numbers 1 and 2: the match was bound over ('fts5: syntax error
+ * near ...') or, with both, the project (nothing found). The same rows each
+ * time, scored as without the arguments (the idf doubled: twice the score).
+ */
+static void test_exact_pass_rank_arguments(void)
+{
+    char *path = new_db_path();
+    mn_store *s = open_store(path);
+    REQUIRE(s);
+    /* 70 short facts rank above the 2 long gotchas (the first pass reads FTS5's best 65), and
+     * 100 facts without the word (an idf above 0) */
+    static const char *const gotchas[] = {
+        "the lantern hangs in the shed by the door, beside the rake and the hoe",
+        "a lantern on the shelf with the tins of paint and the brushes"};
+    int rc = mn_store_begin(s);
+    for (int i = 0; i < 172 && rc == 0; i++) {
+        char id[MN_ID_LEN + 1];
+        snprintf(id, sizeof(id), "01J3%022d", i);
+        json_t *m = small_memory(id, i == 70 || i == 71 ? "gotcha" : "fact", "light");
+        json_object_set_new(m, "body",
+                            json_string(i < 70   ? "lantern"
+                                        : i < 72 ? gotchas[i - 70]
+                                                 : "candle"));
+        rc = mn_store_memory_insert(s, m);
+        json_decref(m);
+    }
+    REQUIRE_OK(rc);
+    REQUIRE_OK(mn_store_commit(s));
+    mn_memory_query q = {0};
+    q.match = "\"lantern\"";
+    q.limit = 10;
+    q.kinds[0] = "gotcha";
+    q.nkinds = 1;
+    ranked plain = rank_query(s, &q);
+    REQUIRE(plain.n == 2);
+    CHECK(plain.bm25[0] > plain.bm25[1]);
+
+    int64_t n = 0, ndocs = 0;
+    REQUIRE_OK(mn_store_fts_count(s, MN_FTS_MEMORIES, q.match, &n, &ndocs));
+    const double idf[1] = {2 * log(((double)ndocs - (double)n + 0.5) / ((double)n + 0.5))};
+    mn_memory_query w = q;
+    w.idf = idf;
+    w.nidf = 1;
+    for (int held = 0; held < 2; held++) {
+        if (held) {
+            if (test_store_pg())
+                break; /* the lengths held in memory are SQLite's (memory_sizes.c) */
+            REQUIRE_OK(mn_store_memory_sizes_prepare(s));
+            REQUIRE(mn_memory_sizes_current(s) != NULL);
+            ranked lengths = rank_query(s, &q);
+            CHECK(lengths.n == 2);
+            for (size_t i = 0; i < lengths.n && i < 2; i++) {
+                CHECK_STR(lengths.uid[i], plain.uid[i]);
+                CHECK(fabs(lengths.bm25[i] - plain.bm25[i]) < 1e-9);
+            }
+        }
+        ranked given = rank_query(s, &w);
+        CHECK(given.n == 2);
+        for (size_t i = 0; i < given.n && i < 2; i++) {
+            CHECK_STR(given.uid[i], plain.uid[i]);
+            CHECK(fabs(given.bm25[i] - 2 * plain.bm25[i]) < 1e-6 * plain.bm25[i]);
+        }
+    }
+    mn_store_free(s);
+    free(path);
+}
+
 /* count memories of `words` distinct-ish words each, in one transaction; *n numbers their ids */
 static int bulk(mn_store *s, size_t *n, size_t count, size_t words)
 {
@@ -1504,5 +1588,5 @@ MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_open_creates_schema), MN_TEST(tes
              MN_TEST(test_delete_undelete_purge), MN_TEST(test_links), MN_TEST(test_config),
              MN_TEST(test_audit), MN_TEST(test_check), MN_TEST(test_corrupt_columns),
              MN_TEST(test_excerpt_compressed), MN_TEST(test_fts_counts), MN_TEST(test_memory_sizes),
-             MN_TEST(test_memory_fts_tidy), MN_TEST(test_memories_created),
-             MN_TEST(test_memories_by_uid), MN_TEST(test_cleanup))
+             MN_TEST(test_exact_pass_rank_arguments), MN_TEST(test_memory_fts_tidy),
+             MN_TEST(test_memories_created), MN_TEST(test_memories_by_uid), MN_TEST(test_cleanup))

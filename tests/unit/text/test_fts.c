@@ -2,13 +2,16 @@
  * test_fts.c - the "mnemo" FTS5 tokenizer in a real in-memory SQLite: code
  * and prose go in, MATCH finds them by pieces, wholes, stems and other
  * inflections; the free-text query builder produces expressions FTS5 accepts
- * and that find what they should.
+ * and that find what they should, whatever the text (and that the PostgreSQL
+ * back end's parser of the same language accepts).
  */
 #include <math.h>
 #include <sqlite3.h>
 
 #include "common.h"
+#include "store/postgres/pg_search.h"
 #include "store/sqlite/fts_tokenizer.h"
+#include "store/store_search.h"
 #include "test.h"
 
 static sqlite3 *db;
@@ -181,6 +184,100 @@ static void test_query_builder(void)
     mn_buf_release(&q);
 }
 
+/* Pieces of odd text: operators, quotes, control characters, then marks alone, a zero-width
+ * space, a BOM, an emoji and bad UTF-8 (odd_utf8) */
+static const char *const odd[] = {
+    "",    " ",   "\"",  "\"\"", "'",    "(",     ")",     "*",        "^",   ":",
+    "-",   "+",   "AND", "OR",   "NOT",  "NEAR",  "x",     "X",        "_",   "__",
+    "a_b", "\t",  "\r",  "\n-",  "\x01", "\x1b",  "\x1f",  "\x7f",     "123", "1.5",
+    "the", "x.y", "a-b", "\\",   "{",    "}",     "[",     "]",        ";",   "$",
+    "@",   ",",   "0x",  "_x_",  "A1b2", "NEAR(", "col:x", "parseHttp"};
+static const char *const odd_utf8[] = {
+    "\xcc\x81", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xf0\x9f\x98\x80", "\xc3\xa9",    "\xe6\x97\xa5",
+    "\xff",     "\xc3",         "\xe2\x80",     "\xd9\x8b",         "\xe0\xa5\x8d"};
+#define NODD (MN_ARRAY_SIZE(odd) + MN_ARRAY_SIZE(odd_utf8))
+
+static const char *odd_piece(size_t i)
+{
+    i %= NODD;
+    return i < MN_ARRAY_SIZE(odd) ? odd[i] : odd_utf8[i - MN_ARRAY_SIZE(odd)];
+}
+
+/* A text of 1 to 12 pieces, or a long run of one (a word over the term cap, marks alone). */
+static void odd_text(mn_buf *b, uint64_t *seed)
+{
+    *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t r = *seed >> 33;
+    mn_buf_clear(b);
+    if (r % 16 == 0) {
+        const char *piece = odd_piece(r >> 4);
+        for (size_t i = 0; i < 200 + (r >> 10) % 300; i++)
+            mn_buf_puts(b, piece);
+        return;
+    }
+    for (size_t n = 1 + r % 12, i = 0; i < n; i++) {
+        *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+        mn_buf_puts(b, odd_piece(*seed >> 33));
+    }
+}
+
+/* An expression the builders made: FTS5 runs it, the PostgreSQL back end parses it. */
+static bool accepted(const char *expr, const char *text)
+{
+    mn_pg_fts *pq = NULL;
+    bool ok = strcmp(match(expr), "error") != 0 && mn_pg__fts_parse(expr, &pq) == 0;
+    mn_pg__fts_free(pq);
+    if (!ok)
+        fprintf(stderr, "  text '%s' gave '%s'\n", text, expr);
+    return ok;
+}
+
+/*
+ * Whatever the text, the builders give nothing (0 terms, out unchanged) or
+ * an expression FTS5 accepts: every piece alone, then random mixes of them.
+ */
+static void test_query_builder_odd_text(void)
+{
+    open_db("mnemo");
+    fill();
+    mn_buf text = MN_BUF_INIT, q = MN_BUF_INIT;
+    uint64_t seed = 42;
+    size_t bad = 0, made = 0;
+    for (size_t it = 0; it < 4000 && bad < 5; it++) {
+        if (it < NODD) {
+            mn_buf_clear(&text);
+            mn_buf_puts(&text, odd_piece(it));
+        } else {
+            odd_text(&text, &seed);
+        }
+        static const size_t max_terms[] = {0, 1, MN_SEARCH_MAX_TERMS};
+        for (size_t m = 0; m < MN_ARRAY_SIZE(max_terms); m++) {
+            for (unsigned flags = 0; flags <= MN_FTS_QUERY_AND; flags += MN_FTS_QUERY_AND) {
+                mn_buf_clear(&q);
+                size_t n = mn_sqlite_fts_query(&q, text.ptr, text.len, flags, max_terms[m]);
+                if (n == 0) {
+                    bad += q.len != 0;
+                    continue;
+                }
+                made++;
+                bad += !accepted(q.ptr, text.ptr);
+            }
+            mn_buf_clear(&q);
+            if (mn_store_fts_text_query(&q, text.ptr, text.len, max_terms[m]) > 0)
+                bad += !accepted(q.ptr, text.ptr);
+        }
+        /* the terms' builder: the text, a piece and an empty term */
+        const char *terms[3] = {text.ptr, odd_piece(it), ""};
+        mn_buf_clear(&q);
+        if (mn_store_fts_query(&q, terms, 3) > 0)
+            bad += !accepted(q.ptr, text.ptr);
+    }
+    CHECK(bad == 0);
+    CHECK(made > 1000); /* most texts hold a word */
+    mn_buf_release(&text);
+    mn_buf_release(&q);
+}
+
 /* How many rows match expr. */
 static double count_of(const char *expr)
 {
@@ -249,4 +346,4 @@ static void test_mnemo_bm25(void)
 
 MN_TEST_MAIN(MN_TEST(test_match_code_and_prose), MN_TEST(test_args),
              MN_TEST(test_bm25_and_highlight), MN_TEST(test_query_builder),
-             MN_TEST(test_mnemo_bm25))
+             MN_TEST(test_query_builder_odd_text), MN_TEST(test_mnemo_bm25))
