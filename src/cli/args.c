@@ -272,6 +272,9 @@ static int set_flag(json_t *args, json_t *groups, const flagdef *f, const char *
         } while (*p++ == ',' && split);
         return 0;
     }
+    if (has_type(f->schema, "null") && strcmp(value, "null") == 0)
+        /* a property that takes null ("null removes the expiry"): the word says so */
+        return set_once(obj, f, json_null());
     if (has_type(f->schema, "integer")) {
         char *end;
         errno = 0;

@@ -163,6 +163,15 @@ int cli_cmd_save(const cli_command *cmd, cli_global *g, int argc, char **argv)
         if ((rc = cli_parse_op_args(&args, mn_api_find(cmd->op), argc, argv)) != 0)
             return cli_usage_error(cmd, "%s", mn_error_last());
         const char *body = json_string_value(json_object_get(args, "body"));
+        for (int i = 0; body && strcmp(body, "-") != 0 && i < argc; i++)
+            /* a word "-" (not a flag's value) asks for stdin: beside other words it would
+             * have been saved as a dash and the piped text dropped */
+            if (!strcmp(argv[i], "-") &&
+                (i == 0 || argv[i - 1][0] != '-' || strchr(argv[i - 1], '='))) {
+                json_decref(args);
+                return cli_usage_error(cmd, "'-' reads the body from stdin: give it alone, "
+                                            "without other words of the body");
+            }
         if (body && !strcmp(body, "-")) {
             char *text = NULL;
             size_t len = 0;

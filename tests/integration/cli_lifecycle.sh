@@ -130,6 +130,11 @@ m --json search "$qs" --kinds memory | js "past its ttl a memory is not served" 
 m --json context "$qs" | js "nor by context" '!d.items.some(i=>i.id==="'"$note"'")'
 m --json list --expired exclude | js "list --expired exclude leaves it out" '!d.memories.some(x=>x.id==="'"$note"'")'
 m --json list --expired only | js "list --expired only has it alone" 'd.total===1 && d.memories[0].id==="'"$note"'"'
+# `edit --ttl null` removes the expiry, as its help says: the memory is served again
+m edit "$note" --ttl null >/dev/null || fail "edit --ttl null"
+m --json show "$note" | js "edit --ttl null removes the expiry" '!(d.memory || d).expires_at'
+m --json search "$qs" --kinds memory | js "without its expiry it is served again" 'd.items.some(i=>i.id==="'"$note"'")'
+m edit "$note" --ttl 2d >/dev/null || fail "edit --ttl 2d"
 export MNEMO_NOW_MS=$((now + 200 * day))
 m --json search "$qs" --kinds memory | js "an episode unused for 180 days is not served" \
     '!d.items.some(i=>i.id==="'"$ep"'")'
