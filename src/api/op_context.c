@@ -148,7 +148,7 @@ static void merge_remote_recall(json_t *out, const mn_remote_answer *r)
     json_object_set_new(out, "tokens", json_integer(used + (json_int_t)r->tokens));
 }
 
-static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
+static int build_from(mn_ctx *ctx, const json_t *args, json_t **out, bool recall, json_t *left_out)
 {
     mn_context_request req;
     memset(&req, 0, sizeof(req));
@@ -177,6 +177,16 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
     mn_context_extra extra = {NULL, NULL};
     size_t asked = req.max_tokens;
     json_t *notes = json_array();
+    if (json_array_size(left_out)) {
+        mn_buf b = MN_BUF_INIT;
+        size_t i;
+        json_t *v;
+        mn_buf_puts(&b, "left out of files, not paths of the project (mnemo reads nothing "
+                        "outside it):");
+        json_array_foreach(left_out, i, v) mn_buf_printf(&b, " '%.200s'", json_string_value(v));
+        json_array_append_new(notes, json_string(b.ptr));
+        mn_buf_release(&b);
+    }
     const char *session = recall ? NULL : json_string_value(json_object_get(args, "session"));
     mn_token_counter counter;
     char *tok_note = NULL, *tok_config = NULL;
@@ -303,6 +313,50 @@ static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
     free(tok_config);
     free(files);
     free(symbols);
+    return rc;
+}
+
+/*
+ * The files a request names, as the index knows them: a path relative to the project's root
+ * (with its ":lines"). An agent often gives the absolute path of a file it has open: one
+ * inside the root is made relative; one outside it (or a relative one that climbs out with
+ * "..") names nothing of the project and is left out with a note, never read.
+ */
+static json_t *project_files(mn_ctx *ctx, const json_t *files, json_t *left_out)
+{
+    json_t *kept = json_array();
+    char *root = ctx->root ? mn_fs_realpath(ctx->root) : NULL;
+    size_t i;
+    json_t *v;
+    json_array_foreach(files, i, v)
+    {
+        const char *f = json_string_value(v);
+        const char *rel = f;
+        size_t rl = root ? strlen(root) : 0;
+        if (f && f[0] == '/')
+            rel = root && strncmp(f, root, rl) == 0 && f[rl] == '/' ? f + rl + 1 : NULL;
+        bool climbs = false;
+        for (const char *p = rel; p && *p && !climbs; p += strcspn(p, "/"), p += *p == '/')
+            climbs = strncmp(p, "..", 2) == 0 && (p[2] == '/' || p[2] == ':' || !p[2]);
+        if (rel && *rel && !climbs)
+            json_array_append_new(kept, json_string(rel));
+        else
+            json_array_append(left_out, v);
+    }
+    free(root);
+    return kept;
+}
+
+static int build(mn_ctx *ctx, const json_t *args, json_t **out, bool recall)
+{
+    const json_t *files = json_object_get(args, "files");
+    if (!json_array_size(files))
+        return build_from(ctx, args, out, recall, NULL);
+    json_t *own = json_copy((json_t *)args), *left_out = json_array();
+    json_object_set_new(own, "files", project_files(ctx, files, left_out));
+    int rc = build_from(ctx, own, out, recall, left_out);
+    json_decref(own);
+    json_decref(left_out);
     return rc;
 }
 

@@ -11,6 +11,8 @@
 #              whole project is indexed, not the part
 #   links      a file link to a secret, a link to a directory (~/.ssh), and
 #              a .mnemoignore that is a link outside are never read
+#   files      context's files outside the project are left out with a note,
+#              never read; an absolute path inside it is the project's file
 #   fifos      a named pipe inside the project given as a transcript, an
 #              issue export or a document is refused at once, never waited
 #              on (a request worker would hang on it)
@@ -110,6 +112,14 @@ js "a path inside refreshes the whole repository" \
 files_unchanged "context --path inside"
 "$MNEMO" --json index shop >"$tmp/out" || fail "index of a directory inside"
 js "index of a part indexes the project" "d.root === '$tmp/repo' && d.files === 3" <"$tmp/out"
+
+# ---- files outside the project are left out and said so -------------------
+"$MNEMO" --json context "charge the cart" --files "$tmp/outside/creds.py:1-3" --files ../outside/creds.py \
+    --files "$tmp/repo/shop/cart.py:1-3" >"$tmp/out" || fail "context with files outside"
+js "files outside are left out with a note" \
+    "d.notes.some(n => n.startsWith('left out of files') && n.includes('outside/creds.py:1-3') && n.includes(\"'../outside/creds.py'\"))" <"$tmp/out"
+js "an absolute path inside is the project's file" "d.items.some(i => i.path === 'shop/cart.py')" <"$tmp/out"
+js "nothing outside is read" "!JSON.stringify(d).includes('hunter2')" <"$tmp/out"
 
 # ---- a named pipe is not a file: refused at once, never waited on ----------
 mkfifo t.jsonl issues.json notes.md
