@@ -751,15 +751,31 @@ static void write_answer(entry_vec *v, mn_buf *md, const char *intro, const char
         mn_buf_puts(md, none);
 }
 
-/* The short id an entry is printed with, for feedback: memory id prefix, path:line, path. */
-static void set_ref(pk_entry *e)
+/*
+ * The short id an entry is printed with, for feedback: memory id prefix, path:line, path. A
+ * memory not printed with its id (the project's facts) gets a prefix that no other memory of
+ * the answer shares: discovery writes its facts in one millisecond, and ULIDs of one
+ * millisecond share their first ten characters, so twelve named two facts alike.
+ */
+static void set_ref(pk_entry *e, const entry_vec *v)
 {
     const char *type = jstr(e->item, "type"), *id = jstr(e->item, "id");
     mn_buf b = MN_BUF_INIT;
     if (!strcmp(type, "memory")) {
         if (json_object_get(e->item, "ref"))
             return; /* given with the head */
-        mn_buf_printf(&b, "%.*s", SHORT_ID, id);
+        int len = SHORT_ID, full = (int)strlen(id);
+        for (size_t j = 0; j < v->len; j++) {
+            const char *o = jstr(v->items[j].item, "id");
+            if (!o || !strcmp(o, id) || strcmp(jstr(v->items[j].item, "type"), "memory") != 0)
+                continue;
+            int same = 0;
+            while (id[same] && id[same] == o[same])
+                same++;
+            if (same + 1 > len)
+                len = same + 1;
+        }
+        mn_buf_printf(&b, "%.*s", len < full ? len : full, id);
     } else {
         mn_buf_puts(&b, jstr(e->item, "path"));
         json_int_t line = json_integer_value(json_object_get(e->item, "line"));
@@ -892,7 +908,7 @@ int mn_context_build(mn_store *s, const mn_context_request *req, json_t **out)
         pk_entry *e = &v.items[i];
         if (e->chosen == PK_UNCOUNTED)
             continue;
-        set_ref(e);
+        set_ref(e, &v);
         json_object_set_new(e->item, "tokens",
                             json_integer((json_int_t)pk_form_tokens(&c, e, e->chosen)));
         json_object_set_new(e->item, "whole", json_boolean(e->chosen == e->nunits));

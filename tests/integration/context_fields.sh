@@ -8,7 +8,9 @@
 # and the citations; for a gotcha, a decision (its reason whole, under
 # "Because:") and a rule and a pattern (which say who saved them in their
 # first line). Bodies keep their line breaks, and a quoted string or code
-# span is never cut (the issue's "Fix: set app.config['SEC…").
+# span is never cut (the issue's "Fix: set app.config['SEC…"). Every item's
+# ref names it alone: the project's facts, which discovery writes in one
+# millisecond, are not given one ref.
 set -euo pipefail
 # a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
 shopt -s lastpipe
@@ -98,6 +100,18 @@ grep -q "^- \*\*pattern\*\* Session secret key from the environment (${pattern:0
     fail "a pattern says who saved it: $(grep -n pattern "$tmp/pattern.md")"
 grep -q "^  It happens after a fresh deploy.$" "$tmp/c.md" || fail "the body keeps its line break"
 grep -q "${decision:0:12}" "$tmp/c.md" || fail "the decision is there"
+
+# every ref of an answer names one item; a memory's is a prefix `show` takes
+"$MNEMO" discover >/dev/null 2>&1 || fail "discover"
+"$MNEMO" --json context "read the session secret key from the environment in load_config" >"$tmp/refs.json" 2>/dev/null
+node -e "const d = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const mem = d.items.filter(i => i.type === 'memory');
+const refs = d.items.map(i => i.ref), dup = refs.filter((r, k) => refs.indexOf(r) !== k);
+if (mem.length < 4 || dup.length) { console.error('memories ' + mem.length + ', refs given twice: ' + dup); process.exit(1) }
+console.log(mem.map(i => i.ref).join('\n'))" <"$tmp/refs.json" >"$tmp/refs.txt" || fail "every item has a ref of its own"
+while read -r ref; do
+    "$MNEMO" show "$ref" >/dev/null 2>"$tmp/err" || fail "show $ref: $(cat "$tmp/err")"
+done <"$tmp/refs.txt"
 
 [ "$fails" = 0 ] && echo "context_fields: all passed"
 exit "$fails"
