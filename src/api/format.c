@@ -107,6 +107,9 @@ int mn_format_read(json_t **out, mn_format fmt, const char *data, size_t len)
     json_error_t err;
     json_t *v;
     *out = NULL;
+    /* a byte order mark, which some editors write first, is no part of the text */
+    if (len >= 3 && !memcmp(data, "\xef\xbb\xbf", 3))
+        data += 3, len -= 3;
     if (!mn_utf8_valid(data, len)) {
         /* name the line, so a person can find the bad byte */
         size_t line = 1, start = 0;
@@ -123,8 +126,18 @@ int mn_format_read(json_t **out, mn_format fmt, const char *data, size_t len)
     switch (fmt) {
     case MN_FORMAT_JSONL:
         return read_jsonl(out, data, len);
-    case MN_FORMAT_YAML:
-        return mn_yaml_parse_docs(out, data, len);
+    case MN_FORMAT_YAML: {
+        int rc = mn_yaml_parse_docs(out, data, len);
+        /* one document that is a list of memories, as people write YAML, is those memories
+         * (an export writes one document per memory) */
+        json_t *one = json_array_size(*out) == 1 ? json_array_get(*out, 0) : NULL;
+        if (rc == 0 && json_is_array(one)) {
+            json_t *list = json_incref(one);
+            json_decref(*out);
+            *out = list;
+        }
+        return rc;
+    }
     case MN_FORMAT_JSON:
         v = json_loadb(data, len, JSON_REJECT_DUPLICATES, &err);
         if (!v)

@@ -29,11 +29,17 @@ static int take_file_flags(const cli_command *cmd, const char **file, int *fmt, 
         } else if (!strcmp(a, "--format")) {
             if (i + 1 >= *argc)
                 return cli_usage_error(cmd, "--format needs jsonl, yaml or json");
+            int was = *fmt;
             *fmt = mn_format_parse(argv[++i]);
             if (*fmt < 0 || strchr(argv[i], '.'))
                 return cli_usage_error(cmd, "unknown format '%.40s' (jsonl, yaml or json)",
                                        argv[i]);
+            if (was >= 0 && was != *fmt)
+                return cli_usage_error(cmd, "--yaml and --format %s ask for two formats", argv[i]);
         } else if (!strcmp(a, "--yaml")) {
+            if (*fmt >= 0 && *fmt != MN_FORMAT_YAML)
+                return cli_usage_error(cmd, "--yaml and --format %s ask for two formats",
+                                       *fmt == MN_FORMAT_JSON ? "json" : "jsonl");
             *fmt = MN_FORMAT_YAML;
         } else {
             argv[n++] = argv[i];

@@ -14,7 +14,9 @@
 #   import a.yaml into D; export as JSON Lines -> d.jsonl == a.jsonl;
 #   export A as JSON -> a.json; import into E; export -> e.jsonl == a.jsonl;
 #   import a.jsonl again into A: all skipped, and with --on-conflict
-#     replace all replaced; A's export is unchanged by both.
+#     replace all replaced; A's export is unchanged by both;
+#   a.yaml as one YAML list, and behind a byte order mark, imports into F
+#     and G as the same memories (F's and G's exports == a.jsonl).
 # Every field name of the schema must appear in every exported memory
 # (deleted_at in some, as the generator leaves every third memory live).
 set -euo pipefail
@@ -171,5 +173,18 @@ grep -qx "imported 0, replaced $N, skipped 0 memories; 0 links" replace.out ||
 m A export >a_again.jsonl
 same a.jsonl a_again.jsonl
 step "import again (skip, replace): A unchanged"
+
+# ---- YAML as people write it: one list of memories, a byte order mark -------
+# each document of a.yaml an item of one list (its lines indented under "- ", its end
+# marker "..." dropped)
+awk '/^---$/ { first = 1; next } /^\.\.\.$/ { next } { if (first) { print "- " $0; first = 0 } else print "  " $0 }' a.yaml >list.yaml
+m F import list.yaml >import_f.out
+m F export >f.jsonl
+same a.jsonl f.jsonl
+printf '\xef\xbb\xbf' | cat - a.yaml >bom.yaml
+m G import bom.yaml >import_g.out
+m G export >g.jsonl
+same a.jsonl g.jsonl
+step "a YAML list, a byte order mark: same"
 
 echo "ok: $N memories round-trip through JSON Lines, YAML and JSON"
