@@ -116,6 +116,8 @@ void cli_print_audit(const json_t *r)
     long long total = num(r, "total"), shown = (long long)json_array_size(entries);
     if (total == 0)
         cli_printf("no audit rows\n");
+    else if (shown == 0) /* a page past the end says so, rather than nothing */
+        cli_printf("no audit rows at --offset %lld (%lld in all)\n", num(r, "offset"), total);
     else if (num(r, "offset") + shown < total)
         cli_printf("%lld of %lld rows (--offset %lld for the next page)\n", shown, total,
                    num(r, "offset") + shown);

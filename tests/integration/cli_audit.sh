@@ -115,6 +115,8 @@ mn audit --op save >"$tmp/printed" || fail "audit exited $?"
 [ "$(grep -c ' cli  *save  *' "$tmp/printed")" = 3 ] || fail "printed: not three save lines: $(cat "$tmp/printed")"
 grep -q "$a" "$tmp/printed" || fail "printed: the saved id is missing"
 mn audit --op nothing-like-this | grep -qx "no audit rows" || fail "no rows: not said"
+mn audit --offset 9223372036854775807 | grep -Eqx "no audit rows at --offset 9223372036854775807 \([0-9]+ in all\)" ||
+    fail "a page past the end: not said"
 
 # ---- secrets and questions stay out ----------------------------------------------
 TOKEN=ghp_FAKEa1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7
