@@ -972,5 +972,15 @@ pii("ip-address", "ip-address", [
     ("X-Forwarded-For: 192.0.2.146", "192.0.2.146"),
 ])
 
+# added last, so that the draws above (and the items they made) stay as they were
+k = ["AKIA" + "".join(R.choice(string.ascii_uppercase + "234567") for _ in range(9)) + "EXAMPLE"
+     for _ in range(3)]
+v = [fake(40, ALNUM + "+/"), fake(40, ALNUM + "/", "EXAMPLE"), fake(40, ALNUM + "+")]
+secret("aws-secret-beside-key-id", "aws-secret-beside-key-id", [
+    ("the AWS key %s with secret %s works for the deploy" % (k[0], v[0]), v[0]),
+    ("creds: %s / %s (rotate monthly)" % (k[1], v[1]), v[1]),
+    ("Use access key %s and secret key %s for the staging bucket." % (k[2], v[2]), v[2]),
+])
+
 for it in items:
     sys.stdout.write(json.dumps(it, ensure_ascii=False) + "\n")
