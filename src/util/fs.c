@@ -67,8 +67,15 @@ int mn_fs_read(mn_buf *out, const char *path, size_t max_size)
 
 int mn_fs_read_regular(mn_buf *out, const char *path, size_t max_size)
 {
+    return mn_fs_read_tail(out, path, max_size, NULL);
+}
+
+int mn_fs_read_tail(mn_buf *out, const char *path, size_t max_size, uint64_t *skipped)
+{
     struct stat st;
     int rc, fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (skipped)
+        *skipped = 0;
     if (fd < 0) {
         if (errno == ELOOP)
             return mn_error_set(MN_EINVAL, "'%s' is a symbolic link: not followed", path);
@@ -79,10 +86,25 @@ int mn_fs_read_regular(mn_buf *out, const char *path, size_t max_size)
         rc = mn_error_set(MN_EIO, "cannot read '%s': %s", path, strerror(errno));
     else if (!S_ISREG(st.st_mode))
         rc = mn_error_set(MN_EINVAL, "'%s' is not a regular file: not read", path);
-    else if ((uint64_t)st.st_size > max_size)
+    else if ((uint64_t)st.st_size > max_size && !skipped)
         rc = mn_error_set(MN_ETOOBIG, "'%s' is larger than the limit of %zu bytes", path, max_size);
-    else
+    else if ((uint64_t)st.st_size > max_size) {
+        /* the last max_size bytes, from the first line that starts in them */
+        off_t from = st.st_size - (off_t)max_size;
+        size_t at = out->len; /* what out held before */
+        if (lseek(fd, from, SEEK_SET) != from)
+            rc = mn_error_set(MN_EIO, "cannot read '%s': %s", path, strerror(errno));
+        else if ((rc = read_fd(out, fd, path, at + max_size)) == 0 && out->len > at) {
+            const char *nl = memchr(out->ptr + at, '\n', out->len - at);
+            size_t cut = nl ? (size_t)(nl - (out->ptr + at)) + 1 : out->len - at;
+            memmove(out->ptr + at, out->ptr + at + cut, out->len - at - cut);
+            out->len -= cut;
+            out->ptr[out->len] = '\0';
+            *skipped = (uint64_t)from + cut;
+        }
+    } else {
         rc = read_fd(out, fd, path, max_size);
+    }
     close(fd);
     return rc;
 }

@@ -67,6 +67,13 @@ int mn_fs_read(mn_buf *out, const char *path, size_t max_size);
  */
 int mn_fs_read_regular(mn_buf *out, const char *path, size_t max_size);
 /**
+ * mn_fs_read_regular of a file that grows at its end (a transcript): one
+ * larger than max_size is read from the first line that starts in its last
+ * max_size bytes, and *skipped says how many bytes were left before them
+ * (0 when the whole file was read).
+ */
+int mn_fs_read_tail(mn_buf *out, const char *path, size_t max_size, uint64_t *skipped);
+/**
  * Write a file atomically (temp file in the same directory, fsync, rename),
  * mode 0600. The temporary file's name is random and it is created
  * O_EXCL|O_NOFOLLOW: a link planted beside path is not written through.

@@ -334,6 +334,35 @@ static void test_read_regular(void)
     free(missing);
 }
 
+/* a file read from its end: the whole when it fits, else from the first line that starts in
+ * its last max bytes, with how many bytes were left before them */
+static void test_read_tail(void)
+{
+    char *path = in_tmp("transcript.jsonl");
+    const char *text = "{\"turn\":1}\n{\"turn\":2}\n{\"turn\":3}\n"; /* 3 lines, 11 bytes each */
+    REQUIRE_OK(mn_fs_write_atomic(path, text, strlen(text)));
+    mn_buf b = MN_BUF_INIT;
+    uint64_t skipped = 99;
+    CHECK_OK(mn_fs_read_tail(&b, path, 1024, &skipped));
+    CHECK(skipped == 0 && b.len == 33 && memcmp(b.ptr, text, 33) == 0);
+    /* 20 bytes: they start inside the second line, so the third alone is read */
+    mn_buf_clear(&b);
+    CHECK_OK(mn_fs_read_tail(&b, path, 20, &skipped));
+    CHECK(b.len == 11 && memcmp(b.ptr, "{\"turn\":3}\n", 11) == 0);
+    CHECK(skipped == 22);
+    CHECK(b.ptr[b.len] == '\0');
+    /* max exactly at a line's start: that line is cut off too, as it may be (the start of a
+     * line is not known without the byte before it) */
+    mn_buf_clear(&b);
+    CHECK_OK(mn_fs_read_tail(&b, path, 11, &skipped));
+    CHECK(b.len == 0 && skipped == 33);
+    /* without *skipped, a larger file is refused as by mn_fs_read_regular */
+    mn_buf_clear(&b);
+    CHECK(mn_fs_read_tail(&b, path, 20, NULL) == MN_ETOOBIG);
+    mn_buf_release(&b);
+    free(path);
+}
+
 static void test_realpath_within(void)
 {
     char *dir = in_tmp("proj"), *sub = in_tmp("proj/sub"), *out = in_tmp("proj2");
@@ -413,5 +442,5 @@ static void test_cleanup(void)
 
 MN_TEST_MAIN(MN_TEST(test_setup), MN_TEST(test_write_read), MN_TEST(test_write_no_follow),
              MN_TEST(test_read_limits), MN_TEST(test_mkdir_p), MN_TEST(test_abspath),
-             MN_TEST(test_append_line_once), MN_TEST(test_read_regular),
+             MN_TEST(test_append_line_once), MN_TEST(test_read_regular), MN_TEST(test_read_tail),
              MN_TEST(test_realpath_within), MN_TEST(test_private), MN_TEST(test_cleanup))
