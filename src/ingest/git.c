@@ -44,6 +44,7 @@
 typedef struct {
     const mn_git_api *git;
     git_repository *repo;
+    const mn_ingest_env *env; /* its scanner: every text is scrubbed as it is read */
     git_commit *commit;
     git_tree *tree, *ptree; /* the commit's and its first parent's (NULL: none) */
     git_diff *diff;
@@ -87,7 +88,7 @@ const char *mn_delta_text(mn_commit_view *c, mn_delta *d, int which, size_t *len
             size_t n = (size_t)v->git->blob_rawsize(b);
             const char *raw = v->git->blob_rawcontent(b);
             if (n <= MAX_BLOB && raw && !memchr(raw, '\0', n)) {
-                d->text[which] = mn_ingest_text_dup(raw, n);
+                d->text[which] = mn_ingest_scrub_cut(v->env, raw, n, n);
                 d->len[which] = strlen(d->text[which]);
             }
         }
@@ -97,8 +98,9 @@ const char *mn_delta_text(mn_commit_view *c, mn_delta *d, int which, size_t *len
     return d->text[which];
 }
 
-static char *lines_of(const mn_git_api *git, git_patch *p, size_t h, size_t nlines, char origin)
+static char *lines_of(const view_impl *v, git_patch *p, size_t h, size_t nlines, char origin)
 {
+    const mn_git_api *git = v->git;
     mn_buf b = MN_BUF_INIT;
     for (size_t i = 0; i < nlines; i++) {
         const git_diff_line *l;
@@ -110,7 +112,7 @@ static char *lines_of(const mn_git_api *git, git_patch *p, size_t h, size_t nlin
         if (!l->content_len || l->content[l->content_len - 1] != '\n')
             mn_buf_putc(&b, '\n');
     }
-    char *out = mn_ingest_text_dup(b.ptr ? b.ptr : "", b.len);
+    char *out = mn_ingest_scrub_cut(v->env, b.ptr ? b.ptr : "", b.len, b.len);
     mn_buf_release(&b);
     return out;
 }
@@ -163,9 +165,9 @@ const mn_hunk *mn_delta_patch(mn_commit_view *c, mn_delta *d, size_t *n)
         while (*ctx == ' ')
             ctx++;
         size_t clen = strcspn(ctx, "\r\n");
-        out->header = mn_ingest_text_dup(ctx, clen);
-        out->removed = lines_of(v->git, p, h, nlines, GIT_DIFF_LINE_DELETION);
-        out->added = lines_of(v->git, p, h, nlines, GIT_DIFF_LINE_ADDITION);
+        out->header = mn_ingest_scrub_cut(v->env, ctx, clen, clen);
+        out->removed = lines_of(v, p, h, nlines, GIT_DIFF_LINE_DELETION);
+        out->added = lines_of(v, p, h, nlines, GIT_DIFF_LINE_ADDITION);
     }
     v->git->patch_free(p);
     *n = d->nhunks;
@@ -218,8 +220,14 @@ static mn_delta_status status_of(git_delta_t s)
     }
 }
 
+/*
+ * The message, the author and (lazily) the texts and hunks are scrubbed as
+ * they are read, before anything cuts them: the extractors clip titles,
+ * evidence lines and the message itself (MAX_MESSAGE), and a secret cut in
+ * half would no longer match its rule when the save pipeline scrubs.
+ */
 static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *repo,
-                     const git_oid *oid, mn_store *s)
+                     const git_oid *oid, mn_store *s, const mn_ingest_env *env)
 {
     view_impl *v = mn_calloc(1, sizeof(*v));
     git_commit *parent = NULL;
@@ -229,6 +237,7 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
     c->store = s;
     v->git = git;
     v->repo = repo;
+    v->env = env;
     if (git->commit_lookup(&v->commit, repo, oid) < 0)
         goto out;
     git->oid_fmt(c->sha, oid);
@@ -246,12 +255,12 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
     c->parents = pb.ptr ? mn_buf_detach(&pb) : mn_strdup("");
     const char *msg = git->commit_message(v->commit);
     size_t mlen = msg ? strlen(msg) : 0;
-    c->message = mn_ingest_text_dup(msg, mlen > MAX_MESSAGE ? MAX_MESSAGE : mlen);
+    c->message = mn_ingest_scrub_cut(env, msg, mlen, MAX_MESSAGE);
     size_t first = strcspn(c->message, "\n");
     c->subject = mn_ingest_text_dup(c->message, first);
     const git_signature *sig = git->commit_author(v->commit);
-    c->author = mn_ingest_text_dup(sig && sig->name ? sig->name : "",
-                                   sig && sig->name ? strlen(sig->name) : 0);
+    size_t alen = sig && sig->name ? strlen(sig->name) : 0;
+    c->author = mn_ingest_scrub_cut(env, alen ? sig->name : "", alen, alen);
     c->time_ms = (int64_t)git->commit_time(v->commit) * 1000;
     char t[32];
     mn_time_format(t, c->time_ms);
@@ -520,7 +529,7 @@ static int ingest_one(run *r, const git_oid *oid)
     json_t *symbols = NULL, *refs = NULL;
     bool claimed = false;
     int rc;
-    if ((rc = view_open(&c, r->git, r->repo, oid, r->s)) != 0)
+    if ((rc = view_open(&c, r->git, r->repo, oid, r->s, r->env)) != 0)
         goto out;
     size_t next;
     const mn_extractor *ex = mn_extractors(&next);
