@@ -106,10 +106,12 @@ json_t *mn_ingest_candidate_json(const mn_candidate *c, const mn_commit_view *v,
 
 /**
  * Save mem (the save input) under key, or update the memory already saved
- * under it when source_hash differs (title, body, context, scope given
- * replace the stored ones; a forgotten memory is left alone). *out: the
- * save's or update's result with "action" (created, merged, updated,
- * unchanged, refused). The key is recorded in its own transaction.
+ * under it when source_hash differs: the fields the source changed take its
+ * values, what a person changed (tags added or removed, a field the source
+ * does not set, one it did not change) stays (save.c: the record of what the
+ * source gave, kept beside its hash); a forgotten memory is left alone.
+ * *out: the save's or update's result with "action" (created, merged,
+ * updated, unchanged, refused). The key is recorded in its own transaction.
  */
 int mn_ingest_save_keyed(mn_store *s, const mn_memory_settings *cfg, const char *key,
                          const char *source_hash, json_t *mem, mn_ingest_tally *tally,
