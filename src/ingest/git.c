@@ -14,6 +14,14 @@
  * finds the memories of the commit it undid, and a newer fact supersedes
  * an older one (save.c: state keys).
  *
+ * A shallow clone (CI checkouts, `git clone --depth N`): libgit2 1.5's
+ * revwalk stops with an error at the first parent the clone lacks, so the
+ * walk is done here (walk_shallow), by commit time as the revwalk does,
+ * down to the boundary the clone's `shallow` file lists: a boundary commit
+ * is read for its message only (its parent's tree is not in the clone) and
+ * ends its line. A commit missing anywhere else is an error, as the
+ * revwalk's errors are: the history is damaged, and `git fsck` says how.
+ *
  * Cost (psf/requests, 6,489 commits: bench/bench_ingest.sh): one
  * tree-to-tree diff per non-merge commit (with rename detection), a patch
  * only for the text files an extractor asks about, a blob read only for
@@ -45,6 +53,7 @@ typedef struct {
     const mn_git_api *git;
     git_repository *repo;
     const mn_ingest_env *env; /* its scanner: every text is scrubbed as it is read */
+    bool boundary;            /* a shallow clone's boundary: the parent is not in the clone */
     git_commit *commit;
     git_tree *tree, *ptree; /* the commit's and its first parent's (NULL: none) */
     git_diff *diff;
@@ -227,7 +236,7 @@ static mn_delta_status status_of(git_delta_t s)
  * half would no longer match its rule when the save pipeline scrubs.
  */
 static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *repo,
-                     const git_oid *oid, mn_store *s, const mn_ingest_env *env)
+                     const git_oid *oid, mn_store *s, const mn_ingest_env *env, bool boundary)
 {
     view_impl *v = mn_calloc(1, sizeof(*v));
     git_commit *parent = NULL;
@@ -238,6 +247,7 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
     v->git = git;
     v->repo = repo;
     v->env = env;
+    v->boundary = boundary;
     if (git->commit_lookup(&v->commit, repo, oid) < 0)
         goto out;
     git->oid_fmt(c->sha, oid);
@@ -266,7 +276,8 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
     mn_time_format(t, c->time_ms);
     memcpy(c->date, t, 10);
     c->date[10] = '\0';
-    if (c->nparents > 1) { /* a merge: its changes are its parents' */
+    /* a merge: its changes are its parents'; a shallow clone's boundary: its parent is not here */
+    if (c->nparents > 1 || boundary) {
         rc = 0;
         goto out;
     }
@@ -428,12 +439,14 @@ typedef struct {
     const mn_ingest_env *env;
     const mn_git_ingest_opts *opts;
     mn_memory_settings cfg;
-    char *branch; /* HEAD's branch, NULL when detached */
-    mn_map done;  /* shas done before this run */
+    char *branch;    /* HEAD's branch, NULL when detached */
+    mn_map done;     /* shas done before this run */
+    mn_map boundary; /* a shallow clone's boundary commits (its `shallow` file) */
+    bool shallow;
     mn_map names; /* path -> index names */
     mn_ingest_tally tally;
     size_t batch; /* commits recorded in the open batch transaction (0: none open) */
-    size_t seen, ingested, skipped, merges, too_big, failed_saves;
+    size_t seen, ingested, skipped, merges, too_big, boundaries, failed_saves;
     json_t *kinds; /* kind -> count of candidates */
     json_t *items;
 } run;
@@ -529,7 +542,11 @@ static int ingest_one(run *r, const git_oid *oid)
     json_t *symbols = NULL, *refs = NULL;
     bool claimed = false;
     int rc;
-    if ((rc = view_open(&c, r->git, r->repo, oid, r->s, r->env)) != 0)
+    char hex[41];
+    r->git->oid_fmt(hex, oid);
+    hex[40] = '\0';
+    bool boundary = r->shallow && mn_map_has(&r->boundary, hex);
+    if ((rc = view_open(&c, r->git, r->repo, oid, r->s, r->env, boundary)) != 0)
         goto out;
     size_t next;
     const mn_extractor *ex = mn_extractors(&next);
@@ -588,6 +605,8 @@ static int ingest_one(run *r, const git_oid *oid)
             r->merges++;
         if (c.too_big)
             r->too_big++;
+        if (boundary)
+            r->boundaries++;
         if (batched && r->batch >= BATCH)
             rc = batch_close(r);
     }
@@ -613,22 +632,184 @@ out:
 
 typedef MN_VEC(git_oid) oid_vec;
 
+/* One commit the walk reached: counted as seen, and queued unless done or beyond max. */
+static int take(run *r, const git_oid *oid, int64_t since_ms, size_t limit, oid_vec *out)
+{
+    if (since_ms) {
+        git_commit *cm = NULL;
+        if (r->git->commit_lookup(&cm, r->repo, oid) < 0)
+            return -1;
+        int64_t t = (int64_t)r->git->commit_time(cm) * 1000;
+        r->git->commit_free(cm);
+        if (t < since_ms)
+            return 0;
+    }
+    r->seen++;
+    char hex[41];
+    r->git->oid_fmt(hex, oid);
+    hex[40] = '\0';
+    if (mn_map_has(&r->done, hex)) {
+        r->skipped++;
+        return 0;
+    }
+    if (limit && out->len >= limit)
+        return 0; /* counted as seen: the report says how many wait */
+    mn_vec_push(out, *oid);
+    return 0;
+}
+
+#define SHALLOW_FILE_MAX ((size_t)16 << 20)
+
+/* The boundary of a shallow clone: the commits its `shallow` file lists, one sha a line. */
+static int shallow_boundary(run *r)
+{
+    const char *dir = r->git->repository_commondir(r->repo);
+    mn_buf path = MN_BUF_INIT, b = MN_BUF_INIT;
+    mn_buf_printf(&path, "%s%sshallow", dir ? dir : "",
+                  dir && *dir && dir[strlen(dir) - 1] != '/' ? "/" : "");
+    int rc = mn_fs_read(&b, path.ptr, SHALLOW_FILE_MAX);
+    for (const char *p = b.ptr; rc == 0 && p && p < b.ptr + b.len;) {
+        size_t n = strcspn(p, "\n");
+        if (n >= 40) {
+            char hex[41];
+            memcpy(hex, p, 40);
+            hex[40] = '\0';
+            mn_map_set(&r->boundary, hex, NULL);
+        }
+        p += n + (p[n] == '\n');
+    }
+    if (rc)
+        rc = mn_error_set(rc, "cannot read the shallow clone's boundary '%s': %s", path.ptr,
+                          mn_error_last());
+    mn_buf_release(&path);
+    mn_buf_release(&b);
+    return rc;
+}
+
+typedef struct {
+    git_oid oid;
+    int64_t time;
+} pending;
+
+typedef MN_VEC(pending) pending_vec;
+
+/*
+ * Queue a commit once (seen): its time orders the walk. A commit the clone
+ * lacks, that is not beyond its boundary, is an error naming the child that
+ * needs it.
+ */
+static int queue(run *r, pending_vec *q, mn_map *seen, const git_oid *oid, const char *child)
+{
+    char hex[41];
+    r->git->oid_fmt(hex, oid);
+    hex[40] = '\0';
+    if (mn_map_has(seen, hex))
+        return 0;
+    git_commit *c = NULL;
+    if (r->git->commit_lookup(&c, r->repo, oid) < 0) {
+        const git_error *e = r->git->error_last();
+        return mn_error_set(MN_EIO,
+                            "cannot walk the history: commit %.12s%s%.12s is not in the "
+                            "repository (%s): 'git fsck' says what is missing",
+                            hex, child ? ", a parent of " : "", child ? child : "",
+                            e && e->message ? e->message : "unknown error");
+    }
+    mn_map_set(seen, hex, NULL);
+    pending p = {*oid, (int64_t)r->git->commit_time(c)};
+    mn_vec_push(q, p);
+    r->git->commit_free(c);
+    return 0;
+}
+
+/* The parents of a queued commit, queued: none for a boundary commit. */
+static int queue_parents(run *r, pending_vec *q, mn_map *seen, const mn_map *skip,
+                         const git_oid *oid)
+{
+    char hex[41];
+    r->git->oid_fmt(hex, oid);
+    hex[40] = '\0';
+    if (mn_map_has(&r->boundary, hex))
+        return 0;
+    git_commit *c = NULL;
+    int rc = 0;
+    if (r->git->commit_lookup(&c, r->repo, oid) < 0)
+        return mn_error_set(MN_EIO, "cannot walk the history: commit %.12s is unreadable", hex);
+    unsigned n = r->git->commit_parentcount(c);
+    for (unsigned i = 0; i < n && rc == 0; i++) {
+        const git_oid *p = r->git->commit_parent_id(c, i);
+        char phex[41];
+        r->git->oid_fmt(phex, p);
+        phex[40] = '\0';
+        if (!skip || !mn_map_has(skip, phex))
+            rc = queue(r, q, seen, p, hex);
+    }
+    r->git->commit_free(c);
+    return rc;
+}
+
+/*
+ * The walk of a shallow clone (above): what the hidden commits reach first
+ * (at most the clone), then from HEAD, newest first, what they do not.
+ */
+static int walk_shallow(run *r, const git_oid *head, const git_oid *hidden, size_t nhidden,
+                        int64_t since_ms, size_t limit, oid_vec *out)
+{
+    pending_vec q = MN_VEC_INIT;
+    mn_map hide = MN_MAP_INIT, seen = MN_MAP_INIT;
+    int rc = shallow_boundary(r);
+    for (size_t i = 0; i < nhidden && rc == 0; i++) {
+        git_commit *c = NULL;
+        if (r->git->commit_lookup(&c, r->repo, &hidden[i]) < 0) {
+            mn_error_clear(); /* not in this clone (rewritten): it hides nothing */
+            continue;
+        }
+        r->git->commit_free(c);
+        rc = queue(r, &q, &hide, &hidden[i], NULL);
+        while (rc == 0 && q.len) {
+            git_oid oid = q.items[--q.len].oid;
+            rc = queue_parents(r, &q, &hide, NULL, &oid);
+        }
+    }
+    char hex[41];
+    r->git->oid_fmt(hex, head);
+    hex[40] = '\0';
+    if (rc == 0 && !mn_map_has(&hide, hex))
+        rc = queue(r, &q, &seen, head, NULL);
+    while (rc == 0 && q.len) {
+        size_t best = 0;
+        for (size_t i = 1; i < q.len; i++) /* the frontier: a commit per line of history */
+            if (q.items[i].time > q.items[best].time)
+                best = i;
+        git_oid oid = q.items[best].oid;
+        q.items[best] = q.items[--q.len];
+        if (take(r, &oid, since_ms, limit, out) != 0) {
+            const git_error *e = r->git->error_last();
+            rc = mn_error_set(MN_EIO, "cannot walk the history: %s",
+                              e && e->message ? e->message : "unknown error");
+            break;
+        }
+        rc = queue_parents(r, &q, &seen, &hide, &oid);
+    }
+    mn_vec_release(&q);
+    mn_map_release(&hide);
+    mn_map_release(&seen);
+    return rc;
+}
+
 /* The commits to read, newest first: reachable from HEAD, not hidden, not done. */
 static int collect(run *r, const git_oid *head, oid_vec *out)
 {
     git_revwalk *walk = NULL;
-    git_oid oid;
-    int rc = 0;
+    git_oid oid, hidden[2];
+    size_t nhidden = 0;
+    int rc = 0, wrc;
     int64_t since_ms = 0;
-    if (r->git->revwalk_new(&walk, r->repo) < 0 ||
-        r->git->revwalk_sorting(walk, GIT_SORT_TIME) < 0 || r->git->revwalk_push(walk, head) < 0)
-        goto git_fail;
+    r->shallow = r->git->repository_is_shallow(r->repo) == 1;
     if (r->opts->since && *r->opts->since) {
         git_object *obj = NULL, *peeled = NULL;
-        bool hide_failed = false;
         if (r->git->revparse_single(&obj, r->repo, r->opts->since) == 0 &&
             r->git->object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
-            hide_failed = r->git->revwalk_hide(walk, r->git->object_id(peeled)) < 0;
+            hidden[nhidden++] = *r->git->object_id(peeled);
         } else if (mn_time_parse(&since_ms, r->opts->since) != 0) {
             rc = mn_error_set(MN_EINVAL,
                               "since: '%.80s' is neither a revision of the repository nor a date "
@@ -639,50 +820,43 @@ static int collect(run *r, const git_oid *head, oid_vec *out)
         }
         r->git->object_free(peeled);
         r->git->object_free(obj);
-        if (hide_failed)
-            goto git_fail;
         if (rc)
             goto out;
     }
     size_t limit = r->opts->max;
+    bool hide_newest = false;
     if (r->opts->incremental) {
         int64_t ndone = 0, nclaimed = 0;
         char *newest = NULL;
         if ((rc = mn_store_git_commit_counts(r->s, &ndone, &nclaimed, &newest)) != 0)
             goto out;
-        git_oid last;
-        if (newest && r->git->oid_fromstr(&last, newest) == 0)
-            (void)r->git->revwalk_hide(walk, &last); /* unknown here (rewritten): no error */
+        if (newest && r->git->oid_fromstr(&hidden[nhidden], newest) == 0)
+            hide_newest = true, nhidden++;
         else if (!limit)
             limit = 1; /* nothing read yet: the commit just made */
         free(newest);
     }
-    while (r->git->revwalk_next(&oid, walk) == 0) {
-        git_commit *cm = NULL;
-        if (since_ms) {
-            if (r->git->commit_lookup(&cm, r->repo, &oid) < 0)
-                goto git_fail;
-            int64_t t = (int64_t)r->git->commit_time(cm) * 1000;
-            r->git->commit_free(cm);
-            if (t < since_ms)
-                continue;
-        }
-        r->seen++;
-        char hex[41];
-        r->git->oid_fmt(hex, &oid);
-        hex[40] = '\0';
-        if (mn_map_has(&r->done, hex)) {
-            r->skipped++;
-            continue;
-        }
-        if (limit && out->len >= limit)
-            continue; /* counted as seen: the report says how many wait */
-        mn_vec_push(out, oid);
+    if (r->shallow) {
+        rc = walk_shallow(r, head, hidden, nhidden, since_ms, limit, out);
+        goto out;
     }
+    if (r->git->revwalk_new(&walk, r->repo) < 0 ||
+        r->git->revwalk_sorting(walk, GIT_SORT_TIME) < 0 || r->git->revwalk_push(walk, head) < 0)
+        goto git_fail;
+    for (size_t i = 0; i < nhidden; i++) {
+        bool newest = hide_newest && i == nhidden - 1;
+        if (r->git->revwalk_hide(walk, &hidden[i]) < 0 && !newest)
+            goto git_fail; /* the newest recorded may be unknown here (rewritten): no error */
+    }
+    while ((wrc = r->git->revwalk_next(&oid, walk)) == 0)
+        if (take(r, &oid, since_ms, limit, out) != 0)
+            goto git_fail;
+    if (wrc != GIT_ITEROVER) /* a commit missing: the history is damaged, not read to its end */
+        goto git_fail;
     goto out;
 git_fail : {
     const git_error *e = r->git->error_last();
-    rc = mn_error_set(MN_EIO, "cannot walk the history: %s",
+    rc = mn_error_set(MN_EIO, "cannot walk the history: %s ('git fsck' says what is missing)",
                       e && e->message ? e->message : "unknown error");
 }
 out:
@@ -770,7 +944,7 @@ report:
     *out = json_pack("{s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o,s:I,s:I,s:I,s:I,s:I,s:o,s:f,s:b}", "commits",
                      "seen", (json_int_t)r.seen, "ingested", (json_int_t)r.ingested, "skipped",
                      (json_int_t)r.skipped, "merges", (json_int_t)r.merges, "message_only",
-                     (json_int_t)r.too_big, "waiting",
+                     (json_int_t)(r.too_big + r.boundaries), "waiting",
                      (json_int_t)(r.seen - r.skipped - r.ingested), "candidates", r.kinds, "saved",
                      (json_int_t)r.tally.saved, "queued", (json_int_t)r.tally.queued, "merged",
                      (json_int_t)r.tally.merged, "unchanged", (json_int_t)r.tally.unchanged,
@@ -779,11 +953,23 @@ report:
     r.kinds = r.items = NULL;
     if (r.branch)
         json_object_set_new(*out, "branch", json_string(r.branch));
+    if (r.shallow) {
+        json_object_set_new(json_object_get(*out, "commits"), "shallow_boundary",
+                            json_integer((json_int_t)r.boundaries));
+        json_object_set_new(*out, "shallow", json_true());
+        if (r.boundaries)
+            json_object_set_new(
+                *out, "notes",
+                json_pack("[s]", "a shallow clone: the history stops at its boundary, whose "
+                                 "commits were read for their message only ('git fetch "
+                                 "--unshallow' brings the rest)"));
+    }
 out:
     mn_vec_release(&todo);
     json_decref(r.kinds);
     json_decref(r.items);
     mn_map_release(&r.done);
+    mn_map_release(&r.boundary);
     name_cache_release(&r.names);
     free(r.branch);
     if (r.repo)

@@ -50,6 +50,7 @@
     X(int, ignore_path_is_ignored, (int *, git_repository *, const char *))                    \
     /* the history (index/history.c) */                                                        \
     X(int, repository_is_shallow, (git_repository *))                                          \
+    X(const char *, repository_commondir, (const git_repository *))                            \
     X(int, reference_name_to_id, (git_oid *, git_repository *, const char *))                  \
     X(int, revwalk_new, (git_revwalk **, git_repository *))                                    \
     X(int, revwalk_sorting, (git_revwalk *, unsigned int))                                     \
