@@ -47,6 +47,8 @@ static void print_git(const json_t *r)
     const json_t *c = json_object_get(r, "commits");
     cli_printf("commits: %lld read, %lld read before, %lld merges (message only), %lld waiting",
                num(c, "ingested"), num(c, "skipped"), num(c, "merges"), num(c, "waiting"));
+    if (num(c, "unreadable"))
+        cli_printf(", %lld unreadable (message only)", num(c, "unreadable"));
     if (num(c, "shallow_boundary"))
         cli_printf(", %lld at the shallow clone's boundary (message only)",
                    num(c, "shallow_boundary"));

@@ -54,6 +54,7 @@ typedef struct {
     git_repository *repo;
     const mn_ingest_env *env; /* its scanner: every text is scrubbed as it is read */
     bool boundary;            /* a shallow clone's boundary: the parent is not in the clone */
+    char *unreadable;         /* why its changes cannot be read (NULL: they can) */
     git_commit *commit;
     git_tree *tree, *ptree; /* the commit's and its first parent's (NULL: none) */
     git_diff *diff;
@@ -210,6 +211,7 @@ static void view_release(mn_commit_view *c)
         v->git->tree_free(v->tree);
         v->git->tree_free(v->ptree);
         v->git->commit_free(v->commit);
+        free(v->unreadable);
         free(v);
     }
     memset(c, 0, sizeof(*c));
@@ -235,6 +237,15 @@ static mn_delta_status status_of(git_delta_t s)
  * evidence lines and the message itself (MAX_MESSAGE), and a secret cut in
  * half would no longer match its rule when the save pipeline scrubs.
  */
+/* An object of the commit missing or damaged (not the system failing: memory, files). */
+static bool object_unreadable(const mn_git_api *git, int grc)
+{
+    const git_error *e = git->error_last();
+    return grc == GIT_ENOTFOUND ||
+           (e && (e->klass == GIT_ERROR_ODB || e->klass == GIT_ERROR_ZLIB ||
+                  e->klass == GIT_ERROR_OBJECT || e->klass == GIT_ERROR_TREE));
+}
+
 static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *repo,
                      const git_oid *oid, mn_store *s, const mn_ingest_env *env, bool boundary)
 {
@@ -281,10 +292,11 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
         rc = 0;
         goto out;
     }
-    if (git->commit_tree(&v->tree, v->commit) < 0 ||
-        (c->nparents == 1 && (git->commit_parent(&parent, v->commit, 0) < 0 ||
-                              git->commit_tree(&v->ptree, parent) < 0)))
-        goto out;
+    int grc;
+    if ((grc = git->commit_tree(&v->tree, v->commit)) < 0 ||
+        (c->nparents == 1 && ((grc = git->commit_parent(&parent, v->commit, 0)) < 0 ||
+                              (grc = git->commit_tree(&v->ptree, parent)) < 0)))
+        goto changes;
     git_diff_options dopts;
     git->diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
     dopts.context_lines = 0;
@@ -293,8 +305,8 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
     memset(&find, 0, sizeof(find));
     find.version = GIT_DIFF_FIND_OPTIONS_VERSION;
     find.flags = GIT_DIFF_FIND_RENAMES;
-    if (git->diff_tree_to_tree(&v->diff, repo, v->ptree, v->tree, &dopts) < 0)
-        goto out;
+    if ((grc = git->diff_tree_to_tree(&v->diff, repo, v->ptree, v->tree, &dopts)) < 0)
+        goto changes;
     size_t n = git->diff_num_deltas(v->diff);
     if (n > MAX_DELTAS) {
         /* a vendored library or a mass move: the message alone is read */
@@ -302,8 +314,8 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
         rc = 0;
         goto out;
     }
-    if (git->diff_find_similar(v->diff, &find) < 0)
-        goto out;
+    if ((grc = git->diff_find_similar(v->diff, &find)) < 0)
+        goto changes;
     n = git->diff_num_deltas(v->diff);
     c->deltas = mn_calloc(n ? n : 1, sizeof(mn_delta));
     for (size_t i = 0; i < n; i++) {
@@ -328,6 +340,17 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
             d->binary = true;
     }
     rc = 0;
+    goto out;
+changes:
+    /* the commit is there, its changes are not (a tree or a blob missing or damaged): its
+     * message is read, and the run goes on (unreadable) */
+    if (object_unreadable(git, grc)) {
+        const git_error *e = git->error_last();
+        v->unreadable = mn_strdup(e && e->message ? e->message : "object not found");
+        git->diff_free(v->diff);
+        v->diff = NULL;
+        rc = 0;
+    }
 out:
     git->commit_free(parent);
     if (rc) {
@@ -446,7 +469,8 @@ typedef struct {
     mn_map names; /* path -> index names */
     mn_ingest_tally tally;
     size_t batch; /* commits recorded in the open batch transaction (0: none open) */
-    size_t seen, ingested, skipped, merges, too_big, boundaries, failed_saves;
+    size_t seen, ingested, skipped, merges, too_big, boundaries, unreadable, failed_saves;
+    json_t *notes;
     json_t *kinds; /* kind -> count of candidates */
     json_t *items;
 } run;
@@ -515,6 +539,19 @@ static void count_kind(json_t *kinds, const char *kind)
 {
     json_t *v = json_object_get(kinds, kind);
     json_object_set_new(kinds, kind, json_integer(json_integer_value(v) + 1));
+}
+
+#define UNREADABLE_NOTED 5
+
+/* A commit whose changes cannot be read: counted, the first few named in the report's notes. */
+static void note_unreadable(run *r, const mn_commit_view *c)
+{
+    const view_impl *v = c->impl;
+    if (r->unreadable++ < UNREADABLE_NOTED)
+        json_array_append_new(
+            r->notes, json_sprintf("commit %s: its changes cannot be read (%s): read for its "
+                                   "message only; 'git fsck' says what is missing",
+                                   c->short_sha, v->unreadable));
 }
 
 /*
@@ -607,6 +644,8 @@ static int ingest_one(run *r, const git_oid *oid)
             r->too_big++;
         if (boundary)
             r->boundaries++;
+        if (((view_impl *)c.impl)->unreadable)
+            note_unreadable(r, &c);
         if (batched && r->batch >= BATCH)
             rc = batch_close(r);
     }
@@ -905,6 +944,7 @@ int mn_ingest_git(mn_store *s, const mn_ingest_env *env, const mn_git_ingest_opt
     r.opts = opts;
     r.kinds = json_object();
     r.items = json_array();
+    r.notes = json_array();
     mn_ingest_settings(&r.cfg, env);
     if (git->repository_open_ext(&r.repo, env->root, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
         git->repository_is_bare(r.repo)) {
@@ -941,15 +981,24 @@ int mn_ingest_git(mn_store *s, const mn_ingest_env *env, const mn_git_ingest_opt
     if (!opts->dry_run && todo.len)
         mn_ingest_note_ancestors(s, git, &head, todo.items, todo.len);
 report:
-    *out = json_pack("{s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o,s:I,s:I,s:I,s:I,s:I,s:o,s:f,s:b}", "commits",
-                     "seen", (json_int_t)r.seen, "ingested", (json_int_t)r.ingested, "skipped",
-                     (json_int_t)r.skipped, "merges", (json_int_t)r.merges, "message_only",
-                     (json_int_t)(r.too_big + r.boundaries), "waiting",
-                     (json_int_t)(r.seen - r.skipped - r.ingested), "candidates", r.kinds, "saved",
-                     (json_int_t)r.tally.saved, "queued", (json_int_t)r.tally.queued, "merged",
-                     (json_int_t)r.tally.merged, "unchanged", (json_int_t)r.tally.unchanged,
-                     "refused", (json_int_t)r.tally.refused, "items", r.items, "seconds",
-                     (double)(mn_time_mono_ns() - t0) / 1e9, "dry_run", opts->dry_run);
+    if (r.unreadable > UNREADABLE_NOTED)
+        json_array_append_new(r.notes, json_sprintf("%zu more commits whose changes cannot be read",
+                                                    r.unreadable - UNREADABLE_NOTED));
+    if (r.shallow && r.boundaries)
+        json_array_append_new(r.notes,
+                              json_string("a shallow clone: the history stops at its boundary, "
+                                          "whose commits were read for their message only ('git "
+                                          "fetch --unshallow' brings the rest)"));
+    *out =
+        json_pack("{s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I},s:o,s:I,s:I,s:I,s:I,s:I,s:o,s:f,s:b}",
+                  "commits", "seen", (json_int_t)r.seen, "ingested", (json_int_t)r.ingested,
+                  "skipped", (json_int_t)r.skipped, "merges", (json_int_t)r.merges, "message_only",
+                  (json_int_t)(r.too_big + r.boundaries), "unreadable", (json_int_t)r.unreadable,
+                  "waiting", (json_int_t)(r.seen - r.skipped - r.ingested), "candidates", r.kinds,
+                  "saved", (json_int_t)r.tally.saved, "queued", (json_int_t)r.tally.queued,
+                  "merged", (json_int_t)r.tally.merged, "unchanged", (json_int_t)r.tally.unchanged,
+                  "refused", (json_int_t)r.tally.refused, "items", r.items, "seconds",
+                  (double)(mn_time_mono_ns() - t0) / 1e9, "dry_run", opts->dry_run);
     r.kinds = r.items = NULL;
     if (r.branch)
         json_object_set_new(*out, "branch", json_string(r.branch));
@@ -957,17 +1006,14 @@ report:
         json_object_set_new(json_object_get(*out, "commits"), "shallow_boundary",
                             json_integer((json_int_t)r.boundaries));
         json_object_set_new(*out, "shallow", json_true());
-        if (r.boundaries)
-            json_object_set_new(
-                *out, "notes",
-                json_pack("[s]", "a shallow clone: the history stops at its boundary, whose "
-                                 "commits were read for their message only ('git fetch "
-                                 "--unshallow' brings the rest)"));
     }
+    if (json_array_size(r.notes))
+        json_object_set(*out, "notes", r.notes);
 out:
     mn_vec_release(&todo);
     json_decref(r.kinds);
     json_decref(r.items);
+    json_decref(r.notes);
     mn_map_release(&r.done);
     mn_map_release(&r.boundary);
     name_cache_release(&r.names);
