@@ -25,8 +25,11 @@
  * Cost (psf/requests, 6,489 commits: bench/bench_ingest.sh): one
  * tree-to-tree diff per non-merge commit (with rename detection), a patch
  * only for the text files an extractor asks about, a blob read only for
- * the manifests, CI files and migrations it parses. Merges are recorded
- * and their messages read, not diffed (their changes are their parents').
+ * the manifests, CI files and migrations it parses; neither for a file
+ * over MAX_BLOB, whose size is read from the object's header first (a
+ * patch of a 200 MB file cost three times its size in memory). Merges are
+ * recorded and their messages read, not diffed (their changes are their
+ * parents').
  * A commit touching more than MAX_DELTAS files is read for its message
  * only (a vendored library, a mass rename: no single fact comes of it).
  */
@@ -55,6 +58,7 @@ typedef struct {
     const mn_ingest_env *env; /* its scanner: every text is scrubbed as it is read */
     bool boundary;            /* a shallow clone's boundary: the parent is not in the clone */
     char *unreadable;         /* why its changes cannot be read (NULL: they can) */
+    git_odb *odb;             /* for the sizes of blobs, opened on first use */
     git_commit *commit;
     git_tree *tree, *ptree; /* the commit's and its first parent's (NULL: none) */
     git_diff *diff;
@@ -63,6 +67,7 @@ typedef struct {
 typedef struct {
     git_oid old_id, new_id;
     size_t index; /* in the diff */
+    size_t size;  /* too_large: the larger side's bytes */
 } delta_impl;
 
 /* ---- text from git: valid UTF-8, NUL-terminated ---- */
@@ -82,6 +87,31 @@ static bool oid_zero(const git_oid *id)
     return true;
 }
 
+/*
+ * Whether a side of a delta is over MAX_BLOB, from the object's header (the
+ * blob is not read); d->too_large says so. A header that cannot be read is
+ * not (the blob cannot be read either, and its readers say so).
+ */
+static bool side_too_large(view_impl *v, mn_delta *d, const git_oid *id)
+{
+    size_t size = 0;
+    git_object_t type;
+    if (oid_zero(id))
+        return false;
+    if ((!v->odb && v->git->repository_odb(&v->odb, v->repo) < 0) ||
+        v->git->odb_read_header(&size, &type, v->odb, id) < 0) {
+        mn_error_clear();
+        return false;
+    }
+    if (size <= MAX_BLOB)
+        return false;
+    delta_impl *di = d->impl;
+    d->too_large = true;
+    if (size > di->size)
+        di->size = size;
+    return true;
+}
+
 const char *mn_delta_text(mn_commit_view *c, mn_delta *d, int which, size_t *len)
 {
     view_impl *v = c->impl;
@@ -94,7 +124,8 @@ const char *mn_delta_text(mn_commit_view *c, mn_delta *d, int which, size_t *len
         const git_oid *id = which ? &di->new_id : &di->old_id;
         bool absent = which ? d->status == MN_DELTA_DELETED : d->status == MN_DELTA_ADDED;
         git_blob *b = NULL;
-        if (!absent && !oid_zero(id) && v->git->blob_lookup(&b, v->repo, id) == 0) {
+        if (!absent && !oid_zero(id) && !side_too_large(v, d, id) &&
+            v->git->blob_lookup(&b, v->repo, id) == 0) {
             size_t n = (size_t)v->git->blob_rawsize(b);
             const char *raw = v->git->blob_rawcontent(b);
             if (n <= MAX_BLOB && raw && !memchr(raw, '\0', n)) {
@@ -151,6 +182,10 @@ const mn_hunk *mn_delta_patch(mn_commit_view *c, mn_delta *d, size_t *n)
     }
     d->patch_read = true;
     if (d->binary || !v->diff)
+        return NULL;
+    /* a patch holds both sides and its lines: three times a big file's size */
+    bool big_old = d->status != MN_DELTA_ADDED && side_too_large(v, d, &di->old_id);
+    if (big_old || (d->status != MN_DELTA_DELETED && side_too_large(v, d, &di->new_id)))
         return NULL;
     git_patch *p = NULL;
     if (v->git->patch_from_diff(&p, v->diff, di->index) < 0 || !p) {
@@ -211,6 +246,7 @@ static void view_release(mn_commit_view *c)
         v->git->tree_free(v->tree);
         v->git->tree_free(v->ptree);
         v->git->commit_free(v->commit);
+        v->git->odb_free(v->odb);
         free(v->unreadable);
         free(v);
     }
@@ -301,6 +337,7 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
     git->diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
     dopts.context_lines = 0;
     dopts.interhunk_lines = 0;
+    dopts.max_size = MAX_BLOB; /* larger blobs are binary to libgit2: it never loads them */
     git_diff_find_options find;
     memset(&find, 0, sizeof(find));
     find.version = GIT_DIFF_FIND_OPTIONS_VERSION;
@@ -469,7 +506,8 @@ typedef struct {
     mn_map names; /* path -> index names */
     mn_ingest_tally tally;
     size_t batch; /* commits recorded in the open batch transaction (0: none open) */
-    size_t seen, ingested, skipped, merges, too_big, boundaries, unreadable, failed_saves;
+    size_t seen, ingested, skipped, merges, too_big, boundaries, unreadable, large_files;
+    size_t failed_saves;
     json_t *notes;
     json_t *kinds; /* kind -> count of candidates */
     json_t *items;
@@ -542,6 +580,24 @@ static void count_kind(json_t *kinds, const char *kind)
 }
 
 #define UNREADABLE_NOTED 5
+#define LARGE_NOTED      5
+
+/* The files of a commit too large to read (their sizes from the headers): counted, named. */
+static void note_large(run *r, const mn_commit_view *c)
+{
+    for (size_t i = 0; i < c->ndeltas; i++) {
+        const mn_delta *d = &c->deltas[i];
+        const delta_impl *di = d->impl;
+        if (!d->too_large)
+            continue;
+        if (r->large_files++ < LARGE_NOTED)
+            json_array_append_new(
+                r->notes,
+                json_sprintf("%s in commit %s: %.1f MB, over the %d MiB read of a "
+                             "file: its text and diff were not read",
+                             d->path, c->short_sha, (double)di->size / 1e6, MAX_BLOB >> 20));
+    }
+}
 
 /* A commit whose changes cannot be read: counted, the first few named in the report's notes. */
 static void note_unreadable(run *r, const mn_commit_view *c)
@@ -646,6 +702,7 @@ static int ingest_one(run *r, const git_oid *oid)
             r->boundaries++;
         if (((view_impl *)c.impl)->unreadable)
             note_unreadable(r, &c);
+        note_large(r, &c);
         if (batched && r->batch >= BATCH)
             rc = batch_close(r);
     }
@@ -981,6 +1038,9 @@ int mn_ingest_git(mn_store *s, const mn_ingest_env *env, const mn_git_ingest_opt
     if (!opts->dry_run && todo.len)
         mn_ingest_note_ancestors(s, git, &head, todo.items, todo.len);
 report:
+    if (r.large_files > LARGE_NOTED)
+        json_array_append_new(
+            r.notes, json_sprintf("%zu more files too large to read", r.large_files - LARGE_NOTED));
     if (r.unreadable > UNREADABLE_NOTED)
         json_array_append_new(r.notes, json_sprintf("%zu more commits whose changes cannot be read",
                                                     r.unreadable - UNREADABLE_NOTED));
@@ -1000,6 +1060,7 @@ report:
                   "refused", (json_int_t)r.tally.refused, "items", r.items, "seconds",
                   (double)(mn_time_mono_ns() - t0) / 1e9, "dry_run", opts->dry_run);
     r.kinds = r.items = NULL;
+    json_object_set_new(*out, "large_files", json_integer((json_int_t)r.large_files));
     if (r.branch)
         json_object_set_new(*out, "branch", json_string(r.branch));
     if (r.shallow) {
