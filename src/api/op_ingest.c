@@ -71,8 +71,12 @@ int mn_op_ingest_git(mn_ctx *ctx, const json_t *args, json_t **out)
         json_decref(fresh);
         if (rc == 0)
             rc = mn_ingest_git(ctx->store, &env, &o, out);
-        if (rc == 0 && json_array_size(notes))
+        if (rc == 0 && json_array_size(notes)) { /* the index's notes, then the ingest's */
+            json_t *own = json_object_get(*out, "notes");
+            if (json_is_array(own))
+                json_array_extend(notes, own);
             json_object_set(*out, "notes", notes);
+        }
         json_decref(notes);
     }
     free(root);

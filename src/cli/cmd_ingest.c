@@ -45,8 +45,14 @@ static void print_items(const json_t *items, size_t max)
 static void print_git(const json_t *r)
 {
     const json_t *c = json_object_get(r, "commits");
-    cli_printf("commits: %lld read, %lld read before, %lld merges (message only), %lld waiting\n",
+    cli_printf("commits: %lld read, %lld read before, %lld merges (message only), %lld waiting",
                num(c, "ingested"), num(c, "skipped"), num(c, "merges"), num(c, "waiting"));
+    if (num(c, "unreadable"))
+        cli_printf(", %lld unreadable (message only)", num(c, "unreadable"));
+    if (num(c, "shallow_boundary"))
+        cli_printf(", %lld at the shallow clone's boundary (message only)",
+                   num(c, "shallow_boundary"));
+    cli_printf("\n");
     const char *k;
     json_t *v;
     cli_printf("candidates:");
@@ -63,6 +69,10 @@ static void print_git(const json_t *r)
                    num(r, "saved"), num(r, "queued"), num(r, "merged"), num(r, "refused"),
                    json_number_value(json_object_get(r, "seconds")));
     print_items(json_object_get(r, "items"), 20);
+    size_t i;
+    const json_t *n;
+    json_array_foreach(json_object_get(r, "notes"), i, n)
+        cli_eprintf("mnemo: %s\n", json_string_value(n));
 }
 
 static void print_docs(const json_t *r)

@@ -196,6 +196,38 @@ char *mn_ingest_scrub_text(const mn_ingest_env *env, const char *s, size_t len)
     return b.ptr ? mn_buf_detach(&b) : mn_strdup("");
 }
 
+/*
+ * Scrub, then cut. A token cut in half no longer matches its rule, so the
+ * scrub after a cut (the save pipeline's) keeps most of it: whatever is cut
+ * is scrubbed first. Only the part a cut keeps is scanned, with CUT_SLACK
+ * bytes after it: longer than any built-in rule's match (a private key's
+ * body runs to 60,000 bytes), so a secret that starts before the cut is
+ * seen whole, and a 60 MB tool output is not scanned for 64 KiB of it.
+ */
+#define CUT_SLACK ((size_t)64 << 10)
+
+char *mn_ingest_scrub_cut(const mn_ingest_env *env, const char *s, size_t len, size_t max)
+{
+    size_t window = len > max && len - max > CUT_SLACK ? max + CUT_SLACK : len;
+    char *clean = mn_ingest_scrub_text(env, s ? s : "", s ? window : 0);
+    size_t n = strlen(clean);
+    char *out = mn_ingest_text_dup(clean, n > max ? mn_utf8_floor(clean, n, max) : n);
+    free(clean);
+    return out;
+}
+
+char *mn_ingest_clip_scrubbed(const mn_ingest_env *env, const char *s, size_t max)
+{
+    size_t len = strlen(s);
+    if (mn_utf8_len(s, len) <= max)
+        return mn_strdup(s);
+    /* a code point is at most 4 bytes: what the clip keeps lies in the first 4 * max */
+    char *clean = mn_ingest_scrub_cut(env, s, len, len > 4 * max ? 4 * max : len);
+    char *out = mn_ingest_clip(clean, max);
+    free(clean);
+    return out;
+}
+
 char *mn_ingest_clip(const char *s, size_t max)
 {
     size_t len = strlen(s);

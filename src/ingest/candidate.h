@@ -54,7 +54,8 @@ typedef struct {
     bool patch_read;
     mn_hunk *hunks;
     size_t nhunks;
-    void *impl; /* git.c's ids */
+    bool too_large; /* a side over the bytes read of a file (git.c: MAX_BLOB): neither read */
+    void *impl;     /* git.c's ids */
 } mn_delta;
 
 typedef struct mn_commit_view {

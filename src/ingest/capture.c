@@ -25,11 +25,16 @@
  *             edited between the two, confidence the finder's (0.6, +0.2
  *             when the same tool shows error and pass, +0.1 for an edit).
  * Each carries the excerpt (the turns around it, each cut to TURN_CHARS,
- * all to EXCERPT_MAX; the pipeline caps, compresses and scrubs it), the
+ * all to EXCERPT_MAX; the pipeline caps and compresses it), the
  * files the session edited, the session id (provenance.session), source
  * agent and trigger keywords (TF-IDF of its own text). Keys
  * "capture:<session>:<kind>:<hash>" make a second capture of the same
  * transcript (the Stop hook runs after every turn) add only what is new.
+ *
+ * Every turn is scrubbed of secrets as it is read, before anything cuts
+ * it (TURN_MAX, a command's 300 bytes, then the excerpts and titles): a
+ * token cut in half no longer matches its rule, and the save pipeline's
+ * own scrub would keep most of it.
  */
 #include "common.h"
 #include <sys/stat.h>
@@ -83,8 +88,7 @@ static void push_turn(capture_run *r, mn_buf *b, bool words, const char *role, j
         json_decref(edited);
         return;
     }
-    size_t n = b->len > TURN_MAX ? mn_utf8_floor(b->ptr, b->len, TURN_MAX) : b->len;
-    turn t = {mn_ingest_text_dup(b->ptr, n), words, role};
+    turn t = {mn_ingest_scrub_cut(r->env, b->ptr, b->len, TURN_MAX), words, role};
     mn_vec_push(&r->turns, t);
     json_array_append_new(r->edits, edited ? edited : json_array());
     mn_buf_clear(b);
@@ -117,8 +121,9 @@ static void tool_use(capture_run *r, const json_t *blk, const char *role)
     if (file)
         mn_buf_puts(&b, file);
     else if (cmd) {
-        size_t n = strlen(cmd);
-        mn_buf_put(&b, cmd, n > 300 ? mn_utf8_floor(cmd, n, 300) : n);
+        char *c = mn_ingest_scrub_cut(r->env, cmd, strlen(cmd), 300);
+        mn_buf_puts(&b, c);
+        free(c);
     }
     mn_buf_puts(&b, ")");
     if (file && (!strcmp(name, "Edit") || !strcmp(name, "Write") || !strcmp(name, "MultiEdit") ||
@@ -199,8 +204,9 @@ static void tool_result(capture_run *r, const json_t *blk)
         mn_buf joined = MN_BUF_INIT;
         mn_buf_printf(&joined, "%s\n", t->text);
         size_t room = TURN_MAX > joined.len ? TURN_MAX - joined.len : 0;
-        mn_buf_put(&joined, out.ptr,
-                   out.len > room ? mn_utf8_floor(out.ptr, out.len, room) : out.len);
+        char *clean = mn_ingest_scrub_cut(r->env, out.ptr, out.len, room);
+        mn_buf_puts(&joined, clean);
+        free(clean);
         free(t->text);
         t->text = mn_ingest_text_dup(joined.ptr, joined.len);
         mn_buf_release(&joined);
@@ -295,7 +301,7 @@ static void read_text(capture_run *r, const char *text)
     mn_buf_release(&cur);
 }
 
-/* The turns [from, to] as an excerpt: each cut, the whole capped. */
+/* The turns [from, to] as an excerpt: each cut, the whole capped (the turns are scrubbed). */
 static char *excerpt(capture_run *r, size_t from, size_t to)
 {
     mn_buf b = MN_BUF_INIT;

@@ -44,7 +44,9 @@ int mn_decision_record(mn_store *s, const mn_ingest_env *env, const json_t *args
     *out = NULL;
     size_t first = strcspn(decision, "\n");
     char *line = mn_strndup(decision, first);
-    char *title = jstr(args, "title") ? mn_strdup(jstr(args, "title")) : mn_ingest_clip(line, 200);
+    /* a title cut from the decision is scrubbed before the cut (ingest_internal.h) */
+    char *title = jstr(args, "title") ? mn_strdup(jstr(args, "title"))
+                                      : mn_ingest_clip_scrubbed(env, line, 200);
     free(line);
     mn_buf body = MN_BUF_INIT;
     mn_buf_puts(&body, decision);

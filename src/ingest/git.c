@@ -14,11 +14,22 @@
  * finds the memories of the commit it undid, and a newer fact supersedes
  * an older one (save.c: state keys).
  *
+ * A shallow clone (CI checkouts, `git clone --depth N`): libgit2 1.5's
+ * revwalk stops with an error at the first parent the clone lacks, so the
+ * walk is done here (walk_shallow), by commit time as the revwalk does,
+ * down to the boundary the clone's `shallow` file lists: a boundary commit
+ * is read for its message only (its parent's tree is not in the clone) and
+ * ends its line. A commit missing anywhere else is an error, as the
+ * revwalk's errors are: the history is damaged, and `git fsck` says how.
+ *
  * Cost (psf/requests, 6,489 commits: bench/bench_ingest.sh): one
  * tree-to-tree diff per non-merge commit (with rename detection), a patch
  * only for the text files an extractor asks about, a blob read only for
- * the manifests, CI files and migrations it parses. Merges are recorded
- * and their messages read, not diffed (their changes are their parents').
+ * the manifests, CI files and migrations it parses; neither for a file
+ * over MAX_BLOB, whose size is read from the object's header first (a
+ * patch of a 200 MB file cost three times its size in memory). Merges are
+ * recorded and their messages read, not diffed (their changes are their
+ * parents').
  * A commit touching more than MAX_DELTAS files is read for its message
  * only (a vendored library, a mass rename: no single fact comes of it).
  */
@@ -44,6 +55,10 @@
 typedef struct {
     const mn_git_api *git;
     git_repository *repo;
+    const mn_ingest_env *env; /* its scanner: every text is scrubbed as it is read */
+    bool boundary;            /* a shallow clone's boundary: the parent is not in the clone */
+    char *unreadable;         /* why its changes cannot be read (NULL: they can) */
+    git_odb *odb;             /* for the sizes of blobs, opened on first use */
     git_commit *commit;
     git_tree *tree, *ptree; /* the commit's and its first parent's (NULL: none) */
     git_diff *diff;
@@ -52,6 +67,7 @@ typedef struct {
 typedef struct {
     git_oid old_id, new_id;
     size_t index; /* in the diff */
+    size_t size;  /* too_large: the larger side's bytes */
 } delta_impl;
 
 /* ---- text from git: valid UTF-8, NUL-terminated ---- */
@@ -71,6 +87,31 @@ static bool oid_zero(const git_oid *id)
     return true;
 }
 
+/*
+ * Whether a side of a delta is over MAX_BLOB, from the object's header (the
+ * blob is not read); d->too_large says so. A header that cannot be read is
+ * not (the blob cannot be read either, and its readers say so).
+ */
+static bool side_too_large(view_impl *v, mn_delta *d, const git_oid *id)
+{
+    size_t size = 0;
+    git_object_t type;
+    if (oid_zero(id))
+        return false;
+    if ((!v->odb && v->git->repository_odb(&v->odb, v->repo) < 0) ||
+        v->git->odb_read_header(&size, &type, v->odb, id) < 0) {
+        mn_error_clear();
+        return false;
+    }
+    if (size <= MAX_BLOB)
+        return false;
+    delta_impl *di = d->impl;
+    d->too_large = true;
+    if (size > di->size)
+        di->size = size;
+    return true;
+}
+
 const char *mn_delta_text(mn_commit_view *c, mn_delta *d, int which, size_t *len)
 {
     view_impl *v = c->impl;
@@ -83,11 +124,12 @@ const char *mn_delta_text(mn_commit_view *c, mn_delta *d, int which, size_t *len
         const git_oid *id = which ? &di->new_id : &di->old_id;
         bool absent = which ? d->status == MN_DELTA_DELETED : d->status == MN_DELTA_ADDED;
         git_blob *b = NULL;
-        if (!absent && !oid_zero(id) && v->git->blob_lookup(&b, v->repo, id) == 0) {
+        if (!absent && !oid_zero(id) && !side_too_large(v, d, id) &&
+            v->git->blob_lookup(&b, v->repo, id) == 0) {
             size_t n = (size_t)v->git->blob_rawsize(b);
             const char *raw = v->git->blob_rawcontent(b);
             if (n <= MAX_BLOB && raw && !memchr(raw, '\0', n)) {
-                d->text[which] = mn_ingest_text_dup(raw, n);
+                d->text[which] = mn_ingest_scrub_cut(v->env, raw, n, n);
                 d->len[which] = strlen(d->text[which]);
             }
         }
@@ -97,8 +139,9 @@ const char *mn_delta_text(mn_commit_view *c, mn_delta *d, int which, size_t *len
     return d->text[which];
 }
 
-static char *lines_of(const mn_git_api *git, git_patch *p, size_t h, size_t nlines, char origin)
+static char *lines_of(const view_impl *v, git_patch *p, size_t h, size_t nlines, char origin)
 {
+    const mn_git_api *git = v->git;
     mn_buf b = MN_BUF_INIT;
     for (size_t i = 0; i < nlines; i++) {
         const git_diff_line *l;
@@ -110,7 +153,7 @@ static char *lines_of(const mn_git_api *git, git_patch *p, size_t h, size_t nlin
         if (!l->content_len || l->content[l->content_len - 1] != '\n')
             mn_buf_putc(&b, '\n');
     }
-    char *out = mn_ingest_text_dup(b.ptr ? b.ptr : "", b.len);
+    char *out = mn_ingest_scrub_cut(v->env, b.ptr ? b.ptr : "", b.len, b.len);
     mn_buf_release(&b);
     return out;
 }
@@ -140,6 +183,10 @@ const mn_hunk *mn_delta_patch(mn_commit_view *c, mn_delta *d, size_t *n)
     d->patch_read = true;
     if (d->binary || !v->diff)
         return NULL;
+    /* a patch holds both sides and its lines: three times a big file's size */
+    bool big_old = d->status != MN_DELTA_ADDED && side_too_large(v, d, &di->old_id);
+    if (big_old || (d->status != MN_DELTA_DELETED && side_too_large(v, d, &di->new_id)))
+        return NULL;
     git_patch *p = NULL;
     if (v->git->patch_from_diff(&p, v->diff, di->index) < 0 || !p) {
         mn_error_clear();
@@ -163,9 +210,9 @@ const mn_hunk *mn_delta_patch(mn_commit_view *c, mn_delta *d, size_t *n)
         while (*ctx == ' ')
             ctx++;
         size_t clen = strcspn(ctx, "\r\n");
-        out->header = mn_ingest_text_dup(ctx, clen);
-        out->removed = lines_of(v->git, p, h, nlines, GIT_DIFF_LINE_DELETION);
-        out->added = lines_of(v->git, p, h, nlines, GIT_DIFF_LINE_ADDITION);
+        out->header = mn_ingest_scrub_cut(v->env, ctx, clen, clen);
+        out->removed = lines_of(v, p, h, nlines, GIT_DIFF_LINE_DELETION);
+        out->added = lines_of(v, p, h, nlines, GIT_DIFF_LINE_ADDITION);
     }
     v->git->patch_free(p);
     *n = d->nhunks;
@@ -199,6 +246,8 @@ static void view_release(mn_commit_view *c)
         v->git->tree_free(v->tree);
         v->git->tree_free(v->ptree);
         v->git->commit_free(v->commit);
+        v->git->odb_free(v->odb);
+        free(v->unreadable);
         free(v);
     }
     memset(c, 0, sizeof(*c));
@@ -218,8 +267,23 @@ static mn_delta_status status_of(git_delta_t s)
     }
 }
 
+/*
+ * The message, the author and (lazily) the texts and hunks are scrubbed as
+ * they are read, before anything cuts them: the extractors clip titles,
+ * evidence lines and the message itself (MAX_MESSAGE), and a secret cut in
+ * half would no longer match its rule when the save pipeline scrubs.
+ */
+/* An object of the commit missing or damaged (not the system failing: memory, files). */
+static bool object_unreadable(const mn_git_api *git, int grc)
+{
+    const git_error *e = git->error_last();
+    return grc == GIT_ENOTFOUND ||
+           (e && (e->klass == GIT_ERROR_ODB || e->klass == GIT_ERROR_ZLIB ||
+                  e->klass == GIT_ERROR_OBJECT || e->klass == GIT_ERROR_TREE));
+}
+
 static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *repo,
-                     const git_oid *oid, mn_store *s)
+                     const git_oid *oid, mn_store *s, const mn_ingest_env *env, bool boundary)
 {
     view_impl *v = mn_calloc(1, sizeof(*v));
     git_commit *parent = NULL;
@@ -229,6 +293,8 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
     c->store = s;
     v->git = git;
     v->repo = repo;
+    v->env = env;
+    v->boundary = boundary;
     if (git->commit_lookup(&v->commit, repo, oid) < 0)
         goto out;
     git->oid_fmt(c->sha, oid);
@@ -246,35 +312,38 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
     c->parents = pb.ptr ? mn_buf_detach(&pb) : mn_strdup("");
     const char *msg = git->commit_message(v->commit);
     size_t mlen = msg ? strlen(msg) : 0;
-    c->message = mn_ingest_text_dup(msg, mlen > MAX_MESSAGE ? MAX_MESSAGE : mlen);
+    c->message = mn_ingest_scrub_cut(env, msg, mlen, MAX_MESSAGE);
     size_t first = strcspn(c->message, "\n");
     c->subject = mn_ingest_text_dup(c->message, first);
     const git_signature *sig = git->commit_author(v->commit);
-    c->author = mn_ingest_text_dup(sig && sig->name ? sig->name : "",
-                                   sig && sig->name ? strlen(sig->name) : 0);
+    size_t alen = sig && sig->name ? strlen(sig->name) : 0;
+    c->author = mn_ingest_scrub_cut(env, alen ? sig->name : "", alen, alen);
     c->time_ms = (int64_t)git->commit_time(v->commit) * 1000;
     char t[32];
     mn_time_format(t, c->time_ms);
     memcpy(c->date, t, 10);
     c->date[10] = '\0';
-    if (c->nparents > 1) { /* a merge: its changes are its parents' */
+    /* a merge: its changes are its parents'; a shallow clone's boundary: its parent is not here */
+    if (c->nparents > 1 || boundary) {
         rc = 0;
         goto out;
     }
-    if (git->commit_tree(&v->tree, v->commit) < 0 ||
-        (c->nparents == 1 && (git->commit_parent(&parent, v->commit, 0) < 0 ||
-                              git->commit_tree(&v->ptree, parent) < 0)))
-        goto out;
+    int grc;
+    if ((grc = git->commit_tree(&v->tree, v->commit)) < 0 ||
+        (c->nparents == 1 && ((grc = git->commit_parent(&parent, v->commit, 0)) < 0 ||
+                              (grc = git->commit_tree(&v->ptree, parent)) < 0)))
+        goto changes;
     git_diff_options dopts;
     git->diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
     dopts.context_lines = 0;
     dopts.interhunk_lines = 0;
+    dopts.max_size = MAX_BLOB; /* larger blobs are binary to libgit2: it never loads them */
     git_diff_find_options find;
     memset(&find, 0, sizeof(find));
     find.version = GIT_DIFF_FIND_OPTIONS_VERSION;
     find.flags = GIT_DIFF_FIND_RENAMES;
-    if (git->diff_tree_to_tree(&v->diff, repo, v->ptree, v->tree, &dopts) < 0)
-        goto out;
+    if ((grc = git->diff_tree_to_tree(&v->diff, repo, v->ptree, v->tree, &dopts)) < 0)
+        goto changes;
     size_t n = git->diff_num_deltas(v->diff);
     if (n > MAX_DELTAS) {
         /* a vendored library or a mass move: the message alone is read */
@@ -282,8 +351,8 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
         rc = 0;
         goto out;
     }
-    if (git->diff_find_similar(v->diff, &find) < 0)
-        goto out;
+    if ((grc = git->diff_find_similar(v->diff, &find)) < 0)
+        goto changes;
     n = git->diff_num_deltas(v->diff);
     c->deltas = mn_calloc(n ? n : 1, sizeof(mn_delta));
     for (size_t i = 0; i < n; i++) {
@@ -308,6 +377,17 @@ static int view_open(mn_commit_view *c, const mn_git_api *git, git_repository *r
             d->binary = true;
     }
     rc = 0;
+    goto out;
+changes:
+    /* the commit is there, its changes are not (a tree or a blob missing or damaged): its
+     * message is read, and the run goes on (unreadable) */
+    if (object_unreadable(git, grc)) {
+        const git_error *e = git->error_last();
+        v->unreadable = mn_strdup(e && e->message ? e->message : "object not found");
+        git->diff_free(v->diff);
+        v->diff = NULL;
+        rc = 0;
+    }
 out:
     git->commit_free(parent);
     if (rc) {
@@ -419,12 +499,16 @@ typedef struct {
     const mn_ingest_env *env;
     const mn_git_ingest_opts *opts;
     mn_memory_settings cfg;
-    char *branch; /* HEAD's branch, NULL when detached */
-    mn_map done;  /* shas done before this run */
+    char *branch;    /* HEAD's branch, NULL when detached */
+    mn_map done;     /* shas done before this run */
+    mn_map boundary; /* a shallow clone's boundary commits (its `shallow` file) */
+    bool shallow;
     mn_map names; /* path -> index names */
     mn_ingest_tally tally;
     size_t batch; /* commits recorded in the open batch transaction (0: none open) */
-    size_t seen, ingested, skipped, merges, too_big, failed_saves;
+    size_t seen, ingested, skipped, merges, too_big, boundaries, unreadable, large_files;
+    size_t failed_saves;
+    json_t *notes;
     json_t *kinds; /* kind -> count of candidates */
     json_t *items;
 } run;
@@ -495,6 +579,37 @@ static void count_kind(json_t *kinds, const char *kind)
     json_object_set_new(kinds, kind, json_integer(json_integer_value(v) + 1));
 }
 
+#define UNREADABLE_NOTED 5
+#define LARGE_NOTED      5
+
+/* The files of a commit too large to read (their sizes from the headers): counted, named. */
+static void note_large(run *r, const mn_commit_view *c)
+{
+    for (size_t i = 0; i < c->ndeltas; i++) {
+        const mn_delta *d = &c->deltas[i];
+        const delta_impl *di = d->impl;
+        if (!d->too_large)
+            continue;
+        if (r->large_files++ < LARGE_NOTED)
+            json_array_append_new(
+                r->notes,
+                json_sprintf("%s in commit %s: %.1f MB, over the %d MiB read of a "
+                             "file: its text and diff were not read",
+                             d->path, c->short_sha, (double)di->size / 1e6, MAX_BLOB >> 20));
+    }
+}
+
+/* A commit whose changes cannot be read: counted, the first few named in the report's notes. */
+static void note_unreadable(run *r, const mn_commit_view *c)
+{
+    const view_impl *v = c->impl;
+    if (r->unreadable++ < UNREADABLE_NOTED)
+        json_array_append_new(
+            r->notes, json_sprintf("commit %s: its changes cannot be read (%s): read for its "
+                                   "message only; 'git fsck' says what is missing",
+                                   c->short_sha, v->unreadable));
+}
+
 /*
  * Commits without candidates (most of them) are recorded in batches of BATCH
  * in one transaction: a transaction per commit was half the run's time on
@@ -520,7 +635,11 @@ static int ingest_one(run *r, const git_oid *oid)
     json_t *symbols = NULL, *refs = NULL;
     bool claimed = false;
     int rc;
-    if ((rc = view_open(&c, r->git, r->repo, oid, r->s)) != 0)
+    char hex[41];
+    r->git->oid_fmt(hex, oid);
+    hex[40] = '\0';
+    bool boundary = r->shallow && mn_map_has(&r->boundary, hex);
+    if ((rc = view_open(&c, r->git, r->repo, oid, r->s, r->env, boundary)) != 0)
         goto out;
     size_t next;
     const mn_extractor *ex = mn_extractors(&next);
@@ -579,6 +698,11 @@ static int ingest_one(run *r, const git_oid *oid)
             r->merges++;
         if (c.too_big)
             r->too_big++;
+        if (boundary)
+            r->boundaries++;
+        if (((view_impl *)c.impl)->unreadable)
+            note_unreadable(r, &c);
+        note_large(r, &c);
         if (batched && r->batch >= BATCH)
             rc = batch_close(r);
     }
@@ -604,22 +728,184 @@ out:
 
 typedef MN_VEC(git_oid) oid_vec;
 
+/* One commit the walk reached: counted as seen, and queued unless done or beyond max. */
+static int take(run *r, const git_oid *oid, int64_t since_ms, size_t limit, oid_vec *out)
+{
+    if (since_ms) {
+        git_commit *cm = NULL;
+        if (r->git->commit_lookup(&cm, r->repo, oid) < 0)
+            return -1;
+        int64_t t = (int64_t)r->git->commit_time(cm) * 1000;
+        r->git->commit_free(cm);
+        if (t < since_ms)
+            return 0;
+    }
+    r->seen++;
+    char hex[41];
+    r->git->oid_fmt(hex, oid);
+    hex[40] = '\0';
+    if (mn_map_has(&r->done, hex)) {
+        r->skipped++;
+        return 0;
+    }
+    if (limit && out->len >= limit)
+        return 0; /* counted as seen: the report says how many wait */
+    mn_vec_push(out, *oid);
+    return 0;
+}
+
+#define SHALLOW_FILE_MAX ((size_t)16 << 20)
+
+/* The boundary of a shallow clone: the commits its `shallow` file lists, one sha a line. */
+static int shallow_boundary(run *r)
+{
+    const char *dir = r->git->repository_commondir(r->repo);
+    mn_buf path = MN_BUF_INIT, b = MN_BUF_INIT;
+    mn_buf_printf(&path, "%s%sshallow", dir ? dir : "",
+                  dir && *dir && dir[strlen(dir) - 1] != '/' ? "/" : "");
+    int rc = mn_fs_read(&b, path.ptr, SHALLOW_FILE_MAX);
+    for (const char *p = b.ptr; rc == 0 && p && p < b.ptr + b.len;) {
+        size_t n = strcspn(p, "\n");
+        if (n >= 40) {
+            char hex[41];
+            memcpy(hex, p, 40);
+            hex[40] = '\0';
+            mn_map_set(&r->boundary, hex, NULL);
+        }
+        p += n + (p[n] == '\n');
+    }
+    if (rc)
+        rc = mn_error_set(rc, "cannot read the shallow clone's boundary '%s': %s", path.ptr,
+                          mn_error_last());
+    mn_buf_release(&path);
+    mn_buf_release(&b);
+    return rc;
+}
+
+typedef struct {
+    git_oid oid;
+    int64_t time;
+} pending;
+
+typedef MN_VEC(pending) pending_vec;
+
+/*
+ * Queue a commit once (seen): its time orders the walk. A commit the clone
+ * lacks, that is not beyond its boundary, is an error naming the child that
+ * needs it.
+ */
+static int queue(run *r, pending_vec *q, mn_map *seen, const git_oid *oid, const char *child)
+{
+    char hex[41];
+    r->git->oid_fmt(hex, oid);
+    hex[40] = '\0';
+    if (mn_map_has(seen, hex))
+        return 0;
+    git_commit *c = NULL;
+    if (r->git->commit_lookup(&c, r->repo, oid) < 0) {
+        const git_error *e = r->git->error_last();
+        return mn_error_set(MN_EIO,
+                            "cannot walk the history: commit %.12s%s%.12s is not in the "
+                            "repository (%s): 'git fsck' says what is missing",
+                            hex, child ? ", a parent of " : "", child ? child : "",
+                            e && e->message ? e->message : "unknown error");
+    }
+    mn_map_set(seen, hex, NULL);
+    pending p = {*oid, (int64_t)r->git->commit_time(c)};
+    mn_vec_push(q, p);
+    r->git->commit_free(c);
+    return 0;
+}
+
+/* The parents of a queued commit, queued: none for a boundary commit. */
+static int queue_parents(run *r, pending_vec *q, mn_map *seen, const mn_map *skip,
+                         const git_oid *oid)
+{
+    char hex[41];
+    r->git->oid_fmt(hex, oid);
+    hex[40] = '\0';
+    if (mn_map_has(&r->boundary, hex))
+        return 0;
+    git_commit *c = NULL;
+    int rc = 0;
+    if (r->git->commit_lookup(&c, r->repo, oid) < 0)
+        return mn_error_set(MN_EIO, "cannot walk the history: commit %.12s is unreadable", hex);
+    unsigned n = r->git->commit_parentcount(c);
+    for (unsigned i = 0; i < n && rc == 0; i++) {
+        const git_oid *p = r->git->commit_parent_id(c, i);
+        char phex[41];
+        r->git->oid_fmt(phex, p);
+        phex[40] = '\0';
+        if (!skip || !mn_map_has(skip, phex))
+            rc = queue(r, q, seen, p, hex);
+    }
+    r->git->commit_free(c);
+    return rc;
+}
+
+/*
+ * The walk of a shallow clone (above): what the hidden commits reach first
+ * (at most the clone), then from HEAD, newest first, what they do not.
+ */
+static int walk_shallow(run *r, const git_oid *head, const git_oid *hidden, size_t nhidden,
+                        int64_t since_ms, size_t limit, oid_vec *out)
+{
+    pending_vec q = MN_VEC_INIT;
+    mn_map hide = MN_MAP_INIT, seen = MN_MAP_INIT;
+    int rc = shallow_boundary(r);
+    for (size_t i = 0; i < nhidden && rc == 0; i++) {
+        git_commit *c = NULL;
+        if (r->git->commit_lookup(&c, r->repo, &hidden[i]) < 0) {
+            mn_error_clear(); /* not in this clone (rewritten): it hides nothing */
+            continue;
+        }
+        r->git->commit_free(c);
+        rc = queue(r, &q, &hide, &hidden[i], NULL);
+        while (rc == 0 && q.len) {
+            git_oid oid = q.items[--q.len].oid;
+            rc = queue_parents(r, &q, &hide, NULL, &oid);
+        }
+    }
+    char hex[41];
+    r->git->oid_fmt(hex, head);
+    hex[40] = '\0';
+    if (rc == 0 && !mn_map_has(&hide, hex))
+        rc = queue(r, &q, &seen, head, NULL);
+    while (rc == 0 && q.len) {
+        size_t best = 0;
+        for (size_t i = 1; i < q.len; i++) /* the frontier: a commit per line of history */
+            if (q.items[i].time > q.items[best].time)
+                best = i;
+        git_oid oid = q.items[best].oid;
+        q.items[best] = q.items[--q.len];
+        if (take(r, &oid, since_ms, limit, out) != 0) {
+            const git_error *e = r->git->error_last();
+            rc = mn_error_set(MN_EIO, "cannot walk the history: %s",
+                              e && e->message ? e->message : "unknown error");
+            break;
+        }
+        rc = queue_parents(r, &q, &seen, &hide, &oid);
+    }
+    mn_vec_release(&q);
+    mn_map_release(&hide);
+    mn_map_release(&seen);
+    return rc;
+}
+
 /* The commits to read, newest first: reachable from HEAD, not hidden, not done. */
 static int collect(run *r, const git_oid *head, oid_vec *out)
 {
     git_revwalk *walk = NULL;
-    git_oid oid;
-    int rc = 0;
+    git_oid oid, hidden[2];
+    size_t nhidden = 0;
+    int rc = 0, wrc;
     int64_t since_ms = 0;
-    if (r->git->revwalk_new(&walk, r->repo) < 0 ||
-        r->git->revwalk_sorting(walk, GIT_SORT_TIME) < 0 || r->git->revwalk_push(walk, head) < 0)
-        goto git_fail;
+    r->shallow = r->git->repository_is_shallow(r->repo) == 1;
     if (r->opts->since && *r->opts->since) {
         git_object *obj = NULL, *peeled = NULL;
-        bool hide_failed = false;
         if (r->git->revparse_single(&obj, r->repo, r->opts->since) == 0 &&
             r->git->object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
-            hide_failed = r->git->revwalk_hide(walk, r->git->object_id(peeled)) < 0;
+            hidden[nhidden++] = *r->git->object_id(peeled);
         } else if (mn_time_parse(&since_ms, r->opts->since) != 0) {
             rc = mn_error_set(MN_EINVAL,
                               "since: '%.80s' is neither a revision of the repository nor a date "
@@ -630,50 +916,43 @@ static int collect(run *r, const git_oid *head, oid_vec *out)
         }
         r->git->object_free(peeled);
         r->git->object_free(obj);
-        if (hide_failed)
-            goto git_fail;
         if (rc)
             goto out;
     }
     size_t limit = r->opts->max;
+    bool hide_newest = false;
     if (r->opts->incremental) {
         int64_t ndone = 0, nclaimed = 0;
         char *newest = NULL;
         if ((rc = mn_store_git_commit_counts(r->s, &ndone, &nclaimed, &newest)) != 0)
             goto out;
-        git_oid last;
-        if (newest && r->git->oid_fromstr(&last, newest) == 0)
-            (void)r->git->revwalk_hide(walk, &last); /* unknown here (rewritten): no error */
+        if (newest && r->git->oid_fromstr(&hidden[nhidden], newest) == 0)
+            hide_newest = true, nhidden++;
         else if (!limit)
             limit = 1; /* nothing read yet: the commit just made */
         free(newest);
     }
-    while (r->git->revwalk_next(&oid, walk) == 0) {
-        git_commit *cm = NULL;
-        if (since_ms) {
-            if (r->git->commit_lookup(&cm, r->repo, &oid) < 0)
-                goto git_fail;
-            int64_t t = (int64_t)r->git->commit_time(cm) * 1000;
-            r->git->commit_free(cm);
-            if (t < since_ms)
-                continue;
-        }
-        r->seen++;
-        char hex[41];
-        r->git->oid_fmt(hex, &oid);
-        hex[40] = '\0';
-        if (mn_map_has(&r->done, hex)) {
-            r->skipped++;
-            continue;
-        }
-        if (limit && out->len >= limit)
-            continue; /* counted as seen: the report says how many wait */
-        mn_vec_push(out, oid);
+    if (r->shallow) {
+        rc = walk_shallow(r, head, hidden, nhidden, since_ms, limit, out);
+        goto out;
     }
+    if (r->git->revwalk_new(&walk, r->repo) < 0 ||
+        r->git->revwalk_sorting(walk, GIT_SORT_TIME) < 0 || r->git->revwalk_push(walk, head) < 0)
+        goto git_fail;
+    for (size_t i = 0; i < nhidden; i++) {
+        bool newest = hide_newest && i == nhidden - 1;
+        if (r->git->revwalk_hide(walk, &hidden[i]) < 0 && !newest)
+            goto git_fail; /* the newest recorded may be unknown here (rewritten): no error */
+    }
+    while ((wrc = r->git->revwalk_next(&oid, walk)) == 0)
+        if (take(r, &oid, since_ms, limit, out) != 0)
+            goto git_fail;
+    if (wrc != GIT_ITEROVER) /* a commit missing: the history is damaged, not read to its end */
+        goto git_fail;
     goto out;
 git_fail : {
     const git_error *e = r->git->error_last();
-    rc = mn_error_set(MN_EIO, "cannot walk the history: %s",
+    rc = mn_error_set(MN_EIO, "cannot walk the history: %s ('git fsck' says what is missing)",
                       e && e->message ? e->message : "unknown error");
 }
 out:
@@ -722,6 +1001,7 @@ int mn_ingest_git(mn_store *s, const mn_ingest_env *env, const mn_git_ingest_opt
     r.opts = opts;
     r.kinds = json_object();
     r.items = json_array();
+    r.notes = json_array();
     mn_ingest_settings(&r.cfg, env);
     if (git->repository_open_ext(&r.repo, env->root, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
         git->repository_is_bare(r.repo)) {
@@ -758,23 +1038,45 @@ int mn_ingest_git(mn_store *s, const mn_ingest_env *env, const mn_git_ingest_opt
     if (!opts->dry_run && todo.len)
         mn_ingest_note_ancestors(s, git, &head, todo.items, todo.len);
 report:
-    *out = json_pack("{s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o,s:I,s:I,s:I,s:I,s:I,s:o,s:f,s:b}", "commits",
-                     "seen", (json_int_t)r.seen, "ingested", (json_int_t)r.ingested, "skipped",
-                     (json_int_t)r.skipped, "merges", (json_int_t)r.merges, "message_only",
-                     (json_int_t)r.too_big, "waiting",
-                     (json_int_t)(r.seen - r.skipped - r.ingested), "candidates", r.kinds, "saved",
-                     (json_int_t)r.tally.saved, "queued", (json_int_t)r.tally.queued, "merged",
-                     (json_int_t)r.tally.merged, "unchanged", (json_int_t)r.tally.unchanged,
-                     "refused", (json_int_t)r.tally.refused, "items", r.items, "seconds",
-                     (double)(mn_time_mono_ns() - t0) / 1e9, "dry_run", opts->dry_run);
+    if (r.large_files > LARGE_NOTED)
+        json_array_append_new(
+            r.notes, json_sprintf("%zu more files too large to read", r.large_files - LARGE_NOTED));
+    if (r.unreadable > UNREADABLE_NOTED)
+        json_array_append_new(r.notes, json_sprintf("%zu more commits whose changes cannot be read",
+                                                    r.unreadable - UNREADABLE_NOTED));
+    if (r.shallow && r.boundaries)
+        json_array_append_new(r.notes,
+                              json_string("a shallow clone: the history stops at its boundary, "
+                                          "whose commits were read for their message only ('git "
+                                          "fetch --unshallow' brings the rest)"));
+    *out =
+        json_pack("{s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I},s:o,s:I,s:I,s:I,s:I,s:I,s:o,s:f,s:b}",
+                  "commits", "seen", (json_int_t)r.seen, "ingested", (json_int_t)r.ingested,
+                  "skipped", (json_int_t)r.skipped, "merges", (json_int_t)r.merges, "message_only",
+                  (json_int_t)(r.too_big + r.boundaries), "unreadable", (json_int_t)r.unreadable,
+                  "waiting", (json_int_t)(r.seen - r.skipped - r.ingested), "candidates", r.kinds,
+                  "saved", (json_int_t)r.tally.saved, "queued", (json_int_t)r.tally.queued,
+                  "merged", (json_int_t)r.tally.merged, "unchanged", (json_int_t)r.tally.unchanged,
+                  "refused", (json_int_t)r.tally.refused, "items", r.items, "seconds",
+                  (double)(mn_time_mono_ns() - t0) / 1e9, "dry_run", opts->dry_run);
     r.kinds = r.items = NULL;
+    json_object_set_new(*out, "large_files", json_integer((json_int_t)r.large_files));
     if (r.branch)
         json_object_set_new(*out, "branch", json_string(r.branch));
+    if (r.shallow) {
+        json_object_set_new(json_object_get(*out, "commits"), "shallow_boundary",
+                            json_integer((json_int_t)r.boundaries));
+        json_object_set_new(*out, "shallow", json_true());
+    }
+    if (json_array_size(r.notes))
+        json_object_set(*out, "notes", r.notes);
 out:
     mn_vec_release(&todo);
     json_decref(r.kinds);
     json_decref(r.items);
+    json_decref(r.notes);
     mn_map_release(&r.done);
+    mn_map_release(&r.boundary);
     name_cache_release(&r.names);
     free(r.branch);
     if (r.repo)

@@ -24,8 +24,21 @@ void mn_ingest_utf8_fix(char *s, size_t len);
 char *mn_ingest_text_dup(const char *s, size_t len);
 /** s[0, len) with secrets (and personal data, as the project redacts) replaced; malloc'd. */
 char *mn_ingest_scrub_text(const mn_ingest_env *env, const char *s, size_t len);
-/** At most max code points of s, cut at a word boundary when one is near, "…" added. */
+/**
+ * s[0, len) scrubbed as mn_ingest_scrub_text, then cut to at most max bytes
+ * on a code point boundary: valid UTF-8, NUL-terminated, malloc'd. Text
+ * from outside (a commit message, a transcript's turn) goes through it
+ * before any cut, so that no cut leaves part of a secret for the pipeline's
+ * scrub to miss.
+ */
+char *mn_ingest_scrub_cut(const mn_ingest_env *env, const char *s, size_t len, size_t max);
+/**
+ * At most max code points of s, cut at a word boundary when one is near, "…" added. For
+ * text scrubbed already (or made by mnemo); mn_ingest_clip_scrubbed scrubs s first when
+ * it has to cut.
+ */
 char *mn_ingest_clip(const char *s, size_t max);
+char *mn_ingest_clip_scrubbed(const mn_ingest_env *env, const char *s, size_t max);
 /** Collapse runs of white space (newlines included) to one space, trimmed; malloc'd. */
 char *mn_ingest_one_line(const char *s, size_t len);
 /** Lower case ASCII, trimmed of quotes, backticks and punctuation at the ends; malloc'd. */
@@ -93,10 +106,12 @@ json_t *mn_ingest_candidate_json(const mn_candidate *c, const mn_commit_view *v,
 
 /**
  * Save mem (the save input) under key, or update the memory already saved
- * under it when source_hash differs (title, body, context, scope given
- * replace the stored ones; a forgotten memory is left alone). *out: the
- * save's or update's result with "action" (created, merged, updated,
- * unchanged, refused). The key is recorded in its own transaction.
+ * under it when source_hash differs: the fields the source changed take its
+ * values, what a person changed (tags added or removed, a field the source
+ * does not set, one it did not change) stays (save.c: the record of what the
+ * source gave, kept beside its hash); a forgotten memory is left alone.
+ * *out: the save's or update's result with "action" (created, merged,
+ * updated, unchanged, refused). The key is recorded in its own transaction.
  */
 int mn_ingest_save_keyed(mn_store *s, const mn_memory_settings *cfg, const char *key,
                          const char *source_hash, json_t *mem, mn_ingest_tally *tally,

@@ -11,6 +11,26 @@
  * updated in place with mn_memory_update; a memory a person forgot stays
  * forgotten, and one purged is saved again.
  *
+ * An update changes what the source changed and keeps what a person did
+ * (mnemo edit, link_issue's tags). Beside the source's hash, the key keeps
+ * a record of what the source gave (source_hash "<hash>\n<record>"):
+ *   {"f": {field: [given, stored]}, "t": [tag, ...]}
+ * for each field it set (title, body, kind, every key of context and scope
+ * but tags: "context.situation") the hash of its value as the source gave it
+ * and as it was stored then, and the hashes of its tags as stored (scrubbed).
+ * Each field, on a change of the source:
+ *   the source gives it, changed or new          the source's value
+ *   the source gives it unchanged                the stored one (a person's edit stays)
+ *   the source gave it and no longer does, and   removed (context and scope keys;
+ *   it is stored as the ingest wrote it          title, body and kind are never)
+ *   any other (a person's, or edited by one)     the stored one
+ * Tags: the stored ones but those the source gave and no more gives, then
+ * the source's new ones (one it gave before that a person removed stays
+ * removed). A key saved before the record (its hash alone) keeps every
+ * field the source does not give and the union of the tags: a tag the
+ * source no longer gives cannot be told from a person's, and keeping a
+ * stale tag costs less than losing a person's.
+ *
  * Chains: "state:<state key>" names the memory that holds a state (the
  * newest fact about a dependency, a runtime, what a decision chose). A
  * new candidate with the same state supersedes it, and a revert every
@@ -36,6 +56,7 @@
 #include <math.h>
 
 #include "ingest/ingest_internal.h"
+#include "memory/scrub.h"
 #include "store/store_ingest.h"
 #include "util/util.h"
 
@@ -73,10 +94,254 @@ static int key_set(mn_store *s, const char *key, const char *uid, const char *ha
     return rc ? rc : tx_end(s, mn_store_ingest_key_set(s, key, uid, hash));
 }
 
+/* ---- what the source gave (the record beside its hash) ---- */
+
+#define GIVEN_TAGS_MAX 32
+
+static void value_hash(char out[17], const json_t *v)
+{
+    char *dump = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    mn_ingest_hash(out, dump ? dump : "", dump ? strlen(dump) : 0);
+    free(dump);
+}
+
+static bool hash_is(const json_t *h, const json_t *v)
+{
+    char x[17];
+    if (!json_is_string(h) || !v)
+        return false;
+    value_hash(x, v);
+    return !strcmp(json_string_value(h), x);
+}
+
+/* The record in a stored source_hash, NULL when it has none (a key saved before it). */
+static json_t *given_parse(const char *stored)
+{
+    const char *nl = stored ? strchr(stored, '\n') : NULL;
+    json_t *g = nl ? json_loads(nl + 1, 0, NULL) : NULL;
+    if (g && !json_is_object(json_object_get(g, "f"))) {
+        json_decref(g);
+        g = NULL;
+    }
+    return g;
+}
+
+/* Whether a stored source_hash (with or without its record) says source_hash. */
+static bool same_source(const char *stored, const char *source_hash)
+{
+    size_t n = strlen(source_hash);
+    return stored && !strncmp(stored, source_hash, n) && (stored[n] == '\0' || stored[n] == '\n');
+}
+
+/* The fields of mem a source may set: name ("title", "context.situation") -> value. */
+static json_t *fields_of(const json_t *mem)
+{
+    json_t *out = json_object();
+    static const char *const plain[] = {"title", "body", "kind"};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(plain); i++)
+        if (json_object_get(mem, plain[i]))
+            json_object_set(out, plain[i], json_object_get(mem, plain[i]));
+    static const char *const groups[] = {"context", "scope"};
+    for (size_t i = 0; i < MN_ARRAY_SIZE(groups); i++) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_object_get(mem, groups[i]), k, v)
+        {
+            if (!strcmp(groups[i], "scope") && !strcmp(k, "tags"))
+                continue;
+            char name[300];
+            snprintf(name, sizeof(name), "%s.%s", groups[i], k);
+            json_object_set(out, name, v);
+        }
+    }
+    return out;
+}
+
+/* A field's value in a memory, by the name fields_of gives it. */
+static json_t *field_get(const json_t *mem, const char *name)
+{
+    const char *dot = strchr(name, '.');
+    if (!dot)
+        return json_object_get(mem, name);
+    char group[16];
+    snprintf(group, sizeof(group), "%.*s", (int)(dot - name), name);
+    return json_object_get(json_object_get(mem, group), dot + 1);
+}
+
+/* The source's tags as the store keeps them: scrubbed as the pipeline scrubs. */
+static json_t *given_tags(const mn_memory_settings *cfg, const json_t *mem)
+{
+    json_t *tags = json_deep_copy(json_object_get(json_object_get(mem, "scope"), "tags"));
+    if (!json_is_array(tags)) {
+        json_decref(tags);
+        return json_array();
+    }
+    if (cfg->scanner && cfg->redact && mn_scrub_json(tags, cfg->scanner, cfg->redact, NULL) != 0)
+        mn_error_clear(); /* the engine failed: the pipeline refuses the save itself */
+    return tags;
+}
+
+static bool tags_has(const json_t *tags, const char *t)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(tags, i, v) if (!strcmp(json_string_value(v), t)) return true;
+    return false;
+}
+
+static bool hashes_have(const json_t *hashes, const char *t)
+{
+    char h[17];
+    json_t *s = json_string(t);
+    value_hash(h, s);
+    json_decref(s);
+    return tags_has(hashes, h);
+}
+
+/*
+ * The record of what the source gave (mem), now that after (the stored memory) holds it:
+ * sent names the fields this write set (NULL: all of them, a save); a field the write did
+ * not set keeps its stored hash from before (old), since a person's edit may be what is
+ * stored. Returns "<source_hash>\n<record>", malloc'd.
+ */
+static char *given_record(const mn_memory_settings *cfg, const char *source_hash, const json_t *mem,
+                          const json_t *after, const json_t *sent, const json_t *old)
+{
+    json_t *rec = json_object(), *f = json_object(), *t = json_array();
+    json_t *given = fields_of(mem);
+    const char *k;
+    json_t *v;
+    json_object_foreach(given, k, v)
+    {
+        char gh[17], sh[17];
+        value_hash(gh, v);
+        const json_t *was = json_object_get(json_object_get(old, "f"), k);
+        if (!sent || json_object_get(sent, k) || !json_is_array(was)) {
+            const json_t *now = field_get(after, k);
+            value_hash(sh, now ? now : json_null());
+            json_object_set_new(f, k, json_pack("[s,s]", gh, sh));
+        } else {
+            json_object_set_new(f, k, json_pack("[s,O]", gh, json_array_get(was, 1)));
+        }
+    }
+    json_t *tags = given_tags(cfg, mem);
+    size_t i;
+    json_array_foreach(tags, i, v)
+    {
+        char h[17];
+        value_hash(h, v);
+        if (json_array_size(t) < GIVEN_TAGS_MAX)
+            json_array_append_new(t, json_string(h));
+    }
+    json_object_set_new(rec, "f", f);
+    json_object_set_new(rec, "t", t);
+    char *dump = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
+    mn_buf b = MN_BUF_INIT;
+    mn_buf_printf(&b, "%s\n%s", source_hash, dump ? dump : "{}");
+    free(dump);
+    json_decref(rec);
+    json_decref(tags);
+    json_decref(given);
+    return mn_buf_detach(&b);
+}
+
+/*
+ * The update of a memory whose source changed (the rules at the top): into upd, and the
+ * names of the fields it sets into sent. old: the record of what the source gave before,
+ * NULL when the key has none.
+ */
+static void given_merge(json_t *upd, json_t *sent, const mn_memory_settings *cfg, const json_t *mem,
+                        const json_t *existing, const json_t *old)
+{
+    json_t *f = json_object_get(old, "f");
+    json_t *given = fields_of(mem), *stored = fields_of(existing);
+    const char *k;
+    json_t *v;
+    json_object_foreach(given, k, v)
+    {
+        const json_t *was = json_object_get(f, k);
+        if (json_is_array(was) && hash_is(json_array_get(was, 0), v))
+            continue; /* the source did not change it: what is stored stays */
+        json_object_set(sent, k, v);
+    }
+    json_object_foreach(f, k, v)
+    {
+        const json_t *now = json_object_get(stored, k);
+        if (!json_object_get(given, k) && strchr(k, '.') && now &&
+            hash_is(json_array_get(v, 1), now))
+            json_object_set_new(sent, k, json_null()); /* gone from the source, unedited */
+    }
+    json_object_foreach(sent, k, v)
+    {
+        const char *dot = strchr(k, '.');
+        if (!dot) {
+            json_object_set(upd, k, v);
+            continue;
+        }
+        char group[16];
+        snprintf(group, sizeof(group), "%.*s", (int)(dot - k), k);
+        json_t *g = json_object_get(upd, group);
+        if (!g) {
+            g = json_object();
+            json_object_set_new(upd, group, g);
+        }
+        json_object_set(g, dot + 1, v);
+    }
+    /* tags: a person's stay, the ones the source dropped go, its new ones come */
+    const json_t *was_tags = json_object_get(old, "t");
+    json_t *now_tags = given_tags(cfg, mem);
+    const json_t *cur = json_object_get(json_object_get(existing, "scope"), "tags");
+    json_t *tags = json_array();
+    size_t i;
+    json_array_foreach(cur, i, v)
+    {
+        const char *t = json_string_value(v);
+        if (t && (tags_has(now_tags, t) || !was_tags || !hashes_have(was_tags, t)))
+            mn_strv_add(tags, t);
+    }
+    json_array_foreach(now_tags, i, v)
+    {
+        const char *t = json_string_value(v);
+        if (t && json_array_size(tags) < GIVEN_TAGS_MAX &&
+            !(was_tags && hashes_have(was_tags, t) && !tags_has(cur, t)))
+            mn_strv_add(tags, t);
+    }
+    if (!json_equal(tags, cur ? cur : json_array())) {
+        json_t *g = json_object_get(upd, "scope");
+        if (!g) {
+            g = json_object();
+            json_object_set_new(upd, "scope", g);
+        }
+        json_object_set(g, "tags", tags);
+    }
+    json_decref(tags);
+    json_decref(now_tags);
+    json_decref(given);
+    json_decref(stored);
+}
+
 /* A refusal of the pipeline (mostly a secret, bad text) is one candidate lost, not the run. */
 static bool refused(int rc)
 {
     return rc == MN_EINVAL || rc == MN_ETOOBIG;
+}
+
+/* The key's record of a write: the source's hash and what it gave (NULL hash: none). */
+static int key_record(mn_store *s, const mn_memory_settings *cfg, const char *key, const char *uid,
+                      const char *source_hash, const json_t *mem, const json_t *sent,
+                      const json_t *old)
+{
+    if (!source_hash)
+        return key_set(s, key, uid, NULL);
+    json_t *after = NULL;
+    int rc = mn_store_memory_get(s, &after, uid);
+    if (rc) /* cannot happen inside one run; the hash alone then, as before the record */
+        return rc == MN_ENOTFOUND ? (mn_error_clear(), key_set(s, key, uid, source_hash)) : rc;
+    char *rec = given_record(cfg, source_hash, mem, after, sent, old);
+    rc = key_set(s, key, uid, rec);
+    free(rec);
+    json_decref(after);
+    return rc;
 }
 
 int mn_ingest_save_keyed(mn_store *s, const mn_memory_settings *cfg, const char *key,
@@ -84,7 +349,7 @@ int mn_ingest_save_keyed(mn_store *s, const mn_memory_settings *cfg, const char 
 {
     char uid[27];
     char *old_hash = NULL;
-    json_t *existing = NULL, *res = NULL;
+    json_t *existing = NULL, *res = NULL, *old = NULL, *sent = NULL;
     int rc = mn_store_ingest_key_get(s, key, uid, &old_hash);
     *out = NULL;
     if (rc == 0) {
@@ -97,7 +362,7 @@ int mn_ingest_save_keyed(mn_store *s, const mn_memory_settings *cfg, const char 
         if (rc)
             goto out;
         if (json_object_get(existing, "deleted_at") ||
-            (source_hash ? old_hash && !strcmp(old_hash, source_hash) : true)) {
+            (source_hash ? same_source(old_hash, source_hash) : true)) {
             tally->unchanged++;
             *out = json_pack("{s:s,s:s,s:O,s:O,s:O}", "id", uid, "action", "unchanged", "kind",
                              json_object_get(existing, "kind"), "status",
@@ -105,28 +370,11 @@ int mn_ingest_save_keyed(mn_store *s, const mn_memory_settings *cfg, const char 
                              json_object_get(existing, "title"));
             goto out;
         }
-        /* the source changed: update what it says, keep what a person changed elsewhere */
+        /* the source changed: update what it changed, keep what a person did (above) */
         json_t *upd = json_pack("{s:s}", "id", uid);
-        static const char *const fields[] = {"title", "body", "kind"};
-        for (size_t i = 0; i < MN_ARRAY_SIZE(fields); i++)
-            if (json_object_get(mem, fields[i]))
-                json_object_set(upd, fields[i], json_object_get(mem, fields[i]));
-        static const char *const groups[] = {"context", "scope"};
-        for (size_t i = 0; i < MN_ARRAY_SIZE(groups); i++) {
-            json_t *g = json_object_get(mem, groups[i]);
-            json_t *old = json_object_get(existing, groups[i]);
-            json_t *merged = json_object();
-            const char *k;
-            json_t *v;
-            /* keys the source no longer gives are removed (null), the rest replaced */
-            json_object_foreach(old, k, v) if (!json_object_get(g, k) && strcmp(k, "branch") &&
-                                               strcmp(k, "trigger_keywords"))
-                json_object_set_new(merged, k, json_null());
-            json_object_foreach(g, k, v) json_object_set(merged, k, v);
-            if (json_object_size(merged))
-                json_object_set(upd, groups[i], merged);
-            json_decref(merged);
-        }
+        old = given_parse(old_hash);
+        sent = json_object();
+        given_merge(upd, sent, cfg, mem, existing, old);
         rc = mn_memory_update(&res, s, cfg, upd);
         json_decref(upd);
         if (refused(rc)) {
@@ -138,7 +386,7 @@ int mn_ingest_save_keyed(mn_store *s, const mn_memory_settings *cfg, const char 
         }
         if (rc)
             goto out;
-        if ((rc = key_set(s, key, uid, source_hash)) != 0)
+        if ((rc = key_record(s, cfg, key, uid, source_hash, mem, sent, old)) != 0)
             goto out;
         tally->updated++;
         *out = res;
@@ -166,7 +414,8 @@ save:
     }
     if (rc)
         goto out;
-    if ((rc = key_set(s, key, json_string_value(json_object_get(res, "id")), source_hash)) != 0)
+    if ((rc = key_record(s, cfg, key, json_string_value(json_object_get(res, "id")), source_hash,
+                         mem, NULL, NULL)) != 0)
         goto out;
     const char *action = json_string_value(json_object_get(res, "action"));
     const char *status = json_string_value(json_object_get(res, "status"));
@@ -183,6 +432,8 @@ save:
 out:
     json_decref(existing);
     json_decref(res);
+    json_decref(old);
+    json_decref(sent);
     free(old_hash);
     return rc;
 }

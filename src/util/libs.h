@@ -50,6 +50,7 @@
     X(int, ignore_path_is_ignored, (int *, git_repository *, const char *))                    \
     /* the history (index/history.c) */                                                        \
     X(int, repository_is_shallow, (git_repository *))                                          \
+    X(const char *, repository_commondir, (const git_repository *))                            \
     X(int, reference_name_to_id, (git_oid *, git_repository *, const char *))                  \
     X(int, revwalk_new, (git_revwalk **, git_repository *))                                    \
     X(int, revwalk_sorting, (git_revwalk *, unsigned int))                                     \
@@ -88,6 +89,9 @@
     X(const void *, blob_rawcontent, (const git_blob *))                                       \
     X(git_object_size_t, blob_rawsize, (const git_blob *))                                     \
     X(void, blob_free, (git_blob *))                                                           \
+    X(int, repository_odb, (git_odb **, git_repository *))                                     \
+    X(int, odb_read_header, (size_t *, git_object_t *, git_odb *, const git_oid *))            \
+    X(void, odb_free, (git_odb *))                                                             \
     X(int, revparse_single, (git_object **, git_repository *, const char *))                   \
     X(int, object_peel, (git_object **, const git_object *, git_object_t))                     \
     X(const git_oid *, object_id, (const git_object *))                                        \
