@@ -75,6 +75,7 @@ typedef struct {
     json_t *kinds;
     json_t *items;
     bool dry_run;
+    uint64_t skipped_bytes; /* of a transcript over MAX_TRANSCRIPT, the start not read */
 } capture_run;
 
 static const char *jstr(const json_t *o, const char *k)
@@ -262,8 +263,9 @@ static int read_transcript(capture_run *r, const char *path)
 {
     mn_buf b = MN_BUF_INIT;
     /* a regular file only, opened without waiting: a named pipe in the project would hold a
-     * request worker (or the Stop hook) forever */
-    int rc = mn_fs_read_regular(&b, path, MAX_TRANSCRIPT);
+     * request worker (or the Stop hook) forever; a session over the limit (long tool outputs)
+     * is read from its end, where the turns the Stop hook has not captured yet are */
+    int rc = mn_fs_read_tail(&b, path, MAX_TRANSCRIPT, &r->skipped_bytes);
     if (rc) {
         mn_buf_release(&b);
         return rc;
@@ -572,6 +574,8 @@ int mn_capture(mn_store *s, const mn_ingest_env *env, const json_t *args, json_t
                          "refused", (json_int_t)r.tally.refused, "items", r.items);
         if (r.session)
             json_object_set_new(*out, "session_id", json_string(r.session));
+        if (r.skipped_bytes)
+            json_object_set_new(*out, "skipped_bytes", json_integer((json_int_t)r.skipped_bytes));
     }
     for (size_t i = 0; i < r.turns.len; i++)
         free(r.turns.items[i].text);

@@ -312,10 +312,10 @@ static json_t *base_memory(docs_run *r, const mn_md_doc *d, const char *rel, con
                            const char *title, const char *body, const char *doc_text)
 {
     json_t *mem = json_pack("{s:s,s:s}", "kind", kind, "title", title);
-    size_t blen = strlen(body);
-    json_object_set_new(
-        mem, "body",
-        json_stringn(body, blen > BODY_MAX ? mn_utf8_floor(body, blen, BODY_MAX) : blen));
+    /* scrubbed before the cut: a token the cut split would match no rule */
+    char *clean = mn_ingest_scrub_cut(r->env, body, strlen(body), BODY_MAX);
+    json_object_set_new(mem, "body", json_string(clean));
+    free(clean);
     json_t *scope = json_object();
     json_t *tags = strings_of(json_object_get(d->front, "tags"), 28, 64);
     mn_strv_add(tags, !strcmp(kind, "decision") ? "adr" : "doc");
@@ -336,7 +336,6 @@ static json_t *base_memory(docs_run *r, const mn_md_doc *d, const char *rel, con
     json_array_append_new(links, json_pack("{s:s,s:s}", "kind", "derived_from", "to", to.ptr));
     mn_buf_release(&to);
     json_object_set_new(mem, "links", links);
-    (void)r;
     return mem;
 }
 
@@ -363,10 +362,10 @@ static int ingest_adr(docs_run *r, const mn_md_doc *d, const char *rel, const ch
         mn_buf_printf(&body, "\n\nConsequences:\n%s", cons);
     if (options)
         mn_buf_printf(&body, "\n\nConsidered options:\n%s", options);
-    char *title = mn_ingest_clip(d->title, 200);
+    char *title = mn_ingest_clip_scrubbed(r->env, d->title, 200);
     json_t *mem = base_memory(r, d, rel, "decision", title, body.ptr ? body.ptr : "", text);
     if (context && *context) {
-        char *sit = mn_ingest_clip(context, 4000);
+        char *sit = mn_ingest_clip_scrubbed(r->env, context, 4000);
         json_object_set_new(mem, "context", json_pack("{s:s}", "situation", sit));
         free(sit);
     }
@@ -530,7 +529,7 @@ static int ingest_file(docs_run *r, const char *rel)
                 mn_buf_printf(&title, "%s > %s", d.title, sec->heading);
             else
                 mn_buf_puts(&title, d.title);
-            char *t = mn_ingest_clip(title.ptr, 200);
+            char *t = mn_ingest_clip_scrubbed(r->env, title.ptr, 200);
             json_t *mem = base_memory(r, &d, rel, "doc_link", t, sec->text, text);
             doc_links(r, json_object_get(mem, "links"), rel, sec->text);
             char key[1200], shash[17];

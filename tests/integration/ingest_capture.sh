@@ -12,7 +12,8 @@
 #   where      a transcript in Claude Code's directory ($HOME/.claude/projects,
 #              or $CLAUDE_CONFIG_DIR/projects) or the project is read; one
 #              anywhere else is refused; text works as well as a file;
-#   threshold  below capture.auto_approve, candidates wait for review.
+#   threshold  below capture.auto_approve, candidates wait for review;
+#   large      a session over 64 MiB is read from its end (skipped_bytes).
 # Claude Code's Stop hook runs the same capture: hook_capture.sh.
 set -euo pipefail
 # a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
@@ -82,5 +83,15 @@ Turns out the broker drops messages over 256 KB, so split large payloads." |
     js "text: candidates pending under 0.99" "d.candidates.decision===1 && d.candidates.gotcha===1 && d.saved===0 && d.queued===2"
 mn --json review --all-from agent | js "the review queue lists them" "d.memories.length===2 && d.memories.every(m=>m.status==='pending')"
 if mn capture >/dev/null 2>"$tmp/err"; then fail "capture with nothing succeeded"; fi
+
+# a session over 64 MiB (long tool outputs) is read from its end: its last turns are there
+node -e "const fs = require('fs'), line = JSON.stringify({type: 'summary', summary: 'x'.repeat(1 << 20)}) + '\n';
+const fd = fs.openSync('$cc/big.jsonl', 'w');
+for (let i = 0; i < 65; i++) fs.writeSync(fd, line);
+fs.writeSync(fd, fs.readFileSync('$T')); fs.closeSync(fd)"
+mn --json capture "$cc/big.jsonl" >"$tmp/big.json" 2>"$tmp/err" || fail "a transcript over 64 MiB: $(cat "$tmp/err")"
+js "over 64 MiB: its start is skipped, its last turns read" \
+    "d.skipped_bytes > 0 && d.candidates.decision === 1 && d.candidates.fix === 1" <"$tmp/big.json"
+rm -f "$cc/big.jsonl"
 
 [ "$fails" = 0 ] && [ ! -s "$tmp/failed" ] && echo "ok: ingest_capture" || exit 1

@@ -6,7 +6,8 @@
 #   git        a commit message longer than the 64 KiB read of it (git_commits.body);
 #              a workflow's `run:` line, clipped to 120 characters in the CI memory;
 #   capture    a tool's output across the 1,500 characters of a turn in an excerpt;
-#   decide     a decision whose first line is clipped to 200 characters as its title.
+#   decide     a decision whose first line is clipped to 200 characters as its title;
+#   docs       a section longer than the 20,000 bytes a memory keeps of it.
 # No part of any token reaches the store's files or an export; the memories
 # are saved with the marker instead.
 set -euo pipefail
@@ -27,6 +28,7 @@ T_MSG=ghp_CUTmsg7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Ga
 T_RUN=ghp_CUTrun7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Gb
 T_CAP=ghp_CUTcap7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Gc
 T_DEC=ghp_CUTdec7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Gd
+T_DOC=ghp_CUTdoc7Wm2Xr9Lk4Tz8Vb3Nc6Yd1Hs5Jp0Ge
 
 # no part of a token in the store's files nor in an export
 nowhere() { # nowhere WHAT TOKEN
@@ -109,5 +111,12 @@ as=$(printf 'a%.0s' $(seq 1 55))
 mn --json decide "Use ${words}https://ci.example.com/$as?t=$T_DEC for the release job" \
     --reason "the job needs it" >"$tmp/dec.json"
 nowhere "a decision's title clipped" "$T_DEC"
+
+# docs: a section's body is cut at 20,000 bytes; the token starts 20 bytes before the cut
+mkdir -p wiki
+node -e "process.stdout.write('# Release notes\\n\\n## Deploy\\n\\n' + 'word '.repeat(4000).slice(0, 19980) +
+    '$T_DOC and the rest of the section after the token.\\n')" >wiki/notes.md
+mn ingest docs wiki >/dev/null || fail "ingest docs"
+nowhere "a section cut at 20,000 bytes" "$T_DOC"
 
 [ "$fails" = 0 ] && echo "ok: ingest_cut" || exit 1
