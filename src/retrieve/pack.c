@@ -505,18 +505,22 @@ static double place_score(const mn_search_result *res, const mn_search_item *it)
  */
 #define SHORT_ID 12
 
+/* len, or more: the characters of id that tell it from other */
+static int longer_than_shared(int len, const char *id, const char *other)
+{
+    int same = 0;
+    while (id[same] && id[same] == other[same])
+        same++;
+    return same + 1 > len ? same + 1 : len;
+}
+
 static int id_length(const mn_search_result *res, const char *id)
 {
     int len = SHORT_ID, full = (int)strlen(id);
     for (size_t j = 0; j < res->n; j++) {
         const mn_search_item *o = &res->items[j];
-        if (o->type != MN_ITEM_MEMORY || !o->id || !strcmp(o->id, id))
-            continue;
-        int same = 0;
-        while (id[same] && id[same] == o->id[same])
-            same++;
-        if (same + 1 > len)
-            len = same + 1;
+        if (o->type == MN_ITEM_MEMORY && o->id && strcmp(o->id, id) != 0)
+            len = longer_than_shared(len, id, o->id);
     }
     return len < full ? len : full;
 }
@@ -767,13 +771,8 @@ static void set_ref(pk_entry *e, const entry_vec *v)
         int len = SHORT_ID, full = (int)strlen(id);
         for (size_t j = 0; j < v->len; j++) {
             const char *o = jstr(v->items[j].item, "id");
-            if (!o || !strcmp(o, id) || strcmp(jstr(v->items[j].item, "type"), "memory") != 0)
-                continue;
-            int same = 0;
-            while (id[same] && id[same] == o[same])
-                same++;
-            if (same + 1 > len)
-                len = same + 1;
+            if (*o && strcmp(o, id) != 0 && !strcmp(jstr(v->items[j].item, "type"), "memory"))
+                len = longer_than_shared(len, id, o);
         }
         mn_buf_printf(&b, "%.*s", len < full ? len : full, id);
     } else {
