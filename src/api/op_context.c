@@ -325,16 +325,20 @@ static int build_from(mn_ctx *ctx, const json_t *args, json_t **out, bool recall
 static json_t *project_files(mn_ctx *ctx, const json_t *files, json_t *left_out)
 {
     json_t *kept = json_array();
-    char *root = ctx->root ? mn_fs_realpath(ctx->root) : NULL;
+    /* the root as the context knows it and as the file system does (a link on the way) */
+    char *real = ctx->root ? mn_fs_realpath(ctx->root) : NULL;
+    const char *roots[] = {ctx->root, real};
     size_t i;
     json_t *v;
     json_array_foreach(files, i, v)
     {
         const char *f = json_string_value(v);
-        const char *rel = f;
-        size_t rl = root ? strlen(root) : 0;
-        if (f && f[0] == '/')
-            rel = root && strncmp(f, root, rl) == 0 && f[rl] == '/' ? f + rl + 1 : NULL;
+        const char *rel = f && f[0] == '/' ? NULL : f;
+        for (size_t r = 0; f && f[0] == '/' && !rel && r < MN_ARRAY_SIZE(roots); r++) {
+            size_t rl = roots[r] ? strlen(roots[r]) : 0;
+            if (rl && strncmp(f, roots[r], rl) == 0 && f[rl] == '/')
+                rel = f + rl + 1;
+        }
         bool climbs = false;
         for (const char *p = rel; p && *p && !climbs; p += strcspn(p, "/"), p += *p == '/')
             climbs = strncmp(p, "..", 2) == 0 && (p[2] == '/' || p[2] == ':' || !p[2]);
@@ -343,7 +347,7 @@ static json_t *project_files(mn_ctx *ctx, const json_t *files, json_t *left_out)
         else
             json_array_append(left_out, v);
     }
-    free(root);
+    free(real);
     return kept;
 }
 
