@@ -70,7 +70,7 @@ step "generate $N memories ($(du -k gen.jsonl | cut -f1) KB)"
 # text is dense with number groups ("401 401 0755") that are phone numbers in
 # form. Secrets are redacted whatever the setting (none are generated), and
 # redaction itself is tested by cli_secrets.sh and secrets_corpus.sh.
-for store in A B C D E; do m "$store" config set scan.pii off >/dev/null; done
+for store in A B C D E F G; do m "$store" config set scan.pii off >/dev/null; done
 
 # ---- JSON Lines -------------------------------------------------------------
 m A import gen.jsonl >import_a.out
