@@ -1226,7 +1226,7 @@ int mn_memory_import_rows(mn_memory_import_counts *c, mn_store *s, const mn_memo
 static int import_link(mn_memory_import_counts *c, mn_store *s, const json_t *m, const json_t *l)
 {
     int64_t ms = mn_time_now_ms();
-    int rc;
+    int rc = 0;
     if (str(l, "created_at") && (rc = mn_time_parse(&ms, str(l, "created_at"))) != 0)
         return rc;
     const char *to = str(l, "to");
