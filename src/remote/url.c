@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "remote/remote.h"
+#include "text/scan.h"
 
 /* localhost, 127.0.0.0/8 or [::1]: the host part of a URL, up to its port or path */
 static bool host_is_loopback(const char *h, size_t n)
@@ -48,11 +49,15 @@ int mn_remote_url_check(const char *url, const char *var, bool *loopback)
                                 url);
     const char *host = url + skip;
     size_t hn = strcspn(host, "/?#");
+    /* the URL is stored and shown (config, remote list, a client's config file a project
+     * commits): no credentials in it, and the message does not repeat them */
     if (memchr(host, '@', hn))
-        return mn_error_set(MN_EINVAL,
-                            "remote URL '%.80s' holds credentials (user@): give the "
-                            "token with --token-env VAR",
-                            url);
+        return mn_error_set(MN_EINVAL, "remote URL holds credentials (user@): give the token "
+                                       "with --token-env VAR");
+    const mn_scanner *sc = NULL;
+    if (mn_scanner_builtin(&sc) == 0 && mn_scan_any(sc, url, n, MN_SCAN_SECRET))
+        return mn_error_set(MN_EINVAL, "remote URL holds a secret (a token in its query, say): "
+                                       "give the token with --token-env VAR");
     size_t name = host[0] == '[' ? strcspn(host, "]") + 1 : strcspn(host, ":/?#");
     if (name > hn || !name || (host[0] == '[' && host[name - 1] != ']'))
         return mn_error_set(MN_EINVAL, "remote URL '%.80s' names no host", url);

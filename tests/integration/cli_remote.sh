@@ -5,7 +5,8 @@
 # local git project with code and no memory of its own.
 #
 #   config       add validates NAME ([a-z0-9_-]{1,32}) and URL (https://, or
-#                http:// on loopback; no credentials), stores only the token
+#                http:// on loopback; no credentials, none in its query, never
+#                repeated in the refusal), stores only the token
 #                variable's name, never the token; list, remove; `config set`
 #                cannot make a remote; the audit log has add and remove;
 #   merge        context (CLI, and MCP stdio through `mnemo call`-free
@@ -84,10 +85,11 @@ for bad in "Team" "a b" "$(printf 'x%.0s' $(seq 1 33))" ""; do
         fail "remote name '$bad' accepted"
     [[ $out == *"remote name"* || $out == *"needs NAME and URL"* ]] || fail "bad name '$bad': $out"
 done
-for bad in "ftp://h/x" "http://example.com" "https://user:pw@example.com" "https://a b"; do
+for bad in "ftp://h/x" "http://example.com" "https://user:pw@example.com" "https://a b" \
+    "https://example.com/mcp?access_token=s3cr3tTOKENvalue99"; do
     out=$("$MNEMO" remote add team "$bad" --token-env MNEMO_TEAM_TOKEN 2>&1) &&
         fail "remote URL '$bad' accepted"
-    [[ $out == *"remote URL"* && $out != *":pw@"*"credentials"*":pw@"* ]] || fail "bad URL '$bad': $out"
+    [[ $out == *"remote URL"* && $out != *":pw@"* && $out != *"s3cr3t"* ]] || fail "bad URL '$bad': $out"
 done
 out=$("$MNEMO" remote add team "https://example.com" --token-env 'A-B' 2>&1) && fail "a bad variable name"
 [ "$("$MNEMO" remote list)" = "no remotes (mnemo remote add NAME URL --token-env VAR adds one)" ] ||
