@@ -191,10 +191,16 @@ static void shell_word(mn_buf *out, const char *s)
     mn_buf_putc(out, '\'');
 }
 
-/* A hook command that setup wrote: "<...mnemo> hook claude-code", any path of mnemo. */
-static bool is_our_hook(const char *cmd)
+/*
+ * A hook command that setup wrote: the one it writes now (hook_cmd, whatever the program is
+ * named: a copy named mnemo2 wrote "…/mnemo2 hook claude-code" and, not knowing it, added
+ * five more hooks on every run), or "<…mnemo> hook claude-code" with any path of mnemo.
+ */
+static bool is_our_hook(const char *cmd, const char *hook_cmd)
 {
     static const char tail[] = " hook claude-code";
+    if (cmd && hook_cmd && strcmp(cmd, hook_cmd) == 0)
+        return true;
     size_t n = cmd ? strlen(cmd) : 0, t = sizeof(tail) - 1;
     if (n <= t || strcmp(cmd + n - t, tail) != 0)
         return false;
@@ -288,7 +294,7 @@ static const struct {
                    {"SessionEnd", NULL}};
 
 /* Find a hook of ours under hooks.<event>: its group and index in the group. */
-static bool find_our_hook(const json_t *groups, size_t *gi, size_t *hi)
+static bool find_our_hook(const json_t *groups, const char *hook_cmd, size_t *gi, size_t *hi)
 {
     size_t i, j;
     json_t *g, *h;
@@ -296,7 +302,7 @@ static bool find_our_hook(const json_t *groups, size_t *gi, size_t *hi)
     {
         json_array_foreach(json_object_get(g, "hooks"), j, h)
         {
-            if (is_our_hook(json_string_value(json_object_get(h, "command")))) {
+            if (is_our_hook(json_string_value(json_object_get(h, "command")), hook_cmd)) {
                 *gi = i;
                 *hi = j;
                 return true;
@@ -322,7 +328,7 @@ static int edit_hooks_json(mn_buf *text, const char *hook_cmd, bool remove, bool
             json_decref(groups);
             return mn_error_set(MN_EINVAL, "hooks.%s is not an array", hook_events[e].event);
         }
-        while (remove && rc == 0 && find_our_hook(groups, &gi, &hi)) {
+        while (remove && rc == 0 && find_our_hook(groups, hook_cmd, &gi, &hi)) {
             json_t *g = json_array_get(groups, gi);
             snprintf(gs, sizeof(gs), "#%zu", gi);
             snprintf(hs, sizeof(hs), "#%zu", hi);
@@ -338,7 +344,7 @@ static int edit_hooks_json(mn_buf *text, const char *hook_cmd, bool remove, bool
             if (rc == 0)
                 rc = mn_jsonedit_get(&groups, text->ptr, text->len, path, 2);
         }
-        if (!remove && find_our_hook(groups, &gi, &hi)) {
+        if (!remove && find_our_hook(groups, hook_cmd, &gi, &hi)) {
             /* installed; bring the command up to date (mnemo moved) */
             json_t *cmd = json_string(hook_cmd);
             snprintf(gs, sizeof(gs), "#%zu", gi);
@@ -445,6 +451,13 @@ static int load(plan *p)
     if (p->kind != FMT_TOML && (rc = mn_jsonedit_check(p->text.ptr, p->text.len)) != 0)
         return mn_error_prefix("'%s'", p->path);
     return 0;
+}
+
+/* Whether path is a symbolic link (lstat: the link itself). */
+static bool is_link(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
 int mn_setup(json_t **out, const mn_setup_options *opts)
@@ -584,7 +597,9 @@ int mn_setup(json_t **out, const mn_setup_options *opts)
             action = "absent";
         } else if (!p->changed) {
             action = opts->remove ? "absent" : "unchanged";
-        } else if (p->delete_it) {
+        } else if (p->delete_it && !is_link(p->path)) {
+            /* a link (a dotfiles repository's file) is the user's: its target keeps what is
+             * left, written through it below, and the link stays */
             if (unlink(p->path) != 0) {
                 rc = mn_error_set(MN_EIO, "cannot remove '%s': %s", p->path, strerror(errno));
                 goto out;

@@ -6,7 +6,10 @@
 # deletes only files setup created; a file that is not valid JSON is
 # refused with one error and left as it was; Codex's TOML keeps its other
 # tables and comments; the command written is this mnemo (absolute path
-# when PATH finds another or none, "mnemo" when PATH finds this one).
+# when PATH finds another or none, "mnemo" when PATH finds this one); a
+# program named otherwise (mnemo2) finds its own hooks again (no second
+# set, and --remove takes them); a config that is a link to a dotfile stays
+# a link, its target losing mnemo's entry.
 set -euo pipefail
 # a check on the right of a pipe (cmd | js ...) runs in this shell, so that its fail counts
 shopt -s lastpipe
@@ -235,6 +238,27 @@ js ../.cursor/mcp.json "d.mcpServers.mnemo.command==='$mnemo'" "command updated 
 "$MNEMO" setup nope >/dev/null 2>&1 && fail "unknown client refused"
 "$MNEMO" setup >/dev/null 2>&1 && fail "no client refused"
 "$MNEMO" setup cursor --bogus >/dev/null 2>&1 && fail "unknown option refused"
+
+# --- a copy of mnemo named otherwise finds the hooks it wrote ---
+mkdir -p "$tmp/other/bin" "$tmp/named"
+cp "$MNEMO" "$tmp/other/bin/mnemo2"
+(cd "$tmp/named" && git init -q &&
+    for _ in 1 2 3; do "$tmp/other/bin/mnemo2" setup claude-code >/dev/null; done) || fail "setup by mnemo2"
+n=$(grep -c 'hook claude-code' "$tmp/named/.claude/settings.json" || true)
+[ "$n" = 5 ] || fail "three runs of mnemo2's setup left $n hooks, not 5"
+(cd "$tmp/named" && "$tmp/other/bin/mnemo2" setup claude-code --remove >/dev/null) || fail "remove by mnemo2"
+[ ! -e "$tmp/named/.claude/settings.json" ] || fail "mnemo2's --remove left its hooks: $(grep -c 'hook claude-code' "$tmp/named/.claude/settings.json")"
+
+# --- a config that is a link to a dotfile stays a link ---
+mkdir -p "$tmp/dotfiles" "$HOME/.cursor"
+printf '{}\n' >"$tmp/dotfiles/cursor-mcp.json"
+rm -f "$HOME/.cursor/mcp.json"
+ln -s "$tmp/dotfiles/cursor-mcp.json" "$HOME/.cursor/mcp.json"
+"$MNEMO" setup cursor --global >/dev/null || fail "setup through a link"
+grep -q '"mnemo"' "$tmp/dotfiles/cursor-mcp.json" || fail "setup did not write through the link"
+"$MNEMO" setup cursor --global --remove >/dev/null || fail "remove through a link"
+[ -L "$HOME/.cursor/mcp.json" ] || fail "--remove deleted the user's link"
+grep -q '"mnemo"' "$tmp/dotfiles/cursor-mcp.json" && fail "--remove left mnemo's entry in the link's target"
 
 [ "$fails" = 0 ] && echo "cli_setup: all passed"
 exit "$fails"
