@@ -19,9 +19,9 @@ static int take_value(const cli_command *cmd, const char **out, int argc, char *
     const char *a = argv[*i], *eq = strchr(a, '=');
     if (eq && strncmp(a, "--", 2) == 0)
         *out = eq + 1;
-    else if (*i + 1 < argc)
+    else if (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0)
         *out = argv[++*i];
-    else
+    else /* an option next is not a location: "--to --merge" made a store named --merge */
         return cli_usage_error(cmd, "%s needs a value", a);
     if (!**out)
         return cli_usage_error(cmd, "%.20s needs a value", a);
