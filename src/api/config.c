@@ -616,16 +616,9 @@ int mn_api__settings(mn_ctx *ctx, const mn_memory_settings **out)
         }
         /* the author every save gets by default is stored text like the rest: a user.name
          * (or $USER) holding a token is redacted as a given author is */
-        if (mn_scan_any(ctx->settings.scanner, author, strlen(author), ctx->settings.redact)) {
-            mn_buf clean = MN_BUF_INIT;
-            if (mn_scan_redact(&clean, ctx->settings.scanner, author, strlen(author),
-                               ctx->settings.redact, NULL) != 0) {
-                mn_buf_release(&clean);
-                free(author);
-                return mn_error_last_code();
-            }
+        if ((rc = mn_scan_redact_str(&author, ctx->settings.scanner, ctx->settings.redact)) != 0) {
             free(author);
-            author = clean.ptr ? mn_buf_detach(&clean) : mn_strdup("");
+            return rc;
         }
         free(ctx->author);
         ctx->author = author;

@@ -424,18 +424,9 @@ int mn_history_ingest(mn_store *s, const char *root, const mn_scanner *sc, unsig
     }
     for (size_t i = 0; i < v.len; i++)
         v.items[i].hash[GIT_OID_HEXSZ] = '\0';
-    for (size_t i = 0; sc && redact && i < v.len; i++) {
-        char *subj = v.items[i].subject;
-        size_t len = strlen(subj);
-        if (!mn_scan_any(sc, subj, len, redact))
-            continue;
-        mn_buf b = MN_BUF_INIT;
-        if (mn_scan_redact(&b, sc, subj, len, redact, NULL) == 0) {
-            free(subj);
-            v.items[i].subject = mn_buf_detach(&b);
-        }
-        mn_buf_release(&b);
-    }
+    for (size_t i = 0; sc && redact && i < v.len; i++)
+        if (mn_scan_redact_str(&v.items[i].subject, sc, redact) != 0)
+            mn_error_clear(); /* the engine failed: the subject stays, as it did */
     if ((rc = store_commits(s, &v, head_hex, stored ? &renamed : NULL, prefix)) == 0)
         *read_out = v.len;
 out:

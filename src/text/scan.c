@@ -692,3 +692,18 @@ int mn_scan_find_redact(mn_scan_hit **hits, size_t *n, mn_buf *out, const mn_sca
     free(c.hits);
     return rc;
 }
+
+int mn_scan_redact_str(char **text, const mn_scanner *s, unsigned classes)
+{
+    size_t len = strlen(*text);
+    if (!mn_scan_any(s, *text, len, classes))
+        return 0;
+    mn_buf b = MN_BUF_INIT;
+    int rc = mn_scan_redact(&b, s, *text, len, classes, NULL);
+    if (rc == 0) {
+        free(*text);
+        *text = b.ptr ? mn_buf_detach(&b) : mn_strdup("");
+    }
+    mn_buf_release(&b);
+    return rc;
+}

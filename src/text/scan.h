@@ -87,6 +87,13 @@ int mn_scan_redact(mn_buf *out, const mn_scanner *s, const char *text, size_t le
                    mn_scan_summary *sum);
 
 /**
+ * *text (malloc'd, NUL-terminated) replaced by its redacted copy when it
+ * holds a hit of the classes; left as it is otherwise. Returns 0, or an
+ * error of the regex engine (*text then unchanged).
+ */
+int mn_scan_redact_str(char **text, const mn_scanner *s, unsigned classes);
+
+/**
  * mn_scan_find and mn_scan_redact in one scan, for a caller that wants the
  * hits and the redacted text both. *hits (may be NULL: not wanted) and *n
  * as mn_scan_find gives them. When there is a hit, the redacted text is
